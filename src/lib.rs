@@ -1,0 +1,5 @@
+//! marseillais: an online server for Marseillais chess.
+//!
+//! [`rules`] is the game itself, pure and synchronous; the server builds on it.
+
+pub mod rules;

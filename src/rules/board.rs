@@ -1,0 +1,103 @@
+//! Piece placement: which piece of which colour stands on each square.
+
+use super::{BitBoard, Color, Piece, Square};
+
+/// Placement only; the turn state lives in [`super::Position`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Board {
+    colors: [BitBoard; 2],
+    pieces: [BitBoard; 6],
+}
+
+impl Board {
+    pub const fn empty() -> Self {
+        Board {
+            colors: [BitBoard::EMPTY; 2],
+            pieces: [BitBoard::EMPTY; 6],
+        }
+    }
+
+    /// The orthodox initial placement.
+    pub fn standard() -> Self {
+        let mut board = Board::empty();
+        let back = [
+            Piece::Rook,
+            Piece::Knight,
+            Piece::Bishop,
+            Piece::Queen,
+            Piece::King,
+            Piece::Bishop,
+            Piece::Knight,
+            Piece::Rook,
+        ];
+        for (file, &piece) in back.iter().enumerate() {
+            board.put(Square::index(file), Color::White, piece);
+            board.put(Square::index(8 + file), Color::White, Piece::Pawn);
+            board.put(Square::index(48 + file), Color::Black, Piece::Pawn);
+            board.put(Square::index(56 + file), Color::Black, piece);
+        }
+        board
+    }
+
+    #[inline]
+    pub fn occupied(&self) -> BitBoard {
+        self.colors[0] | self.colors[1]
+    }
+
+    #[inline]
+    pub fn colored(&self, color: Color) -> BitBoard {
+        self.colors[color as usize]
+    }
+
+    #[inline]
+    pub fn pieces(&self, piece: Piece) -> BitBoard {
+        self.pieces[piece as usize]
+    }
+
+    #[inline]
+    pub fn colored_pieces(&self, color: Color, piece: Piece) -> BitBoard {
+        self.colors[color as usize] & self.pieces[piece as usize]
+    }
+
+    #[inline]
+    pub fn piece_on(&self, square: Square) -> Option<Piece> {
+        Piece::ALL
+            .into_iter()
+            .find(|&piece| self.pieces[piece as usize].has(square))
+    }
+
+    #[inline]
+    pub fn color_on(&self, square: Square) -> Option<Color> {
+        if self.colors[0].has(square) {
+            Some(Color::White)
+        } else if self.colors[1].has(square) {
+            Some(Color::Black)
+        } else {
+            None
+        }
+    }
+
+    /// The king of `color`, if there is exactly one.
+    pub fn king(&self, color: Color) -> Option<Square> {
+        let kings = self.colored_pieces(color, Piece::King);
+        if kings.len() == 1 {
+            kings.next_square()
+        } else {
+            None
+        }
+    }
+
+    /// Puts a piece on an empty square.
+    #[inline]
+    pub fn put(&mut self, square: Square, color: Color, piece: Piece) {
+        self.colors[color as usize] |= square.bitboard();
+        self.pieces[piece as usize] |= square.bitboard();
+    }
+
+    /// Removes whatever stands on `square`.
+    #[inline]
+    pub fn remove(&mut self, square: Square, color: Color, piece: Piece) {
+        self.colors[color as usize] &= !square.bitboard();
+        self.pieces[piece as usize] &= !square.bitboard();
+    }
+}

@@ -1,0 +1,38 @@
+//! The rules of Marseillais chess, pure: no I/O, no async, no clock.
+//!
+//! The server builds on this module and never the reverse. Every rule of
+//! `docs/rules.md` lives in exactly one place here:
+//!
+//! | rule | module |
+//! |---|---|
+//! | piece placement | [`board`] |
+//! | turn state: side, phase S1/S2/single, castling, en-passant targets, counters | [`position`] |
+//! | legal sub-moves, check, pins, en passant across sub-moves | [`movegen`] |
+//! | how a sub-move changes the turn state (check ends the turn, rights lapse) | [`position`] |
+//! | results and draws judged on one position | [`outcome`] |
+//! | results and draws that need the history (repetition, claims) | [`game`] |
+//! | extended FEN, SAN, comma PGN | [`fen`], [`san`], [`pgn`] |
+//! | perft | [`perft`] |
+
+pub mod board;
+pub mod fen;
+pub mod game;
+pub mod movegen;
+pub mod outcome;
+pub mod perft;
+pub mod pgn;
+pub mod position;
+pub mod san;
+pub mod submove;
+mod zobrist;
+
+/// Low-level primitives (squares, bitboards, colours, pieces) come from the
+/// `cozy-chess` crate's public API; everything Marseillais-specific is ours.
+pub use cozy_chess::{BitBoard, Color, File, Piece, Rank, Square};
+
+pub use board::Board;
+pub use fen::FenError;
+pub use game::{Claim, Game, GameError};
+pub use outcome::{Outcome, Termination};
+pub use position::{Phase, PlayError, Position, Rules};
+pub use submove::{SubMove, SubMoveList, UciError};

@@ -1,0 +1,220 @@
+//! Legal sub-move generation: attacks, check, pins, castling and en passant
+//! across sub-moves.
+//!
+//! Every sub-move is legal on its own (rules 1.3): it may not leave the
+//! mover's king attacked, whatever S2 might do afterwards. En passant uses
+//! only the targets the turn state allows (see [`Position`]); whether a
+//! capture exposes the king is decided by playing it on the occupancy, never
+//! by an orthodox shortcut (case 17b: a bishop may arrive behind the pawn in
+//! the same turn).
+
+use cozy_chess::{
+    BitBoard, Color, File, Piece, Rank, Square, get_between_rays, get_bishop_moves,
+    get_bishop_rays, get_king_moves, get_knight_moves, get_line_rays, get_pawn_attacks,
+    get_pawn_quiets, get_rook_moves, get_rook_rays,
+};
+
+use super::position::{CastleSide, Position};
+use super::submove::{SubMove, SubMoveList};
+
+const PROMOTIONS: [Piece; 4] = [Piece::Queen, Piece::Rook, Piece::Bishop, Piece::Knight];
+
+impl Position {
+    /// Pieces of `by` that attack `square`, given the occupancy `occupied`.
+    pub(crate) fn attackers(&self, square: Square, by: Color, occupied: BitBoard) -> BitBoard {
+        let board = &self.board;
+        let diagonal = board.pieces(Piece::Bishop) | board.pieces(Piece::Queen);
+        let straight = board.pieces(Piece::Rook) | board.pieces(Piece::Queen);
+        ((get_pawn_attacks(square, !by) & board.pieces(Piece::Pawn))
+            | (get_knight_moves(square) & board.pieces(Piece::Knight))
+            | (get_bishop_moves(square, occupied) & diagonal)
+            | (get_rook_moves(square, occupied) & straight)
+            | (get_king_moves(square) & board.pieces(Piece::King)))
+            & board.colored(by)
+    }
+
+    /// Every legal sub-move for the side to move.
+    pub fn legal_submoves(&self) -> SubMoveList {
+        let mut list = SubMoveList::new();
+        self.generate(&mut list);
+        list
+    }
+
+    /// Whether `mv` is one of the legal sub-moves.
+    pub fn is_legal(&self, mv: SubMove) -> bool {
+        // Cheap filters first, then the full generator for the piece's square.
+        if !self.board.colored(self.side).has(mv.from) {
+            return false;
+        }
+        self.legal_submoves().contains(&mv)
+    }
+
+    /// Whether the side to move has any legal sub-move.
+    pub fn has_legal_submove(&self) -> bool {
+        !self.legal_submoves().is_empty()
+    }
+
+    /// Appends every legal sub-move to `list`.
+    pub fn generate(&self, list: &mut SubMoveList) {
+        let us = self.side;
+        let them = !us;
+        let board = &self.board;
+        let Some(king) = board.king(us) else {
+            return;
+        };
+        let occupied = board.occupied();
+        let ours = board.colored(us);
+        let theirs = board.colored(them);
+
+        // King steps: the king's own square is removed from the occupancy so
+        // that it cannot hide behind itself from a slider.
+        let without_king = occupied ^ king.bitboard();
+        for to in get_king_moves(king) & !ours {
+            if self.attackers(to, them, without_king).is_empty() {
+                list.push(SubMove::new(king, to));
+            }
+        }
+        if self.checkers.len() >= 2 {
+            return;
+        }
+        let target = match self.checkers.next_square() {
+            None => !ours,
+            Some(checker) => get_between_rays(king, checker) | checker.bitboard(),
+        };
+        if self.checkers.is_empty() {
+            self.generate_castling(king, list);
+        }
+
+        let pinned = self.pinned(king);
+        let pin_line = |square: Square| {
+            if pinned.has(square) {
+                get_line_rays(king, square)
+            } else {
+                BitBoard::FULL
+            }
+        };
+
+        for from in board.colored_pieces(us, Piece::Knight) & !pinned {
+            push_all(list, from, get_knight_moves(from) & target);
+        }
+        let diagonal = (board.pieces(Piece::Bishop) | board.pieces(Piece::Queen)) & ours;
+        for from in diagonal {
+            push_all(
+                list,
+                from,
+                get_bishop_moves(from, occupied) & target & pin_line(from),
+            );
+        }
+        let straight = (board.pieces(Piece::Rook) | board.pieces(Piece::Queen)) & ours;
+        for from in straight {
+            push_all(
+                list,
+                from,
+                get_rook_moves(from, occupied) & target & pin_line(from),
+            );
+        }
+
+        let last_rank = Rank::Eighth.relative_to(us);
+        for from in board.colored_pieces(us, Piece::Pawn) {
+            let moves = (get_pawn_quiets(from, us, occupied)
+                | (get_pawn_attacks(from, us) & theirs))
+                & target
+                & pin_line(from);
+            for to in moves {
+                if to.rank() == last_rank {
+                    for piece in PROMOTIONS {
+                        list.push(SubMove::promoting(from, to, piece));
+                    }
+                } else {
+                    list.push(SubMove::new(from, to));
+                }
+            }
+        }
+
+        self.generate_en_passant(king, list);
+    }
+
+    /// Own pieces that stand alone between our king and an enemy slider.
+    fn pinned(&self, king: Square) -> BitBoard {
+        let board = &self.board;
+        let them = !self.side;
+        let occupied = board.occupied();
+        let snipers = ((get_rook_rays(king)
+            & (board.pieces(Piece::Rook) | board.pieces(Piece::Queen)))
+            | (get_bishop_rays(king) & (board.pieces(Piece::Bishop) | board.pieces(Piece::Queen))))
+            & board.colored(them);
+        let mut pinned = BitBoard::EMPTY;
+        for sniper in snipers {
+            let between = get_between_rays(king, sniper) & occupied;
+            if between.len() == 1 {
+                pinned |= between & board.colored(self.side);
+            }
+        }
+        pinned
+    }
+
+    fn generate_castling(&self, king: Square, list: &mut SubMoveList) {
+        let us = self.side;
+        let home = Square::new(File::E, Rank::First.relative_to(us));
+        if king != home {
+            return;
+        }
+        let occupied = self.board.occupied();
+        let rank = home.rank();
+        for side in [CastleSide::King, CastleSide::Queen] {
+            if !self.castling.has(us, side) {
+                continue;
+            }
+            let (rook_file, king_to, passes) = match side {
+                CastleSide::King => (File::H, File::G, [File::F, File::G]),
+                CastleSide::Queen => (File::A, File::C, [File::D, File::C]),
+            };
+            let rook = Square::new(rook_file, rank);
+            if !self.board.colored_pieces(us, Piece::Rook).has(rook) {
+                continue;
+            }
+            if !(get_between_rays(home, rook) & occupied).is_empty() {
+                continue;
+            }
+            let safe = passes.iter().all(|&file| {
+                self.attackers(Square::new(file, rank), !us, occupied)
+                    .is_empty()
+            });
+            if safe {
+                list.push(SubMove::new(home, Square::new(king_to, rank)));
+            }
+        }
+    }
+
+    /// En passant on the targets this sub-move may use: only the opponent's
+    /// (on the mover's sixth rank); the turn state has already dropped those
+    /// the rules forbid. Legality is decided by playing the capture on the
+    /// occupancy and looking at the king.
+    fn generate_en_passant(&self, king: Square, list: &mut SubMoveList) {
+        let us = self.side;
+        let them = !us;
+        let usable = self.ep & Rank::Sixth.relative_to(us).bitboard();
+        let occupied = self.board.occupied();
+        for target in usable {
+            let victim = Square::new(target.file(), Rank::Fifth.relative_to(us));
+            if !self.board.colored_pieces(them, Piece::Pawn).has(victim) || occupied.has(target) {
+                continue;
+            }
+            let capturers =
+                get_pawn_attacks(target, them) & self.board.colored_pieces(us, Piece::Pawn);
+            for from in capturers {
+                let after = (occupied ^ from.bitboard() ^ victim.bitboard()) | target.bitboard();
+                let attackers = self.attackers(king, them, after) & !victim.bitboard();
+                if attackers.is_empty() {
+                    list.push(SubMove::new(from, target));
+                }
+            }
+        }
+    }
+}
+
+fn push_all(list: &mut SubMoveList, from: Square, targets: BitBoard) {
+    for to in targets {
+        list.push(SubMove::new(from, to));
+    }
+}

@@ -1,0 +1,243 @@
+//! How a game ends: results, the reasons for them, and the endings that can be
+//! judged from one position alone (`docs/rules.md` section 3). Endings that need
+//! the game's history (repetition, claims) are in [`super::game`].
+
+use std::fmt;
+use std::str::FromStr;
+
+use cozy_chess::{BitBoard, Color, Piece};
+
+use super::position::{Phase, Position};
+
+/// Why a game ended. The names are those of the PGN `Termination` tag.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Termination {
+    Checkmate,
+    Stalemate,
+    SecondMoveStalemate,
+    InsufficientMaterial,
+    FivefoldRepetition,
+    SeventyFiveMoveRule,
+    ThreefoldRepetition,
+    FiftyMoveRule,
+    Agreement,
+    Resignation,
+    TimeForfeit,
+    Abandonment,
+    Aborted,
+    Unterminated,
+}
+
+impl Termination {
+    pub const ALL: [Termination; 14] = [
+        Termination::Checkmate,
+        Termination::Stalemate,
+        Termination::SecondMoveStalemate,
+        Termination::InsufficientMaterial,
+        Termination::FivefoldRepetition,
+        Termination::SeventyFiveMoveRule,
+        Termination::ThreefoldRepetition,
+        Termination::FiftyMoveRule,
+        Termination::Agreement,
+        Termination::Resignation,
+        Termination::TimeForfeit,
+        Termination::Abandonment,
+        Termination::Aborted,
+        Termination::Unterminated,
+    ];
+
+    /// The PGN `Termination` tag value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Termination::Checkmate => "checkmate",
+            Termination::Stalemate => "stalemate",
+            Termination::SecondMoveStalemate => "second-move stalemate",
+            Termination::InsufficientMaterial => "insufficient material",
+            Termination::FivefoldRepetition => "fivefold repetition",
+            Termination::SeventyFiveMoveRule => "seventy-five-move rule",
+            Termination::ThreefoldRepetition => "threefold repetition",
+            Termination::FiftyMoveRule => "fifty-move rule",
+            Termination::Agreement => "agreement",
+            Termination::Resignation => "resignation",
+            Termination::TimeForfeit => "time forfeit",
+            Termination::Abandonment => "abandonment",
+            Termination::Aborted => "aborted",
+            Termination::Unterminated => "unterminated",
+        }
+    }
+
+    /// Endings decided by the board itself, which a validator can check.
+    pub fn is_on_board(self) -> bool {
+        matches!(
+            self,
+            Termination::Checkmate
+                | Termination::Stalemate
+                | Termination::SecondMoveStalemate
+                | Termination::InsufficientMaterial
+                | Termination::FivefoldRepetition
+                | Termination::SeventyFiveMoveRule
+        )
+    }
+}
+
+impl fmt::Display for Termination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A `Termination` tag value that is not one of the known ones.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown termination '{0}'")]
+pub struct UnknownTermination(pub String);
+
+impl FromStr for Termination {
+    type Err = UnknownTermination;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let wanted = s.trim().to_ascii_lowercase();
+        Termination::ALL
+            .into_iter()
+            .find(|t| t.as_str() == wanted)
+            .ok_or_else(|| UnknownTermination(s.to_string()))
+    }
+}
+
+/// The result of a finished game and why.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Outcome {
+    Win { winner: Color, reason: Termination },
+    Draw { reason: Termination },
+}
+
+impl Outcome {
+    pub fn reason(self) -> Termination {
+        match self {
+            Outcome::Win { reason, .. } | Outcome::Draw { reason } => reason,
+        }
+    }
+
+    pub fn winner(self) -> Option<Color> {
+        match self {
+            Outcome::Win { winner, .. } => Some(winner),
+            Outcome::Draw { .. } => None,
+        }
+    }
+
+    /// The PGN result token: `1-0`, `0-1` or `1/2-1/2`.
+    pub fn result_str(self) -> &'static str {
+        match self {
+            Outcome::Win {
+                winner: Color::White,
+                ..
+            } => "1-0",
+            Outcome::Win {
+                winner: Color::Black,
+                ..
+            } => "0-1",
+            Outcome::Draw { .. } => "1/2-1/2",
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.result_str(), self.reason())
+    }
+}
+
+impl Position {
+    /// The ending this position shows on its own, if any: checkmate and the
+    /// two stalemates first, then (only at the start of a turn) insufficient
+    /// material and the 75-move rule. Fivefold repetition needs the history.
+    pub fn board_outcome(&self) -> Option<Outcome> {
+        if !self.has_legal_submove() {
+            return Some(if self.phase == Phase::Second {
+                Outcome::Draw {
+                    reason: Termination::SecondMoveStalemate,
+                }
+            } else if self.is_check() {
+                Outcome::Win {
+                    winner: !self.side,
+                    reason: Termination::Checkmate,
+                }
+            } else {
+                Outcome::Draw {
+                    reason: Termination::Stalemate,
+                }
+            });
+        }
+        if !self.is_turn_start() {
+            return None;
+        }
+        if self.is_insufficient_material() {
+            return Some(Outcome::Draw {
+                reason: Termination::InsufficientMaterial,
+            });
+        }
+        if self.halfmove >= 150 {
+            return Some(Outcome::Draw {
+                reason: Termination::SeventyFiveMoveRule,
+            });
+        }
+        None
+    }
+
+    /// The automatic draw of rules section 3: only kings; K+N v K; K+B v K;
+    /// any number of bishops all on one colour and nothing else.
+    pub fn is_insufficient_material(&self) -> bool {
+        let board = &self.board;
+        let kings = board.pieces(Piece::King);
+        let bishops = board.pieces(Piece::Bishop);
+        let knights = board.pieces(Piece::Knight);
+        let others = board.occupied() - kings;
+        if others.is_empty() {
+            return true;
+        }
+        if others == knights && knights.len() == 1 {
+            return true;
+        }
+        others == bishops && on_one_colour(bishops)
+    }
+
+    /// Whether `color` could still checkmate by some series of legal moves,
+    /// for a flag fall (rules 3: a time-out against a side that cannot mate
+    /// is a draw). Conservative: it says "cannot" only when that is certain.
+    pub fn can_checkmate(&self, color: Color) -> bool {
+        let board = &self.board;
+        let mine = board.colored(color) - board.pieces(Piece::King);
+        let theirs = board.colored(!color) - board.pieces(Piece::King);
+        if mine.is_empty() {
+            return false;
+        }
+        let knights = board.pieces(Piece::Knight) & mine;
+        let bishops = board.pieces(Piece::Bishop) & mine;
+        // A lone knight mates only when an enemy piece other than a queen
+        // can block the king's last flight square (the rule lichess uses).
+        if mine == knights && knights.len() == 1 {
+            return !(theirs - board.pieces(Piece::Queen)).is_empty();
+        }
+        // Bishops all on one colour need an enemy piece that can stand on
+        // the other colour to block a flight square (a pawn, a knight or a
+        // bishop of the other colour).
+        if mine == bishops && on_one_colour(bishops) {
+            let blockers = theirs
+                & (board.pieces(Piece::Pawn)
+                    | board.pieces(Piece::Knight)
+                    | board.pieces(Piece::Bishop));
+            let other_colour = if (bishops & BitBoard::DARK_SQUARES).is_empty() {
+                BitBoard::DARK_SQUARES
+            } else {
+                BitBoard::LIGHT_SQUARES
+            };
+            let opposite_bishops = theirs & board.pieces(Piece::Bishop) & other_colour;
+            return !(blockers & (board.pieces(Piece::Pawn) | board.pieces(Piece::Knight)))
+                .is_empty()
+                || !opposite_bishops.is_empty();
+        }
+        true
+    }
+}
+
+fn on_one_colour(squares: BitBoard) -> bool {
+    (squares & BitBoard::DARK_SQUARES).is_empty() || (squares & BitBoard::LIGHT_SQUARES).is_empty()
+}

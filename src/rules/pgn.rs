@@ -1,0 +1,1 @@
+//! Comma PGN (placeholder, being written).

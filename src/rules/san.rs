@@ -1,0 +1,1 @@
+//! SAN (placeholder, being written).
