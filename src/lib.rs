@@ -3,3 +3,4 @@
 //! [`rules`] is the game itself, pure and synchronous; the server builds on it.
 
 pub mod rules;
+pub mod server;
