@@ -2,6 +2,7 @@
 //! durable moves in SQLite.
 
 pub mod config;
+pub mod store;
 
 use std::process::ExitCode;
 
