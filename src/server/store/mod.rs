@@ -7,6 +7,11 @@
 //! most once, enforced by the `first_seq` check). The production implementation is
 //! [`sqlite::SqliteStore`].
 
+pub mod sqlite;
+mod writer;
+
+pub use sqlite::{SqliteOptions, SqliteStore, StoreStats};
+
 use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -125,7 +130,9 @@ pub trait Store: Send + Sync + 'static {
 /// Orders listing rows the way every store must return them: newest `updated_ms` first, then by id
 /// so that paging is stable when two games were updated in the same millisecond.
 fn listing_order(a: &GameListing, b: &GameListing) -> std::cmp::Ordering {
-    b.updated_ms.cmp(&a.updated_ms).then_with(|| b.id.cmp(&a.id))
+    b.updated_ms
+        .cmp(&a.updated_ms)
+        .then_with(|| b.id.cmp(&a.id))
 }
 
 #[derive(Default)]

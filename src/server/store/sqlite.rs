@@ -1,0 +1,406 @@
+//! [`SqliteStore`]: the production [`Store`], one embedded SQLite database in WAL mode.
+//!
+//! This module owns opening the database (pragmas, schema, schema version) and the read side.
+//! Writes go through the group-commit writer thread in [`super::writer`]; reads use a small pool
+//! of separate connections on tokio's blocking threads, so in WAL mode they never wait for the
+//! writer (they read the last committed snapshot).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, Sender};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use rusqlite::{Connection, OpenFlags, params};
+use tokio::sync::{oneshot, watch};
+
+use super::writer::{self, Counters, Pending};
+use super::{Commit, GameListing, GameStatus, LoadedGame, Store, StoreError};
+
+/// The database file inside the data directory.
+pub const DB_FILE_NAME: &str = "marseillais.sqlite3";
+
+/// The schema this program writes (`PRAGMA user_version`). A database with a newer version was
+/// written by a newer program and is refused rather than misread.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// How long a connection waits on a lock held by another connection before failing. Only a
+/// checkpoint or a second process should ever hold one; waiting beats failing a move.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Idle read connections kept open; more are opened on demand under load and then dropped.
+const MAX_IDLE_READERS: usize = 4;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS games (
+    id          TEXT PRIMARY KEY NOT NULL,
+    status      TEXT NOT NULL,
+    created_ms  INTEGER NOT NULL,
+    updated_ms  INTEGER NOT NULL,
+    summary     TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS games_by_status_updated ON games (status, updated_ms, id);
+CREATE TABLE IF NOT EXISTS events (
+    game_id  TEXT NOT NULL,
+    seq      INTEGER NOT NULL,
+    payload  TEXT NOT NULL,
+    PRIMARY KEY (game_id, seq)
+) WITHOUT ROWID;
+";
+
+/// What the writer has done since the store was opened (for tests, metrics and benchmarks).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StoreStats {
+    /// Transactions the writer ran, i.e. fsyncs paid for commits. Fewer than `commits` means
+    /// group commit batched several commits into one transaction.
+    pub batches: u64,
+    /// Commits acknowledged as durable.
+    pub commits: u64,
+    /// Commits refused because `first_seq` did not match.
+    pub conflicts: u64,
+    /// Batches lost to a storage failure (every commit in them failed with `Io`).
+    pub failed_batches: u64,
+    /// Commits that failed with `Io`.
+    pub failed_commits: u64,
+    /// The most commits ever written in one transaction.
+    pub largest_batch: u64,
+}
+
+/// Tuning knobs; [`SqliteStore::open`] uses the defaults.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SqliteOptions {
+    /// Refuse to grow the database beyond this many bytes: writes then fail with
+    /// [`StoreError::Io`] ("database or disk is full") exactly as on a full disk. `None`: no limit.
+    pub max_db_bytes: Option<u64>,
+}
+
+fn io(e: impl std::fmt::Display) -> StoreError {
+    StoreError::Io(e.to_string())
+}
+
+/// The SQLite-backed [`Store`]. Cheap to clone; every clone is the same store.
+#[derive(Clone)]
+pub struct SqliteStore {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    path: PathBuf,
+    /// `None` once `close()` was called: dropping the only sender is what tells the writer to
+    /// drain and stop.
+    to_writer: Mutex<Option<Sender<Pending>>>,
+    writer_stopped: watch::Receiver<bool>,
+    counters: Arc<Counters>,
+    readers: Mutex<Vec<Connection>>,
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) `data_dir/marseillais.sqlite3` and starts the writer thread.
+    pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
+        Self::open_with(data_dir, SqliteOptions::default())
+    }
+
+    pub fn open_with(data_dir: &Path, options: SqliteOptions) -> Result<Self, StoreError> {
+        std::fs::create_dir_all(data_dir).map_err(|e| {
+            StoreError::Io(format!(
+                "cannot create data directory {}: {e}",
+                data_dir.display()
+            ))
+        })?;
+        let path = data_dir.join(DB_FILE_NAME);
+        let conn = open_writer(&path, options)
+            .map_err(|e| StoreError::Io(format!("cannot open database {}: {e}", path.display())))?;
+        // Open one reader now so that a database we cannot read fails here, not on first use.
+        let reader = open_reader(&path)?;
+
+        let (to_writer, from_callers) = mpsc::channel();
+        let (stopped_tx, stopped_rx) = watch::channel(false);
+        let counters = Arc::new(Counters::default());
+        let writer_counters = Arc::clone(&counters);
+        std::thread::Builder::new()
+            .name("store-writer".to_owned())
+            .spawn(move || writer::run(conn, from_callers, writer_counters, stopped_tx))
+            .map_err(|e| StoreError::Io(format!("cannot start the store writer thread: {e}")))?;
+
+        Ok(Self {
+            shared: Arc::new(Shared {
+                path,
+                to_writer: Mutex::new(Some(to_writer)),
+                writer_stopped: stopped_rx,
+                counters,
+                readers: Mutex::new(vec![reader]),
+            }),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.shared.path
+    }
+
+    /// A snapshot of the writer's counters.
+    pub fn stats(&self) -> StoreStats {
+        let c = &self.shared.counters;
+        StoreStats {
+            batches: c.batches.load(Ordering::Relaxed),
+            commits: c.commits_ok.load(Ordering::Relaxed),
+            conflicts: c.conflicts.load(Ordering::Relaxed),
+            failed_batches: c.failed_batches.load(Ordering::Relaxed),
+            failed_commits: c.failed_commits.load(Ordering::Relaxed),
+            largest_batch: c.largest_batch.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Runs `f` on a pooled read connection on a blocking thread.
+    fn read<T, F>(&self, f: F) -> BoxFuture<'static, Result<T, StoreError>>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        let shared = Arc::clone(&self.shared);
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || {
+                let pooled = lock(&shared.readers).pop();
+                let mut conn = match pooled {
+                    Some(conn) => conn,
+                    None => open_reader(&shared.path)?,
+                };
+                let result = f(&mut conn);
+                // A connection that just failed may be in a bad state: drop it.
+                if result.is_ok() {
+                    let mut idle = lock(&shared.readers);
+                    if idle.len() < MAX_IDLE_READERS {
+                        idle.push(conn);
+                    }
+                }
+                result
+            })
+            .await
+            .map_err(|e| StoreError::Io(format!("read task failed: {e}")))?
+        })
+    }
+}
+
+/// The guarded data stays consistent even if a holder panicked (every critical section is a
+/// single push/pop/take), so poisoning is ignored.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn open_writer(path: &Path, options: SqliteOptions) -> Result<Connection, StoreError> {
+    let conn = Connection::open(path).map_err(io)?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(io)?;
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+        .map_err(io)?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(StoreError::Io(format!(
+            "cannot switch the database to WAL mode (journal_mode is {mode})"
+        )));
+    }
+    // FULL: in WAL mode the WAL is fsync'd at every commit, so an acknowledged commit survives
+    // power loss, not only a process crash.
+    conn.pragma_update(None, "synchronous", "FULL")
+        .map_err(io)?;
+    if let Some(bytes) = options.max_db_bytes {
+        let page_size: i64 = conn
+            .query_row("PRAGMA page_size", [], |row| row.get(0))
+            .map_err(io)?;
+        let pages = bytes / u64::try_from(page_size.max(1)).unwrap_or(4096);
+        conn.query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))
+            .map_err(io)?;
+    }
+    migrate(&conn)?;
+    Ok(conn)
+}
+
+/// Creates the schema in an empty database, accepts the current version, refuses newer ones.
+fn migrate(conn: &Connection) -> Result<(), StoreError> {
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .map_err(io)?;
+    match version {
+        0 => conn
+            .execute_batch(&format!(
+                "BEGIN IMMEDIATE; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+            ))
+            .map_err(|e| {
+                let _ = conn.execute_batch("ROLLBACK");
+                io(e)
+            }),
+        SCHEMA_VERSION => Ok(()),
+        newer => Err(StoreError::Io(format!(
+            "database schema version {newer} is not supported (this program knows version {SCHEMA_VERSION})"
+        ))),
+    }
+}
+
+fn open_reader(path: &Path) -> Result<Connection, StoreError> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI,
+    )
+    .map_err(|e| StoreError::Io(format!("cannot open database {}: {e}", path.display())))?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(io)?;
+    // Readers never write; this makes an accidental write an error instead of a second writer.
+    conn.pragma_update(None, "query_only", true).map_err(io)?;
+    Ok(conn)
+}
+
+/// Reads a `games` row. The outer error is SQLite's; the inner one a status text this program
+/// does not know (a damaged or foreign database).
+fn listing_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<GameListing, StoreError>> {
+    let id: String = row.get(0)?;
+    let status: String = row.get(1)?;
+    let status = match status.parse() {
+        Ok(status) => status,
+        Err(e) => return Ok(Err(StoreError::Io(format!("game {id}: {e}")))),
+    };
+    Ok(Ok(GameListing {
+        id,
+        status,
+        created_ms: row.get(2)?,
+        updated_ms: row.get(3)?,
+        summary: row.get(4)?,
+    }))
+}
+
+/// All events of one game in seq order, checking they are exactly 0, 1, 2, ...
+fn events_of(conn: &Connection, game_id: &str) -> Result<Vec<String>, StoreError> {
+    let mut stmt = conn
+        .prepare_cached("SELECT seq, payload FROM events WHERE game_id = ?1 ORDER BY seq")
+        .map_err(io)?;
+    let rows = stmt
+        .query_map([game_id], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+        })
+        .map_err(io)?;
+    let mut events = Vec::new();
+    for row in rows {
+        let (seq, payload) = row.map_err(io)?;
+        if usize::try_from(seq).ok() != Some(events.len()) {
+            return Err(StoreError::Io(format!(
+                "game {game_id}: event {seq} found where {} was expected",
+                events.len()
+            )));
+        }
+        events.push(payload);
+    }
+    Ok(events)
+}
+
+const LISTING_COLUMNS: &str = "id, status, created_ms, updated_ms, summary";
+
+impl Store for SqliteStore {
+    fn commit(&self, commit: Commit) -> BoxFuture<'static, Result<(), StoreError>> {
+        let (done, outcome) = oneshot::channel();
+        // Sent now, not when the future is first polled: commits reach the writer in call order,
+        // which is what lets a room pipeline commits for the same game.
+        let sent = match lock(&self.shared.to_writer).as_ref() {
+            Some(to_writer) => to_writer.send(Pending { commit, done }).is_ok(),
+            None => false,
+        };
+        Box::pin(async move {
+            if !sent {
+                return Err(StoreError::Closed);
+            }
+            outcome.await.unwrap_or_else(|_| {
+                Err(StoreError::Io(
+                    "the store writer stopped before reporting on this commit".to_owned(),
+                ))
+            })
+        })
+    }
+
+    fn load_unfinished(&self) -> BoxFuture<'static, Result<Vec<LoadedGame>, StoreError>> {
+        self.read(|conn| {
+            // One read transaction: listings and events come from the same snapshot.
+            let tx = conn.transaction().map_err(io)?;
+            let listings = {
+                let mut stmt = tx
+                    .prepare(&format!(
+                        "SELECT {LISTING_COLUMNS} FROM games WHERE status <> ?1 ORDER BY id"
+                    ))
+                    .map_err(io)?;
+                let rows = stmt
+                    .query_map([GameStatus::Finished.as_str()], listing_from_row)
+                    .map_err(io)?;
+                let mut listings = Vec::new();
+                for row in rows {
+                    listings.push(row.map_err(io)??);
+                }
+                listings
+            };
+            let mut games = Vec::with_capacity(listings.len());
+            for listing in listings {
+                let events = events_of(&tx, &listing.id)?;
+                games.push((listing, events));
+            }
+            tx.finish().map_err(io)?;
+            Ok(games)
+        })
+    }
+
+    fn load_game(&self, id: &str) -> BoxFuture<'static, Result<Option<LoadedGame>, StoreError>> {
+        let id = id.to_owned();
+        self.read(move |conn| {
+            let tx = conn.transaction().map_err(io)?;
+            let row = {
+                let mut stmt = tx
+                    .prepare_cached(&format!(
+                        "SELECT {LISTING_COLUMNS} FROM games WHERE id = ?1"
+                    ))
+                    .map_err(io)?;
+                let mut rows = stmt.query_map([&id], listing_from_row).map_err(io)?;
+                rows.next().transpose().map_err(io)?
+            };
+            let game = match row {
+                None => None,
+                Some(row) => {
+                    let listing = row?;
+                    let events = events_of(&tx, &id)?;
+                    Some((listing, events))
+                }
+            };
+            tx.finish().map_err(io)?;
+            Ok(game)
+        })
+    }
+
+    fn list(
+        &self,
+        status: GameStatus,
+        limit: u32,
+        offset: u32,
+    ) -> BoxFuture<'static, Result<Vec<GameListing>, StoreError>> {
+        self.read(move |conn| {
+            let mut stmt = conn
+                .prepare_cached(&format!(
+                    "SELECT {LISTING_COLUMNS} FROM games WHERE status = ?1
+                     ORDER BY updated_ms DESC, id DESC LIMIT ?2 OFFSET ?3"
+                ))
+                .map_err(io)?;
+            let rows = stmt
+                .query_map(params![status.as_str(), limit, offset], listing_from_row)
+                .map_err(io)?;
+            let mut listings = Vec::new();
+            for row in rows {
+                listings.push(row.map_err(io)??);
+            }
+            Ok(listings)
+        })
+    }
+
+    fn close(&self) -> BoxFuture<'static, ()> {
+        // Dropping the only sender: the writer finishes what is queued, then stops.
+        drop(lock(&self.shared.to_writer).take());
+        let mut stopped = self.shared.writer_stopped.clone();
+        Box::pin(async move {
+            // Err means the writer is gone without signalling (it panicked): stopped as well.
+            let _ = stopped.wait_for(|stopped| *stopped).await;
+        })
+    }
+}
