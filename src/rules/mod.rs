@@ -35,4 +35,5 @@ pub use fen::FenError;
 pub use game::{Claim, Game, GameError};
 pub use outcome::{Outcome, Termination};
 pub use position::{Phase, PlayError, Position, Rules};
+pub use san::{SanError, SanIssue, StrictSanError};
 pub use submove::{SubMove, SubMoveList, UciError};
