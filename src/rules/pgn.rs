@@ -1,1 +1,0 @@
-//! Comma PGN (placeholder, being written).
