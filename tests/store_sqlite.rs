@@ -1,0 +1,565 @@
+//! The SQLite store against its contract (docs: src/server/store/mod.rs): durability across
+//! reopen and crash, sequence checks, group commit under many concurrent games, listing, recovery,
+//! failure injection and storage failures. Also runs the shared contract checks on MemoryStore.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use marseillais::server::store::{
+    Commit, FailingStore, GameListing, GameStatus, MemoryStore, SqliteOptions, SqliteStore, Store,
+    StoreError,
+};
+
+/// Every test is bounded: a hang is a failure, not a stuck CI job.
+const TEST_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// A fresh directory under the system temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(label: &str) -> Self {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let dir = std::env::temp_dir().join(format!(
+            "marseillais-store-{label}-{}-{}-{nanos}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).expect("create temp dir");
+        Self(dir)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn listing(id: &str, status: GameStatus, updated_ms: i64) -> GameListing {
+    GameListing {
+        id: id.to_owned(),
+        status,
+        created_ms: 1_000,
+        updated_ms,
+        summary: format!(r#"{{"id":"{id}","updated":{updated_ms}}}"#),
+    }
+}
+
+fn event(game: &str, seq: u64) -> String {
+    format!(r#"{{"t":"move","game":"{game}","v":{seq}}}"#)
+}
+
+/// A commit of `count` events starting at `first_seq`, status Playing.
+fn commit(game: &str, first_seq: u64, count: u64) -> Commit {
+    Commit {
+        game_id: game.to_owned(),
+        first_seq,
+        events: (first_seq..first_seq + count)
+            .map(|seq| event(game, seq))
+            .collect(),
+        listing: listing(game, GameStatus::Playing, 2_000 + first_seq as i64),
+    }
+}
+
+fn expected_events(game: &str, count: u64) -> Vec<String> {
+    (0..count).map(|seq| event(game, seq)).collect()
+}
+
+async fn bounded<F: std::future::Future>(f: F) -> F::Output {
+    tokio::time::timeout(TEST_TIMEOUT, f)
+        .await
+        .expect("test took longer than its bound")
+}
+
+async fn events_of(store: &dyn Store, game: &str) -> Vec<String> {
+    store
+        .load_game(game)
+        .await
+        .expect("load_game")
+        .map(|(_, events)| events)
+        .unwrap_or_default()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Contract checks shared by every Store implementation.
+
+async fn check_sequence_conflicts_store_nothing(store: &dyn Store) {
+    store.commit(commit("g", 0, 3)).await.expect("first commit");
+    for wrong in [0, 2, 4] {
+        match store.commit(commit("g", wrong, 2)).await {
+            Err(StoreError::Conflict {
+                game_id,
+                expected,
+                got,
+            }) => {
+                assert_eq!(game_id, "g");
+                assert_eq!(expected, 3);
+                assert_eq!(got, wrong);
+            }
+            other => panic!("first_seq {wrong} should conflict, got {other:?}"),
+        }
+    }
+    match store.commit(commit("new-game", 1, 1)).await {
+        Err(StoreError::Conflict { expected: 0, .. }) => {}
+        other => panic!("a new game must start at seq 0, got {other:?}"),
+    }
+    assert_eq!(events_of(store, "g").await, expected_events("g", 3));
+    assert!(store.load_game("new-game").await.expect("load").is_none());
+    store.commit(commit("g", 3, 2)).await.expect("right seq");
+    assert_eq!(events_of(store, "g").await, expected_events("g", 5));
+}
+
+async fn check_list_pages_newest_first_by_status(store: &dyn Store) {
+    for i in 0..7u64 {
+        let id = format!("open-{i}");
+        let mut c = commit(&id, 0, 1);
+        c.listing = listing(&id, GameStatus::Open, 10_000 + i as i64);
+        store.commit(c).await.expect("commit open game");
+    }
+    for i in 0..3u64 {
+        let id = format!("done-{i}");
+        let mut c = commit(&id, 0, 1);
+        c.listing = listing(&id, GameStatus::Finished, 20_000 + i as i64);
+        store.commit(c).await.expect("commit finished game");
+    }
+    let page1 = store.list(GameStatus::Open, 3, 0).await.expect("page 1");
+    let page2 = store.list(GameStatus::Open, 3, 3).await.expect("page 2");
+    let page3 = store.list(GameStatus::Open, 3, 6).await.expect("page 3");
+    let ids: Vec<String> = [page1, page2, page3]
+        .concat()
+        .into_iter()
+        .map(|l| {
+            assert_eq!(l.status, GameStatus::Open);
+            assert_eq!(l.summary, listing(&l.id, l.status, l.updated_ms).summary);
+            l.id
+        })
+        .collect();
+    let newest_first: Vec<String> = (0..7).rev().map(|i| format!("open-{i}")).collect();
+    assert_eq!(ids, newest_first);
+    let finished = store
+        .list(GameStatus::Finished, 10, 0)
+        .await
+        .expect("finished");
+    assert_eq!(finished.len(), 3);
+    assert!(
+        store
+            .list(GameStatus::Playing, 10, 0)
+            .await
+            .expect("playing")
+            .is_empty()
+    );
+    assert!(
+        store
+            .list(GameStatus::Open, 10, 7)
+            .await
+            .expect("past the end")
+            .is_empty()
+    );
+}
+
+async fn check_load_unfinished_skips_finished_games(store: &dyn Store) {
+    store.commit(commit("a", 0, 2)).await.expect("a");
+    store.commit(commit("b", 0, 4)).await.expect("b");
+    store.commit(commit("c", 0, 1)).await.expect("c");
+    // c finishes with its last event; its listing row turns Finished.
+    let mut last = commit("c", 1, 1);
+    last.listing.status = GameStatus::Finished;
+    store.commit(last).await.expect("c finishes");
+
+    let mut games = store.load_unfinished().await.expect("load_unfinished");
+    games.sort_by(|x, y| x.0.id.cmp(&y.0.id));
+    let got: Vec<(String, GameStatus, Vec<String>)> = games
+        .into_iter()
+        .map(|(l, events)| (l.id, l.status, events))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("a".to_owned(), GameStatus::Playing, expected_events("a", 2)),
+            ("b".to_owned(), GameStatus::Playing, expected_events("b", 4)),
+        ]
+    );
+    let (c, c_events) = store
+        .load_game("c")
+        .await
+        .expect("load c")
+        .expect("c exists");
+    assert_eq!(c.status, GameStatus::Finished);
+    assert_eq!(c_events, expected_events("c", 2));
+}
+
+async fn check_failing_store_fails_commits_and_stores_nothing(inner: Arc<dyn Store>) {
+    let failing = FailingStore::new(Arc::clone(&inner));
+    failing.commit(commit("f", 0, 1)).await.expect("switch off");
+    failing.set_failing(true);
+    match failing.commit(commit("f", 1, 1)).await {
+        Err(StoreError::Io(message)) => assert_eq!(message, "injected"),
+        other => panic!("expected an injected failure, got {other:?}"),
+    }
+    match failing.commit(commit("other", 0, 1)).await {
+        Err(StoreError::Io(_)) => {}
+        other => panic!("expected an injected failure, got {other:?}"),
+    }
+    assert_eq!(events_of(&*inner, "f").await, expected_events("f", 1));
+    assert!(inner.load_game("other").await.expect("load").is_none());
+    failing.switch().store(false, Ordering::SeqCst);
+    failing
+        .commit(commit("f", 1, 1))
+        .await
+        .expect("switch off again");
+    assert_eq!(events_of(&failing, "f").await, expected_events("f", 2));
+}
+
+async fn check_commit_after_close_is_refused(store: &dyn Store) {
+    store.commit(commit("z", 0, 1)).await.expect("before close");
+    store.close().await;
+    store.close().await;
+    assert!(matches!(
+        store.commit(commit("z", 1, 1)).await,
+        Err(StoreError::Closed)
+    ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The same checks on both implementations.
+
+#[tokio::test]
+async fn a_commit_with_the_wrong_first_seq_is_rejected_and_stores_nothing() {
+    let dir = TempDir::new("conflict");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    bounded(check_sequence_conflicts_store_nothing(&store)).await;
+    assert_eq!(store.stats().conflicts, 4);
+    bounded(check_sequence_conflicts_store_nothing(&MemoryStore::new())).await;
+}
+
+#[tokio::test]
+async fn list_pages_newest_first_and_filters_by_status() {
+    let dir = TempDir::new("list");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    bounded(check_list_pages_newest_first_by_status(&store)).await;
+    bounded(check_list_pages_newest_first_by_status(&MemoryStore::new())).await;
+}
+
+#[tokio::test]
+async fn load_unfinished_skips_finished_games() {
+    let dir = TempDir::new("unfinished");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    bounded(check_load_unfinished_skips_finished_games(&store)).await;
+    bounded(check_load_unfinished_skips_finished_games(
+        &MemoryStore::new(),
+    ))
+    .await;
+}
+
+#[tokio::test]
+async fn failing_store_fails_commits_and_stores_nothing() {
+    let dir = TempDir::new("failing");
+    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(dir.path()).expect("open"));
+    bounded(check_failing_store_fails_commits_and_stores_nothing(store)).await;
+    bounded(check_failing_store_fails_commits_and_stores_nothing(
+        Arc::new(MemoryStore::new()),
+    ))
+    .await;
+}
+
+#[tokio::test]
+async fn a_commit_after_close_is_refused_and_close_is_idempotent() {
+    let dir = TempDir::new("closed");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    bounded(check_commit_after_close_is_refused(&store)).await;
+    bounded(check_commit_after_close_is_refused(&MemoryStore::new())).await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// SQLite only: durability, group commit, failures.
+
+#[tokio::test]
+async fn committed_events_are_found_in_order_after_reopening() {
+    let dir = TempDir::new("reopen");
+    bounded(async {
+        let store = SqliteStore::open(dir.path()).expect("open");
+        store.commit(commit("g1", 0, 3)).await.expect("g1 0..3");
+        store.commit(commit("g2", 0, 1)).await.expect("g2 0..1");
+        store.commit(commit("g1", 3, 2)).await.expect("g1 3..5");
+        store.close().await;
+
+        let store = SqliteStore::open(dir.path()).expect("reopen");
+        let (l1, e1) = store.load_game("g1").await.expect("load").expect("g1");
+        assert_eq!(e1, expected_events("g1", 5));
+        assert_eq!(l1, commit("g1", 3, 2).listing);
+        assert_eq!(events_of(&store, "g2").await, expected_events("g2", 1));
+        assert!(store.load_game("g3").await.expect("load").is_none());
+        // The sequence carries on where it stopped.
+        store.commit(commit("g1", 5, 1)).await.expect("g1 5");
+        assert_eq!(events_of(&store, "g1").await, expected_events("g1", 6));
+        store.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_games_committing_at_once_are_all_durable_in_order_and_batched() {
+    const GAMES: u64 = 200;
+    const EVENTS: u64 = 20;
+    let dir = TempDir::new("many");
+    bounded(async {
+        let store = Arc::new(SqliteStore::open(dir.path()).expect("open"));
+        let tasks: Vec<_> = (0..GAMES)
+            .map(|g| {
+                let store = Arc::clone(&store);
+                tokio::spawn(async move {
+                    let id = format!("game-{g}");
+                    for seq in 0..EVENTS {
+                        store.commit(commit(&id, seq, 1)).await?;
+                    }
+                    Ok::<_, StoreError>(())
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.expect("task").expect("every commit succeeds");
+        }
+        let stats = store.stats();
+        assert_eq!(stats.commits, GAMES * EVENTS);
+        assert!(
+            stats.batches < stats.commits,
+            "group commit should batch: {stats:?}"
+        );
+        assert!(stats.largest_batch > 1, "{stats:?}");
+        store.close().await;
+
+        let store = SqliteStore::open(dir.path()).expect("reopen");
+        let games = store.load_unfinished().await.expect("load_unfinished");
+        assert_eq!(games.len() as u64, GAMES);
+        for (listing, events) in games {
+            assert_eq!(events, expected_events(&listing.id, EVENTS));
+        }
+        store.close().await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn pipelined_commits_of_one_game_apply_in_call_order() {
+    let dir = TempDir::new("pipeline");
+    bounded(async {
+        let store = SqliteStore::open(dir.path()).expect("open");
+        // All issued before any is awaited: they reach the writer in call order.
+        let pending: Vec<_> = (0..50)
+            .map(|seq| store.commit(commit("p", seq, 1)))
+            .collect();
+        for outcome in futures_util::future::join_all(pending).await {
+            outcome.expect("in-order pipelined commit");
+        }
+        assert_eq!(events_of(&store, "p").await, expected_events("p", 50));
+        store.close().await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_conflicting_commit_fails_alone_and_the_rest_of_its_batch_is_stored() {
+    let dir = TempDir::new("conflict-batch");
+    bounded(async {
+        let store = SqliteStore::open(dir.path()).expect("open");
+        let mut pending = Vec::new();
+        for g in 0..30 {
+            pending.push(store.commit(commit(&format!("ok-{g}"), 0, 2)));
+            if g == 15 {
+                pending.push(store.commit(commit("bad", 7, 1)));
+            }
+        }
+        let outcomes = futures_util::future::join_all(pending).await;
+        let conflicts = outcomes
+            .iter()
+            .filter(|o| matches!(o, Err(StoreError::Conflict { .. })))
+            .count();
+        let oks = outcomes.iter().filter(|o| o.is_ok()).count();
+        assert_eq!((conflicts, oks), (1, 30));
+        for g in 0..30 {
+            let id = format!("ok-{g}");
+            assert_eq!(events_of(&store, &id).await, expected_events(&id, 2));
+        }
+        assert!(store.load_game("bad").await.expect("load").is_none());
+        store.close().await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn close_writes_every_commit_issued_before_it() {
+    let dir = TempDir::new("drain");
+    bounded(async {
+        let store = SqliteStore::open(dir.path()).expect("open");
+        let pending: Vec<_> = (0..100)
+            .map(|g| store.commit(commit(&format!("d-{g}"), 0, 1)))
+            .collect();
+        store.close().await;
+        for outcome in futures_util::future::join_all(pending).await {
+            outcome.expect("issued before close, so written");
+        }
+        let store = SqliteStore::open(dir.path()).expect("reopen");
+        assert_eq!(store.load_unfinished().await.expect("load").len(), 100);
+        store.close().await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn acknowledged_commits_survive_a_crash_without_close() {
+    let dir = TempDir::new("crash");
+    let crash_copy = TempDir::new("crash-copy");
+    bounded(async {
+        let store = SqliteStore::open(dir.path()).expect("open");
+        for seq in 0..10 {
+            store.commit(commit("c", seq, 1)).await.expect("commit");
+        }
+        // The moment after the last acknowledgement: copy the files as a crash would leave them
+        // (database + WAL, no checkpoint, no clean close), then leak the store so it never
+        // shuts down either.
+        let mut copied = 0;
+        for entry in std::fs::read_dir(dir.path()).expect("read dir") {
+            let entry = entry.expect("dir entry");
+            let name = entry.file_name();
+            if name.to_string_lossy().ends_with("-shm") {
+                continue; // shared memory index: rebuilt from the WAL on open, like after a reboot
+            }
+            std::fs::copy(entry.path(), crash_copy.path().join(&name)).expect("copy");
+            copied += 1;
+        }
+        assert!(copied >= 2, "expected the database and its WAL");
+        std::mem::forget(store);
+
+        let recovered = SqliteStore::open(crash_copy.path()).expect("open the crash copy");
+        assert_eq!(events_of(&recovered, "c").await, expected_events("c", 10));
+        recovered
+            .commit(commit("c", 10, 1))
+            .await
+            .expect("carry on");
+        recovered.close().await;
+
+        // And the original files, still held open by the leaked store, read the same.
+        let reopened = SqliteStore::open(dir.path()).expect("reopen original");
+        assert_eq!(events_of(&reopened, "c").await, expected_events("c", 10));
+        reopened.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_disk_fails_whole_batches_and_acknowledges_only_what_is_stored() {
+    const GAMES: u64 = 20;
+    const MAX_COMMITS_PER_GAME: u64 = 500;
+    let dir = TempDir::new("full");
+    bounded(async {
+        let options = SqliteOptions {
+            max_db_bytes: Some(256 * 1024),
+        };
+        let store = Arc::new(SqliteStore::open_with(dir.path(), options).expect("open"));
+        let big = "x".repeat(2_000);
+        let tasks: Vec<_> = (0..GAMES)
+            .map(|g| {
+                let store = Arc::clone(&store);
+                let big = big.clone();
+                tokio::spawn(async move {
+                    let id = format!("full-{g}");
+                    let mut acknowledged = 0;
+                    for seq in 0..MAX_COMMITS_PER_GAME {
+                        let mut c = commit(&id, seq, 1);
+                        c.events[0] = format!(r#"{{"seq":{seq},"pad":"{big}"}}"#);
+                        match store.commit(c).await {
+                            Ok(()) => acknowledged += 1,
+                            Err(StoreError::Io(_)) => break,
+                            Err(other) => panic!("unexpected {other:?}"),
+                        }
+                    }
+                    (id, acknowledged)
+                })
+            })
+            .collect();
+        let mut acknowledged = Vec::new();
+        for task in tasks {
+            acknowledged.push(task.await.expect("task"));
+        }
+        let stats = store.stats();
+        assert!(
+            stats.failed_batches >= 1,
+            "the limit was never hit: {stats:?}"
+        );
+        assert_eq!(
+            stats.commits,
+            acknowledged.iter().map(|(_, n)| n).sum::<u64>()
+        );
+        for (id, n) in &acknowledged {
+            assert_eq!(events_of(&*store, id).await.len() as u64, *n, "game {id}");
+        }
+        store.close().await;
+
+        // Room again (no limit): nothing was damaged, every game carries on from what was acknowledged.
+        let store = SqliteStore::open(dir.path()).expect("reopen without limit");
+        for (id, n) in &acknowledged {
+            assert_eq!(events_of(&store, id).await.len() as u64, *n, "game {id}");
+            store.commit(commit(id, *n, 1)).await.expect("carry on");
+        }
+        store.close().await;
+    })
+    .await;
+}
+
+#[test]
+fn opening_a_store_where_a_file_blocks_the_directory_is_an_error() {
+    let dir = TempDir::new("blocked");
+    let file = dir.path().join("not-a-dir");
+    std::fs::write(&file, b"plain file").expect("write file");
+    match SqliteStore::open(&file.join("data")) {
+        Err(StoreError::Io(message)) => assert!(message.contains("data directory"), "{message}"),
+        Err(other) => panic!("expected Io, got {other:?}"),
+        Ok(_) => panic!("opening under a plain file must fail"),
+    }
+}
+
+#[test]
+fn opening_a_store_in_a_missing_directory_creates_it() {
+    let dir = TempDir::new("create");
+    let nested = dir.path().join("a").join("b");
+    let store = SqliteStore::open(&nested).expect("open creates the directories");
+    assert!(store.path().exists());
+}
+
+#[tokio::test]
+async fn a_database_with_a_newer_schema_version_is_refused() {
+    let dir = TempDir::new("schema");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    let path = store.path().to_owned();
+    bounded(store.close()).await;
+    drop(store);
+    let conn = rusqlite::Connection::open(&path).expect("raw open");
+    conn.pragma_update(None, "user_version", 99)
+        .expect("set version");
+    drop(conn);
+    match SqliteStore::open(dir.path()) {
+        Err(StoreError::Io(message)) => assert!(message.contains("99"), "{message}"),
+        Err(other) => panic!("expected Io, got {other:?}"),
+        Ok(_) => panic!("a newer schema must be refused"),
+    }
+}
+
+#[test]
+fn a_file_that_is_not_a_database_is_an_error_not_a_panic() {
+    let dir = TempDir::new("garbage");
+    std::fs::write(dir.path().join("marseillais.sqlite3"), vec![0xA5u8; 8192])
+        .expect("write garbage");
+    assert!(matches!(
+        SqliteStore::open(dir.path()),
+        Err(StoreError::Io(_))
+    ));
+}
