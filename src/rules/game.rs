@@ -139,9 +139,11 @@ impl Game {
     }
 
     /// Withdraws the mover's own S1 before it plays S2 (not part of the
-    /// record). Only possible while the turn is at S2.
+    /// record). Only possible while the turn is at S2 and the game goes on:
+    /// an S1 that leaves no legal S2 has already ended the game (stalemate
+    /// after the first sub-move), so it cannot be withdrawn.
     pub fn takeback_first_submove(&mut self) -> Result<SubMove, GameError> {
-        if let Some(outcome) = self.declared {
+        if let Some(outcome) = self.outcome() {
             return Err(GameError::GameOver(outcome));
         }
         if self.position().phase() != Phase::Second || self.submoves.is_empty() {
