@@ -23,10 +23,7 @@ fn balanced_game_goes_single_then_first_and_second_for_each_side() {
         (Color::White, Phase::First),
     ];
     let moves = ["g1f3", "g8f6", "b8c6", "b1c3", "f3g1", "f6g8", "c6b8"];
-    assert_eq!(
-        (position.side_to_move(), position.phase()),
-        expected[0]
-    );
+    assert_eq!((position.side_to_move(), position.phase()), expected[0]);
     for (uci, &want) in moves.iter().zip(&expected[1..]) {
         position = play(&position, uci);
         assert_eq!(
@@ -162,10 +159,7 @@ fn play_leaves_the_old_position_intact() {
 #[test]
 fn play_refuses_with_a_typed_error_and_changes_nothing() {
     let start = Position::initial();
-    assert_eq!(
-        start.play(mv("e3e4")),
-        Err(PlayError::NoPiece(Square::E3))
-    );
+    assert_eq!(start.play(mv("e3e4")), Err(PlayError::NoPiece(Square::E3)));
     assert_eq!(
         start.play(mv("e7e5")),
         Err(PlayError::NotYourPiece(Square::E7))
@@ -175,7 +169,10 @@ fn play_refuses_with_a_typed_error_and_changes_nothing() {
     // A pawn reaching the last rank must name its piece; others must not.
     let promo = pos("7k/P7/8/8/8/8/8/K7 w - - 0 5");
     assert_eq!(promo.play(mv("a7a8")), Err(PlayError::Illegal(mv("a7a8"))));
-    assert_eq!(promo.play(mv("a1a2q")), Err(PlayError::Illegal(mv("a1a2q"))));
+    assert_eq!(
+        promo.play(mv("a1a2q")),
+        Err(PlayError::Illegal(mv("a1a2q")))
+    );
     let mated = pos("k6Q/8/1K6/8/8/8/8/8 b - - 0 5");
     assert_eq!(
         mated.play(mv("a8a7")),

@@ -74,6 +74,14 @@ pub enum FenError {
         "en-passant field: {0} belongs to the side to move, which only happens at its S2 (phase 2)"
     )]
     EpOwnTarget(Square),
+    #[error(
+        "en-passant field: {target} needs its pawn's start square {origin} empty, as the turn that made it left it"
+    )]
+    EpOriginOccupied { target: Square, origin: Square },
+    #[error(
+        "en-passant field: the opponent's target {0} is usable at S2 only after an en-passant S1, and no pawn stands where one would have captured"
+    )]
+    EpWithoutEnPassantFirstSubMove(Square),
     #[error("halfmove field: '{0}' is not a number of sub-moves")]
     Halfmove(String),
     #[error("fullmove field: '{0}' is not a move number of 1 or more")]
@@ -106,7 +114,13 @@ impl FenError {
             | TooManyCheckers(_) => FenField::Placement,
             Side(_) => FenField::Side,
             CastlingText(_) | CastlingPieces(_) => FenField::Castling,
-            EpSquare(_) | EpRank(_) | EpOrder | EpCount(..) | EpOwnTarget(_) => FenField::EnPassant,
+            EpSquare(_)
+            | EpRank(_)
+            | EpOrder
+            | EpCount(..)
+            | EpOwnTarget(_)
+            | EpOriginOccupied { .. }
+            | EpWithoutEnPassantFirstSubMove(_) => FenField::EnPassant,
             Halfmove(_) => FenField::Halfmove,
             Fullmove(_) => FenField::Fullmove,
             Phase(_) | OrthodoxPhase => FenField::Phase,
@@ -390,8 +404,61 @@ fn check_targets(position: &Position, targets: &[Square]) -> Result<BitBoard, Fe
             return Err(FenError::EpOwnTarget(target));
         }
     }
-    Ok(position.existing_targets(owners[0], Color::White)
-        | position.existing_targets(owners[1], Color::Black))
+    let existing = position.existing_targets(owners[0], Color::White)
+        | position.existing_targets(owners[1], Color::Black);
+    check_target_history(position, existing)?;
+    Ok(existing)
+}
+
+/// Rejects existing targets that the turn which made them could not have
+/// left behind. Two targets at S1 are the opponent's whole turn (two double
+/// steps), so both start squares are empty; a target at S2 comes from this
+/// turn's S1: the mover's own double step (its start square is empty) or,
+/// for the opponent's target, an en-passant S1, whose pawn now stands on the
+/// mover's sixth rank with the square it passed and the square it cleared
+/// both empty. Without this a FEN could grant an en-passant S2 that rules
+/// 2.3 forbids.
+fn check_target_history(position: &Position, existing: BitBoard) -> Result<(), FenError> {
+    let mover = position.side;
+    let occupied = position.board.occupied();
+    let origin_empty = |target: Square| {
+        let step = if target.rank() == Rank::Third { -1 } else { 1 };
+        match target.try_offset(0, step) {
+            Some(origin) if occupied.has(origin) => {
+                Err(FenError::EpOriginOccupied { target, origin })
+            }
+            _ => Ok(()),
+        }
+    };
+    match position.phase {
+        Phase::Second => {
+            let their_rank = Rank::Sixth.relative_to(mover);
+            for target in existing {
+                origin_empty(target)?;
+                if target.rank() != their_rank {
+                    continue;
+                }
+                let capturers =
+                    position.board.colored_pieces(mover, Piece::Pawn) & their_rank.bitboard();
+                let captured_en_passant = capturers.into_iter().any(|pawn| {
+                    pawn.file() != target.file()
+                        && [pawn.try_offset(0, 1), pawn.try_offset(0, -1)]
+                            .into_iter()
+                            .all(|square| square.is_some_and(|s| !occupied.has(s)))
+                });
+                if !captured_en_passant {
+                    return Err(FenError::EpWithoutEnPassantFirstSubMove(target));
+                }
+            }
+        }
+        _ if existing.len() == 2 => {
+            for target in existing {
+                origin_empty(target)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 fn castling_text(rights: CastlingRights) -> String {
