@@ -239,9 +239,7 @@ fn migrate(conn: &Connection) -> Result<(), StoreError> {
 fn open_reader(path: &Path) -> Result<Connection, StoreError> {
     let conn = Connection::open_with_flags(
         path,
-        OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX
-            | OpenFlags::SQLITE_OPEN_URI,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(|e| StoreError::Io(format!("cannot open database {}: {e}", path.display())))?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(io)?;

@@ -164,10 +164,10 @@ fn write_in_transaction(
         if conn.is_autocommit() {
             return Err(BatchError::TransactionLost);
         }
-        conn.execute_batch("SAVEPOINT one_commit")?;
+        conn.prepare_cached("SAVEPOINT one_commit")?.execute([])?;
         let outcome = match write_one(conn, &pending.commit) {
             Ok(()) => {
-                conn.execute_batch("RELEASE one_commit")?;
+                conn.prepare_cached("RELEASE one_commit")?.execute([])?;
                 Ok(())
             }
             Err(CommitFailure::WholeBatch(e)) => return Err(e.into()),
