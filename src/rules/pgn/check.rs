@@ -185,6 +185,16 @@ fn result_problems(raw: &RawGame, game: &Game) -> Vec<CheckReason> {
     if let Some(tag) = termination.filter(|t| t.is_on_board()) {
         problems.push(CheckReason::TerminationNotOnBoard(tag));
     }
+    let stopped_after_first =
+        game.position().phase() == Phase::Second && !game.submoves().is_empty();
+    let ended_off_board = result == GameResult::Ongoing
+        || matches!(
+            termination,
+            Some(T::Resignation | T::TimeForfeit | T::Agreement | T::Abandonment)
+        );
+    if stopped_after_first && !ended_off_board {
+        problems.push(CheckReason::IncompleteFinalTurn);
+    }
     let position = game.position();
     let mismatch = |termination| CheckReason::TerminationResultMismatch {
         termination,
@@ -229,14 +239,5 @@ fn result_problems(raw: &RawGame, game: &Game) -> Vec<CheckReason> {
         },
     }
 
-    let stopped_after_first = position.phase() == Phase::Second && !game.submoves().is_empty();
-    let ended_off_board = result == GameResult::Ongoing
-        || matches!(
-            termination,
-            Some(T::Resignation | T::TimeForfeit | T::Agreement | T::Abandonment)
-        );
-    if stopped_after_first && !ended_off_board {
-        problems.push(CheckReason::IncompleteFinalTurn);
-    }
     problems
 }

@@ -1,7 +1,8 @@
 //! Cutting PGN text into games and tokens: tags, move numbers (also the
 //! compact `1.e4`, `21.,gxf6`, `1...e5,Nc6`), comma-joined turns, results.
 //! Comments (`{...}`, `;` to end of line, `%` lines), NAGs (`$1`) and
-//! stand-alone annotations (`!?`, `e.p.`) are dropped here; a variation is
+//! stand-alone annotations (`!?`) are dropped here, a detached `e.p.` is
+//! glued back to its sub-move; a variation is
 //! kept as one token so the reader can reject it where it stands.
 
 use super::{GameResult, PgnError, TagError};
@@ -111,11 +112,17 @@ fn merge_spaced_commas(tokens: Vec<Token>) -> Vec<Token> {
                 spaced: previous_spaced,
                 ..
             }) = out.last_mut()
-                && (previous.ends_with(',') || text.starts_with(','))
             {
-                previous.push_str(&text);
-                *previous_spaced = true;
-                continue;
+                // `exd6 e.p.` or `exd6 e.p.,Ke2`: the suffix belongs to the sub-move.
+                if text.starts_with("e.p.") {
+                    previous.push_str(&text);
+                    continue;
+                }
+                if previous.ends_with(',') || text.starts_with(',') {
+                    previous.push_str(&text);
+                    *previous_spaced = true;
+                    continue;
+                }
             }
             out.push(Token::Word { text, line, spaced });
         } else {
@@ -346,7 +353,7 @@ impl Lexer {
                 self.tokens.push(Token::Result(result));
                 return;
             }
-            if text.chars().all(|c| c == '!' || c == '?') || text == "e.p." {
+            if text.chars().all(|c| c == '!' || c == '?') {
                 return;
             }
             let digits = text.chars().take_while(|c| c.is_ascii_digit()).count();
