@@ -1,14 +1,207 @@
-//! The game server (being written): tokio, axum routes and WebSocket rooms,
-//! durable moves in SQLite.
+//! The game server: tokio + axum on one port (HTTP API, PGN export, the
+//! embedded client, WebSockets), one actor per live game, every accepted
+//! sub-move durable in the store before it is acknowledged.
+//!
+//! | concept | module |
+//! |---|---|
+//! | flags and environment | [`config`] |
+//! | routes | [`http`] |
+//! | wire format | [`protocol`] |
+//! | one connection | [`socket`] |
+//! | one live game (actor) | [`room`] |
+//! | what an event log means, decisions | [`state`] |
+//! | the persisted events | [`events`] |
+//! | all live games | [`rooms`] |
+//! | clocks | [`clock`] |
+//! | counters | [`metrics`] |
+//! | embedded client files | [`assets`] |
+//! | PGN tags | [`export`] |
+//! | ids and tokens | [`ids`] |
+//! | persistence | [`store`] |
 
+pub mod assets;
+pub mod clock;
 pub mod config;
+pub mod events;
+pub mod export;
+pub mod http;
+pub mod ids;
+pub mod metrics;
+pub mod protocol;
+pub mod room;
+pub mod rooms;
+pub mod socket;
+pub mod state;
 pub mod store;
 
+use std::io::Write;
+use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::sync::Arc;
 
-/// Starts the server and blocks until it shuts down.
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use config::Config;
+use metrics::Metrics;
+use rooms::Rooms;
+use store::{SqliteStore, Store, StoreError};
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("cannot open the store: {0}")]
+    Store(#[from] StoreError),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+}
+
+/// A running server.
+pub struct ServerHandle {
+    addr: SocketAddr,
+    shutdown: watch::Sender<bool>,
+    task: JoinHandle<()>,
+    rooms: Arc<Rooms>,
+}
+
+impl ServerHandle {
+    /// The address actually bound (useful with port 0).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Live games in memory.
+    pub fn live_games(&self) -> usize {
+        self.rooms.live_games()
+    }
+
+    /// Closes every socket (1001), stops the rooms and flushes the store.
+    pub async fn shutdown(self) {
+        let _ = self.shutdown.send(true);
+        let _ = self.task.await;
+    }
+}
+
+/// Starts the server with the SQLite store in `config.data_dir`.
+pub async fn start(config: Config) -> Result<ServerHandle, StartError> {
+    let dir = config.data_dir.clone();
+    let store = tokio::task::spawn_blocking(move || SqliteStore::open(&dir))
+        .await
+        .map_err(|e| StartError::Store(StoreError::Io(e.to_string())))??;
+    start_with_store(config, Arc::new(store)).await
+}
+
+/// Starts the server on any store (tests use `MemoryStore` / `FailingStore`).
+pub async fn start_with_store(
+    config: Config,
+    store: Arc<dyn Store>,
+) -> Result<ServerHandle, StartError> {
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|source| StartError::Bind {
+            addr: config.listen,
+            source,
+        })?;
+    let addr = listener.local_addr().map_err(|source| StartError::Bind {
+        addr: config.listen,
+        source,
+    })?;
+    let (shutdown_tx, shutdown_rx) = watch::channel(false);
+    let rooms = Rooms::new(
+        Arc::clone(&store),
+        Arc::new(config),
+        Arc::new(Metrics::default()),
+        shutdown_rx.clone(),
+    );
+    let restored = rooms.restore_unfinished().await?;
+    tracing::info!(restored, %addr, "server started");
+    let app = http::router(http::AppState {
+        rooms: Arc::clone(&rooms),
+        shutdown: shutdown_rx.clone(),
+    });
+    let mut signal = shutdown_rx;
+    let task = tokio::spawn(async move {
+        let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
+            let _ = signal.wait_for(|stop| *stop).await;
+        });
+        if let Err(error) = serve.await {
+            tracing::error!(%error, "server error");
+        }
+        // Let rooms finish an in-flight commit before the store stops.
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        store.close().await;
+        tracing::info!("server stopped");
+    });
+    Ok(ServerHandle {
+        addr,
+        shutdown: shutdown_tx,
+        task,
+        rooms,
+    })
+}
+
+/// `marseillais serve`: starts the server and blocks until SIGTERM or Ctrl-C.
 pub fn run_blocking(args: config::ServeArgs) -> ExitCode {
-    let _ = args;
-    eprintln!("the server is not written yet");
-    ExitCode::from(2)
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .try_init();
+    let config = match args.into_config() {
+        Ok(config) => config,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: cannot start the runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(async move {
+        let handle = match start(config).await {
+            Ok(handle) => handle,
+            Err(error) => {
+                eprintln!("error: {error}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let mut stdout = std::io::stdout();
+        let _ = writeln!(stdout, "listening on http://{}", handle.addr());
+        let _ = stdout.flush();
+        wait_for_signal().await;
+        tracing::info!("shutting down");
+        handle.shutdown().await;
+        ExitCode::SUCCESS
+    })
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }

@@ -1,0 +1,582 @@
+//! One live game as an actor: a task that owns the [`GameState`], the seats'
+//! presence, the recent versioned events and the sockets to broadcast to,
+//! and handles [`Command`]s one at a time. Serializing a game's commands in
+//! one task is what makes "commit, then acknowledge, then broadcast" simple:
+//! there is no lock at all, let alone one held across the store's `.await`.
+//!
+//! Sockets talk to the room through [`Room::send`]; the room talks back
+//! through each socket's bounded queue with `try_send`, never waiting on a
+//! slow client (a full queue disconnects that client, the game goes on).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use axum::extract::ws::Utf8Bytes;
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot, watch};
+
+use super::events::{Event, now_ms};
+use super::export;
+use super::ids;
+use super::protocol::{ClientMsg, ErrorCode, Refusal, Side, error_msg, server_msg};
+use super::rooms::Rooms;
+use super::state::{GameState, Presence};
+use super::store::Commit;
+use crate::rules::Color;
+
+/// How many recent public events a room keeps for reconnecting clients.
+pub const RECENT_EVENTS: usize = 64;
+
+/// Commands a room's inbox holds before senders wait.
+const INBOX: usize = 256;
+
+pub type ConnId = u64;
+
+/// A seat handed to a player: the HTTP reply to create / join.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct SeatGrant {
+    pub id: String,
+    pub color: Side,
+    pub token: String,
+    pub url: String,
+}
+
+/// A socket's side of the room: where to send it messages.
+pub struct Outbox {
+    pub queue: mpsc::Sender<Utf8Bytes>,
+    /// Set by the room when it drops the socket because its queue was full.
+    pub lagged: Arc<AtomicBool>,
+}
+
+/// What a room can be asked.
+pub enum Command {
+    /// A socket joins the room (as the seat of `token`, if valid) and is
+    /// brought up to date from version `since`.
+    Connect {
+        conn: ConnId,
+        token: Option<String>,
+        since: Option<u64>,
+        outbox: Outbox,
+        done: oneshot::Sender<()>,
+    },
+    Disconnect {
+        conn: ConnId,
+    },
+    /// A parsed client message from a connected socket.
+    Act {
+        conn: ConnId,
+        msg: ClientMsg,
+        received: Instant,
+    },
+    /// HTTP join: take the free seat.
+    Join {
+        reply: oneshot::Sender<Result<SeatGrant, Refusal>>,
+    },
+    /// HTTP: the public state.
+    Snapshot {
+        reply: oneshot::Sender<Value>,
+    },
+    /// HTTP: the comma PGN.
+    Pgn {
+        reply: oneshot::Sender<String>,
+    },
+}
+
+/// The handle to a room task, shared through the rooms map.
+pub struct Room {
+    pub id: String,
+    /// Distinguishes this room task from a later one for the same game.
+    pub instance: u64,
+    tx: mpsc::Sender<Command>,
+}
+
+/// The room task has stopped (retired or shut down); look the game up again.
+#[derive(Debug, Clone, Copy, thiserror::Error)]
+#[error("the room is gone")]
+pub struct Gone;
+
+impl Room {
+    pub async fn send(&self, command: Command) -> Result<(), Gone> {
+        self.tx.send(command).await.map_err(|_| Gone)
+    }
+
+    /// Starts the task of a room for `state` and returns its handle.
+    pub fn spawn(
+        rooms: Arc<Rooms>,
+        state: GameState,
+        recent: Vec<(u64, String)>,
+        instance: u64,
+        shutdown: watch::Receiver<bool>,
+    ) -> Arc<Room> {
+        let (tx, rx) = mpsc::channel(INBOX);
+        let room = Arc::new(Room {
+            id: state.id.clone(),
+            instance,
+            tx,
+        });
+        let now = Instant::now();
+        let mut log: VecDeque<(u64, Utf8Bytes)> = recent
+            .into_iter()
+            .map(|(v, text)| (v, Utf8Bytes::from(text)))
+            .collect();
+        while log.len() > RECENT_EVENTS {
+            log.pop_front();
+        }
+        let task = RoomTask {
+            rooms,
+            instance,
+            state,
+            log,
+            subs: HashMap::new(),
+            away_since: [Some(now), Some(now)],
+            idle_since: now,
+            retry_at: None,
+            rematch_tokens: [None, None],
+        };
+        tokio::spawn(task.run(rx, shutdown));
+        room
+    }
+}
+
+struct Subscriber {
+    outbox: Outbox,
+    seat: Option<Color>,
+}
+
+struct RoomTask {
+    rooms: Arc<Rooms>,
+    instance: u64,
+    state: GameState,
+    log: VecDeque<(u64, Utf8Bytes)>,
+    subs: HashMap<ConnId, Subscriber>,
+    /// Per seat: since when no socket holds it (`None` while connected).
+    away_since: [Option<Instant>; 2],
+    /// Since when the room has had no sockets (for retiring finished games).
+    idle_since: Instant,
+    /// After a failed timeout commit: when to try again.
+    retry_at: Option<Instant>,
+    /// The rematch seats handed out, by old colour, for late reconnects.
+    rematch_tokens: [Option<SeatGrant>; 2],
+}
+
+impl RoomTask {
+    async fn run(mut self, mut rx: mpsc::Receiver<Command>, mut shutdown: watch::Receiver<bool>) {
+        loop {
+            let deadline = self.deadline();
+            tokio::select! {
+                biased;
+                _ = shutdown.changed() => break,
+                command = rx.recv() => match command {
+                    Some(command) => self.handle(command).await,
+                    None => break,
+                },
+                _ = sleep_until(deadline), if deadline.is_some() => self.on_deadline().await,
+            }
+            if self.should_retire(Instant::now()) {
+                self.rooms.remove(&self.state.id, self.instance);
+                tracing::debug!(game = %self.state.id, "room retired");
+                break;
+            }
+        }
+    }
+
+    fn deadline(&self) -> Option<Instant> {
+        let retire = (self.state.is_finished() && self.subs.is_empty())
+            .then(|| self.idle_since + self.rooms.config.retire_after);
+        [self.state.next_deadline(), self.retry_at, retire]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    fn should_retire(&self, now: Instant) -> bool {
+        self.state.is_finished()
+            && self.subs.is_empty()
+            && now >= self.idle_since + self.rooms.config.retire_after
+    }
+
+    async fn on_deadline(&mut self) {
+        self.retry_at = None;
+        self.check_timeouts().await;
+    }
+
+    /// Ends the game if a flag fell or a first turn timed out.
+    async fn check_timeouts(&mut self) {
+        let now = Instant::now();
+        if let Some(event) = self.state.due_timeout(now, now_ms())
+            && self.publish(vec![event], now, None).await.is_err()
+        {
+            self.retry_at = Some(now + Duration::from_secs(1));
+        }
+    }
+
+    async fn handle(&mut self, command: Command) {
+        match command {
+            Command::Connect {
+                conn,
+                token,
+                since,
+                outbox,
+                done,
+            } => {
+                self.subs.insert(conn, Subscriber { outbox, seat: None });
+                self.hello(conn, token, since);
+                let _ = done.send(());
+            }
+            Command::Disconnect { conn } => {
+                if self.subs.remove(&conn).is_some() {
+                    self.after_membership_change();
+                }
+            }
+            Command::Act {
+                conn,
+                msg,
+                received,
+            } => self.act(conn, msg, received).await,
+            Command::Join { reply } => {
+                let result = self.join().await;
+                let _ = reply.send(result);
+            }
+            Command::Snapshot { reply } => {
+                let _ = reply.send(self.state.snapshot(self.presence(), None, Instant::now()));
+            }
+            Command::Pgn { reply } => {
+                let _ = reply.send(export::pgn(&self.state));
+            }
+        }
+    }
+
+    /// Authenticates (when a token is given) and resyncs one socket.
+    fn hello(&mut self, conn: ConnId, token: Option<String>, since: Option<u64>) {
+        if let Some(token) = token {
+            match self.state.seat_of(&token) {
+                Some(color) => {
+                    if let Some(sub) = self.subs.get_mut(&conn) {
+                        sub.seat = Some(color);
+                    }
+                }
+                None => {
+                    let refusal =
+                        Refusal::new(ErrorCode::BadToken, "that token holds no seat in this game");
+                    self.send_to(conn, error_msg(&refusal, None));
+                }
+            }
+        }
+        self.resync(conn, since);
+        let seat = self.subs.get(&conn).and_then(|s| s.seat);
+        if let Some(grant) = seat.and_then(|c| self.rematch_tokens[c as usize].clone()) {
+            self.send_to(conn, rematch_seat_msg(&grant));
+        }
+        self.after_membership_change();
+    }
+
+    /// Sends the events after `since`, or a snapshot when they are not all at hand.
+    fn resync(&mut self, conn: ConnId, since: Option<u64>) {
+        let version = self.state.version();
+        if let Some(v) = since {
+            if v == version {
+                return;
+            }
+            let first_kept = self.log.front().map(|(first, _)| *first);
+            if v < version && first_kept.is_some_and(|first| first <= v + 1) {
+                let missed: Vec<Utf8Bytes> = self
+                    .log
+                    .iter()
+                    .filter(|(ev, _)| *ev > v)
+                    .map(|(_, text)| text.clone())
+                    .collect();
+                for text in missed {
+                    self.send_bytes(conn, text);
+                }
+                return;
+            }
+        }
+        let you = self.subs.get(&conn).and_then(|s| s.seat);
+        let snapshot = self.state.snapshot(self.presence(), you, Instant::now());
+        self.send_to(conn, server_msg("state", Some(version), snapshot));
+    }
+
+    fn presence(&self) -> Presence {
+        let mut presence = Presence::default();
+        for sub in self.subs.values() {
+            match sub.seat {
+                Some(Color::White) => presence.white = true,
+                Some(Color::Black) => presence.black = true,
+                None => presence.spectators += 1,
+            }
+        }
+        presence
+    }
+
+    /// Updates away times and tells everyone who is here.
+    fn after_membership_change(&mut self) {
+        let now = Instant::now();
+        let presence = self.presence();
+        for (color, here) in [
+            (Color::White, presence.white),
+            (Color::Black, presence.black),
+        ] {
+            let away = &mut self.away_since[color as usize];
+            match (here, *away) {
+                (true, _) => *away = None,
+                (false, None) => *away = Some(now),
+                (false, Some(_)) => {}
+            }
+        }
+        if self.subs.is_empty() {
+            self.idle_since = now;
+        }
+        let msg = server_msg(
+            "presence",
+            None,
+            json!({"white": presence.white, "black": presence.black, "spectators": presence.spectators}),
+        );
+        self.broadcast(Utf8Bytes::from(msg));
+    }
+
+    async fn act(&mut self, conn: ConnId, msg: ClientMsg, received: Instant) {
+        let Some(seat) = self.subs.get(&conn).map(|s| s.seat) else {
+            return;
+        };
+        if let ClientMsg::Hello { token, v } = msg {
+            self.hello(conn, token, v);
+            return;
+        }
+        if let ClientMsg::Ping = msg {
+            self.send_to(conn, server_msg("pong", None, json!({})));
+            return;
+        }
+        let ack_id = match &msg {
+            ClientMsg::Move { id, .. } => id.clone(),
+            _ => None,
+        };
+        let Some(color) = seat else {
+            let refusal = Refusal::new(ErrorCode::NotAPlayer, "spectators cannot act in the game");
+            self.send_to(conn, error_msg(&refusal, ack_id.as_deref()));
+            return;
+        };
+        self.check_timeouts().await;
+        let is_move = matches!(msg, ClientMsg::Move { .. });
+        if let Err(refusal) = self.player_action(conn, color, msg).await {
+            self.send_to(conn, error_msg(&refusal, ack_id.as_deref()));
+        } else if is_move {
+            self.rooms.metrics.move_latency.observe(received.elapsed());
+        }
+    }
+
+    async fn player_action(
+        &mut self,
+        conn: ConnId,
+        color: Color,
+        msg: ClientMsg,
+    ) -> Result<(), Refusal> {
+        let now = Instant::now();
+        let at = now_ms();
+        let state = &self.state;
+        let event = match msg {
+            ClientMsg::Move { mv, id } => {
+                if let Some(v) = id.as_deref().and_then(|id| state.acked(color, id)) {
+                    self.send_to(conn, ack_msg(id.as_deref(), v));
+                    return Ok(());
+                }
+                let event = state.decide_move(color, mv, id.clone(), now, at)?;
+                self.publish(vec![event], now, Some((conn, id))).await?;
+                self.rooms
+                    .metrics
+                    .submoves_accepted
+                    .fetch_add(1, Ordering::Relaxed);
+                return Ok(());
+            }
+            ClientMsg::TakebackSubmove => state.decide_takeback(color, at, now)?,
+            ClientMsg::Resign => state.decide_resign(color, now, at)?,
+            ClientMsg::DrawOffer => state.decide_draw_offer(color, now, at)?,
+            ClientMsg::DrawAccept => state.decide_draw_accept(color, now, at)?,
+            ClientMsg::DrawDecline => state.decide_draw_decline(color, at)?,
+            ClientMsg::DrawClaim { claim } => state.decide_claim(color, claim, now, at)?,
+            ClientMsg::Abort => state.decide_abort(now, at)?,
+            ClientMsg::ClaimVictory => {
+                let grace = self.rooms.config.disconnect_grace;
+                let away = self.away_since[(!color) as usize]
+                    .is_some_and(|since| now.saturating_duration_since(since) >= grace);
+                state.decide_claim_victory(color, away, now, at)?
+            }
+            ClientMsg::RematchOffer => match state.decide_rematch_offer(color, at)? {
+                Some(event) => event,
+                None => return self.rematch(now).await,
+            },
+            ClientMsg::RematchAccept => {
+                state.check_rematch_accept(color)?;
+                return self.rematch(now).await;
+            }
+            ClientMsg::Hello { .. } | ClientMsg::Ping => return Ok(()),
+        };
+        self.publish(vec![event], now, None).await
+    }
+
+    /// Creates the rematch game (colours swapped), records it here, and
+    /// hands each player its new seat privately.
+    async fn rematch(&mut self, now: Instant) -> Result<(), Refusal> {
+        let grants = self.rooms.create_rematch(&self.state).await?;
+        let event = Event::Rematch {
+            at_ms: now_ms(),
+            id: grants[0].id.clone(),
+        };
+        self.publish(vec![event], now, None).await?;
+        self.rematch_tokens = grants.map(Some);
+        let targets: Vec<(ConnId, Color)> = self
+            .subs
+            .iter()
+            .filter_map(|(conn, sub)| sub.seat.map(|c| (*conn, c)))
+            .collect();
+        for (conn, color) in targets {
+            if let Some(grant) = self.rematch_tokens[color as usize].clone() {
+                self.send_to(conn, rematch_seat_msg(&grant));
+            }
+        }
+        Ok(())
+    }
+
+    /// HTTP join: the free seat with a fresh token.
+    async fn join(&mut self) -> Result<SeatGrant, Refusal> {
+        let color = self
+            .state
+            .free_seat()
+            .ok_or_else(|| Refusal::new(ErrorCode::SeatTaken, "both seats are taken"))?;
+        let token = ids::new_token();
+        let event = Event::Joined {
+            at_ms: now_ms(),
+            color: color.into(),
+            seat_hash: ids::token_hash(&token),
+        };
+        self.publish(vec![event], Instant::now(), None).await?;
+        self.away_since[color as usize] = Some(Instant::now());
+        Ok(SeatGrant {
+            id: self.state.id.clone(),
+            color: color.into(),
+            token,
+            url: format!("/game/{}", self.state.id),
+        })
+    }
+
+    /// Applies `events` (plus a board ending they cause) to a copy of the
+    /// state, commits them, and only then adopts the copy, acknowledges the
+    /// move and broadcasts. On a store failure nothing changes.
+    async fn publish(
+        &mut self,
+        events: Vec<Event>,
+        now: Instant,
+        ack: Option<(ConnId, Option<String>)>,
+    ) -> Result<(), Refusal> {
+        let mut next = self.state.clone();
+        let mut all = events;
+        let mut messages = Vec::new();
+        let mut applied = 0;
+        loop {
+            while applied < all.len() {
+                let v = next.version() + 1;
+                let msg = next.apply(&all[applied], now).map_err(|e| {
+                    tracing::error!(game = %self.state.id, error = %e, "event refused by the state");
+                    Refusal::new(ErrorCode::NotAvailable, format!("internal error: {e}"))
+                })?;
+                if let Some(msg) = msg {
+                    messages.push((v, Utf8Bytes::from(msg)));
+                }
+                applied += 1;
+            }
+            match next.pending_end(now, now_ms()) {
+                Some(end) => all.push(end),
+                None => break,
+            }
+        }
+        let commit = Commit {
+            game_id: self.state.id.clone(),
+            first_seq: self.state.version() + 1,
+            events: all.iter().map(Event::to_json).collect(),
+            listing: next.listing(),
+        };
+        let started = Instant::now();
+        let result = self.rooms.store.commit(commit).await;
+        self.rooms.metrics.commit_latency.observe(started.elapsed());
+        if let Err(error) = result {
+            tracing::warn!(game = %self.state.id, %error, "commit failed");
+            return Err(Refusal::new(
+                ErrorCode::StoreFailure,
+                "the game could not be saved; nothing was changed, try again",
+            ));
+        }
+        self.state = next;
+        if let Some((conn, id)) = ack {
+            let v = messages.first().map_or(self.state.version(), |(v, _)| *v);
+            self.send_to(conn, ack_msg(id.as_deref(), v));
+        }
+        for (v, text) in messages {
+            self.log.push_back((v, text.clone()));
+            if self.log.len() > RECENT_EVENTS {
+                self.log.pop_front();
+            }
+            self.broadcast(text);
+        }
+        Ok(())
+    }
+
+    fn send_to(&mut self, conn: ConnId, text: String) {
+        self.send_bytes(conn, Utf8Bytes::from(text));
+    }
+
+    fn send_bytes(&mut self, conn: ConnId, text: Utf8Bytes) {
+        let Some(sub) = self.subs.get(&conn) else {
+            return;
+        };
+        if !offer(sub, text) {
+            self.subs.remove(&conn);
+            self.after_membership_change();
+        }
+    }
+
+    /// Sends to every socket; drops (and reports) those that cannot keep up.
+    fn broadcast(&mut self, text: Utf8Bytes) {
+        let dropped: Vec<ConnId> = self
+            .subs
+            .iter()
+            .filter(|(_, sub)| !offer(sub, text.clone()))
+            .map(|(conn, _)| *conn)
+            .collect();
+        if dropped.is_empty() {
+            return;
+        }
+        for conn in &dropped {
+            self.subs.remove(conn);
+        }
+        self.after_membership_change();
+    }
+}
+
+/// Queues `text` for one socket; false when the socket is gone or too slow
+/// (then it is marked lagged so that it closes with a reason).
+fn offer(sub: &Subscriber, text: Utf8Bytes) -> bool {
+    match sub.outbox.queue.try_send(text) {
+        Ok(()) => true,
+        Err(mpsc::error::TrySendError::Full(_)) => {
+            sub.outbox.lagged.store(true, Ordering::Relaxed);
+            false
+        }
+        Err(mpsc::error::TrySendError::Closed(_)) => false,
+    }
+}
+
+fn ack_msg(id: Option<&str>, v: u64) -> String {
+    server_msg("ack", None, json!({"id": id, "v": v}))
+}
+
+fn rematch_seat_msg(grant: &SeatGrant) -> String {
+    server_msg("rematch_seat", None, json!(grant))
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(at) => tokio::time::sleep_until(tokio::time::Instant::from_std(at)).await,
+        None => std::future::pending().await,
+    }
+}

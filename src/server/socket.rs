@@ -1,0 +1,222 @@
+//! One WebSocket connection: reads client frames (size limit, rate limit,
+//! idle timeout with pings), parses them, forwards game actions to the room,
+//! and writes what the room queues for it. One task per connection, no
+//! reader/writer split: the room never waits on it (it uses the bounded
+//! queue), so a blocked write only ever stalls this connection.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, close_code};
+use tokio::sync::{mpsc, oneshot};
+
+use super::config::Config;
+use super::protocol::{ClientMsg, error_msg, parse_client, server_msg};
+use super::room::{Command, ConnId, Outbox, Room};
+use super::rooms::Rooms;
+
+static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
+
+/// Close code for a client that cannot keep up with its messages.
+const TRY_AGAIN_LATER: u16 = 1013;
+
+/// A token bucket: `burst` messages at once, refilled at `rate` per second.
+struct RateLimit {
+    tokens: f64,
+    rate: f64,
+    burst: f64,
+    at: Instant,
+}
+
+impl RateLimit {
+    fn new(config: &Config, now: Instant) -> RateLimit {
+        RateLimit {
+            tokens: config.rate_burst,
+            rate: config.rate_per_sec,
+            burst: config.rate_burst,
+            at: now,
+        }
+    }
+
+    /// Takes one token; false when none is left.
+    fn allow(&mut self, now: Instant) -> bool {
+        let elapsed = now.saturating_duration_since(self.at).as_secs_f64();
+        self.at = now;
+        self.tokens = (self.tokens + elapsed * self.rate).min(self.burst);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// Keeps the connection gauge right however the task ends.
+struct Counted(Arc<Rooms>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.metrics.connections.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Runs one connection to `room` until it closes.
+pub async fn run(
+    mut ws: WebSocket,
+    rooms: Arc<Rooms>,
+    mut room: Arc<Room>,
+    token: Option<String>,
+    since: Option<u64>,
+    mut shutdown: tokio::sync::watch::Receiver<bool>,
+) {
+    rooms.metrics.connections.fetch_add(1, Ordering::Relaxed);
+    let _counted = Counted(Arc::clone(&rooms));
+    let config = Arc::clone(&rooms.config);
+    let conn: ConnId = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
+    let (queue, mut inbox) = mpsc::channel::<Utf8Bytes>(config.outgoing_queue);
+    let lagged = Arc::new(AtomicBool::new(false));
+
+    // Register with the room; if it retired meanwhile, look it up again once.
+    let mut connected = false;
+    for _ in 0..2 {
+        let (done, registered) = oneshot::channel();
+        let command = Command::Connect {
+            conn,
+            token: token.clone(),
+            since,
+            outbox: Outbox {
+                queue: queue.clone(),
+                lagged: Arc::clone(&lagged),
+            },
+            done,
+        };
+        if room.send(command).await.is_ok() && registered.await.is_ok() {
+            connected = true;
+            break;
+        }
+        match rooms.get(&room.id).await {
+            Ok(Some(again)) => room = again,
+            _ => break,
+        }
+    }
+    drop(queue);
+    if !connected {
+        close(&mut ws, close_code::ERROR, "game unavailable").await;
+        return;
+    }
+
+    let mut limit = RateLimit::new(&config, Instant::now());
+    let mut last_heard = Instant::now();
+    let mut last_ping = Instant::now();
+    let tick = config
+        .ping_interval
+        .min(config.idle_timeout / 4)
+        .max(Duration::from_millis(20));
+    let mut ticker = tokio::time::interval(tick);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+
+    let reason: Option<(u16, &str)> = loop {
+        tokio::select! {
+            _ = shutdown.changed() => break Some((close_code::AWAY, "server shutting down")),
+            outgoing = inbox.recv() => match outgoing {
+                Some(text) => {
+                    if ws.send(Message::Text(text)).await.is_err() {
+                        break None;
+                    }
+                }
+                None if lagged.load(Ordering::Relaxed) => {
+                    break Some((TRY_AGAIN_LATER, "outgoing queue full; reconnect with your last v"));
+                }
+                None => break Some((close_code::NORMAL, "game retired")),
+            },
+            incoming = ws.recv() => {
+                let now = Instant::now();
+                let message = match incoming {
+                    Some(Ok(message)) => message,
+                    Some(Err(error)) => {
+                        // tungstenite refuses frames far above our limit itself.
+                        if error.to_string().contains("too long") || error.to_string().contains("Space limit") {
+                            break Some((close_code::SIZE, "message too big"));
+                        }
+                        break None;
+                    }
+                    None => break None,
+                };
+                last_heard = now;
+                let text = match message {
+                    Message::Text(text) => text,
+                    Message::Binary(bytes) => {
+                        if bytes.len() > config.max_message_bytes {
+                            break Some((close_code::SIZE, "message too big"));
+                        }
+                        if !limit.allow(now) {
+                            break Some((close_code::POLICY, "rate limit exceeded"));
+                        }
+                        let refusal = super::protocol::Refusal::new(
+                            super::protocol::ErrorCode::BadJson,
+                            "binary frames are not used; send JSON text",
+                        );
+                        if ws.send(Message::Text(error_msg(&refusal, None).into())).await.is_err() {
+                            break None;
+                        }
+                        continue;
+                    }
+                    Message::Ping(_) | Message::Pong(_) => continue,
+                    Message::Close(_) => break None,
+                };
+                if text.len() > config.max_message_bytes {
+                    break Some((close_code::SIZE, "message too big"));
+                }
+                if !limit.allow(now) {
+                    break Some((close_code::POLICY, "rate limit exceeded"));
+                }
+                match parse_client(text.as_str()) {
+                    Err(refusal) => {
+                        if ws.send(Message::Text(error_msg(&refusal, None).into())).await.is_err() {
+                            break None;
+                        }
+                    }
+                    Ok(ClientMsg::Ping) => {
+                        let pong = server_msg("pong", None, serde_json::json!({}));
+                        if ws.send(Message::Text(pong.into())).await.is_err() {
+                            break None;
+                        }
+                    }
+                    Ok(msg) => {
+                        if room.send(Command::Act { conn, msg, received: now }).await.is_err() {
+                            break Some((close_code::NORMAL, "game retired"));
+                        }
+                    }
+                }
+            }
+            _ = ticker.tick() => {
+                let now = Instant::now();
+                if now.saturating_duration_since(last_heard) >= config.idle_timeout {
+                    break Some((close_code::NORMAL, "idle timeout"));
+                }
+                if now.saturating_duration_since(last_ping) >= config.ping_interval {
+                    last_ping = now;
+                    if ws.send(Message::Ping(Default::default())).await.is_err() {
+                        break None;
+                    }
+                }
+            }
+        }
+    };
+    let _ = room.send(Command::Disconnect { conn }).await;
+    if let Some((code, why)) = reason {
+        tracing::debug!(conn, code, why, "closing connection");
+        close(&mut ws, code, why).await;
+    }
+}
+
+async fn close(ws: &mut WebSocket, code: u16, reason: &str) {
+    let frame = CloseFrame {
+        code,
+        reason: Utf8Bytes::from(reason.to_string()),
+    };
+    let _ =
+        tokio::time::timeout(Duration::from_secs(2), ws.send(Message::Close(Some(frame)))).await;
+}
