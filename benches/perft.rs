@@ -1,0 +1,87 @@
+//! Perft speed: our engine against cozy-chess on orthodox perft, both with a
+//! full make-move at every node (no bulk counting at the last ply), and our
+//! Marseillais perft. Criterion reports nodes per second as "elem/s".
+//!
+//! Run with `cargo bench --bench perft`; the figures are in docs/performance.md.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use marseillais::rules::perft::perft;
+use marseillais::rules::{Position, Rules};
+
+const INITIAL: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+/// Kiwipete at a Marseillais turn start (fullmove 5, so phase 1).
+const KIWIPETE_MARSEILLAIS: &str =
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 5";
+
+/// cozy-chess perft with the same work per node as ours: generate the legal
+/// moves, copy the board, play each move, recurse to depth 0.
+fn cozy_perft(board: &cozy_chess::Board, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let mut nodes = 0;
+    board.generate_moves(|moves| {
+        for mv in moves {
+            let mut child = board.clone();
+            child.play_unchecked(mv);
+            nodes += cozy_perft(&child, depth - 1);
+        }
+        false
+    });
+    nodes
+}
+
+fn orthodox(fen: &str) -> Position {
+    Position::from_fen(fen, Rules::Orthodox).expect("benchmark FEN parses")
+}
+
+fn cozy(fen: &str) -> cozy_chess::Board {
+    fen.parse().expect("benchmark FEN parses")
+}
+
+fn orthodox_perft(c: &mut Criterion) {
+    for (name, fen, depth) in [("initial", INITIAL, 5), ("kiwipete", KIWIPETE, 4)] {
+        let ours = orthodox(fen);
+        let theirs = cozy(fen);
+        let nodes = perft(&ours, depth);
+        assert_eq!(
+            nodes,
+            cozy_perft(&theirs, depth),
+            "{name}: engines disagree"
+        );
+        let mut group = c.benchmark_group(format!("orthodox {name} depth {depth}"));
+        group.throughput(Throughput::Elements(nodes));
+        group.sample_size(10);
+        group.measurement_time(Duration::from_secs(4));
+        group.bench_function("marseillais", |b| {
+            b.iter(|| perft(black_box(&ours), black_box(depth)))
+        });
+        group.bench_function("cozy-chess", |b| {
+            b.iter(|| cozy_perft(black_box(&theirs), black_box(depth)))
+        });
+        group.finish();
+    }
+}
+
+fn marseillais_perft(c: &mut Criterion) {
+    let initial = Position::initial();
+    let kiwipete: Position = KIWIPETE_MARSEILLAIS.parse().expect("benchmark FEN parses");
+    for (name, position, depth) in [("initial", initial, 5), ("kiwipete", kiwipete, 4)] {
+        let nodes = perft(&position, depth);
+        let mut group = c.benchmark_group(format!("marseillais {name} depth {depth}"));
+        group.throughput(Throughput::Elements(nodes));
+        group.sample_size(10);
+        group.measurement_time(Duration::from_secs(4));
+        group.bench_function("marseillais", |b| {
+            b.iter(|| perft(black_box(&position), black_box(depth)))
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, orthodox_perft, marseillais_perft);
+criterion_main!(benches);
