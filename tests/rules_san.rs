@@ -267,6 +267,10 @@ fn strict_reading_reports_other_non_standard_forms_but_accepts_zeros() {
         Err(StrictSanError::Issue(SanIssue::NonStandard { .. }))
     ));
     assert!(matches!(
+        san::parse_strict(&p, "a8=q"),
+        Err(StrictSanError::Issue(SanIssue::NonStandard { .. }))
+    ));
+    assert!(matches!(
         san::parse_strict(&p, "b8=Q+"),
         Err(StrictSanError::Issue(SanIssue::NonStandard { .. }))
     ));

@@ -34,6 +34,7 @@ pub use board::Board;
 pub use fen::FenError;
 pub use game::{Claim, Game, GameError};
 pub use outcome::{Outcome, Termination};
+pub use pgn::{GameResult, ImportedGame, PgnError, PgnTags};
 pub use position::{Phase, PlayError, Position, Rules};
 pub use san::{SanError, SanIssue, StrictSanError};
 pub use submove::{SubMove, SubMoveList, UciError};

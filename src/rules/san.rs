@@ -186,8 +186,8 @@ enum Parsed {
         hyphen: bool,
         to: Square,
         promotion: Option<Piece>,
-        /// The promotion piece came without its `=`.
-        promotion_without_equals: bool,
+        /// The promotion came without its `=` or in lower case.
+        promotion_nonstandard: bool,
     },
 }
 
@@ -277,16 +277,17 @@ fn parse_move(bytes: &[u8]) -> Option<Parsed> {
         None => (Piece::Pawn, false, bytes),
     };
     let mut promotion = None;
-    let mut promotion_without_equals = false;
+    let mut promotion_nonstandard = false;
     if let [head @ .., before, last] = body
         && let Some(p) = promotion_of(*last)
     {
         if *before == b'=' {
             promotion = Some(p);
+            promotion_nonstandard = last.is_ascii_lowercase();
             body = head;
         } else if rank_of(*before).is_some() {
             promotion = Some(p);
-            promotion_without_equals = true;
+            promotion_nonstandard = true;
             body = &body[..body.len() - 1];
         }
     }
@@ -318,7 +319,7 @@ fn parse_move(bytes: &[u8]) -> Option<Parsed> {
         hyphen,
         to,
         promotion,
-        promotion_without_equals,
+        promotion_nonstandard,
     })
 }
 
@@ -401,7 +402,7 @@ pub fn parse_checked(
             hyphen,
             to,
             promotion,
-            promotion_without_equals,
+            promotion_nonstandard,
         } => {
             let capture_right = capture == position.is_capture(mv);
             let (need_file, need_rank) = if position.is_castling(mv) {
@@ -423,7 +424,7 @@ pub fn parse_checked(
             let form_ok = capture_right
                 && !hyphen
                 && !explicit_pawn
-                && !promotion_without_equals
+                && !promotion_nonstandard
                 && !position.is_castling(mv);
             if form_ok && written_core != standard_core && covers {
                 issues.push(SanIssue::OverDisambiguated {
