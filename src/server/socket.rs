@@ -18,6 +18,9 @@ use super::rooms::Rooms;
 
 static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
+/// How long a closing connection waits for the client's close frame.
+const CLOSE_WAIT: Duration = Duration::from_secs(3);
+
 /// Close code for a client that cannot keep up with its messages.
 const TRY_AGAIN_LATER: u16 = 1013;
 
@@ -212,11 +215,22 @@ pub async fn run(
     }
 }
 
+/// Sends a close frame and waits (bounded) for the client's answering close,
+/// so that the client reads our code and reason before the TCP connection goes.
 async fn close(ws: &mut WebSocket, code: u16, reason: &str) {
     let frame = CloseFrame {
         code,
         reason: Utf8Bytes::from(reason.to_string()),
     };
-    let _ =
-        tokio::time::timeout(Duration::from_secs(2), ws.send(Message::Close(Some(frame)))).await;
+    let handshake = async {
+        if ws.send(Message::Close(Some(frame))).await.is_err() {
+            return;
+        }
+        while let Some(Ok(message)) = ws.recv().await {
+            if matches!(message, Message::Close(_)) {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(CLOSE_WAIT, handshake).await;
 }
