@@ -226,8 +226,27 @@ impl Replayer {
         });
     }
 
-    /// Plays one turn's text (`e5,Nc6`, `e4`, `,gxf6`).
+    /// Plays one turn's text (`e5,Nc6`, `e4`, `,gxf6`). When not even its
+    /// first sub-move can be played, the notes about its move number and
+    /// commas are dropped: the text was probably not a turn at all, and the
+    /// error says more.
     fn turn(
+        &mut self,
+        text: &str,
+        line: usize,
+        spaced: bool,
+        number: Option<Number>,
+    ) -> Result<(), PgnError> {
+        let notes_before = self.notes.len();
+        let played_before = self.game.submoves().len();
+        let result = self.play_turn(text, line, spaced, number);
+        if result.is_err() && self.game.submoves().len() == played_before {
+            self.notes.truncate(notes_before);
+        }
+        result
+    }
+
+    fn play_turn(
         &mut self,
         text: &str,
         line: usize,
