@@ -1,0 +1,127 @@
+//! Durability: a game goes on after the server restarts (gracefully in
+//! process, or killed with SIGKILL as a real process), acknowledged moves
+//! are never lost, retried ack ids are not applied twice, and finished games
+//! still export.
+
+mod server_support;
+
+use std::net::SocketAddr;
+use std::process::Stdio;
+
+use serde_json::{Value, json};
+use server_support::{Client, TestServer, WAIT, http, s};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+#[tokio::test]
+async fn a_game_goes_on_after_an_in_process_restart_with_moves_seats_and_clocks() {
+    let mut server = TestServer::start().await;
+    let clock = json!({"base_secs": 300, "increment_secs": 5});
+    let (id, white_token, black_token) = server.game_between_two(json!({"clock": clock})).await;
+    let (finished, finished_white, _) = server.game_between_two(json!({})).await;
+    {
+        let mut white = server.connect(&id, &format!("token={white_token}")).await;
+        let mut black = server.connect(&id, &format!("token={black_token}")).await;
+        white.play("e2e4", "w1").await;
+        black.play("f7f6", "b1").await;
+        black.play("g7g5", "b2").await;
+        let mut done = server
+            .connect(&finished, &format!("token={finished_white}"))
+            .await;
+        done.send(json!({"t": "resign"})).await;
+        done.expect("end").await;
+    }
+    let before_pgn = server.pgn(&finished).await;
+    server.restart().await;
+
+    let mut white = server.connect(&id, &format!("token={white_token}")).await;
+    let state = white.expect("state").await;
+    assert_eq!(state["d"]["you"], "white");
+    let sans: Vec<String> = state["d"]["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .map(|m| s(&m["san"]))
+        .collect();
+    assert_eq!(sans, ["e4", "f6", "g5"]);
+    assert_eq!(state["d"]["clock"]["running"], "white");
+    assert_eq!(state["d"]["clock"]["black"], 300_000, "no clock ran before");
+    assert!(
+        state["d"]["clock"]["white"]
+            .as_u64()
+            .is_some_and(|ms| ms <= 300_000 && ms > 250_000)
+    );
+    // A retried ack id from before the restart is acknowledged, not replayed.
+    white.mv("e2e4", "w1").await;
+    let ack = white.expect("ack").await;
+    assert_eq!(ack["d"]["v"].as_u64(), Some(2));
+    white.play("d1h5", "w2").await;
+    assert_eq!(white.expect("end").await["d"]["reason"], "checkmate");
+    assert!(server.pgn(&id).await.contains("1. e4 f6,g5 2. Qh5# 1-0"));
+    assert_eq!(server.pgn(&finished).await, before_pgn);
+    server.stop().await;
+}
+
+/// The real binary on a data directory; returns it and its address.
+async fn spawn_binary(dir: &std::path::Path) -> (Child, SocketAddr) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_marseillais"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the server binary");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let line = tokio::time::timeout(WAIT, lines.next_line())
+        .await
+        .expect("the server prints its address in time")
+        .expect("read stdout")
+        .expect("a line");
+    let addr = line
+        .strip_prefix("listening on http://")
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+    (child, addr)
+}
+
+#[tokio::test]
+async fn acknowledged_moves_survive_a_kill_9_of_the_real_binary() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (mut child, addr) = spawn_binary(dir.path()).await;
+    let (status, created) = http(addr, "POST", "/api/games", Some(r#"{"color":"white"}"#)).await;
+    assert_eq!(status, 201);
+    let created: Value = serde_json::from_str(&created).expect("json");
+    let id = s(&created["id"]);
+    let white_token = s(&created["token"]);
+    let (_, joined) = http(addr, "POST", &format!("/api/games/{id}/join"), None).await;
+    let black_token = s(&serde_json::from_str::<Value>(&joined).expect("json")["token"]);
+    let mut white = Client::connect(addr, &id, &format!("token={white_token}")).await;
+    let mut black = Client::connect(addr, &id, &format!("token={black_token}")).await;
+    white.play("e2e4", "1").await;
+    black.play("e7e5", "1").await;
+    black.mv("g8f6", "2").await;
+    let acked = black.expect("ack").await;
+    // SIGKILL right after the acknowledgement: no graceful anything.
+    child.kill().await.expect("kill -9");
+    let _ = child.wait().await;
+
+    let (_child, addr) = spawn_binary(dir.path()).await;
+    let mut black = Client::connect(addr, &id, &format!("token={black_token}")).await;
+    let state = black.expect("state").await;
+    assert_eq!(state["v"], acked["d"]["v"]);
+    let moves: Vec<String> = state["d"]["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .map(|m| s(&m["uci"]))
+        .collect();
+    assert_eq!(moves, ["e2e4", "e7e5", "g8f6"]);
+    assert_eq!(state["d"]["turn"], "white");
+    let mut white = Client::connect(addr, &id, &format!("token={white_token}")).await;
+    white.play("d2d4", "2").await;
+    let (_, pgn) = http(addr, "GET", &format!("/game/{id}.pgn"), None).await;
+    assert!(pgn.contains("1. e4 e5,Nf6 2. d4"), "{pgn}");
+}
