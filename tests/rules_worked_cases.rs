@@ -1,11 +1,13 @@
 //! The worked cases of `rules.md` section 7, one test each, named after the
 //! rule the case proves. Moves are played in UCI through `Position::play` or
 //! `Game::play`; the assertions are exact legal-move sets, phases, sides,
-//! FENs and outcomes. The SAN/PGN expectations of cases 1, 2, 5, 6, 19 and
-//! 22 are checked in the notation section at the end of this file.
+//! FENs and outcomes. Where the spec's expectation is SAN or comma PGN
+//! (cases 1, 2, 5, 6, 19, 22) the test also checks the notation, and the PGN
+//! is read back to the same game.
 
 mod rules_util;
 
+use marseillais::rules::pgn::{movetext, read_game};
 use marseillais::rules::{
     Claim, Color, Game, GameError, Outcome, Phase, PlayError, Position, Square, Termination,
 };
@@ -56,12 +58,32 @@ fn first_turn_is_one_submove_and_every_later_turn_two() {
             (Color::Black, 2, 2),
         ]
     );
+    assert_eq!(movetext(&game), "1. e4 e5,Nc6 2. Qh5,Nf3 g6,gxh5 *");
+    let imported = read_game("1. e4 e5,Nc6 2. Qh5,Nf3 g6,gxh5 *")
+        .and_then(Result::ok)
+        .map(|imported| imported.game);
+    assert_eq!(
+        imported.map(|g| g.submoves().to_vec()),
+        Some(game.submoves().to_vec())
+    );
+}
+
+/// The SAN of each sub-move of `moves` played from `start`, comma-joined.
+fn san_line(start: &Position, moves: &str) -> String {
+    let mut position = *start;
+    let mut sans = Vec::new();
+    for uci in moves.split(' ') {
+        sans.push(position.san(mv(uci)));
+        position = play(&position, uci);
+    }
+    sans.join(",")
 }
 
 /// Case 2.
 #[test]
 fn check_on_first_submove_ends_the_turn() {
     let start = pos("rnbqkbnr/ppp2ppp/8/3pp3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3");
+    assert_eq!(start.san(mv("f1b5")), "Bb5+");
     let after = play(&start, "f1b5");
     assert_eq!(after.side_to_move(), Color::Black);
     assert_eq!(after.phase(), Phase::First);
@@ -115,7 +137,9 @@ fn king_cannot_step_into_check_on_s1_and_out_on_s2() {
 #[test]
 fn checkmate_on_first_submove_ends_the_game_without_s2() {
     let mut game = Game::new(pos("k7/8/1K6/8/8/8/7Q/8 w - - 0 5"));
+    assert_eq!(game.position().san(mv("h2h8")), "Qh8#");
     play_game(&mut game, "h2h8");
+    assert_eq!(movetext(&game), "5. Qh8# 1-0");
     let outcome = win(Color::White, Termination::Checkmate);
     assert_eq!(game.outcome(), Some(outcome));
     assert_eq!(outcome.result_str(), "1-0");
@@ -146,6 +170,8 @@ fn checkmate_on_second_submove_wins() {
         Some(win(Color::White, Termination::Checkmate))
     );
     assert_eq!(game.position().fen(), "1R5k/6pp/8/8/8/8/8/6K1 b - - 1 5");
+    assert_eq!(san_line(game.start(), "b1b7 b7b8"), "Rxb7,Rb8#");
+    assert_eq!(movetext(&game), "5. Rxb7,Rb8# 1-0");
 }
 
 /// Case 7.
@@ -304,7 +330,9 @@ fn castling_through_an_attacked_square_is_illegal() {
 /// Case 19.
 #[test]
 fn castling_that_gives_check_ends_the_turn() {
-    let after = play(&pos("5k2/8/8/8/8/8/8/4K2R w K - 0 5"), "e1g1");
+    let start = pos("5k2/8/8/8/8/8/8/4K2R w K - 0 5");
+    assert_eq!(start.san(mv("e1g1")), "O-O+");
+    let after = play(&start, "e1g1");
     assert_eq!(after.side_to_move(), Color::Black);
     assert_eq!(after.phase(), Phase::First);
     assert_eq!(after.checkers(), Square::F1.bitboard());
@@ -334,6 +362,8 @@ fn castling_is_legal_as_the_second_submove() {
 #[test]
 fn promotion_that_gives_check_ends_the_turn() {
     let start = pos("7k/P7/8/8/8/8/8/K7 w - - 0 5");
+    assert_eq!(start.san(mv("a7a8q")), "a8=Q+");
+    assert_eq!(start.san(mv("a7a8n")), "a8=N");
     let queen = play(&start, "a7a8q");
     assert_eq!(queen.side_to_move(), Color::Black);
     assert_eq!(queen.phase(), Phase::First);
