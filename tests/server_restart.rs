@@ -125,3 +125,85 @@ async fn acknowledged_moves_survive_a_kill_9_of_the_real_binary() {
     let (_, pgn) = http(addr, "GET", &format!("/game/{id}.pgn"), None).await;
     assert!(pgn.contains("1. e4 e5,Nf6 2. d4"), "{pgn}");
 }
+
+#[tokio::test]
+async fn a_move_the_store_refuses_is_neither_acknowledged_nor_broadcast() {
+    use marseillais::server::store::{FailingStore, MemoryStore};
+    use std::sync::Arc;
+    let failing = FailingStore::new(Arc::new(MemoryStore::new()));
+    let switch = failing.switch();
+    let server = TestServer::start_on_store(Arc::new(failing)).await;
+    let (id, white_token, black_token) = server.game_between_two(json!({})).await;
+    let mut white = server.connect(&id, &format!("token={white_token}")).await;
+    let mut black = server.connect(&id, &format!("token={black_token}")).await;
+    let state = black.expect("state").await;
+    switch.store(true, std::sync::atomic::Ordering::SeqCst);
+    white.mv("e2e4", "1").await;
+    let error = white.expect("error").await;
+    assert_eq!(error["d"]["code"], "store_failure");
+    assert_eq!(error["d"]["id"], "1");
+    switch.store(false, std::sync::atomic::Ordering::SeqCst);
+    // The same ack id was never accepted, so the retry is applied now, once.
+    let event = white.play("e2e4", "1").await;
+    assert_eq!(event["v"].as_u64(), state["v"].as_u64().map(|v| v + 1));
+    let seen = black.expect("move").await;
+    assert_eq!(seen["v"], event["v"]);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_finished_game_leaves_memory_and_is_still_served_from_the_store() {
+    let server =
+        TestServer::start_with(|c| c.retire_after = std::time::Duration::from_millis(100)).await;
+    let (id, white_token, _) = server.game_between_two(json!({})).await;
+    {
+        let mut white = server.connect(&id, &format!("token={white_token}")).await;
+        white.play("e2e4", "1").await;
+        white.send(json!({"t": "resign"})).await;
+        white.expect("end").await;
+    }
+    let mut retired = false;
+    for _ in 0..100 {
+        if server.live_games() == 0 {
+            retired = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(retired, "the finished room stayed in memory");
+    let pgn = server.pgn(&id).await;
+    assert!(pgn.contains("[Termination \"resignation\"]"), "{pgn}");
+    let mut spectator = server.connect(&id, "").await;
+    let state = spectator.expect("state").await;
+    assert_eq!(state["d"]["outcome"]["winner"], "black");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_client_whose_outgoing_queue_overflows_is_dropped_and_resyncs_by_version() {
+    let server = TestServer::start_with(|c| c.outgoing_queue = 2).await;
+    let (id, white_token, black_token) = server.game_between_two(json!({})).await;
+    let mut white = server.connect(&id, &format!("token={white_token}")).await;
+    let mut black = server.connect(&id, &format!("token={black_token}")).await;
+    white.play("e2e4", "1").await;
+    black.play("f7f6", "1").await;
+    black.play("g7g5", "2").await;
+    // The mating move queues three messages at once for White (ack, move,
+    // end) while its queue holds two: White is dropped, the game is not.
+    white.mv("d1h5", "2").await;
+    let (code, reason) = white.expect_close().await;
+    assert_eq!(code, 1013, "{reason}");
+    let last_v = white
+        .seen
+        .iter()
+        .filter_map(|m| m["v"].as_u64())
+        .max()
+        .expect("some versioned event");
+    let end = black.expect("end").await;
+    let mut again = server
+        .connect(&id, &format!("token={white_token}&v={last_v}"))
+        .await;
+    let missed = again.expect("end").await;
+    assert_eq!(missed, end);
+    server.stop().await;
+}

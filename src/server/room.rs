@@ -280,7 +280,15 @@ impl RoomTask {
                 return;
             }
             let first_kept = self.log.front().map(|(first, _)| *first);
-            if v < version && first_kept.is_some_and(|first| first <= v + 1) {
+            // Replaying is only worth it when it fits in the socket's queue
+            // (with room for presence); otherwise one snapshot is better.
+            let room_left = self
+                .subs
+                .get(&conn)
+                .map_or(0, |sub| sub.outbox.queue.capacity());
+            let missing = usize::try_from(version - v.min(version)).unwrap_or(usize::MAX);
+            if v < version && first_kept.is_some_and(|first| first <= v + 1) && missing < room_left
+            {
                 let missed: Vec<Utf8Bytes> = self
                     .log
                     .iter()

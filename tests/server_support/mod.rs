@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use marseillais::server::config::Config;
-use marseillais::server::{ServerHandle, start};
+use marseillais::server::store::Store;
+use marseillais::server::{ServerHandle, start, start_with_store};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -40,6 +41,24 @@ impl TestServer {
             dir,
             config,
         }
+    }
+
+    /// A server on another store (e.g. a `FailingStore`); not restartable.
+    pub async fn start_on_store(store: std::sync::Arc<dyn Store>) -> TestServer {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let config = Config::new(SocketAddr::from(([127, 0, 0, 1], 0)), dir.path());
+        let handle = start_with_store(config.clone(), store)
+            .await
+            .expect("server starts");
+        TestServer {
+            handle: Some(handle),
+            dir,
+            config,
+        }
+    }
+
+    pub fn live_games(&self) -> usize {
+        self.handle.as_ref().expect("running").live_games()
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -267,6 +286,11 @@ impl Client {
                     return (u16::from(frame.code), frame.reason.to_string());
                 }
                 Ok(Some(Ok(Message::Close(None)))) => panic!("close without code"),
+                Ok(Some(Ok(Message::Text(text)))) => {
+                    if let Ok(v) = serde_json::from_str(text.as_str()) {
+                        self.seen.push(v);
+                    }
+                }
                 Ok(Some(Ok(_))) => continue,
             }
         }
