@@ -172,6 +172,13 @@ async fn a_message_over_the_size_limit_closes_with_1009() {
     client.send_text(&big).await;
     let (code, reason) = client.expect_close().await;
     assert_eq!(code, 1009, "{reason}");
+    // Far above the limit, the WebSocket layer itself refuses the frame.
+    let mut huge_sender = server.connect(&id, "").await;
+    huge_sender.expect("state").await;
+    let huge = json!({"t": "ping", "d": {"pad": "x".repeat(100_000)}}).to_string();
+    huge_sender.send_text(&huge).await;
+    let (code, reason) = huge_sender.expect_close().await;
+    assert_eq!(code, 1009, "{reason}");
     server.stop().await;
 }
 

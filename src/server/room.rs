@@ -448,10 +448,14 @@ impl RoomTask {
 
     /// HTTP join: the free seat with a fresh token.
     async fn join(&mut self) -> Result<SeatGrant, Refusal> {
-        let color = self
-            .state
-            .free_seat()
-            .ok_or_else(|| Refusal::new(ErrorCode::SeatTaken, "both seats are taken"))?;
+        let color = self.state.free_seat().ok_or_else(|| {
+            let why = if self.state.is_finished() {
+                "the game is over"
+            } else {
+                "both seats are taken"
+            };
+            Refusal::new(ErrorCode::SeatTaken, why)
+        })?;
         let token = ids::new_token();
         let event = Event::Joined {
             at_ms: now_ms(),

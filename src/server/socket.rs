@@ -166,7 +166,12 @@ pub async fn run(
                         }
                         continue;
                     }
-                    Message::Ping(_) | Message::Pong(_) => continue,
+                    Message::Ping(_) | Message::Pong(_) => {
+                        if !limit.allow(now) {
+                            break Some((close_code::POLICY, "rate limit exceeded"));
+                        }
+                        continue;
+                    }
                     Message::Close(_) => break None,
                 };
                 if text.len() > config.max_message_bytes {
