@@ -158,8 +158,8 @@ fn after_en_passant(model: &Model, from: Square, target: Square) -> Option<(Boar
     let mut text = String::new();
     for rank in (0..8).rev() {
         let mut empty = 0;
-        for file in 0..8 {
-            match rows[rank][file] {
+        for &cell in &rows[rank] {
+            match cell {
                 '.' => empty += 1,
                 c => {
                     if empty > 0 {
@@ -375,11 +375,7 @@ fn reference_insufficient(board: &Board) -> bool {
             Some(_) => return false,
         }
     }
-    match (knights, bishop_colours.len()) {
-        (0, 0 | 1) => true,
-        (1, 0) => true,
-        _ => false,
-    }
+    matches!((knights, bishop_colours.len()), (0, 0 | 1) | (1, 0))
 }
 
 /// Prefers en passant and double steps so that the rules of section 2 are
