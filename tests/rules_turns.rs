@@ -300,3 +300,15 @@ fn off_board_endings_are_declared_and_board_endings_are_not() {
     };
     assert_eq!(game.declare(agreement), Err(GameError::GameOver(resign)));
 }
+
+#[test]
+fn counters_at_their_largest_value_do_not_overflow() {
+    // A FEN may carry any u32; a sub-move must not panic on it.
+    let halfmove = pos("4k3/8/8/8/8/8/8/R3K3 w - - 4294967295 5 2");
+    let after = play(&halfmove, "a1a2");
+    assert_eq!(after.halfmove_clock(), u32::MAX);
+    let fullmove = pos("4k3/8/8/8/8/8/8/R3K3 b - - 0 4294967295 2");
+    let after = play(&fullmove, "e8d8");
+    assert_eq!(after.side_to_move(), Color::White);
+    assert_eq!(after.fullmove_number(), u32::MAX);
+}

@@ -345,10 +345,11 @@ impl Position {
         }
         next.set_castling(self.castling.after_touching(mv.from).after_touching(mv.to));
 
+        // Saturating: a FEN may carry any u32, and bad input never panics.
         next.halfmove = if moved == Piece::Pawn || captured.is_some() {
             0
         } else {
-            self.halfmove + 1
+            self.halfmove.saturating_add(1)
         };
 
         let double_step = (moved == Piece::Pawn
@@ -380,7 +381,7 @@ impl Position {
             next.side = them;
             next.hash ^= zobrist::side(Color::Black);
             if us == Color::Black {
-                next.fullmove += 1;
+                next.fullmove = next.fullmove.saturating_add(1);
             }
             next.phase = match self.rules {
                 Rules::Marseillais => Phase::First,
