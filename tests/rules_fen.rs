@@ -161,3 +161,74 @@ fn fen_reader_never_panics_on_garbage() {
         assert!(text.parse::<Position>().is_err(), "{text:?}");
     }
 }
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// FEN-like text: the characters a FEN uses, in any order and length.
+    fn fen_like() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            proptest::sample::select(
+                "pnbrqkPNBRQK12345678/ wb-KQkqacdefgh036,s9x"
+                    .chars()
+                    .collect::<Vec<_>>(),
+            ),
+            0..90,
+        )
+        .prop_map(|chars| chars.into_iter().collect())
+    }
+
+    /// A valid placement with random extra fields, so the reader's later
+    /// checks (castling, en passant, phase, counters) see many combinations.
+    fn fen_with_random_fields() -> impl Strategy<Value = String> {
+        (
+            proptest::sample::select(vec![
+                "4k3/3p1p2/8/4P1P1/8/8/8/4K3",
+                "4k3/8/8/3pPpP1/8/8/8/4K3",
+                "r3k2r/8/8/8/8/8/8/R3K2R",
+                "4k3/8/3P4/5pP1/8/8/8/4K3",
+                "4k3/8/8/8/3pP3/8/8/4K3",
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR",
+            ]),
+            proptest::sample::select(vec!["w", "b"]),
+            proptest::sample::select(vec!["-", "KQkq", "K", "q", "Kk"]),
+            proptest::sample::select(vec!["-", "d6", "f6", "d6,f6", "e3", "d3,e3", "e3,d6"]),
+            0u32..200,
+            1u32..100,
+            proptest::sample::select(vec!["", " 1", " 2", " s"]),
+        )
+            .prop_map(|(placement, side, castling, ep, half, full, phase)| {
+                format!("{placement} {side} {castling} {ep} {half} {full}{phase}")
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn reader_never_panics_on_fen_like_text(text in fen_like()) {
+            let _ = text.parse::<Position>();
+        }
+
+        #[test]
+        fn every_accepted_fen_writes_back_to_an_equal_position_and_plays(fen in fen_with_random_fields()) {
+            if let Ok(position) = fen.parse::<Position>() {
+                let written = position.fen();
+                prop_assert_eq!(written.parse::<Position>(), Ok(position), "{}", fen);
+                // Draw rules do not stop move generation (perft needs it),
+                // but they do stop play.
+                let moves = if position.board_outcome().is_some() {
+                    Default::default()
+                } else {
+                    position.legal_submoves()
+                };
+                for mv in moves {
+                    let next = position.play(mv);
+                    prop_assert!(next.is_ok(), "{} {}", fen, mv);
+                    if let Ok(next) = next {
+                        prop_assert_eq!(next.fen().parse::<Position>(), Ok(next), "{} {}", fen, mv);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -15,6 +15,7 @@
 //! `MAX_SUBMOVES` sub-moves) and seeded, so a failure replays identically.
 
 use std::collections::BTreeSet;
+use std::str::FromStr;
 
 use cozy_chess::{Board, Color, File, Move, Piece, Rank, Square};
 use marseillais::rules::{Outcome, Phase, Position, SubMove, Termination};
@@ -418,6 +419,8 @@ fn random_games_match_the_reference_sub_move_by_sub_move() {
             for _ in 0..MAX_SUBMOVES {
                 let where_ = format!("{start_fen} after {history:?}");
                 assert_eq!(position.fen(), model_fen(&model), "FEN differs: {where_}");
+                let reread = Position::from_str(&position.fen());
+                assert_eq!(reread.as_ref(), Ok(&position), "FEN reads back: {where_}");
                 let legal = position.legal_submoves();
                 let ours: BTreeSet<String> = legal.iter().map(|m| m.to_string()).collect();
                 assert_eq!(
