@@ -1,0 +1,473 @@
+//! `loadgen`: plays many concurrent random games against the marseillais
+//! server over loopback, with spectators, and reports accepted sub-moves per
+//! second, move-to-opponent latency (mover's send to the opponent's
+//! receipt), connections and server memory; beside it, a plain WebSocket
+//! echo round trip measured in the same run as the floor.
+//!
+//! By default it starts the real server itself (the `marseillais` binary
+//! next to this one, fresh data directory, durability on) and stops it at
+//! the end; `--addr` uses a running server instead. See docs/performance.md.
+//!
+//! | concept | module |
+//! |---|---|
+//! | one game slot: players, spectators, pacing | `game` |
+//! | the echo floor | `echo` |
+//! | idle memory per room / connection | `idle` |
+//! | the server process, its memory and counters | `server` |
+//! | WebSocket client, reading server messages | `ws` |
+//! | tiny HTTP client | `http` |
+//! | latency samples and counters | `stats` |
+//!
+//! The modules live in `src/bin/loadgen/` (a binary's root resolves `mod` next
+//! to itself, hence the `#[path]`s).
+
+#[path = "loadgen/echo.rs"]
+mod echo;
+#[path = "loadgen/game.rs"]
+mod game;
+#[path = "loadgen/http.rs"]
+mod http;
+#[path = "loadgen/idle.rs"]
+mod idle;
+#[path = "loadgen/server.rs"]
+mod server;
+#[path = "loadgen/stats.rs"]
+mod stats;
+#[path = "loadgen/ws.rs"]
+mod ws;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::{Parser, ValueEnum};
+use serde::Serialize;
+use tokio::sync::{Semaphore, watch};
+
+use game::{Plan, Window};
+use server::{Memory, ServerCounters};
+use stats::{Percentiles, Samples, Tally};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Mode {
+    /// Every game moves at `--rate` sub-moves per second.
+    Steady,
+    /// Every game moves as soon as it may, capped at `--rate` (default 24/s,
+    /// under the server's per-connection message limit of 20/s per player).
+    Saturate,
+    /// Idle rooms and idle connections: memory per object.
+    Idle,
+}
+
+#[derive(Parser, Debug)]
+#[command(name = "loadgen", about = "Load generator for the marseillais server")]
+struct Args {
+    #[arg(long, value_enum, default_value = "steady")]
+    mode: Mode,
+    /// Concurrent games.
+    #[arg(long, default_value_t = 1000)]
+    games: usize,
+    /// Spectators per game.
+    #[arg(long, default_value_t = 2)]
+    spectators: usize,
+    /// Sub-moves per second per game (default 1 in steady mode, 24 in saturate mode).
+    #[arg(long)]
+    rate: Option<f64>,
+    /// Length of the measurement window, after every game is set up.
+    #[arg(long, default_value_t = 60.0)]
+    duration: f64,
+    /// Use a running server (127.0.0.1 only) instead of starting one.
+    #[arg(long)]
+    addr: Option<SocketAddr>,
+    /// With --addr: the server's process id, to read its memory.
+    #[arg(long)]
+    server_pid: Option<u32>,
+    /// The server binary (default: `marseillais` next to this executable).
+    #[arg(long)]
+    server_bin: Option<PathBuf>,
+    /// Data directory for the started server (default: a fresh temporary one, removed at the end).
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+    /// Extra flags for the started server, e.g. `--server-arg=--rate-per-sec=50`.
+    #[arg(long = "server-arg", allow_hyphen_values = true)]
+    server_args: Vec<String>,
+    /// Concurrent game setups (HTTP create/join and WebSocket handshakes).
+    #[arg(long, default_value_t = 64)]
+    setup_concurrency: usize,
+    /// Give up setting up the first games after this many seconds.
+    #[arg(long, default_value_t = 120.0)]
+    setup_timeout: f64,
+    /// Echo-floor connections (default: min(games, 100)), each at the per-game rate.
+    #[arg(long)]
+    echo_connections: Option<usize>,
+    /// Size of an echo message in bytes (about a `move` event).
+    #[arg(long, default_value_t = 450)]
+    echo_bytes: usize,
+    /// Idle mode: rooms to create.
+    #[arg(long, default_value_t = 1000)]
+    idle_rooms: usize,
+    /// Idle mode: connections to open (spectators spread over the rooms).
+    #[arg(long, default_value_t = 2000)]
+    idle_connections: usize,
+    /// Print the report as one JSON object (last line of stdout).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+enum LoadError {
+    #[error("{0}")]
+    Server(#[from] server::ServerError),
+    #[error("only 127.0.0.1 is allowed, not {0}")]
+    NotLoopback(SocketAddr),
+    #[error("--{0} must be a positive finite number")]
+    BadNumber(&'static str),
+    #[error("cannot start the echo server: {0}")]
+    Echo(std::io::Error),
+    #[error("cannot start the runtime: {0}")]
+    Runtime(std::io::Error),
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("loadgen: error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: Args) -> Result<(), LoadError> {
+    let positive = |name, x: f64| {
+        if x.is_finite() && x > 0.0 {
+            Ok(x)
+        } else {
+            Err(LoadError::BadNumber(name))
+        }
+    };
+    let rate = positive(
+        "rate",
+        args.rate.unwrap_or(match args.mode {
+            Mode::Saturate => 24.0,
+            _ => 1.0,
+        }),
+    )?;
+    let duration = positive("duration", args.duration)?;
+    let setup_timeout = positive("setup-timeout", args.setup_timeout)?;
+    if let Some(addr) = args.addr
+        && !addr.ip().is_loopback()
+    {
+        return Err(LoadError::NotLoopback(addr));
+    }
+    let spawned = match args.addr {
+        Some(_) => None,
+        None => Some(server::Spawned::start(
+            args.server_bin.clone(),
+            args.data_dir.clone(),
+            &args.server_args,
+        )?),
+    };
+    let (addr, pid) = match &spawned {
+        Some(s) => (s.addr, Some(s.pid())),
+        None => (
+            args.addr
+                .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 8080))),
+            args.server_pid,
+        ),
+    };
+    let runtime = tokio::runtime::Runtime::new().map_err(LoadError::Runtime)?;
+    let result = runtime.block_on(async {
+        match args.mode {
+            Mode::Idle => {
+                let Some(pid) = pid else {
+                    eprintln!("loadgen: idle mode needs the server's memory: give --server-pid");
+                    return Ok(());
+                };
+                let report = idle::run(addr, pid, args.idle_rooms, args.idle_connections).await;
+                print_idle(&report, args.json);
+                Ok(())
+            }
+            Mode::Steady | Mode::Saturate => {
+                let settings = Settings {
+                    addr,
+                    pid,
+                    rate,
+                    duration: Duration::from_secs_f64(duration),
+                    setup_timeout: Duration::from_secs_f64(setup_timeout),
+                };
+                let report = play(&args, settings).await?;
+                print_play(&report, args.json);
+                Ok(())
+            }
+        }
+    });
+    runtime.shutdown_timeout(Duration::from_secs(5));
+    if let Some(s) = spawned {
+        s.stop();
+    }
+    result
+}
+
+struct Settings {
+    addr: SocketAddr,
+    pid: Option<u32>,
+    rate: f64,
+    duration: Duration,
+    setup_timeout: Duration,
+}
+
+#[derive(Debug, Serialize)]
+struct PlayReport {
+    mode: Mode,
+    games: usize,
+    spectators_per_game: usize,
+    rate_per_game: f64,
+    duration_secs: f64,
+    setup_secs: f64,
+    sent_per_sec: f64,
+    accepted_per_sec: f64,
+    accepted: u64,
+    accepted_total: u64,
+    move_to_opponent: Option<Percentiles>,
+    move_to_spectator: Option<Percentiles>,
+    move_to_ack: Option<Percentiles>,
+    echo_round_trip: Option<Percentiles>,
+    echo_connections: usize,
+    echo_bytes: usize,
+    echo_lost: u64,
+    mean_move_event_bytes: f64,
+    games_started: u64,
+    games_finished: u64,
+    games_stalled: u64,
+    setup_failures: u64,
+    errors: std::collections::BTreeMap<String, u64>,
+    closes: std::collections::BTreeMap<u16, u64>,
+    unparsed: u64,
+    client_connections: usize,
+    server_before: Option<Memory>,
+    server_after_setup: Option<Memory>,
+    server_end: Option<Memory>,
+    loadgen_end: Option<Memory>,
+    counters_after_setup: Option<ServerCounters>,
+    counters_end: Option<ServerCounters>,
+}
+
+async fn play(args: &Args, s: Settings) -> Result<PlayReport, LoadError> {
+    let memory = |pid: Option<u32>| pid.and_then(server::memory);
+    let server_before = memory(s.pid);
+    let period = Duration::from_secs_f64(1.0 / s.rate);
+    let (window_tx, window_rx) = watch::channel(None::<Window>);
+    let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel(args.games.max(1));
+    let setup_started = Instant::now();
+    let plan = Arc::new(Plan {
+        addr: s.addr,
+        spectators: args.spectators,
+        period,
+        setups: Semaphore::new(args.setup_concurrency.max(1)),
+        window: window_rx,
+        ready: ready_tx,
+        setup_deadline: setup_started + s.setup_timeout,
+    });
+    let slots: Vec<_> = (0..args.games)
+        .map(|i| tokio::spawn(game::run_slot(Arc::clone(&plan), i)))
+        .collect();
+    // Wait (bounded) until every slot has its first game.
+    let mut ready = 0;
+    while ready < args.games {
+        match tokio::time::timeout_at(plan.setup_deadline.into(), ready_rx.recv()).await {
+            Ok(Some(())) => ready += 1,
+            _ => break,
+        }
+    }
+    let setup_secs = setup_started.elapsed().as_secs_f64();
+    let server_after_setup = memory(s.pid);
+    let counters_after_setup = server::counters(s.addr).await;
+
+    // The echo floor runs in the same window.
+    let echo = echo::EchoServer::start().await.map_err(LoadError::Echo)?;
+    let start = Instant::now() + Duration::from_millis(200);
+    let window = Window {
+        start,
+        end: start + s.duration,
+    };
+    let echo_connections = args.echo_connections.unwrap_or(args.games.min(100));
+    let echo_tasks: Vec<_> = (0..echo_connections)
+        .map(|i| {
+            let offset = period.mul_f64(i as f64 / echo_connections.max(1) as f64);
+            tokio::spawn(echo::client(
+                echo.addr,
+                args.echo_bytes,
+                period,
+                window,
+                start + offset,
+            ))
+        })
+        .collect();
+    let _ = window_tx.send(Some(window));
+    tokio::time::sleep_until((window.end - Duration::from_millis(500)).into()).await;
+    let server_end = memory(s.pid);
+    let counters_end = server::counters(s.addr).await;
+    let client_connections = args.games * (2 + args.spectators);
+
+    let mut tally = Tally::default();
+    for slot in slots {
+        if let Ok(t) = slot.await {
+            tally.merge(t);
+        }
+    }
+    let mut echo_samples = Samples::default();
+    let mut echo_lost = 0;
+    for task in echo_tasks {
+        if let Ok((samples, lost)) = task.await {
+            echo_samples.merge(samples);
+            echo_lost += lost;
+        }
+    }
+    echo.stop().await;
+    let secs = s.duration.as_secs_f64();
+    Ok(PlayReport {
+        mode: args.mode,
+        games: args.games,
+        spectators_per_game: args.spectators,
+        rate_per_game: s.rate,
+        duration_secs: secs,
+        setup_secs,
+        sent_per_sec: tally.sent as f64 / secs,
+        accepted_per_sec: tally.acked as f64 / secs,
+        accepted: tally.acked,
+        accepted_total: tally.acked_total,
+        move_to_opponent: tally.to_opponent.summary(),
+        move_to_spectator: tally.to_spectator.summary(),
+        move_to_ack: tally.to_ack.summary(),
+        echo_round_trip: echo_samples.summary(),
+        echo_connections,
+        echo_bytes: args.echo_bytes,
+        echo_lost,
+        mean_move_event_bytes: if tally.move_events > 0 {
+            tally.move_event_bytes as f64 / tally.move_events as f64
+        } else {
+            0.0
+        },
+        games_started: tally.games_started,
+        games_finished: tally.games_finished,
+        games_stalled: tally.games_stalled,
+        setup_failures: tally.setup_failures,
+        errors: tally.errors,
+        closes: tally.closes,
+        unparsed: tally.unparsed,
+        client_connections,
+        server_before,
+        server_after_setup,
+        server_end,
+        loadgen_end: server::memory(std::process::id()),
+        counters_after_setup,
+        counters_end,
+    })
+}
+
+fn line(name: &str, p: &Option<Percentiles>) -> String {
+    match p {
+        Some(p) => format!(
+            "{name:<22} p50 {:>8.3} ms  p99 {:>8.3} ms  p999 {:>8.3} ms  max {:>8.3} ms  (n={})",
+            p.p50_ms, p.p99_ms, p.p999_ms, p.max_ms, p.count
+        ),
+        None => format!("{name:<22} no samples"),
+    }
+}
+
+fn mib(m: &Option<Memory>) -> String {
+    match m {
+        Some(m) => format!(
+            "RSS {:.1} MiB (peak {:.1} MiB)",
+            m.rss_kib as f64 / 1024.0,
+            m.hwm_kib as f64 / 1024.0
+        ),
+        None => "unknown".to_string(),
+    }
+}
+
+fn print_play(r: &PlayReport, json: bool) {
+    println!(
+        "mode {:?}: {} games x {} spectators, {} sub-moves/s per game, {:.0} s window (setup took {:.1} s)",
+        r.mode, r.games, r.spectators_per_game, r.rate_per_game, r.duration_secs, r.setup_secs
+    );
+    println!(
+        "accepted sub-moves/s   {:.1}  (sent {:.1}/s; {} acks in window, {} in all)",
+        r.accepted_per_sec, r.sent_per_sec, r.accepted, r.accepted_total
+    );
+    println!("{}", line("move -> opponent", &r.move_to_opponent));
+    println!("{}", line("move -> spectator", &r.move_to_spectator));
+    println!("{}", line("move -> own ack", &r.move_to_ack));
+    println!(
+        "{}  [{} conns, {} B messages, {} lost]",
+        line("echo round trip", &r.echo_round_trip),
+        r.echo_connections,
+        format!(
+            "{} (move events avg {:.0})",
+            r.echo_bytes, r.mean_move_event_bytes
+        ),
+        r.echo_lost
+    );
+    println!(
+        "games: {} started, {} finished, {} stalled, {} setup failures; errors {:?}; closes {:?}; unparsed {}",
+        r.games_started,
+        r.games_finished,
+        r.games_stalled,
+        r.setup_failures,
+        r.errors,
+        r.closes,
+        r.unparsed
+    );
+    println!(
+        "connections: {} opened by the load generator; server reports {}",
+        r.client_connections,
+        r.counters_after_setup.map_or("?".to_string(), |c| format!(
+            "{:.0} (live games {:.0})",
+            c.connections, c.live_games
+        ))
+    );
+    println!("server memory before     {}", mib(&r.server_before));
+    println!("server memory after setup {}", mib(&r.server_after_setup));
+    println!("server memory at the end {}", mib(&r.server_end));
+    println!("loadgen memory at the end {}", mib(&r.loadgen_end));
+    if let Some(c) = r.counters_end {
+        println!(
+            "server: {:.0} sub-moves accepted in all; mean receive->broadcast {:.3} ms; mean commit {:.3} ms",
+            c.submoves_accepted_total, c.move_seconds_mean_ms, c.commit_seconds_mean_ms
+        );
+    }
+    if json {
+        println!("{}", serde_json::to_string(r).unwrap_or_default());
+    }
+}
+
+fn print_idle(r: &idle::IdleReport, json: bool) {
+    println!(
+        "idle: {} rooms ({} failed), {} connections ({} failed)",
+        r.rooms, r.rooms_failed, r.connections, r.connections_failed
+    );
+    println!(
+        "server RSS: baseline {} KiB, after rooms {} KiB, after connections {} KiB (peak {} KiB)",
+        r.baseline.rss_kib,
+        r.after_rooms.rss_kib,
+        r.after_connections.rss_kib,
+        r.after_connections.hwm_kib
+    );
+    println!(
+        "per room {:.0} B ({:.2} KiB); per connection {:.0} B ({:.2} KiB); server reports {:.0} connections, {:.0} live games",
+        r.bytes_per_room,
+        r.bytes_per_room / 1024.0,
+        r.bytes_per_connection,
+        r.bytes_per_connection / 1024.0,
+        r.server_connections_metric,
+        r.server_live_games_metric
+    );
+    if json {
+        println!("{}", serde_json::to_string(r).unwrap_or_default());
+    }
+}

@@ -1,0 +1,529 @@
+//! One game slot: creates a game over HTTP, connects both players and the
+//! spectators over WebSocket, plays random legal sub-moves (taken from the
+//! `legal` list the server sends) at the slot's pace, measures latencies,
+//! and starts a new game whenever one ends, until the run is over.
+//!
+//! Both players live in one task (a `select!` over their two sockets), so
+//! the send time of a sub-move is at hand when the opponent's copy of the
+//! event arrives; spectators run in their own tasks and find send times in
+//! a small ring shared with the game task.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::Value;
+use tokio::sync::{Semaphore, watch};
+use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::http;
+use crate::stats::Tally;
+use crate::ws::{self, Ws};
+
+/// A game with no frame at all for this long is given up (and counted).
+const STALL: Duration = Duration::from_secs(15);
+
+/// After the run ends, in-flight moves get this long to be acknowledged and delivered.
+const DRAIN: Duration = Duration::from_secs(3);
+
+/// Pause after a failed setup before trying again.
+const SETUP_RETRY: Duration = Duration::from_millis(500);
+
+/// The measurement window, known once every slot has set up its first game.
+#[derive(Clone, Copy, Debug)]
+pub struct Window {
+    pub start: Instant,
+    pub end: Instant,
+}
+
+impl Window {
+    pub fn contains(&self, at: Instant) -> bool {
+        at >= self.start && at < self.end
+    }
+}
+
+/// What every slot shares.
+pub struct Plan {
+    pub addr: SocketAddr,
+    pub spectators: usize,
+    /// Time between two sub-moves of one game.
+    pub period: Duration,
+    /// Limits concurrent game setups (HTTP + WebSocket handshakes).
+    pub setups: Semaphore,
+    /// The window, sent once every slot is ready.
+    pub window: watch::Receiver<Option<Window>>,
+    /// Slots report here when their first game is set up (or failed to be).
+    pub ready: tokio::sync::mpsc::Sender<()>,
+    /// The setup phase's deadline: a slot that cannot set up by then gives up.
+    pub setup_deadline: Instant,
+}
+
+/// Send times of recent sub-moves by the version their event will have.
+#[derive(Default)]
+struct SentRing([(u64, Option<Instant>); 16]);
+
+impl SentRing {
+    fn put(&mut self, v: u64, at: Instant) {
+        self.0[(v % 16) as usize] = (v, Some(at));
+    }
+    fn get(&self, v: u64) -> Option<Instant> {
+        let (stored, at) = self.0[(v % 16) as usize];
+        if stored == v { at } else { None }
+    }
+}
+
+type Shared = Arc<Mutex<SentRing>>;
+
+fn sent_at(ring: &Shared, v: u64) -> Option<Instant> {
+    ring.lock().ok().and_then(|r| r.get(v))
+}
+
+/// A small PRNG (xorshift64*): random legal moves need no cryptography.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed | 1)
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        let x = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        ((x >> 32) as usize) % n.max(1)
+    }
+}
+
+/// Runs one slot until the window ends; returns what it measured.
+pub async fn run_slot(plan: Arc<Plan>, slot: usize) -> Tally {
+    let mut tally = Tally::default();
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15 ^ (slot as u64).wrapping_mul(0x1000_0001));
+    let mut window_rx = plan.window.clone();
+    // The first game, during the setup phase.
+    let mut game = setup_until(&plan, &mut tally, plan.setup_deadline).await;
+    let _ = plan.ready.send(()).await;
+    let window = loop {
+        if let Some(window) = *window_rx.borrow_and_update() {
+            break window;
+        }
+        if window_rx.changed().await.is_err() {
+            return tally;
+        }
+    };
+    // Spread the games' moves evenly over one period.
+    let offset = plan
+        .period
+        .mul_f64(rng.below(1_000_000) as f64 / 1_000_000.0);
+    let mut next_due = window.start + offset;
+    // Each round plays one game; bounded by the window (a game that
+    // cannot be set up sleeps before the next attempt).
+    while Instant::now() < window.end {
+        let Some(g) = game.take() else {
+            game = setup_until(&plan, &mut tally, window.end).await;
+            continue;
+        };
+        next_due = g.play(&plan, window, next_due, &mut rng, &mut tally).await;
+    }
+    if let Some(g) = game {
+        g.close().await;
+    }
+    tally
+}
+
+/// Sets up a game, retrying until `deadline`.
+async fn setup_until(plan: &Plan, tally: &mut Tally, deadline: Instant) -> Option<Game> {
+    while Instant::now() < deadline {
+        let attempt = {
+            let Ok(_permit) = plan.setups.acquire().await else {
+                return None;
+            };
+            tokio::time::timeout_at(deadline.into(), Game::setup(plan)).await
+        };
+        match attempt {
+            Ok(Ok(game)) => {
+                tally.games_started += 1;
+                return Some(game);
+            }
+            Ok(Err(error)) => {
+                tally.setup_failures += 1;
+                tracing_log(&format!("game setup failed: {error}"));
+                tokio::time::sleep(SETUP_RETRY).await;
+            }
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
+fn tracing_log(text: &str) {
+    if std::env::var_os("LOADGEN_VERBOSE").is_some() {
+        eprintln!("loadgen: {text}");
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+enum SetupError {
+    #[error("http: {0}")]
+    Http(#[from] http::HttpError),
+    #[error("websocket: {0}")]
+    Ws(#[from] ws::ConnectError),
+    #[error("reply without {0}")]
+    Missing(&'static str),
+}
+
+struct Game {
+    /// Index 0 white, 1 black.
+    players: [Ws; 2],
+    spectators: Vec<JoinHandle<Tally>>,
+    stop_spectators: watch::Sender<bool>,
+    ring: Shared,
+}
+
+fn field(value: &Value, name: &'static str) -> Result<String, SetupError> {
+    value
+        .get(name)
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .ok_or(SetupError::Missing(name))
+}
+
+impl Game {
+    async fn setup(plan: &Plan) -> Result<Game, SetupError> {
+        let created = http::expect_ok(
+            plan.addr,
+            "POST",
+            "/api/games",
+            Some(r#"{"color":"white"}"#),
+        )
+        .await?;
+        let created: Value = serde_json::from_str(&created).map_err(http::HttpError::from)?;
+        let id = field(&created, "id")?;
+        let white_token = field(&created, "token")?;
+        let joined =
+            http::expect_ok(plan.addr, "POST", &format!("/api/games/{id}/join"), None).await?;
+        let joined: Value = serde_json::from_str(&joined).map_err(http::HttpError::from)?;
+        let black_token = field(&joined, "token")?;
+        let white = ws::connect(plan.addr, &format!("/ws/game/{id}?token={white_token}")).await?;
+        let black = ws::connect(plan.addr, &format!("/ws/game/{id}?token={black_token}")).await?;
+        let ring: Shared = Arc::default();
+        let (stop_spectators, stop_rx) = watch::channel(false);
+        let mut spectators = Vec::with_capacity(plan.spectators);
+        for _ in 0..plan.spectators {
+            let socket = ws::connect(plan.addr, &format!("/ws/game/{id}")).await?;
+            spectators.push(tokio::spawn(spectate(
+                socket,
+                Arc::clone(&ring),
+                plan.window.clone(),
+                stop_rx.clone(),
+            )));
+        }
+        Ok(Game {
+            players: [white, black],
+            spectators,
+            stop_spectators,
+            ring,
+        })
+    }
+
+    /// Plays until the game ends, stalls, or the window ends (then drains).
+    /// Returns when the next sub-move of the slot is due.
+    async fn play(
+        mut self,
+        plan: &Plan,
+        window: Window,
+        mut next_due: Instant,
+        rng: &mut Rng,
+        tally: &mut Tally,
+    ) -> Instant {
+        let mut view = View::default();
+        let mut next_id: u64 = 1;
+        let mut last_frame = Instant::now();
+        let mut drain_until: Option<Instant> = None;
+        let [white, black] = &mut self.players;
+        let outcome = loop {
+            let now = Instant::now();
+            if drain_until.is_none() && now >= window.end {
+                drain_until = Some(now + DRAIN);
+            }
+            if drain_until.is_some() && view.in_flight.is_none() && view.undelivered.is_none() {
+                break Ended::Window;
+            }
+            if view.over {
+                break Ended::Game;
+            }
+            let mover = view.mover();
+            let can_move = drain_until.is_none() && mover.is_some();
+            let stall_at = last_frame + STALL;
+            let wake_at = drain_until.unwrap_or(window.end).min(stall_at);
+            tokio::select! {
+                frame = white.next() => {
+                    last_frame = Instant::now();
+                    if let Err(code) = view.on_frame(0, frame, &self.ring, window, tally) {
+                        *tally.closes.entry(code).or_default() += 1;
+                        break Ended::Closed;
+                    }
+                }
+                frame = black.next() => {
+                    last_frame = Instant::now();
+                    if let Err(code) = view.on_frame(1, frame, &self.ring, window, tally) {
+                        *tally.closes.entry(code).or_default() += 1;
+                        break Ended::Closed;
+                    }
+                }
+                _ = tokio::time::sleep_until(next_due.into()), if can_move => {
+                    let Some(side) = mover else { continue };
+                    let pick = &view.legal[rng.below(view.legal.len())];
+                    let text = format!(r#"{{"t":"move","d":{{"uci":"{pick}","id":{next_id}}}}}"#);
+                    let v = view.v + 1;
+                    let socket = if side == 0 { &mut *white } else { &mut *black };
+                    let at = Instant::now();
+                    if let Ok(mut ring) = self.ring.lock() {
+                        ring.put(v, at);
+                    }
+                    if socket.send(Message::Text(text.into())).await.is_err() {
+                        *tally.closes.entry(0).or_default() += 1;
+                        break Ended::Closed;
+                    }
+                    if window.contains(at) {
+                        tally.sent += 1;
+                    }
+                    view.in_flight = Some((v, side));
+                    view.undelivered = Some((v, 1 - side));
+                    next_id += 1;
+                    next_due = (next_due + plan.period).max(at);
+                }
+                _ = tokio::time::sleep_until(wake_at.into()) => {
+                    if Instant::now() >= stall_at {
+                        break Ended::Stalled;
+                    }
+                }
+            }
+        };
+        match outcome {
+            Ended::Game => tally.games_finished += 1,
+            Ended::Stalled => tally.games_stalled += 1,
+            Ended::Window | Ended::Closed => {}
+        }
+        self.close_and_collect(tally).await;
+        next_due
+    }
+
+    async fn close_and_collect(self, tally: &mut Tally) {
+        let spectators = self.close_players().await;
+        for handle in spectators {
+            if let Ok(t) = handle.await {
+                tally.merge(t);
+            }
+        }
+    }
+
+    /// Closes the players and tells the spectators to stop; returns their tasks.
+    async fn close_players(self) -> Vec<JoinHandle<Tally>> {
+        let Game {
+            players,
+            spectators,
+            stop_spectators,
+            ..
+        } = self;
+        let _ = stop_spectators.send(true);
+        for mut socket in players {
+            let _ = tokio::time::timeout(Duration::from_secs(1), socket.close(None)).await;
+        }
+        spectators
+    }
+
+    async fn close(self) {
+        for handle in self.close_players().await {
+            let _ = handle.await;
+        }
+    }
+}
+
+enum Ended {
+    Game,
+    Window,
+    Stalled,
+    Closed,
+}
+
+/// What the players know of the game.
+#[derive(Default)]
+struct View {
+    /// Latest version seen on either player socket.
+    v: u64,
+    /// 0 white, 1 black; `None` before the first state or once over.
+    turn: Option<usize>,
+    legal: Vec<String>,
+    over: bool,
+    /// The move whose event has not been seen yet: (expected version, mover).
+    in_flight: Option<(u64, usize)>,
+    /// The last move whose event the opponent has not received yet: (version, opponent).
+    undelivered: Option<(u64, usize)>,
+}
+
+fn side_index(color: Option<&str>) -> Option<usize> {
+    match color {
+        Some("white") => Some(0),
+        Some("black") => Some(1),
+        _ => None,
+    }
+}
+
+impl View {
+    /// The side that may send now: its turn, position known, nothing in flight.
+    fn mover(&self) -> Option<usize> {
+        if self.over || self.in_flight.is_some() || self.legal.is_empty() {
+            return None;
+        }
+        self.turn
+    }
+
+    /// Handles one frame read by player `side`; `Err(close code)` when the socket ended.
+    fn on_frame(
+        &mut self,
+        side: usize,
+        frame: Option<Result<Message, tokio_tungstenite::tungstenite::Error>>,
+        ring: &Shared,
+        window: Window,
+        tally: &mut Tally,
+    ) -> Result<(), u16> {
+        let now = Instant::now();
+        let text = match frame {
+            Some(Ok(Message::Text(text))) => text,
+            Some(Ok(Message::Close(frame))) => return Err(frame.map_or(0, |f| f.code.into())),
+            Some(Ok(_)) => return Ok(()),
+            Some(Err(_)) | None => return Err(0),
+        };
+        let Some(msg) = ws::parse(text.as_str()) else {
+            tally.unparsed += 1;
+            return Ok(());
+        };
+        let d = msg.d.unwrap_or_default();
+        match msg.t {
+            "state" => {
+                let v = msg.v.unwrap_or(0);
+                if v >= self.v {
+                    self.v = v;
+                    self.turn = side_index(d.turn);
+                    self.legal = owned(d.legal);
+                    self.over = d.status == Some("finished");
+                }
+            }
+            "move" => {
+                let v = msg.v.unwrap_or(0);
+                let mover = side_index(d.color);
+                if mover.is_some_and(|m| m != side) {
+                    if let Some(at) = sent_at(ring, v) {
+                        if window.contains(at) {
+                            tally.to_opponent.record(now - at);
+                        }
+                    }
+                    if self.undelivered.is_some_and(|(u, _)| u <= v) {
+                        self.undelivered = None;
+                    }
+                    tally.move_event_bytes += text.len() as u64;
+                    tally.move_events += 1;
+                }
+                if v > self.v {
+                    self.v = v;
+                    self.turn = side_index(d.turn);
+                    self.legal = owned(d.legal);
+                }
+                if self.in_flight.is_some_and(|f| f.0 <= v) {
+                    self.in_flight = None;
+                }
+            }
+            "ack" => {
+                // The opponent's copy of the event may have been read first
+                // (and cleared `in_flight`), so acks go by the ring.
+                tally.acked_total += 1;
+                if window.contains(now) {
+                    tally.acked += 1;
+                }
+                if let Some(at) = d.v.and_then(|v| sent_at(ring, v)) {
+                    if window.contains(at) {
+                        tally.to_ack.record(now - at);
+                    }
+                }
+            }
+            "end" => {
+                self.over = true;
+                self.turn = None;
+            }
+            "error" => {
+                let code = d.code.unwrap_or_else(|| "unknown".into());
+                *tally.errors.entry(code).or_default() += 1;
+                // A refused move: choose again from what we know.
+                if self.in_flight.is_some_and(|f| f.1 == side) {
+                    self.in_flight = None;
+                    self.undelivered = None;
+                }
+            }
+            _ => {
+                if let Some(v) = msg.v {
+                    self.v = self.v.max(v);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn owned(legal: Option<Vec<&str>>) -> Vec<String> {
+    legal
+        .unwrap_or_default()
+        .into_iter()
+        .map(str::to_string)
+        .collect()
+}
+
+/// A spectator: reads every frame, measures send-to-spectator latency of
+/// `move` events, and stops at the game's end, on `stop`, or when closed.
+async fn spectate(
+    mut socket: Ws,
+    ring: Shared,
+    window: watch::Receiver<Option<Window>>,
+    mut stop: watch::Receiver<bool>,
+) -> Tally {
+    let mut tally = Tally::default();
+    loop {
+        tokio::select! {
+            _ = stop.changed() => break,
+            frame = socket.next() => {
+                let now = Instant::now();
+                let text = match frame {
+                    Some(Ok(Message::Text(text))) => text,
+                    Some(Ok(Message::Close(frame))) => {
+                        *tally.closes.entry(frame.map_or(0, |f| f.code.into())).or_default() += 1;
+                        break;
+                    }
+                    Some(Ok(_)) => continue,
+                    Some(Err(_)) | None => {
+                        *tally.closes.entry(0).or_default() += 1;
+                        break;
+                    }
+                };
+                let Ok(msg) = serde_json::from_str::<ws::Versioned>(text.as_str()) else {
+                    tally.unparsed += 1;
+                    continue;
+                };
+                match (msg.t, msg.v) {
+                    ("move", Some(v)) => {
+                        let w = *window.borrow();
+                        if let (Some(at), Some(w)) = (sent_at(&ring, v), w) {
+                            if w.contains(at) {
+                                tally.to_spectator.record(now - at);
+                            }
+                        }
+                    }
+                    ("end", _) => break,
+                    _ => {}
+                }
+            }
+        }
+    }
+    let _ = tokio::time::timeout(Duration::from_secs(1), socket.close(None)).await;
+    tally
+}

@@ -1,0 +1,220 @@
+//! The server under load: either a child process started from the
+//! `marseillais` binary next to the load generator (with a fresh data
+//! directory, durability on: the SQLite store with `synchronous=FULL`), or
+//! an address given on the command line. Also reads its memory from
+//! `/proc/<pid>/status` and its counters from `/metrics`.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::http;
+
+/// The server must print its address within this long.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error(
+        "cannot find the marseillais binary next to {0}: build it with `cargo build --release`"
+    )]
+    NoBinary(PathBuf),
+    #[error("cannot start the server: {0}")]
+    Spawn(std::io::Error),
+    #[error("the server did not print `listening on http://ADDR` within {0:?}")]
+    NoAddress(Duration),
+    #[error("cannot prepare the data directory {0}: {1}")]
+    DataDir(PathBuf, std::io::Error),
+}
+
+/// A server child process; killed when dropped (also on error paths).
+pub struct Spawned {
+    child: Child,
+    pub addr: SocketAddr,
+    /// Removed when dropped, if we created it.
+    temp: Option<PathBuf>,
+}
+
+impl Spawned {
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Starts `binary serve --listen 127.0.0.1:0 --data-dir <dir>` plus `extra` flags.
+    pub fn start(
+        binary: Option<PathBuf>,
+        data_dir: Option<PathBuf>,
+        extra: &[String],
+    ) -> Result<Spawned, ServerError> {
+        let binary = match binary {
+            Some(path) => path,
+            None => sibling_binary()?,
+        };
+        let (dir, temp) = match data_dir {
+            Some(dir) => (dir, None),
+            None => {
+                let nanos = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos());
+                let dir = std::env::temp_dir().join(format!(
+                    "marseillais-loadgen-{}-{nanos}",
+                    std::process::id()
+                ));
+                (dir.clone(), Some(dir))
+            }
+        };
+        std::fs::create_dir_all(&dir).map_err(|e| ServerError::DataDir(dir.clone(), e))?;
+        let log = std::fs::File::create(dir.join("server.log"))
+            .map_err(|e| ServerError::DataDir(dir.clone(), e))?;
+        let mut child = Command::new(&binary)
+            .arg("serve")
+            .arg("--listen")
+            .arg("127.0.0.1:0")
+            .arg("--data-dir")
+            .arg(dir.join("data"))
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(log))
+            .spawn()
+            .map_err(ServerError::Spawn)?;
+        let Some(stdout) = child.stdout.take() else {
+            let _ = child.kill();
+            return Err(ServerError::Spawn(std::io::Error::other("no stdout")));
+        };
+        let mut spawned = Spawned {
+            child,
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            temp,
+        };
+        spawned.addr = read_address(stdout)?;
+        Ok(spawned)
+    }
+
+    /// SIGTERM (graceful: the store is flushed), then kill after a bound.
+    pub fn stop(mut self) {
+        let pid = self.child.id().to_string();
+        let _ = Command::new("kill").args(["-TERM", &pid]).status();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+        if let Some(dir) = &self.temp {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// Reads stdout until `listening on http://ADDR` (in a thread, bounded by a timeout).
+fn read_address(stdout: std::process::ChildStdout) -> Result<SocketAddr, ServerError> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let reader = BufReader::new(stdout);
+        for line in reader.lines().take(1000) {
+            let Ok(line) = line else { break };
+            if let Some(addr) = line
+                .trim()
+                .strip_prefix("listening on http://")
+                .and_then(|a| a.parse::<SocketAddr>().ok())
+            {
+                let _ = tx.send(addr);
+            }
+        }
+        // The server prints nothing else on stdout; later writes would fail harmlessly.
+    });
+    rx.recv_timeout(START_TIMEOUT)
+        .map_err(|_| ServerError::NoAddress(START_TIMEOUT))
+}
+
+fn sibling_binary() -> Result<PathBuf, ServerError> {
+    let exe = std::env::current_exe().map_err(ServerError::Spawn)?;
+    let dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
+    // Integration tests run from target/<profile>/deps; the binary is one up.
+    for candidate in [dir.join("marseillais"), dir.join("../marseillais")] {
+        if candidate.is_file() {
+            return Ok(candidate);
+        }
+    }
+    Err(ServerError::NoBinary(exe))
+}
+
+/// A process's memory, from `/proc/<pid>/status`, in KiB.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Memory {
+    pub rss_kib: u64,
+    pub hwm_kib: u64,
+}
+
+pub fn memory(pid: u32) -> Option<Memory> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|line| line.strip_prefix(name))
+            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+    };
+    Some(Memory {
+        rss_kib: field("VmRSS:")?,
+        hwm_kib: field("VmHWM:")?,
+    })
+}
+
+/// The server's own counters (`/metrics`).
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct ServerCounters {
+    pub connections: f64,
+    pub live_games: f64,
+    pub submoves_accepted_total: f64,
+    /// Mean time from receiving a move to broadcasting it (commit included).
+    pub move_seconds_mean_ms: f64,
+    pub move_count: f64,
+    pub commit_seconds_mean_ms: f64,
+}
+
+pub async fn counters(addr: SocketAddr) -> Option<ServerCounters> {
+    let text = http::expect_ok(addr, "GET", "/metrics", None).await.ok()?;
+    let m = |name: &str| http::metric(&text, name);
+    let mean = |base: &str| {
+        let sum = m(&format!("{base}_sum"))?;
+        let count = m(&format!("{base}_count"))?;
+        Some(if count > 0.0 {
+            sum / count * 1000.0
+        } else {
+            0.0
+        })
+    };
+    Some(ServerCounters {
+        connections: m("marseillais_connections")?,
+        live_games: m("marseillais_live_games")?,
+        submoves_accepted_total: m("marseillais_submoves_accepted_total")?,
+        move_seconds_mean_ms: mean("marseillais_move_seconds").unwrap_or(0.0),
+        move_count: m("marseillais_move_seconds_count").unwrap_or(0.0),
+        commit_seconds_mean_ms: mean("marseillais_store_commit_seconds").unwrap_or(0.0),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn our_own_memory_is_readable() {
+        let mem = memory(std::process::id()).expect("/proc is there on Linux");
+        assert!(mem.rss_kib > 0 && mem.hwm_kib >= mem.rss_kib);
+    }
+}
