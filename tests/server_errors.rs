@@ -13,8 +13,8 @@ async fn every_bad_message_gets_a_typed_error_and_changes_nothing() {
     let server = TestServer::start().await;
     let (id, white_token, black_token) = server.game_between_two(json!({})).await;
     let mut white = server.connect(&id, &format!("token={white_token}")).await;
-    let mut black = server.connect(&id, &format!("token={black_token}")).await;
-    let mut spectator = server.connect(&id, "").await;
+    let black = server.connect(&id, &format!("token={black_token}")).await;
+    let spectator = server.connect(&id, "").await;
     let state = white.expect("state").await;
     let version = state["v"].clone();
     let fen = state["d"]["fen"].clone();

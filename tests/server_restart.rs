@@ -207,3 +207,27 @@ async fn a_client_whose_outgoing_queue_overflows_is_dropped_and_resyncs_by_versi
     assert_eq!(missed, end);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn sigterm_closes_sockets_with_1001_and_the_binary_exits_cleanly() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (mut child, addr) = spawn_binary(dir.path()).await;
+    let (status, created) = http(addr, "POST", "/api/games", Some("{}")).await;
+    assert_eq!(status, 201);
+    let id = s(&serde_json::from_str::<Value>(&created).expect("json")["id"]);
+    let mut spectator = Client::connect(addr, &id, "").await;
+    spectator.expect("state").await;
+    let pid = child.id().expect("pid").to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("run kill");
+    assert!(sent.success());
+    let (code, reason) = spectator.expect_close().await;
+    assert_eq!((code, reason.as_str()), (1001, "server shutting down"));
+    let exit = tokio::time::timeout(WAIT, child.wait())
+        .await
+        .expect("the server exits in time")
+        .expect("wait");
+    assert!(exit.success(), "{exit:?}");
+}

@@ -29,6 +29,9 @@ use crate::rules::Color;
 /// How many recent public events a room keeps for reconnecting clients.
 pub const RECENT_EVENTS: usize = 64;
 
+/// How long spectator-count changes are gathered before one `presence`.
+const SPECTATOR_COALESCE: Duration = Duration::from_millis(500);
+
 /// Commands a room's inbox holds before senders wait.
 const INBOX: usize = 256;
 
@@ -134,6 +137,8 @@ impl Room {
             idle_since: now,
             retry_at: None,
             rematch_tokens: [None, None],
+            last_presence: Presence::default(),
+            presence_due: None,
         };
         tokio::spawn(task.run(rx, shutdown));
         room
@@ -159,6 +164,9 @@ struct RoomTask {
     retry_at: Option<Instant>,
     /// The rematch seats handed out, by old colour, for late reconnects.
     rematch_tokens: [Option<SeatGrant>; 2],
+    /// The presence last broadcast, and when a coalesced one is due.
+    last_presence: Presence,
+    presence_due: Option<Instant>,
 }
 
 impl RoomTask {
@@ -185,7 +193,10 @@ impl RoomTask {
     fn deadline(&self) -> Option<Instant> {
         let retire = (self.state.is_finished() && self.subs.is_empty())
             .then(|| self.idle_since + self.rooms.config.retire_after);
-        [self.state.next_deadline(), self.retry_at, retire]
+        // After a failed timeout commit, wait for the retry time rather than
+        // the (past) flag time, or the task would spin.
+        let timers = self.retry_at.or_else(|| self.state.next_deadline());
+        [timers, self.presence_due, retire]
             .into_iter()
             .flatten()
             .min()
@@ -198,8 +209,17 @@ impl RoomTask {
     }
 
     async fn on_deadline(&mut self) {
-        self.retry_at = None;
-        self.check_timeouts().await;
+        let now = Instant::now();
+        if self.presence_due.is_some_and(|due| due <= now) {
+            self.broadcast_presence();
+        }
+        match self.retry_at {
+            Some(at) if at > now => {}
+            _ => {
+                self.retry_at = None;
+                self.check_timeouts().await;
+            }
+        }
     }
 
     /// Ends the game if a flag fell or a first turn timed out.
@@ -269,7 +289,9 @@ impl RoomTask {
         if let Some(grant) = seat.and_then(|c| self.rematch_tokens[c as usize].clone()) {
             self.send_to(conn, rematch_seat_msg(&grant));
         }
-        self.after_membership_change();
+        if !self.after_membership_change() {
+            self.send_to(conn, presence_msg(self.presence()));
+        }
     }
 
     /// Sends the events after `since`, or a snapshot when they are not all at hand.
@@ -318,8 +340,11 @@ impl RoomTask {
         presence
     }
 
-    /// Updates away times and tells everyone who is here.
-    fn after_membership_change(&mut self) {
+    /// Updates away times and tells everyone who is here: at once when a
+    /// seat's connection changed, coalesced when only the spectator count
+    /// did (so a crowd joining a game does not cost a message per pair).
+    /// Returns whether presence was broadcast now.
+    fn after_membership_change(&mut self) -> bool {
         let now = Instant::now();
         let presence = self.presence();
         for (color, here) in [
@@ -336,12 +361,22 @@ impl RoomTask {
         if self.subs.is_empty() {
             self.idle_since = now;
         }
-        let msg = server_msg(
-            "presence",
-            None,
-            json!({"white": presence.white, "black": presence.black, "spectators": presence.spectators}),
-        );
-        self.broadcast(Utf8Bytes::from(msg));
+        let last = self.last_presence;
+        if presence.white != last.white || presence.black != last.black {
+            self.broadcast_presence();
+            return true;
+        }
+        if presence != last && self.presence_due.is_none() {
+            self.presence_due = Some(now + SPECTATOR_COALESCE);
+        }
+        false
+    }
+
+    fn broadcast_presence(&mut self) {
+        let presence = self.presence();
+        self.last_presence = presence;
+        self.presence_due = None;
+        self.broadcast(Utf8Bytes::from(presence_msg(presence)));
     }
 
     async fn act(&mut self, conn: ConnId, msg: ClientMsg, received: Instant) {
@@ -576,6 +611,14 @@ fn offer(sub: &Subscriber, text: Utf8Bytes) -> bool {
         }
         Err(mpsc::error::TrySendError::Closed(_)) => false,
     }
+}
+
+fn presence_msg(presence: Presence) -> String {
+    server_msg(
+        "presence",
+        None,
+        json!({"white": presence.white, "black": presence.black, "spectators": presence.spectators}),
+    )
 }
 
 fn ack_msg(id: Option<&str>, v: u64) -> String {

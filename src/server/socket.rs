@@ -122,6 +122,7 @@ pub async fn run(
 
     let reason: Option<(u16, &str)> = loop {
         tokio::select! {
+            biased;
             _ = shutdown.changed() => break Some((close_code::AWAY, "server shutting down")),
             outgoing = inbox.recv() => match outgoing {
                 Some(text) => {
@@ -132,6 +133,8 @@ pub async fn run(
                 None if lagged.load(Ordering::Relaxed) => {
                     break Some((TRY_AGAIN_LATER, "outgoing queue full; reconnect with your last v"));
                 }
+                // The room stops on shutdown too; say why the right way.
+                None if *shutdown.borrow() => break Some((close_code::AWAY, "server shutting down")),
                 None => break Some((close_code::NORMAL, "game retired")),
             },
             incoming = ws.recv() => {
