@@ -58,6 +58,20 @@ async fn committer(store: Arc<SqliteStore>, game: String, until: Instant) -> Vec
     latencies
 }
 
+/// CPU time (user + system) this process has used so far, from /proc (Linux); `None` elsewhere.
+/// Reported per commit because, unlike wall time, it hardly moves when other processes load
+/// the machine.
+fn process_cpu() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    let after_name = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let utime: u64 = fields.get(11)?.parse().ok()?;
+    let stime: u64 = fields.get(12)?.parse().ok()?;
+    // USER_HZ is 100 on every mainstream Linux configuration.
+    Some(Duration::from_millis((utime + stime) * 10))
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
@@ -83,6 +97,7 @@ async fn level(base: &std::path::Path, committers: usize, seconds: f64) {
             return;
         }
     };
+    let cpu_before = process_cpu();
     let started = Instant::now();
     let until = started + Duration::from_secs_f64(seconds);
     let tasks: Vec<_> = (0..committers)
@@ -96,12 +111,18 @@ async fn level(base: &std::path::Path, committers: usize, seconds: f64) {
         }
     }
     let elapsed = started.elapsed();
+    let cpu = cpu_before
+        .zip(process_cpu())
+        .map(|(before, after)| after - before);
     store.close().await;
     let stats = store.stats();
     latencies.sort_unstable();
     let commits = latencies.len();
+    let cpu_per_commit = cpu.map_or("n/a".to_owned(), |cpu| {
+        format!("{:.1}", cpu.as_secs_f64() * 1e6 / commits.max(1) as f64)
+    });
     println!(
-        "| {committers:>5} | {:>9.0} | {:>8.2} | {:>8.2} | {:>8.2} | {:>9.1} | {:>7} |",
+        "| {committers:>5} | {:>9.0} | {:>8.2} | {:>8.2} | {:>8.2} | {:>9.1} | {:>7} | {cpu_per_commit:>6} |",
         commits as f64 / elapsed.as_secs_f64(),
         ms(percentile(&latencies, 0.50)),
         ms(percentile(&latencies, 0.99)),
@@ -135,8 +156,10 @@ fn main() {
         "SQLite store, WAL + synchronous=FULL, {seconds} s per level, database in {}",
         base.display()
     );
-    println!("| committers | commits/s | p50 ms | p99 ms | max ms | commits/batch | batches |");
-    println!("|---|---|---|---|---|---|---|");
+    println!(
+        "| committers | commits/s | p50 ms | p99 ms | max ms | commits/batch | batches | CPU µs/commit |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
     runtime.block_on(async {
         for committers in LEVELS {
             level(&base, committers, seconds).await;

@@ -502,6 +502,13 @@ async fn a_full_disk_fails_whole_batches_and_acknowledges_only_what_is_stored() 
         for (id, n) in &acknowledged {
             assert_eq!(events_of(&*store, id).await.len() as u64, *n, "game {id}");
         }
+        // The writer is still serving after the failed batches: a commit that needs no space is
+        // judged (here refused for its sequence), not answered with Closed.
+        let (id, n) = &acknowledged[0];
+        assert!(matches!(
+            store.commit(commit(id, n + 5, 1)).await,
+            Err(StoreError::Conflict { .. })
+        ));
         store.close().await;
 
         // Room again (no limit): nothing was damaged, every game carries on from what was acknowledged.
