@@ -152,10 +152,11 @@ async fn a_move_the_store_refuses_is_neither_acknowledged_nor_broadcast() {
 }
 
 #[tokio::test]
-async fn a_finished_game_leaves_memory_and_is_still_served_from_the_store() {
+async fn finished_and_open_games_leave_memory_and_come_back_from_the_store() {
     let server =
         TestServer::start_with(|c| c.retire_after = std::time::Duration::from_millis(100)).await;
     let (id, white_token, _) = server.game_between_two(json!({})).await;
+    let (open, _, _) = server.create(json!({})).await;
     {
         let mut white = server.connect(&id, &format!("token={white_token}")).await;
         white.play("e2e4", "1").await;
@@ -170,7 +171,10 @@ async fn a_finished_game_leaves_memory_and_is_still_served_from_the_store() {
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    assert!(retired, "the finished room stayed in memory");
+    assert!(retired, "the finished and open rooms stayed in memory");
+    // The open game is still joinable: it comes back from the store.
+    let (_, color) = server.join(&open).await;
+    assert!(color == "white" || color == "black");
     let pgn = server.pgn(&id).await;
     assert!(pgn.contains("[Termination \"resignation\"]"), "{pgn}");
     let mut spectator = server.connect(&id, "").await;

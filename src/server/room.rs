@@ -23,7 +23,7 @@ use super::ids;
 use super::protocol::{ClientMsg, ErrorCode, Refusal, Side, error_msg, server_msg};
 use super::rooms::Rooms;
 use super::state::{GameState, Presence};
-use super::store::Commit;
+use super::store::{Commit, GameStatus};
 use crate::rules::Color;
 
 /// How many recent public events a room keeps for reconnecting clients.
@@ -191,7 +191,7 @@ impl RoomTask {
     }
 
     fn deadline(&self) -> Option<Instant> {
-        let retire = (self.state.is_finished() && self.subs.is_empty())
+        let retire = (self.may_retire() && self.subs.is_empty())
             .then(|| self.idle_since + self.rooms.config.retire_after);
         // After a failed timeout commit, wait for the retry time rather than
         // the (past) flag time, or the task would spin.
@@ -202,8 +202,15 @@ impl RoomTask {
             .min()
     }
 
+    /// Finished games, and open games waiting for an opponent, have no
+    /// timers: nobody watching, they can live in the store alone until
+    /// someone asks for them again. Games being played stay (their clocks).
+    fn may_retire(&self) -> bool {
+        matches!(self.state.status(), GameStatus::Finished | GameStatus::Open)
+    }
+
     fn should_retire(&self, now: Instant) -> bool {
-        self.state.is_finished()
+        self.may_retire()
             && self.subs.is_empty()
             && now >= self.idle_since + self.rooms.config.retire_after
     }
