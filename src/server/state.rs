@@ -863,3 +863,108 @@ fn outcome_json(outcome: Outcome) -> Value {
         "reason": reason_name(outcome.reason()),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::fen::INITIAL_FEN;
+
+    fn new_game(now: Instant) -> (GameState, Vec<(u64, String)>, Vec<String>) {
+        let created = Event::Created {
+            at_ms: 1,
+            variant: Variant::Balanced,
+            start_fen: INITIAL_FEN.into(),
+            clock: Some(ClockSpec {
+                base_secs: 60,
+                increment_secs: 2,
+            }),
+            creator: Side::White,
+            seat_hash: ids::token_hash("w"),
+        };
+        let joined = Event::Joined {
+            at_ms: 2,
+            color: Side::Black,
+            seat_hash: ids::token_hash("b"),
+        };
+        let log = vec![created.to_json(), joined.to_json()];
+        let (state, public) =
+            GameState::replay("g", &log, Duration::from_secs(30), now).expect("replays");
+        (state, public, log)
+    }
+
+    /// Decides and applies one sub-move, appending it to `log`.
+    fn play(state: &mut GameState, log: &mut Vec<String>, color: Color, uci: &str, now: Instant) {
+        let mv = uci.parse().expect("uci");
+        let event = state
+            .decide_move(color, mv, Some(uci.into()), now, 3)
+            .expect("legal");
+        state.apply(&event, now).expect("applies");
+        log.push(event.to_json());
+    }
+
+    #[test]
+    fn replaying_a_log_rebuilds_the_same_game_acks_and_public_events() {
+        let t0 = Instant::now();
+        let (mut live, mut public, mut log) = new_game(t0);
+        for (color, uci) in [
+            (Color::White, "e2e4"),
+            (Color::Black, "e7e5"),
+            (Color::Black, "g8f6"),
+        ] {
+            let v = live.version() + 1;
+            let mv = uci.parse().expect("uci");
+            let event = live
+                .decide_move(color, mv, Some(uci.into()), t0, 3)
+                .expect("legal");
+            let msg = live.apply(&event, t0).expect("applies").expect("public");
+            public.push((v, msg));
+            log.push(event.to_json());
+        }
+        let (replayed, replayed_public) =
+            GameState::replay("g", &log, Duration::from_secs(30), t0).expect("replays");
+        assert_eq!(replayed.version(), live.version());
+        assert_eq!(replayed.game().submoves(), live.game().submoves());
+        assert_eq!(replayed.sans(), live.sans());
+        assert_eq!(replayed.acked(Color::Black, "g8f6"), Some(4));
+        assert_eq!(replayed.acked(Color::White, "g8f6"), None);
+        assert_eq!(replayed_public, public);
+        assert_eq!(replayed.listing().summary, live.listing().summary);
+    }
+
+    #[test]
+    fn a_draw_offer_lapses_when_the_opponent_completes_a_turn() {
+        let t0 = Instant::now();
+        let (mut state, _, mut log) = new_game(t0);
+        let offer = state.decide_draw_offer(Color::White, t0, 3).expect("offer");
+        state.apply(&offer, t0).expect("applies");
+        play(&mut state, &mut log, Color::White, "e2e4", t0);
+        assert!(state.decide_draw_accept(Color::Black, t0, 3).is_ok());
+        play(&mut state, &mut log, Color::Black, "e7e5", t0);
+        assert!(state.decide_draw_accept(Color::Black, t0, 3).is_ok());
+        play(&mut state, &mut log, Color::Black, "g8f6", t0);
+        let refused = state.decide_draw_accept(Color::Black, t0, 3);
+        assert_eq!(refused.map_err(|r| r.code), Err(ErrorCode::NotAvailable));
+    }
+
+    #[test]
+    fn clocks_start_after_both_first_turns_and_abort_is_over_then() {
+        let t0 = Instant::now();
+        let (mut state, _, mut log) = new_game(t0);
+        assert!(state.next_deadline().is_some(), "first-turn deadline");
+        play(&mut state, &mut log, Color::White, "e2e4", t0);
+        play(&mut state, &mut log, Color::Black, "e7e5", t0);
+        assert!(state.decide_abort(t0, 3).is_ok());
+        play(&mut state, &mut log, Color::Black, "g8f6", t0);
+        assert!(state.decide_abort(t0, 3).is_err());
+        let flag = state.next_deadline().expect("White's flag time");
+        assert_eq!(flag, t0 + Duration::from_secs(60));
+        let later = t0 + Duration::from_secs(61);
+        let Some(Event::End { winner, reason, .. }) = state.due_timeout(later, 4) else {
+            panic!("White's flag has fallen");
+        };
+        assert_eq!(
+            (winner, reason.as_str()),
+            (Some(Side::Black), "time forfeit")
+        );
+    }
+}
