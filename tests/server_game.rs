@@ -204,7 +204,7 @@ async fn a_marseillais_game_gives_white_two_sub_moves_on_its_first_turn() {
     server.stop().await;
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn many_games_are_played_at_once() {
     let server = TestServer::start().await;
     let mut games = Vec::new();
@@ -248,5 +248,50 @@ async fn many_games_are_played_at_once() {
         metrics.contains("marseillais_submoves_accepted_total 64"),
         "{metrics}"
     );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn games_are_listed_by_status_and_paged() {
+    let server = TestServer::start().await;
+    let mut open = Vec::new();
+    for _ in 0..3 {
+        open.push(
+            server
+                .create(json!({"clock": {"base_secs": 180, "increment_secs": 2}}))
+                .await
+                .0,
+        );
+    }
+    let (playing, _, _) = server.game_between_two(json!({})).await;
+    let list = |query: &'static str| {
+        let server = &server;
+        async move {
+            let (status, text) = server.http("GET", query, None).await;
+            assert_eq!(status, 200, "{text}");
+            let v: Value = serde_json::from_str(&text).expect("json");
+            v["games"]
+                .as_array()
+                .expect("games")
+                .iter()
+                .map(|g| s(&g["id"]))
+                .collect::<Vec<_>>()
+        }
+    };
+    let all_open = list("/api/games?status=open").await;
+    assert_eq!(all_open.len(), 3);
+    assert!(open.iter().all(|id| all_open.contains(id)));
+    assert_eq!(list("/api/games").await, all_open, "open is the default");
+    let first = list("/api/games?status=open&limit=2").await;
+    let rest = list("/api/games?status=open&limit=2&offset=2").await;
+    assert_eq!([first, rest].concat(), all_open);
+    assert_eq!(list("/api/games?status=playing").await, [playing]);
+    assert!(list("/api/games?status=finished").await.is_empty());
+    let (_, text) = server
+        .http("GET", "/api/games?status=open&limit=1", None)
+        .await;
+    let row: Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(row["games"][0]["clock"]["base_secs"], 180);
+    assert_eq!(row["games"][0]["status"], "open");
     server.stop().await;
 }
