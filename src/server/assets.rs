@@ -1,15 +1,39 @@
 //! The browser client, embedded in the binary: a table of `client/` files
-//! served at `/static/{name}` (and `index.html` at `/` and `/game/{id}`).
-//! To add a file to the client, add one line to [`ASSETS`].
+//! served at `/static/{name}` (and `index.html` at `/`, `/game/{id}` and
+//! `/replay`). To add a file to the client, add one line to [`ASSETS`]; a
+//! test checks that the table and the directory agree.
+
+const JS: &str = "text/javascript; charset=utf-8";
+
+macro_rules! asset {
+    ($name:literal, $type:expr) => {
+        (
+            $name,
+            $type,
+            include_bytes!(concat!("../../client/", $name)),
+        )
+    };
+}
 
 /// `(name under /static/, content type, bytes)`.
-pub const ASSETS: &[(&str, &str, &[u8])] = &[(
-    "index.html",
-    "text/html; charset=utf-8",
-    include_bytes!("../../client/index.html"),
-)];
+pub const ASSETS: &[(&str, &str, &[u8])] = &[
+    asset!("index.html", "text/html; charset=utf-8"),
+    asset!("style.css", "text/css; charset=utf-8"),
+    asset!("favicon.svg", "image/svg+xml"),
+    asset!("README.md", "text/markdown; charset=utf-8"),
+    asset!("app.js", JS),
+    asset!("api.js", JS),
+    asset!("board.js", JS),
+    asset!("fen.js", JS),
+    asset!("game.js", JS),
+    asset!("lobby.js", JS),
+    asset!("pieces.js", JS),
+    asset!("replay.js", JS),
+    asset!("socket.js", JS),
+    asset!("sound.js", JS),
+];
 
-/// The page served at `/` and `/game/{id}`.
+/// The page served at `/`, `/game/{id}` and `/replay`.
 pub fn index_html() -> &'static [u8] {
     find("index.html").map_or(&[], |(_, bytes)| bytes)
 }
@@ -20,4 +44,33 @@ pub fn find(name: &str) -> Option<(&'static str, &'static [u8])> {
         .iter()
         .find(|(n, _, _)| *n == name)
         .map(|(_, content_type, bytes)| (*content_type, *bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_client_file_is_embedded_with_a_content_type_for_its_extension() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/client");
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        on_disk.sort();
+        let mut embedded: Vec<String> = ASSETS.iter().map(|(n, _, _)| n.to_string()).collect();
+        embedded.sort();
+        assert_eq!(on_disk, embedded, "client/ and ASSETS differ");
+        for (name, content_type, _) in ASSETS {
+            let expected = match name.rsplit('.').next() {
+                Some("html") => "text/html",
+                Some("css") => "text/css",
+                Some("js") => "text/javascript",
+                Some("svg") => "image/svg+xml",
+                Some("md") => "text/markdown",
+                other => panic!("no content type known for {other:?}"),
+            };
+            assert!(content_type.starts_with(expected), "{name}: {content_type}");
+        }
+    }
 }

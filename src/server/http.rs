@@ -62,6 +62,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}", get(public_state))
         .route("/api/games/{id}/join", post(join))
         .route("/ws/game/{id}", get(websocket))
+        .merge(super::replay::routes())
         .with_state(state)
 }
 

@@ -15,6 +15,7 @@
 //! | clocks | [`clock`] |
 //! | counters | [`metrics`] |
 //! | embedded client files | [`assets`] |
+//! | replay page validation | [`replay`] |
 //! | PGN tags | [`export`] |
 //! | ids and tokens | [`ids`] |
 //! | persistence | [`store`] |
@@ -28,6 +29,7 @@ pub mod http;
 pub mod ids;
 pub mod metrics;
 pub mod protocol;
+pub mod replay;
 pub mod room;
 pub mod rooms;
 pub mod socket;

@@ -1,0 +1,101 @@
+// HTTP helpers and the seat tokens kept in this browser (localStorage, one
+// per game id), so that a reload or a second tab continues as the player.
+
+export class ApiError extends Error {
+  constructor(status, code, message, extra = {}) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    Object.assign(this, extra);
+  }
+}
+
+/** Sends a JSON request; resolves to the JSON reply or throws an ApiError. */
+export async function request(method, path, body) {
+  let res;
+  try {
+    res = await fetch(path, {
+      method,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (e) {
+    throw new ApiError(0, 'offline', 'The server cannot be reached. Check your connection.');
+  }
+  let data = null;
+  try { data = await res.json(); } catch (_) { data = null; }
+  if (!res.ok) {
+    const { code = 'error', message = `HTTP ${res.status}`, ...extra } = data || {};
+    throw new ApiError(res.status, code, message, extra);
+  }
+  return data;
+}
+
+const PREFIX = 'marseillais.seat.';
+
+export function seatToken(id) {
+  try { return localStorage.getItem(PREFIX + id); } catch (_) { return null; }
+}
+
+export function saveSeat(id, token) {
+  try { localStorage.setItem(PREFIX + id, token); } catch (_) { /* private mode */ }
+}
+
+export function hasSeat(id) {
+  return !!seatToken(id);
+}
+
+/** Shortcut for `document.createElement` with properties and children. */
+export function h(tag, props = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') el.className = v;
+    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else if (k in el && typeof v !== 'string') el[k] = v;
+    else el.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : String(c));
+  }
+  return el;
+}
+
+/** "5+3", "15 s + 2", "No clock". */
+export function clockLabel(clock) {
+  if (!clock) return 'No clock';
+  const base = clock.base_secs % 60 === 0 ? `${clock.base_secs / 60}` : `${clock.base_secs} s`;
+  return `${base}+${clock.increment_secs}`;
+}
+
+export const REASONS = {
+  checkmate: 'checkmate',
+  stalemate: 'stalemate',
+  second_move_stalemate: 'stalemate after the first sub-move',
+  insufficient_material: 'insufficient material',
+  fivefold_repetition: 'fivefold repetition',
+  seventy_five_move_rule: 'the 75-move rule',
+  threefold_repetition: 'threefold repetition (claimed)',
+  fifty_move_rule: 'the 50-move rule (claimed)',
+  agreement: 'agreement',
+  resignation: 'resignation',
+  time_forfeit: 'time',
+  abandonment: 'abandonment',
+  aborted: 'abort',
+  unterminated: 'no ending',
+};
+
+/** "White wins by checkmate", "Draw by agreement", "Game aborted". */
+export function outcomeText(outcome) {
+  if (!outcome) return '';
+  if (outcome.reason === 'aborted') return 'Game aborted';
+  const why = REASONS[outcome.reason] || String(outcome.reason || '').replaceAll('_', ' ');
+  if (outcome.winner) return `${cap(outcome.winner)} wins by ${why}`;
+  if (outcome.result === '1/2-1/2') return `Draw by ${why}`;
+  return `Game over: ${why}`;
+}
+
+export function cap(s) {
+  return s ? s[0].toUpperCase() + s.slice(1) : s;
+}

@@ -1,0 +1,523 @@
+// The game page (`/game/{id}`): joins the free seat of an open game, keeps
+// the seat token, follows the game over a reconnecting WebSocket and lets a
+// player act; without a seat it is the same live view with no controls.
+
+import { request, seatToken, saveSeat, h, clockLabel, outcomeText, cap } from './api.js';
+import { Board } from './board.js';
+import { GameSocket } from './socket.js';
+import { placement, applyUci, isCapture, kingSquare, fenInfo, groupTurns, commaText } from './fen.js';
+import * as sound from './sound.js';
+
+const LOW_MS = 20000;
+const LOW_SOUND_MS = 10000;
+
+export async function gamePage(main, id) {
+  const page = new GamePage(main, id);
+  await page.start();
+}
+
+class GamePage {
+  constructor(main, id) {
+    this.main = main;
+    this.id = id;
+    this.S = null; // the last state, kept current by events
+    this.v = null;
+    this.you = null;
+    this.presence = null;
+    this.pending = null; // {uci, id}: a sent move not yet acknowledged
+    this.seq = 0;
+    this.review = null; // number of sub-moves shown, or null for live
+    this.clockAt = performance.now();
+    this.firstMoveAt = performance.now();
+    this.lowWarned = false;
+    this.orientationSet = false;
+    this.confirmResign = false;
+    this.build();
+  }
+
+  build() {
+    const el = (tag, props, ...c) => h(tag, props, ...c);
+    this.boardWrap = el('div', { class: 'board-wrap', id: 'board' });
+    this.bars = {
+      top: el('div', { class: 'player-bar top' }),
+      bottom: el('div', { class: 'player-bar bottom' }),
+    };
+    this.clockEls = { white: el('span', { class: 'clock', id: 'clock-white' }), black: el('span', { class: 'clock', id: 'clock-black' }) };
+    this.seatEls = { white: el('span', { class: 'seat', id: 'seat-white' }), black: el('span', { class: 'seat', id: 'seat-black' }) };
+    this.status = el('p', { class: 'status', id: 'status', role: 'status', 'aria-live': 'polite' }, 'Loading…');
+    this.note = el('p', { class: 'note', id: 'first-move-note' });
+    this.banner = el('div', { class: 'banner', id: 'banner', hidden: true });
+    this.invite = el('div', { class: 'invite', id: 'invite', hidden: true });
+    this.notice = el('p', { class: 'notice', id: 'notice', role: 'alert' });
+    this.moveList = el('ol', { class: 'movelist', id: 'movelist', 'aria-label': 'Moves' });
+    this.reviewBar = el('div', { class: 'review-nav' },
+      el('button', { type: 'button', id: 'nav-first', title: 'Start', 'aria-label': 'Go to the start', onclick: () => this.goto(0) }, '⏮'),
+      el('button', { type: 'button', id: 'nav-prev', title: 'Previous', 'aria-label': 'Previous sub-move', onclick: () => this.step(-1) }, '◀'),
+      el('button', { type: 'button', id: 'nav-next', title: 'Next', 'aria-label': 'Next sub-move', onclick: () => this.step(1) }, '▶'),
+      el('button', { type: 'button', id: 'nav-last', title: 'Live', 'aria-label': 'Back to the live position', onclick: () => this.goto(null) }, '⏭'));
+    this.reviewNote = el('p', { class: 'review-note', id: 'review-note', hidden: true });
+    this.actions = el('div', { class: 'actions', id: 'actions' });
+    this.conn = el('span', { class: 'conn', id: 'conn' }, 'Connecting…');
+    this.spectators = el('span', { class: 'spectators', id: 'spectators' });
+    this.muteBtn = el('button', { type: 'button', id: 'btn-mute', onclick: () => { sound.setMuted(!sound.isMuted()); this.renderMeta(); } });
+    this.meta = el('div', { class: 'meta' },
+      this.conn, this.spectators,
+      el('button', { type: 'button', id: 'btn-flip', onclick: () => { this.board.flip(); this.renderBars(); } }, 'Flip board'),
+      this.muteBtn,
+      el('button', { type: 'button', id: 'btn-copy-link', onclick: (e) => copy(this.inviteUrl(), e.currentTarget) }, 'Copy game link'),
+      el('a', { href: `/game/${this.id}.pgn`, id: 'pgn-link', class: 'button', download: `marseillais-${this.id}.pgn` }, 'Download PGN'));
+    this.info = el('p', { class: 'game-info', id: 'game-info' });
+    this.main.replaceChildren(el('div', { class: 'game' },
+      el('div', { class: 'board-col' }, this.bars.top, this.boardWrap, this.bars.bottom),
+      el('aside', { class: 'side panel' },
+        this.info, this.status, this.note, this.banner, this.invite, this.notice,
+        this.moveList, this.reviewBar, this.reviewNote, this.actions, this.meta)));
+    this.board = new Board(this.boardWrap, { onMove: (uci) => this.playMove(uci) });
+    document.addEventListener('keydown', (e) => {
+      if (e.target.closest && e.target.closest('.board, input, textarea, select')) return;
+      if (e.key === 'ArrowLeft') { this.step(-1); e.preventDefault(); }
+      if (e.key === 'ArrowRight') { this.step(1); e.preventDefault(); }
+    });
+  }
+
+  inviteUrl() {
+    return `${location.origin}/game/${this.id}`;
+  }
+
+  async start() {
+    let token = seatToken(this.id);
+    if (!token) {
+      try {
+        const pub = await request('GET', `/api/games/${encodeURIComponent(this.id)}`);
+        if (pub.status === 'open') {
+          // The first person to open the invite link takes the free seat.
+          const grant = await request('POST', `/api/games/${encodeURIComponent(this.id)}/join`);
+          saveSeat(grant.id, grant.token);
+          token = grant.token;
+        }
+      } catch (err) {
+        if (err.status === 404) {
+          this.status.textContent = 'There is no game with this link.';
+          return;
+        }
+        if (err.code !== 'seat_taken') this.notice.textContent = err.message;
+      }
+    }
+    this.token = token;
+    this.socket = new GameSocket(this.id, () => ({ token: this.token, v: this.v }), {
+      onMessage: (m) => this.onMessage(m),
+      onStatus: (online) => this.onConnection(online),
+      onOpen: () => this.resendPending(),
+    });
+    const tick = () => { this.renderClocks(); requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+  }
+
+  onConnection(online) {
+    this.conn.textContent = online ? 'Online' : 'Offline: reconnecting…';
+    this.conn.classList.toggle('offline', !online);
+  }
+
+  resendPending() {
+    if (this.pending) this.socket.send('move', { uci: this.pending.uci, id: this.pending.id });
+  }
+
+  send(t, d) {
+    this.notice.textContent = '';
+    if (!this.socket.send(t, d)) this.notice.textContent = 'You are offline; try again when reconnected.';
+  }
+
+  playMove(uci) {
+    const S = this.S;
+    if (!S || !this.you || S.turn !== this.you || S.status !== 'playing' || this.pending) return;
+    this.seq += 1;
+    this.pending = { uci, id: `${Date.now().toString(36)}-${this.seq}` };
+    this.socket.send('move', { uci, id: this.pending.id });
+    // Show the move at once; the server's event confirms it (or an error undoes it).
+    this.board.setPosition(applyUci(placement(S.fen), uci));
+    this.board.setLegal([], null);
+  }
+
+  onMessage(msg) {
+    const d = msg.d || {};
+    if (typeof msg.v === 'number' && msg.t !== 'state') {
+      if (this.v !== null && msg.v <= this.v) return;
+      if (this.v !== null && msg.v > this.v + 1) { this.socket.reconnect(); return; }
+      if (!this.S) return;
+      this.v = msg.v;
+      this.applyEvent(msg.t, d);
+      this.render();
+      return;
+    }
+    switch (msg.t) {
+      case 'state':
+        this.S = d;
+        this.v = msg.v;
+        this.you = d.you || null;
+        this.presence = { white: d.seats.white.connected, black: d.seats.black.connected, spectators: d.spectators };
+        this.clockAt = performance.now();
+        this.firstMoveAt = performance.now();
+        if (!this.orientationSet) {
+          this.board.setOrientation(this.you === 'black' ? 'black' : 'white');
+          this.orientationSet = true;
+        }
+        this.render();
+        break;
+      case 'presence':
+        this.presence = d;
+        this.render();
+        break;
+      case 'ack':
+        if (this.pending && String(this.pending.id) === String(d.id)) this.pending = null;
+        break;
+      case 'error':
+        if (this.pending && d.id !== undefined && String(this.pending.id) === String(d.id)) this.pending = null;
+        this.notice.textContent = d.message || d.code || 'Refused';
+        this.render();
+        break;
+      case 'rematch_seat':
+        saveSeat(d.id, d.token);
+        location.assign(d.url || `/game/${d.id}`);
+        break;
+      default:
+        break;
+    }
+  }
+
+  applyEvent(t, d) {
+    const S = this.S;
+    const now = performance.now();
+    const setPosition = () => {
+      for (const k of ['fen', 'turn', 'phase', 'check', 'legal', 'clock', 'first_move_ms', 'draw_offer', 'claims']) {
+        if (k in d) S[k] = d[k];
+      }
+      if ('clock' in d) this.clockAt = now;
+      if ('first_move_ms' in d) this.firstMoveAt = now;
+    };
+    switch (t) {
+      case 'join':
+        S.seats[d.color].taken = true;
+        S.status = 'playing';
+        S.first_move_ms = d.first_move_ms;
+        this.firstMoveAt = now;
+        // The join event carries no legal sub-moves: ask for a fresh snapshot.
+        this.socket.send('hello', this.token ? { token: this.token } : {});
+        break;
+      case 'move': {
+        const captured = isCapture(placement(S.fen), d.uci);
+        S.moves.push({ uci: d.uci, san: d.san, color: d.color });
+        setPosition();
+        if (this.pending && this.pending.uci === d.uci && d.color === this.you) this.pending = null;
+        if (S.status === 'open') S.status = 'playing';
+        sound.play(d.check ? 'check' : captured ? 'capture' : 'move');
+        break;
+      }
+      case 'takeback':
+        S.moves.pop();
+        setPosition();
+        sound.play('move');
+        break;
+      case 'draw_offer':
+        S.draw_offer = d.by;
+        break;
+      case 'draw_decline':
+        S.draw_offer = null;
+        break;
+      case 'end':
+        S.outcome = { result: d.result, winner: d.winner, reason: d.reason };
+        S.status = 'finished';
+        if ('clock' in d) { S.clock = d.clock; this.clockAt = now; }
+        S.legal = [];
+        S.draw_offer = null;
+        S.first_move_ms = null;
+        this.pending = null;
+        sound.play('end');
+        break;
+      case 'rematch_offer':
+        S.rematch_offer = d.by;
+        break;
+      case 'rematch':
+        S.rematch = d.id;
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** The trailing run of one colour's sub-moves among the first `count`. */
+  lastRun(count) {
+    const moves = this.S.moves.slice(0, count);
+    if (!moves.length) return { start: 0, moves: [] };
+    const colour = moves[moves.length - 1].color;
+    let start = moves.length - 1;
+    while (start > 0 && moves[start - 1].color === colour && moves.length - start < 2) start -= 1;
+    return { start, moves: moves.slice(start) };
+  }
+
+  /** Whether the last turn stopped after its first sub-move because it gave check. */
+  turnEndedByCheck() {
+    const S = this.S;
+    const run = this.lastRun(S.moves.length);
+    if (!S.check || run.moves.length !== 1) return false;
+    if (run.start === 0 && fenInfo(S.start_fen).phase !== '1') return false;
+    return run.moves[0].color !== S.turn;
+  }
+
+  render() {
+    if (!this.S) return;
+    const S = this.S;
+    const n = S.moves.length;
+    if (this.review !== null && this.review >= n) this.review = null;
+    const shown = this.review === null ? n : this.review;
+    const live = this.review === null;
+    // Board
+    let boardMap;
+    if (live) boardMap = placement(S.fen);
+    else {
+      boardMap = placement(S.start_fen);
+      for (const m of S.moves.slice(0, shown)) boardMap = applyUci(boardMap, m.uci);
+    }
+    this.board.setPosition(boardMap);
+    const run = this.lastRun(shown);
+    const hl = { s1: run.moves[0] ? run.moves[0].uci : null, s2: run.moves[1] ? run.moves[1].uci : null, check: null };
+    if (live && S.check) hl.check = kingSquare(boardMap, S.turn === 'white' ? 'w' : 'b');
+    else if (!live && run.moves.length && /[+#]$/.test(run.moves[run.moves.length - 1].san)) {
+      hl.check = kingSquare(boardMap, run.moves[0].color === 'white' ? 'b' : 'w');
+    }
+    this.board.setHighlights(hl);
+    const canMove = live && this.you && S.status === 'playing' && S.turn === this.you && !this.pending;
+    this.board.setLegal(canMove ? S.legal : [], canMove ? this.you[0] : null);
+    if (this.pending && live) this.board.setPosition(applyUci(boardMap, this.pending.uci));
+
+    this.info.textContent = `${cap(S.variant)} · ${clockLabel(S.clock)}${this.you ? ` · you play ${this.you}` : ' · watching'}`;
+    this.status.textContent = this.statusText();
+    this.status.classList.toggle('your-turn', !!this.you && S.status === 'playing' && S.turn === this.you);
+    this.renderBanner();
+    this.renderInvite();
+    this.renderMoves(shown);
+    this.reviewNote.hidden = live;
+    this.reviewNote.textContent = live ? '' : `Reviewing: after ${shown} of ${n} sub-moves. Press ⏭ to return to the game.`;
+    this.renderActions();
+    this.renderBars();
+    this.renderMeta();
+    document.title = `${this.you && S.status === 'playing' && S.turn === this.you ? '● ' : ''}Marseillais · ${this.id}`;
+  }
+
+  statusText() {
+    const S = this.S;
+    if (S.status === 'open') return this.you ? 'Waiting for an opponent: send them the invite link.' : 'Waiting for a second player.';
+    if (S.status === 'finished') return outcomeText(S.outcome);
+    const part = S.phase === 'second' ? 'move 2 of 2' : S.phase === 'first' ? 'move 1 of 2' : 'one move';
+    const toPlay = this.you === S.turn ? `Your turn: ${part}` : `${cap(S.turn)} to play: ${part}`;
+    if (this.turnEndedByCheck()) {
+      const mover = S.turn === 'white' ? 'black' : 'white';
+      if (this.you === mover) return `Check: your turn ended. ${toPlay}`;
+      if (this.you) return `Check! ${toPlay}`;
+      return `Check: ${cap(mover)}'s turn ended. ${toPlay}`;
+    }
+    if (S.check) return `Check! ${toPlay}`;
+    return toPlay;
+  }
+
+  renderBanner() {
+    const S = this.S;
+    if (S.status !== 'finished' || !S.outcome) { this.banner.hidden = true; return; }
+    this.banner.hidden = false;
+    const mine = this.you && S.outcome.winner ? (S.outcome.winner === this.you ? 'You won. ' : 'You lost. ') : '';
+    this.banner.replaceChildren(
+      h('strong', {}, S.outcome.result === '*' ? '—' : S.outcome.result),
+      h('span', {}, ` ${mine}${outcomeText(S.outcome)}.`),
+      S.rematch ? h('a', { href: `/game/${S.rematch}`, id: 'rematch-link', class: 'button' }, this.you ? 'Go to the rematch' : 'Watch the rematch') : null);
+  }
+
+  renderInvite() {
+    const show = !!this.you && this.S.status === 'open';
+    this.invite.hidden = !show;
+    if (!show || this.invite.childElementCount) return;
+    const input = h('input', { type: 'text', readonly: true, value: this.inviteUrl(), id: 'invite-link', 'aria-label': 'Invite link', onfocus: (e) => e.target.select() });
+    this.invite.replaceChildren(
+      h('p', {}, 'Send this link to your opponent; the first to open it takes the other seat.'),
+      h('div', { class: 'row' }, input, h('button', { type: 'button', class: 'primary', id: 'btn-copy-invite', onclick: (e) => copy(this.inviteUrl(), e.currentTarget) }, 'Copy invite link')));
+  }
+
+  renderMoves(shown) {
+    const S = this.S;
+    const turns = groupTurns(S.start_fen, S.moves);
+    const rows = [];
+    let row = null;
+    for (const t of turns) {
+      if (t.color === 'white' || !row) {
+        row = { number: t.number, white: null, black: null };
+        rows.push(row);
+      }
+      row[t.color] = t;
+    }
+    const cell = (t, colour) => {
+      if (!t) return h('span', { class: `turn ${colour} empty` }, colour === 'white' ? '…' : '');
+      const parts = [];
+      if (t.leadingComma) parts.push(',');
+      t.items.forEach((m, i) => {
+        if (i) parts.push(',');
+        parts.push(h('button', {
+          type: 'button', class: `mv${m.index + 1 === shown && this.review !== null ? ' current' : ''}${m.index + 1 === shown && this.review === null ? ' latest' : ''}`,
+          'data-index': String(m.index), onclick: () => this.goto(m.index + 1),
+        }, m.san));
+      });
+      return h('span', { class: `turn ${colour}` }, parts);
+    };
+    this.moveList.replaceChildren(...rows.map((r) => h('li', {},
+      h('span', { class: 'num' }, `${r.number}.`), cell(r.white, 'white'), cell(r.black, 'black'))));
+    this.moveList.dataset.pgn = commaText(turns);
+    if (this.review === null) this.moveList.scrollTop = this.moveList.scrollHeight;
+  }
+
+  goto(count) {
+    if (!this.S) return;
+    const n = this.S.moves.length;
+    this.review = count === null || count >= n ? null : Math.max(0, count);
+    this.render();
+  }
+
+  step(delta) {
+    if (!this.S) return;
+    const n = this.S.moves.length;
+    const cur = this.review === null ? n : this.review;
+    this.goto(Math.min(n, Math.max(0, cur + delta)));
+  }
+
+  renderActions() {
+    const S = this.S;
+    const you = this.you;
+    if (!you) { this.actions.replaceChildren(); this.actions.hidden = true; return; }
+    this.actions.hidden = false;
+    const opp = you === 'white' ? 'black' : 'white';
+    const btn = (id, label, onclick, extra = {}) => h('button', { type: 'button', id, onclick, ...extra }, label);
+    const out = [];
+    const playing = S.status === 'playing';
+    if (playing) {
+      out.push(btn('btn-takeback', 'Take back first sub-move', () => this.send('takeback_submove'),
+        { disabled: !(S.turn === you && S.phase === 'second') || !!this.pending, title: 'Withdraw your first sub-move of this turn' }));
+      if (S.draw_offer === opp) {
+        out.push(btn('btn-draw-accept', 'Accept draw', () => this.send('draw_accept'), { class: 'primary' }));
+        out.push(btn('btn-draw-decline', 'Decline draw', () => this.send('draw_decline')));
+      } else {
+        out.push(btn('btn-draw-offer', S.draw_offer === you ? 'Draw offered' : 'Offer draw', () => this.send('draw_offer'), { disabled: S.draw_offer === you }));
+      }
+      if (S.turn === you && S.claims && S.claims.length) {
+        out.push(btn('btn-claim-draw', `Claim draw (${S.claims[0].replaceAll('_', ' ')})`, () => this.send('draw_claim', { claim: S.claims[0] }), { class: 'primary' }));
+      }
+      if (this.presence && S.seats[opp].taken && !this.presence[opp]) {
+        out.push(btn('btn-claim-victory', 'Claim victory (opponent left)', () => this.send('claim_victory'), { title: 'Possible once the opponent has been disconnected for a while' }));
+      }
+    }
+    if (S.status === 'open' || (playing && this.abortable())) {
+      out.push(btn('btn-abort', 'Abort', () => this.send('abort')));
+    }
+    if (playing) {
+      if (this.confirmResign) {
+        out.push(h('span', { class: 'confirm' }, 'Resign this game? ',
+          btn('btn-resign-yes', 'Yes, resign', () => { this.confirmResign = false; this.send('resign'); }, { class: 'danger' }),
+          btn('btn-resign-no', 'No', () => { this.confirmResign = false; this.renderActions(); })));
+      } else {
+        out.push(btn('btn-resign', 'Resign', () => { this.confirmResign = true; this.renderActions(); }, { class: 'danger' }));
+      }
+    }
+    if (S.status === 'finished' && !S.rematch) {
+      if (S.rematch_offer === opp) out.push(btn('btn-rematch-accept', 'Accept rematch', () => this.send('rematch_accept'), { class: 'primary' }));
+      else out.push(btn('btn-rematch', S.rematch_offer === you ? 'Rematch offered' : 'Rematch', () => this.send('rematch_offer'), { disabled: S.rematch_offer === you }));
+    }
+    const focused = document.activeElement && document.activeElement.id;
+    this.actions.replaceChildren(...out);
+    if (focused) { const again = document.getElementById(focused); if (again) again.focus(); }
+  }
+
+  /** Before both sides have completed a turn (the server has the last word). */
+  abortable() {
+    const S = this.S;
+    const colours = S.moves.map((m) => m.color);
+    let runs = 0;
+    colours.forEach((c, i) => { if (i === 0 || colours[i - 1] !== c) runs += 1; });
+    const inProgress = colours.length && colours[colours.length - 1] === S.turn ? 1 : 0;
+    return runs - inProgress < 2;
+  }
+
+  renderBars() {
+    if (!this.S) return;
+    const bottom = this.board.orientation;
+    const top = bottom === 'white' ? 'black' : 'white';
+    for (const [pos, colour] of [['top', top], ['bottom', bottom]]) {
+      const seat = this.S.seats[colour];
+      const connected = this.presence ? this.presence[colour] : seat.connected;
+      const seatEl = this.seatEls[colour];
+      seatEl.className = `seat ${seat.taken ? (connected ? 'online' : 'away') : 'free'}`;
+      seatEl.title = seat.taken ? (connected ? 'connected' : 'disconnected') : 'seat free';
+      seatEl.replaceChildren(
+        h('span', { class: 'dot', 'aria-hidden': 'true' }),
+        h('span', { class: 'name' }, `${cap(colour)}${this.you === colour ? ' (you)' : ''}`),
+        h('span', { class: 'conn-state' }, seat.taken ? (connected ? 'online' : 'offline') : 'waiting'));
+      const bar = this.bars[pos];
+      if (bar.firstChild !== seatEl || bar.lastChild !== this.clockEls[colour]) bar.replaceChildren(seatEl, this.clockEls[colour]);
+      bar.classList.toggle('to-move', this.S.status === 'playing' && this.S.turn === colour);
+    }
+  }
+
+  renderMeta() {
+    const p = this.presence;
+    this.spectators.textContent = p ? `👁 ${p.spectators} watching` : '';
+    const muted = sound.isMuted();
+    this.muteBtn.textContent = muted ? 'Sound off' : 'Sound on';
+    this.muteBtn.setAttribute('aria-pressed', muted ? 'true' : 'false');
+  }
+
+  renderClocks() {
+    const S = this.S;
+    if (!S) return;
+    const now = performance.now();
+    for (const colour of ['white', 'black']) {
+      const el = this.clockEls[colour];
+      if (!S.clock) { el.textContent = ''; el.hidden = true; continue; }
+      el.hidden = false;
+      const running = S.clock.running === colour && S.status === 'playing';
+      const ms = Math.max(0, S.clock[colour] - (running ? now - this.clockAt : 0));
+      const text = formatClock(ms);
+      if (el.textContent !== text) el.textContent = text;
+      el.classList.toggle('running', running);
+      el.classList.toggle('low', ms < LOW_MS);
+      if (running && colour === this.you && ms < LOW_SOUND_MS && !this.lowWarned) {
+        this.lowWarned = true;
+        sound.play('lowtime');
+      }
+    }
+    if (S.first_move_ms !== null && S.first_move_ms !== undefined && S.status === 'playing') {
+      const left = Math.max(0, Math.ceil((S.first_move_ms - (now - this.firstMoveAt)) / 1000));
+      const text = `${cap(S.turn)} must complete a first turn within ${left} s or the game is aborted.`;
+      if (this.note.textContent !== text) this.note.textContent = text;
+    } else if (this.note.textContent) this.note.textContent = '';
+  }
+}
+
+export function formatClock(ms) {
+  const total = Math.max(0, ms);
+  if (total < 10000) return `0:0${(total / 1000).toFixed(1)}`;
+  const secs = Math.ceil(total / 1000);
+  const hours = Math.floor(secs / 3600);
+  const mins = Math.floor((secs % 3600) / 60);
+  const s = String(secs % 60).padStart(2, '0');
+  return hours ? `${hours}:${String(mins).padStart(2, '0')}:${s}` : `${mins}:${s}`;
+}
+
+async function copy(text, button) {
+  let ok = false;
+  try { await navigator.clipboard.writeText(text); ok = true; } catch (_) {
+    const tmp = h('textarea', { value: text });
+    document.body.appendChild(tmp);
+    tmp.select();
+    try { ok = document.execCommand('copy'); } catch (__) { ok = false; }
+    tmp.remove();
+  }
+  if (button) {
+    const before = button.textContent;
+    button.textContent = ok ? 'Copied!' : 'Copy failed: select the link';
+    setTimeout(() => { button.textContent = before; }, 1500);
+  }
+}

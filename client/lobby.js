@@ -1,0 +1,124 @@
+// The lobby (`/`): the create form, the open games to join and the games in
+// progress to watch (both polled every few seconds).
+
+import { request, saveSeat, hasSeat, h, clockLabel, cap } from './api.js';
+
+const PRESETS = [
+  ['3+2', 180, 2], ['5+3', 300, 3], ['10+5', 600, 5], ['15+10', 900, 10],
+];
+const POLL_MS = 3000;
+
+export function lobbyPage(main) {
+  const error = h('p', { class: 'error', role: 'alert', id: 'create-error' });
+  const custom = h('div', { class: 'custom-clock', hidden: true },
+    h('label', {}, 'Minutes ', h('input', { type: 'number', id: 'custom-base', min: '0', max: '180', step: '1', value: '5' })),
+    h('label', {}, 'Increment (s) ', h('input', { type: 'number', id: 'custom-inc', min: '0', max: '180', step: '1', value: '3' })));
+  const clockChoices = [
+    ...PRESETS.map(([label], i) => radio('clock', label, label, i === 1)),
+    radio('clock', 'custom', 'Custom'),
+    radio('clock', 'none', 'No clock'),
+  ];
+  const form = h('form', { id: 'create-form', class: 'panel create' },
+    h('h2', {}, 'New game'),
+    h('fieldset', {}, h('legend', {}, 'Time control'), h('div', { class: 'choices' }, clockChoices), custom),
+    h('fieldset', {}, h('legend', {}, 'Your colour'), h('div', { class: 'choices' },
+      radio('color', 'white', 'White'), radio('color', 'random', 'Random', true), radio('color', 'black', 'Black'))),
+    h('fieldset', {}, h('legend', {}, 'Variant'), h('div', { class: 'choices' },
+      radio('variant', 'balanced', 'Balanced (White opens with one move)', true),
+      radio('variant', 'marseillais', 'Marseillais (two moves from the start)'))),
+    h('details', { class: 'fen-start' }, h('summary', {}, 'Start from a position (FEN)'),
+      h('input', { type: 'text', id: 'fen-input', name: 'fen', placeholder: 'extended FEN, e.g. rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1', autocomplete: 'off', spellcheck: false })),
+    h('button', { type: 'submit', id: 'create-btn', class: 'primary' }, 'Create game'),
+    error);
+  form.addEventListener('change', () => {
+    custom.hidden = form.elements.clock.value !== 'custom';
+  });
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    error.textContent = '';
+    const body = { color: form.elements.color.value, variant: form.elements.variant.value };
+    const choice = form.elements.clock.value;
+    if (choice === 'custom') {
+      const base = Number(form.querySelector('#custom-base').value);
+      const inc = Number(form.querySelector('#custom-inc').value);
+      body.clock = { base_secs: Math.round(base * 60), increment_secs: Math.round(inc) };
+    } else if (choice !== 'none') {
+      const [, base, inc] = PRESETS.find(([l]) => l === choice);
+      body.clock = { base_secs: base, increment_secs: inc };
+    } else body.clock = null;
+    const fen = form.querySelector('#fen-input').value.trim();
+    if (fen) body.fen = fen;
+    try {
+      const grant = await request('POST', '/api/games', body);
+      saveSeat(grant.id, grant.token);
+      location.assign(grant.url);
+    } catch (err) {
+      error.textContent = `Could not create the game: ${err.message}`;
+    }
+  });
+
+  const openList = h('ul', { class: 'games', id: 'open-games' });
+  const playingList = h('ul', { class: 'games', id: 'playing-games' });
+  const listError = h('p', { class: 'error', role: 'status' });
+  main.replaceChildren(h('div', { class: 'lobby' },
+    form,
+    h('section', { class: 'panel' }, h('h2', {}, 'Open games'), openList, listError,
+      h('h2', {}, 'Games in progress'), playingList)));
+
+  async function refresh() {
+    try {
+      const [open, playing] = await Promise.all([
+        request('GET', '/api/games?status=open&limit=30'),
+        request('GET', '/api/games?status=playing&limit=30'),
+      ]);
+      listError.textContent = '';
+      fill(openList, open.games, 'No open game. Create one!', (g) => {
+        const mine = hasSeat(g.id);
+        const free = g.seats && !g.seats.white ? 'white' : 'black';
+        return h('button', {
+          type: 'button', class: 'join', 'data-id': g.id,
+          onclick: () => (mine ? location.assign(`/game/${g.id}`) : join(g.id)),
+        }, mine ? 'Open (yours)' : `Join as ${free}`);
+      });
+      fill(playingList, playing.games, 'No game in progress.', (g) =>
+        h('a', { href: `/game/${g.id}`, class: 'button watch' }, hasSeat(g.id) ? 'Play' : 'Watch'));
+    } catch (err) {
+      listError.textContent = `The game list could not be loaded: ${err.message}`;
+    }
+  }
+
+  async function join(id) {
+    try {
+      const grant = await request('POST', `/api/games/${id}/join`);
+      saveSeat(grant.id, grant.token);
+      location.assign(grant.url);
+    } catch (err) {
+      listError.textContent = err.code === 'seat_taken' ? 'Someone else took that seat first.' : `Could not join: ${err.message}`;
+      refresh();
+    }
+  }
+
+  refresh();
+  const timer = setInterval(() => { if (!document.hidden) refresh(); }, POLL_MS);
+  return () => clearInterval(timer);
+}
+
+function fill(list, games, empty, action) {
+  if (!games || !games.length) {
+    list.replaceChildren(h('li', { class: 'empty' }, empty));
+    return;
+  }
+  list.replaceChildren(...games.map((g) => h('li', { 'data-id': g.id },
+    h('span', { class: 'game-desc' },
+      h('strong', {}, clockLabel(g.clock)), ' · ', cap(g.variant),
+      g.sub_moves ? ` · ${g.sub_moves} sub-moves` : ''),
+    action(g))));
+}
+
+let radioSeq = 0;
+function radio(name, value, label, checked = false) {
+  radioSeq += 1;
+  const id = `r-${name}-${radioSeq}`;
+  return h('label', { class: 'choice', for: id },
+    h('input', { type: 'radio', name, value, id, checked }), h('span', {}, label));
+}

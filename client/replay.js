@@ -1,0 +1,119 @@
+// The replay page (`/replay`): paste a comma PGN or an extended FEN; the
+// server validates it (POST /api/replay) and returns every position, which
+// this page steps through with buttons and the arrow keys.
+
+import { request, h } from './api.js';
+import { Board } from './board.js';
+import { placement, kingSquare, groupTurns } from './fen.js';
+
+const SAMPLE = '1. e4 e5,Nc6 2. Qh5,Nf3 g6,gxh5';
+
+export function replayPage(main) {
+  const text = h('textarea', { id: 'replay-input', rows: '6', spellcheck: false, placeholder: `Comma PGN, e.g. ${SAMPLE}\nor an extended FEN`, 'aria-label': 'Comma PGN or FEN' });
+  const error = h('div', { class: 'error', id: 'replay-error', role: 'alert' });
+  const summary = h('p', { class: 'summary', id: 'replay-summary' });
+  const boardWrap = h('div', { class: 'board-wrap', id: 'board' });
+  const list = h('ol', { class: 'movelist', id: 'movelist' });
+  const where = h('p', { class: 'review-note', id: 'replay-where' });
+  let data = null;
+  let index = 0;
+
+  const load = async () => {
+    error.textContent = '';
+    const value = text.value.trim();
+    if (!value) { error.textContent = 'Paste a comma PGN or a FEN first.'; return; }
+    const looksFen = /^[1-8pnbrqkPNBRQK]+(\/[1-8pnbrqkPNBRQK]+){7}\s/.test(value);
+    try {
+      data = await request('POST', '/api/replay', looksFen ? { fen: value } : { pgn: value });
+      index = data.moves.length;
+      const tag = (name) => (data.tags.find(([n]) => n === name) || [])[1];
+      const players = tag('White') && tag('White') !== '?' ? `${tag('White')} – ${tag('Black')} · ` : '';
+      summary.textContent = `${players}${data.moves.length} sub-moves · result ${data.result}${data.reason ? ` (${data.reason.replaceAll('_', ' ')})` : ''}`;
+      show();
+    } catch (err) {
+      data = null;
+      const at = err.turn ? ` (turn ${err.turn}, sub-move ${err.submove})` : '';
+      error.replaceChildren(h('strong', {}, `This ${looksFen ? 'FEN' : 'PGN'} cannot be replayed${at}.`), h('br'), err.message);
+      summary.textContent = '';
+      list.replaceChildren();
+      where.textContent = '';
+      board.setPosition(placement('8/8/8/8/8/8/8/8'));
+    }
+  };
+
+  const show = () => {
+    if (!data) return;
+    const fen = index === 0 ? data.start_fen : data.moves[index - 1].fen;
+    const map = placement(fen);
+    board.setPosition(map);
+    const cur = data.moves[index - 1];
+    const hl = {};
+    if (cur) {
+      const turn = data.turns.find((t) => t.moves.includes(index - 1));
+      const upto = turn.moves.filter((i) => i < index);
+      hl.s1 = data.moves[upto[0]].uci;
+      if (upto[1] !== undefined) hl.s2 = data.moves[upto[1]].uci;
+      if (/[+#]$/.test(cur.san)) hl.check = kingSquare(map, cur.color === 'white' ? 'b' : 'w');
+    }
+    board.setHighlights(hl);
+    renderList();
+    where.textContent = cur
+      ? `Turn ${cur.turn} (${cur.color}), sub-move ${cur.submove}: ${cur.san} · FEN ${fen}`
+      : `Start position · FEN ${fen}`;
+  };
+
+  const renderList = () => {
+    const turns = groupTurns(data.start_fen, data.moves);
+    const rows = [];
+    let row = null;
+    for (const t of turns) {
+      if (t.color === 'white' || !row) { row = { number: t.number }; rows.push(row); }
+      row[t.color] = t;
+    }
+    const cell = (t, colour) => {
+      if (!t) return h('span', { class: `turn ${colour} empty` }, colour === 'white' ? '…' : '');
+      const parts = t.leadingComma ? [','] : [];
+      t.items.forEach((m, i) => {
+        if (i) parts.push(',');
+        parts.push(h('button', { type: 'button', class: `mv${m.index + 1 === index ? ' current' : ''}`, 'data-index': String(m.index), onclick: () => go(m.index + 1) }, m.san));
+      });
+      return h('span', { class: `turn ${colour}` }, parts);
+    };
+    list.replaceChildren(...rows.map((r) => h('li', {}, h('span', { class: 'num' }, `${r.number}.`), cell(r.white, 'white'), cell(r.black, 'black'))));
+  };
+
+  const go = (i) => {
+    if (!data) return;
+    index = Math.max(0, Math.min(data.moves.length, i));
+    show();
+  };
+
+  const nav = h('div', { class: 'review-nav' },
+    h('button', { type: 'button', id: 'nav-first', 'aria-label': 'Start', onclick: () => go(0) }, '⏮'),
+    h('button', { type: 'button', id: 'nav-prev', 'aria-label': 'Previous sub-move', onclick: () => go(index - 1) }, '◀'),
+    h('button', { type: 'button', id: 'nav-next', 'aria-label': 'Next sub-move', onclick: () => go(index + 1) }, '▶'),
+    h('button', { type: 'button', id: 'nav-last', 'aria-label': 'End', onclick: () => go(Infinity) }, '⏭'),
+    h('button', { type: 'button', id: 'btn-flip', onclick: () => board.flip() }, 'Flip'));
+
+  main.replaceChildren(h('div', { class: 'game replay' },
+    h('div', { class: 'board-col' }, boardWrap, nav),
+    h('aside', { class: 'side panel' },
+      h('h2', {}, 'Replay a game'),
+      h('form', { id: 'replay-form', onsubmit: (e) => { e.preventDefault(); load(); } },
+        text,
+        h('div', { class: 'row' },
+          h('button', { type: 'submit', class: 'primary', id: 'replay-load' }, 'Load'),
+          h('button', { type: 'button', onclick: () => { text.value = SAMPLE; load(); } }, 'Example'))),
+      error, summary, list, where)));
+  const board = new Board(boardWrap, {});
+  board.setPosition(placement('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1'));
+  document.addEventListener('keydown', (e) => {
+    if (e.target.closest && e.target.closest('input, textarea')) return;
+    if (e.key === 'ArrowLeft') { go(index - 1); e.preventDefault(); }
+    if (e.key === 'ArrowRight') { go(index + 1); e.preventDefault(); }
+    if (e.key === 'Home') { go(0); e.preventDefault(); }
+    if (e.key === 'End') { go(Infinity); e.preventDefault(); }
+  });
+  const fromHash = decodeURIComponent(location.hash.slice(1));
+  if (fromHash) { text.value = fromHash; load(); }
+}

@@ -1,0 +1,93 @@
+// A game's WebSocket that reconnects by itself with exponential backoff,
+// resuming from the last version seen (docs/protocol.md 3.2), and says when
+// it is online or offline.
+
+export class GameSocket {
+  /**
+   * @param {string} id game id
+   * @param {() => {token: string|null, v: number|null}} resume what to send on (re)connect
+   * @param {{onMessage: (msg: object) => void, onStatus: (online: boolean) => void, onOpen?: () => void}} handlers
+   */
+  constructor(id, resume, handlers) {
+    this.id = id;
+    this.resume = resume;
+    this.handlers = handlers;
+    this.ws = null;
+    this.attempt = 0;
+    this.timer = null;
+    this.closed = false;
+    this.online = false;
+    this.connect();
+  }
+
+  url() {
+    const { token, v } = this.resume();
+    const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    const q = new URLSearchParams();
+    if (token) q.set('token', token);
+    if (v !== null && v !== undefined) q.set('v', String(v));
+    const qs = q.toString();
+    return `${proto}//${location.host}/ws/game/${encodeURIComponent(this.id)}${qs ? `?${qs}` : ''}`;
+  }
+
+  connect() {
+    clearTimeout(this.timer);
+    if (this.closed) return;
+    let ws;
+    try { ws = new WebSocket(this.url()); } catch (_) { this.retry(); return; }
+    this.ws = ws;
+    ws.onopen = () => {
+      this.attempt = 0;
+      this.setOnline(true);
+      if (this.handlers.onOpen) this.handlers.onOpen();
+    };
+    ws.onmessage = (e) => {
+      let msg;
+      try { msg = JSON.parse(e.data); } catch (_) { return; }
+      this.handlers.onMessage(msg);
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.setOnline(false);
+      this.retry();
+    };
+    ws.onerror = () => { /* onclose follows */ };
+  }
+
+  retry() {
+    if (this.closed) return;
+    const delay = Math.min(10000, 500 * 2 ** this.attempt) * (0.75 + Math.random() * 0.5);
+    this.attempt += 1;
+    this.timer = setTimeout(() => this.connect(), delay);
+  }
+
+  /** Drops the connection and opens a new one now (e.g. after a version gap). */
+  reconnect() {
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) { ws.onclose = null; ws.close(); }
+    this.setOnline(false);
+    this.attempt = 0;
+    this.connect();
+  }
+
+  setOnline(online) {
+    if (this.online === online) return;
+    this.online = online;
+    this.handlers.onStatus(online);
+  }
+
+  /** Sends `{t, d}`; false when offline (the caller may retry after reconnecting). */
+  send(t, d) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(d === undefined ? { t } : { t, d }));
+    return true;
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    if (this.ws) { this.ws.onclose = null; this.ws.close(); }
+  }
+}

@@ -1,0 +1,255 @@
+//! `POST /api/replay`: validates a pasted comma PGN or extended FEN for the
+//! replay page and returns every position of the game, so that the browser
+//! client can step through a record without a rules engine of its own.
+//! Also serves the page itself at `/replay`.
+//!
+//! Reply on success (`200`):
+//! `{"start_fen", "moves": [{"uci", "san", "color", "fen", "turn", "submove"}],
+//!   "turns": [{"number", "color", "moves": [index, ..], "starts_at_second"}],
+//!   "result", "reason", "tags": [[name, value], ..]}`.
+//! On failure (`400`): `{"code", "message", "turn", "submove"}` where `turn`
+//! and `submove` are `null` unless the problem is at a sub-move.
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::assets;
+use super::protocol::Side;
+use super::state::reason_name;
+use crate::rules::pgn::{GameResult, PgnError, read_game};
+use crate::rules::{Game, Position, Rules};
+
+/// Largest text accepted: a long game is a few kilobytes; this bounds the
+/// work a single request can cause.
+pub const MAX_REPLAY_BYTES: usize = 256 * 1024;
+
+/// The routes this module owns, merged into the main router.
+pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
+    Router::new()
+        .route("/replay", get(page))
+        .route("/api/replay", post(replay))
+}
+
+async fn page() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        assets::index_html(),
+    )
+        .into_response()
+}
+
+/// The request: exactly one of the two fields.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReplayRequest {
+    pgn: Option<String>,
+    fen: Option<String>,
+}
+
+/// Why a replay request was refused; the body of a `400` reply.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{message}")]
+pub struct ReplayError {
+    /// `bad_request`, `too_large`, `empty`, `bad_fen`, `bad_tag`,
+    /// `bad_comment` or `bad_move`.
+    pub code: &'static str,
+    /// Plain words, with the turn and sub-move when there is one.
+    pub message: String,
+    /// The turn's move number, for errors at a sub-move.
+    pub turn: Option<u32>,
+    /// 1 or 2, for errors at a sub-move.
+    pub submove: Option<u8>,
+}
+
+impl ReplayError {
+    fn plain(code: &'static str, message: impl Into<String>) -> ReplayError {
+        ReplayError {
+            code,
+            message: message.into(),
+            turn: None,
+            submove: None,
+        }
+    }
+}
+
+impl IntoResponse for ReplayError {
+    fn into_response(self) -> Response {
+        (StatusCode::BAD_REQUEST, axum::Json(&self)).into_response()
+    }
+}
+
+impl From<PgnError> for ReplayError {
+    fn from(error: PgnError) -> ReplayError {
+        match &error {
+            PgnError::Move { at, token, reason } => {
+                let side = match Side::from(at.side) {
+                    Side::White => "White",
+                    Side::Black => "Black",
+                };
+                ReplayError {
+                    code: "bad_move",
+                    message: format!(
+                        "Turn {} ({side}), sub-move {} '{token}': {reason} (line {})",
+                        at.turn, at.submove, at.line
+                    ),
+                    turn: Some(at.turn),
+                    submove: Some(at.submove),
+                }
+            }
+            PgnError::Fen(e) => ReplayError::plain("bad_fen", format!("FEN tag: {e}")),
+            PgnError::Tag { .. } => ReplayError::plain("bad_tag", error.to_string()),
+            PgnError::UnclosedComment { .. } => {
+                ReplayError::plain("bad_comment", error.to_string())
+            }
+        }
+    }
+}
+
+async fn replay(body: Bytes) -> Result<Response, ReplayError> {
+    Ok(axum::Json(replay_body(&body)?).into_response())
+}
+
+/// The whole request, from bytes to the reply's JSON (kept apart from axum
+/// so that it can be tested directly).
+pub fn replay_body(body: &[u8]) -> Result<Value, ReplayError> {
+    if body.len() > MAX_REPLAY_BYTES {
+        return Err(ReplayError::plain(
+            "too_large",
+            format!("the text is longer than {} KiB", MAX_REPLAY_BYTES / 1024),
+        ));
+    }
+    let request: ReplayRequest = serde_json::from_slice(body).map_err(|e| {
+        ReplayError::plain(
+            "bad_request",
+            format!("expected {{\"pgn\": \"...\"}} or {{\"fen\": \"...\"}}: {e}"),
+        )
+    })?;
+    match (request.pgn, request.fen) {
+        (Some(pgn), None) => replay_pgn(&pgn),
+        (None, Some(fen)) => replay_fen(&fen),
+        _ => Err(ReplayError::plain(
+            "bad_request",
+            "give exactly one of \"pgn\" or \"fen\"",
+        )),
+    }
+}
+
+/// A comma PGN (the first game of the text).
+pub fn replay_pgn(text: &str) -> Result<Value, ReplayError> {
+    if text.trim().is_empty() {
+        return Err(ReplayError::plain("empty", "paste a comma PGN or a FEN"));
+    }
+    let imported = read_game(text)
+        .ok_or_else(|| ReplayError::plain("empty", "no game was found in the text"))??;
+    let result = imported
+        .result
+        .unwrap_or(GameResult::of(imported.game.outcome()));
+    Ok(describe(&imported.game, result, &imported.tags))
+}
+
+/// An extended FEN: the one position, no moves.
+pub fn replay_fen(text: &str) -> Result<Value, ReplayError> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(ReplayError::plain("empty", "paste a comma PGN or a FEN"));
+    }
+    let position = Position::from_fen(text, Rules::Marseillais)
+        .map_err(|e| ReplayError::plain("bad_fen", e.to_string()))?;
+    let game = Game::new(position);
+    Ok(describe(&game, GameResult::of(game.outcome()), &[]))
+}
+
+fn describe(game: &Game, result: GameResult, tags: &[(String, String)]) -> Value {
+    let positions = game.positions();
+    let mut moves = Vec::with_capacity(game.submoves().len());
+    let mut turns = Vec::new();
+    for turn in game.turns() {
+        let mut indexes = Vec::new();
+        for (offset, &mv) in turn.submoves.iter().enumerate() {
+            let index = turn.first_index + offset;
+            let before = &positions[index];
+            let after = positions.get(index + 1).unwrap_or(before);
+            let submove = if turn.starts_at_second { 2 } else { offset + 1 };
+            moves.push(json!({
+                "uci": mv.to_string(),
+                "san": before.san(mv),
+                "color": Side::from(turn.side),
+                "fen": after.fen(),
+                "turn": turn.number,
+                "submove": submove,
+            }));
+            indexes.push(index);
+        }
+        turns.push(json!({
+            "number": turn.number,
+            "color": Side::from(turn.side),
+            "moves": indexes,
+            "starts_at_second": turn.starts_at_second,
+        }));
+    }
+    let outcome = game.outcome();
+    json!({
+        "start_fen": game.start().fen(),
+        "moves": moves,
+        "turns": turns,
+        "result": result.as_str(),
+        "reason": outcome.map(|o| reason_name(o.reason())),
+        "tags": tags,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_comma_pgn_replays_to_one_fen_per_submove_grouped_by_turn() {
+        let reply = replay_pgn("1. e4 e5,Nc6 2. Qh5,Nf3 g6,gxh5").unwrap();
+        let moves = reply["moves"].as_array().unwrap();
+        assert_eq!(moves.len(), 7);
+        assert_eq!(moves[6]["san"], "gxh5");
+        assert_eq!(moves[6]["turn"], 2);
+        assert_eq!(moves[6]["submove"], 2);
+        assert!(
+            moves[6]["fen"]
+                .as_str()
+                .unwrap()
+                .starts_with("r1bqkbnr/pppp1p1p/2n5/4p2p/4P3/5N2/PPPP1PPP/RNB1KB1R w")
+        );
+        assert_eq!(reply["turns"].as_array().unwrap().len(), 4);
+        assert_eq!(reply["turns"][1]["moves"], json!([1, 2]));
+    }
+
+    #[test]
+    fn an_illegal_submove_is_reported_with_its_turn_and_submove() {
+        let error = replay_pgn("1. e4 e5,Ke3").unwrap_err();
+        assert_eq!(error.code, "bad_move");
+        assert_eq!(error.turn, Some(1));
+        assert_eq!(error.submove, Some(2));
+        assert!(error.message.contains("Turn 1 (Black), sub-move 2"));
+    }
+
+    #[test]
+    fn a_bad_fen_is_refused_with_the_field_named() {
+        let error = replay_fen("rnbqkbnr/pppppppp/8/8 w KQkq - 0 1").unwrap_err();
+        assert_eq!(error.code, "bad_fen");
+        assert!(error.message.contains("placement"), "{}", error.message);
+    }
+
+    #[test]
+    fn a_request_with_both_or_neither_field_is_a_bad_request() {
+        assert_eq!(replay_body(b"{}").unwrap_err().code, "bad_request");
+        assert_eq!(
+            replay_body(br#"{"pgn":"1. e4","fen":"x"}"#)
+                .unwrap_err()
+                .code,
+            "bad_request"
+        );
+        assert_eq!(replay_body(b"not json").unwrap_err().code, "bad_request");
+    }
+}

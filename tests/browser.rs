@@ -1,0 +1,852 @@
+//! The browser client driven in real headless Chromium (through chromedriver
+//! and the `fantoccini` WebDriver client) against the real server started
+//! in-process on 127.0.0.1:0.
+//!
+//! Without Chromium and chromedriver these tests are skipped with a loud
+//! message, except when `CI` is set (`.ci/run`), where they fail. The
+//! scenarios run one at a time (a static mutex: the machine has two cores)
+//! and every wait polls with a deadline; nothing measures wall-clock time.
+//!
+//! `cargo test --test browser -- --ignored capture_screenshots` rewrites the
+//! PNGs of docs/screenshots/.
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use fantoccini::actions::{InputSource, MOUSE_BUTTON_LEFT, MouseActions, PointerAction};
+use fantoccini::key::Key;
+use fantoccini::{Client, ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
+use marseillais::server::config::Config;
+use marseillais::server::{ServerHandle, start};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// One browser scenario at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Every wait in these tests is bounded by this.
+const WAIT: Duration = Duration::from_secs(20);
+
+/// The start of the checkmate scenario: White (Qd4, Pe5) and a Black king on
+/// g7 behind its d7 pawn, White at the first sub-move.
+const MATE_FEN: &str = "8/3p1pkp/6p1/4P3/3Q4/8/8/6K1 w - - 0 20";
+/// What the server must export for it.
+const MATE_MOVETEXT: &str = "20. Kf1,Ke1 d5,g5 21. exd6+ Kg8,g4 22. d7,d8=Q# 1-0";
+
+fn chromium() -> PathBuf {
+    std::env::var_os("MARSEILLAIS_CHROMIUM").map_or_else(|| "/usr/bin/chromium".into(), Into::into)
+}
+
+fn chromedriver() -> PathBuf {
+    std::env::var_os("MARSEILLAIS_CHROMEDRIVER")
+        .map_or_else(|| "/usr/bin/chromedriver".into(), Into::into)
+}
+
+/// Whether the browser tests can run; panics under CI when they cannot.
+fn browser_available(test: &str) -> bool {
+    let (browser, driver) = (chromium(), chromedriver());
+    if browser.exists() && driver.exists() {
+        return true;
+    }
+    let message = format!(
+        "browser test `{test}` needs {} and {} (Debian: apt-get install -y chromium chromium-driver)",
+        browser.display(),
+        driver.display()
+    );
+    if std::env::var_os("CI").is_some() {
+        panic!("CI is set: {message}");
+    }
+    eprintln!("\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
+    eprintln!("!!! SKIPPED: {message}");
+    eprintln!("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n");
+    false
+}
+
+/// A chromedriver process on a free loopback port, killed on drop.
+struct Driver {
+    child: Child,
+    port: u16,
+}
+
+impl Driver {
+    fn start() -> Driver {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = Command::new(chromedriver())
+            .arg(format!("--port={port}"))
+            .arg("--allowed-ips=127.0.0.1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let driver = Driver { child, port };
+        let deadline = Instant::now() + WAIT;
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "chromedriver did not listen on {port}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        driver
+    }
+
+    /// A fresh browser with its own profile directory.
+    async fn session(&self) -> Session {
+        let profile = tempfile::tempdir().expect("profile dir");
+        let caps = json!({
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": chromium(),
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu",
+                    "--disable-background-networking", "--disable-component-update",
+                    "--disable-sync", "--no-first-run", "--disable-quic",
+                    "--window-size=1280,900",
+                    format!("--user-data-dir={}", profile.path().display()),
+                ],
+            },
+        });
+        let Value::Object(caps) = caps else {
+            unreachable!("a JSON object")
+        };
+        let client = ClientBuilder::new(HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{}", self.port))
+            .await
+            .expect("a Chromium session");
+        Session {
+            client,
+            _profile: profile,
+        }
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One browser; `name` appears in failure messages.
+struct Session {
+    client: Client,
+    _profile: tempfile::TempDir,
+}
+
+/// The server, a chromedriver and the address to browse.
+struct Rig {
+    server: Option<ServerHandle>,
+    _data: tempfile::TempDir,
+    driver: Driver,
+    base: String,
+}
+
+impl Rig {
+    async fn start() -> Rig {
+        let data = tempfile::tempdir().expect("data dir");
+        let config = Config::new(SocketAddr::from(([127, 0, 0, 1], 0)), data.path());
+        let server = start(config).await.expect("the server starts");
+        let base = format!("http://{}", server.addr());
+        Rig {
+            server: Some(server),
+            _data: data,
+            driver: Driver::start(),
+            base,
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    async fn stop(mut self, sessions: Vec<Session>) {
+        for s in sessions {
+            let _ = s.client.close().await;
+        }
+        if let Some(server) = self.server.take() {
+            server.shutdown().await;
+        }
+    }
+
+    /// `GET path` over a plain HTTP/1.1 connection: (status, body).
+    async fn get(&self, path: &str) -> (u16, String) {
+        let addr = self.server.as_ref().expect("running").addr();
+        let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+        stream.write_all(request.as_bytes()).await.expect("write");
+        let mut raw = Vec::new();
+        tokio::time::timeout(WAIT, stream.read_to_end(&mut raw))
+            .await
+            .expect("reply in time")
+            .expect("read");
+        let text = String::from_utf8_lossy(&raw).into_owned();
+        let (head, body) = text.split_once("\r\n\r\n").expect("an HTTP reply");
+        let status = head
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .expect("a status");
+        assert!(
+            !head
+                .to_ascii_lowercase()
+                .contains("transfer-encoding: chunked"),
+            "the test reader expects a plain body"
+        );
+        (status, body.to_string())
+    }
+}
+
+/// Runs a script and returns its value.
+async fn js(s: &Session, script: &str) -> Value {
+    s.client
+        .execute(script, vec![])
+        .await
+        .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
+}
+
+/// Polls a JavaScript expression until it is truthy (deadline [`WAIT`]).
+async fn wait_for(s: &Session, expr: &str, what: &str) -> Value {
+    let deadline = Instant::now() + WAIT;
+    let script = format!("return ({expr});");
+    loop {
+        let value = s.client.execute(&script, vec![]).await;
+        if let Ok(v) = &value {
+            let truthy = match v {
+                Value::Null => false,
+                Value::Bool(b) => *b,
+                Value::Number(n) => n.as_f64() != Some(0.0),
+                Value::String(t) => !t.is_empty(),
+                _ => true,
+            };
+            if truthy {
+                return v.clone();
+            }
+        }
+        if Instant::now() > deadline {
+            let status = text(s, "#status").await;
+            let notice = text(s, "#notice").await;
+            panic!(
+                "timed out waiting for {what} ({expr}); last {value:?}; status {status:?}; notice {notice:?}"
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The text of the first element matching `css` ("" when there is none).
+async fn text(s: &Session, css: &str) -> String {
+    let script = format!(
+        "const e = document.querySelector({}); return e ? e.textContent : '';",
+        json!(css)
+    );
+    s.client
+        .execute(&script, vec![])
+        .await
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default()
+}
+
+async fn wait_text(s: &Session, css: &str, needle: &str) {
+    let expr = format!(
+        "(document.querySelector({css}) || {{textContent: ''}}).textContent.includes({needle})",
+        css = json!(css),
+        needle = json!(needle)
+    );
+    wait_for(s, &expr, &format!("{css} to contain {needle:?}")).await;
+}
+
+/// Clicks an element once it exists and is enabled (a real WebDriver click:
+/// the page gets pointer and mouse events).
+async fn click(s: &Session, css: &str) {
+    let expr = format!(
+        "(() => {{ const e = document.querySelector({}); return !!e && !e.disabled && e.offsetParent !== null; }})()",
+        json!(css)
+    );
+    wait_for(s, &expr, &format!("{css} to be clickable")).await;
+    s.client
+        .find(Locator::Css(css))
+        .await
+        .expect("the element")
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("click on {css}: {e}"));
+}
+
+fn square(name: &str) -> String {
+    format!(".board .sq[data-sq='{name}']")
+}
+
+/// Plays a sub-move by clicking the piece, then its destination.
+async fn click_move(s: &Session, from: &str, to: &str) {
+    let movable = format!(
+        "document.querySelector(\"{}\").classList.contains('movable')",
+        square(from)
+    );
+    wait_for(s, &movable, &format!("{from} to be movable")).await;
+    click(s, &square(from)).await;
+    wait_for(
+        s,
+        &format!(
+            "document.querySelector(\"{}\").matches('.dest, .dest-capture')",
+            square(to)
+        ),
+        &format!("{to} shown as a legal destination"),
+    )
+    .await;
+    click(s, &square(to)).await;
+}
+
+/// Plays a sub-move by dragging the piece with the mouse.
+async fn drag_move(s: &Session, from: &str, to: &str) {
+    let movable = format!(
+        "document.querySelector(\"{}\").classList.contains('movable')",
+        square(from)
+    );
+    wait_for(s, &movable, &format!("{from} to be movable")).await;
+    let a = s
+        .client
+        .find(Locator::Css(&square(from)))
+        .await
+        .expect("from");
+    let b = s.client.find(Locator::Css(&square(to))).await.expect("to");
+    let step = |element, ms| PointerAction::MoveToElement {
+        element,
+        duration: Some(Duration::from_millis(ms)),
+        x: 0.0,
+        y: 0.0,
+    };
+    let actions = MouseActions::new("mouse".into())
+        .then(step(a, 0))
+        .then(PointerAction::Down {
+            button: MOUSE_BUTTON_LEFT,
+        })
+        .then(PointerAction::MoveBy {
+            duration: Some(Duration::from_millis(50)),
+            x: 12.0,
+            y: -12.0,
+        })
+        .then(step(b, 150))
+        .then(PointerAction::Up {
+            button: MOUSE_BUTTON_LEFT,
+        });
+    s.client.perform_actions(actions).await.expect("drag");
+    let _ = s.client.release_actions().await;
+}
+
+/// Sends keys to the focused element.
+async fn keys(s: &Session, text: &str) {
+    s.client
+        .active_element()
+        .await
+        .expect("a focused element")
+        .send_keys(text)
+        .await
+        .expect("keys");
+}
+
+/// Waits until every session shows `n` sub-moves in its move list.
+async fn wait_moves(sessions: &[&Session], n: usize) {
+    for s in sessions {
+        wait_for(
+            s,
+            &format!("document.querySelectorAll('#movelist .mv').length === {n}"),
+            &format!("{n} sub-moves in the move list"),
+        )
+        .await;
+    }
+}
+
+fn piece_on(name: &str) -> String {
+    format!("document.querySelector(\"{}\").dataset.piece", square(name))
+}
+
+/// Creates a game from the lobby form; returns its id once the creator is on the game page.
+async fn create_game(
+    rig: &Rig,
+    s: &Session,
+    colour: &str,
+    clock: &str,
+    fen: Option<&str>,
+) -> String {
+    s.client.goto(&rig.url("/")).await.expect("lobby");
+    click(
+        s,
+        &format!("label.choice:has(input[name=clock][value='{clock}'])"),
+    )
+    .await;
+    click(
+        s,
+        &format!("label.choice:has(input[name=color][value='{colour}'])"),
+    )
+    .await;
+    if let Some(fen) = fen {
+        click(s, ".fen-start summary").await;
+        let input = s
+            .client
+            .find(Locator::Css("#fen-input"))
+            .await
+            .expect("fen input");
+        input.send_keys(fen).await.expect("type the FEN");
+    }
+    click(s, "#create-btn").await;
+    let path = wait_for(
+        s,
+        "location.pathname.startsWith('/game/') && document.querySelector('#status').textContent.includes('Waiting') && location.pathname",
+        "the game page of the new game",
+    )
+    .await;
+    let id = path
+        .as_str()
+        .unwrap_or_default()
+        .trim_start_matches("/game/")
+        .to_string();
+    assert_eq!(id.len(), 8, "a game id in {path}");
+    id
+}
+
+/// Plays the checkmate scenario; `shots` saves the screenshots of the README.
+async fn mate_scenario(
+    rig: &Rig,
+    white: &Session,
+    black: &Session,
+    watcher: &Session,
+    clock: &str,
+    shots: Option<&Path>,
+) -> String {
+    let id = create_game(rig, white, "white", clock, Some(MATE_FEN)).await;
+    wait_for(
+        white,
+        "document.querySelector('#invite-link').value.endsWith(location.pathname)",
+        "the invite link",
+    )
+    .await;
+    let invite = js(white, "return document.querySelector('#invite-link').value").await;
+    let invite = invite.as_str().expect("invite link").to_string();
+
+    black.client.goto(&invite).await.expect("invite link opens");
+    wait_text(white, "#status", "Your turn: move 1 of 2").await;
+    wait_text(black, "#status", "White to play: move 1 of 2").await;
+    watcher.client.goto(&invite).await.expect("watch");
+    wait_text(watcher, "#status", "White to play: move 1 of 2").await;
+    wait_text(white, "#spectators", "1 watching").await;
+    // A spectator sees no controls and cannot pick a piece.
+    assert_eq!(
+        js(watcher, "return document.querySelector('#actions').hidden").await,
+        json!(true)
+    );
+    assert_eq!(
+        js(
+            watcher,
+            "return document.querySelectorAll('.sq.movable').length"
+        )
+        .await,
+        json!(0)
+    );
+    assert_eq!(
+        js(
+            black,
+            "return document.querySelector(\".sq[data-sq='a1']\").classList.contains('light')"
+        )
+        .await,
+        json!(false)
+    );
+    // The player's colour is at the bottom.
+    assert_eq!(
+        js(
+            black,
+            "return document.querySelector('.board .sq').dataset.sq"
+        )
+        .await,
+        json!("h1")
+    );
+    assert_eq!(
+        js(
+            white,
+            "return document.querySelector('.board .sq').dataset.sq"
+        )
+        .await,
+        json!("a8")
+    );
+    let all = [white, black, watcher];
+
+    // Turn 20, White: one click-click, one drag.
+    click_move(white, "g1", "f1").await;
+    wait_moves(&all, 1).await;
+    wait_text(white, "#status", "Your turn: move 2 of 2").await;
+    drag_move(white, "f1", "e1").await;
+    wait_moves(&all, 2).await;
+    wait_text(black, "#status", "Your turn: move 1 of 2").await;
+    wait_for(
+        black,
+        &format!(
+            "document.querySelector(\"{}\").classList.contains('last2')",
+            square("e1")
+        ),
+        "the last turn highlighted",
+    )
+    .await;
+    wait_for(
+        black,
+        &format!(
+            "document.querySelector(\"{}\").classList.contains('last1')",
+            square("g1")
+        ),
+        "the last turn's S1 highlighted",
+    )
+    .await;
+
+    // Black's double step, then a reload in the middle of the turn.
+    click_move(black, "d7", "d5").await;
+    wait_moves(&all, 3).await;
+    black.client.refresh().await.expect("reload");
+    wait_text(black, "#status", "Your turn: move 2 of 2").await;
+    wait_text(black, "#seat-black", "(you)").await;
+    wait_moves(&[black], 3).await;
+    click_move(black, "g6", "g5").await;
+    wait_moves(&all, 4).await;
+
+    // En passant with discovered check: White's turn ends at once.
+    click_move(white, "e5", "d6").await;
+    wait_moves(&all, 5).await;
+    wait_text(white, "#status", "Check: your turn ended").await;
+    wait_text(black, "#status", "Your turn: move 1 of 2").await;
+    wait_text(black, "#status", "Check").await;
+    wait_text(watcher, "#status", "Check: White's turn ended").await;
+    for s in all {
+        assert_eq!(
+            js(s, &format!("return {}", piece_on("d5"))).await,
+            json!(""),
+            "the e.p. victim is gone"
+        );
+        assert_eq!(
+            js(s, &format!("return {}", piece_on("d6"))).await,
+            json!("P")
+        );
+    }
+    wait_for(
+        black,
+        &format!(
+            "document.querySelector(\"{}\").classList.contains('check')",
+            square("g7")
+        ),
+        "the king in check marked",
+    )
+    .await;
+    if let Some(dir) = shots {
+        screenshot(white, &dir.join("game.png")).await;
+    }
+
+    click_move(black, "g7", "g8").await;
+    wait_moves(&all, 6).await;
+    click_move(black, "g5", "g4").await;
+    wait_moves(&all, 7).await;
+
+    // Turn 22: the pawn walks on and promotes through the picker (by drag).
+    click_move(white, "d6", "d7").await;
+    wait_moves(&all, 8).await;
+    drag_move(white, "d7", "d8").await;
+    wait_for(
+        white,
+        "!!document.querySelector('.promotion #promo-q')",
+        "the promotion picker",
+    )
+    .await;
+    let choices = js(
+        white,
+        "return [...document.querySelectorAll('.promo-choice')].map(b => b.id).join(' ')",
+    )
+    .await;
+    assert_eq!(choices, json!("promo-q promo-r promo-b promo-n"));
+    click(white, "#promo-q").await;
+    wait_moves(&all, 9).await;
+    for s in all {
+        wait_text(s, "#banner", "White wins by checkmate").await;
+        wait_text(s, "#banner", "1-0").await;
+    }
+    wait_text(white, "#banner", "You won").await;
+    wait_text(black, "#banner", "You lost").await;
+    let shown = js(
+        watcher,
+        "return document.querySelector('#movelist').dataset.pgn",
+    )
+    .await;
+    assert_eq!(shown, json!(MATE_MOVETEXT.trim_end_matches(" 1-0")));
+    if let Some(dir) = shots {
+        screenshot(white, &dir.join("finished.png")).await;
+    }
+    id
+}
+
+async fn screenshot(s: &Session, path: &Path) {
+    // Let the clocks and sounds settle for one frame before the picture.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let png = s.client.screenshot().await.expect("screenshot");
+    std::fs::write(path, png).expect("write the screenshot");
+}
+
+fn lock() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_players_mate_through_the_ui_while_a_spectator_sees_every_submove_and_the_pgn_matches()
+{
+    if !browser_available("two_players_mate...") {
+        return;
+    }
+    let _serial = lock();
+    let rig = Rig::start().await;
+    let white = rig.driver.session().await;
+    let black = rig.driver.session().await;
+    let watcher = rig.driver.session().await;
+    let id = mate_scenario(&rig, &white, &black, &watcher, "none", None).await;
+
+    let href = js(
+        &white,
+        "return document.querySelector('#pgn-link').getAttribute('href')",
+    )
+    .await;
+    assert_eq!(href, json!(format!("/game/{id}.pgn")));
+    let (status, pgn) = rig.get(&format!("/game/{id}.pgn")).await;
+    assert_eq!(status, 200);
+    let (tags, movetext) = pgn
+        .split_once("\n\n")
+        .expect("tags, a blank line, movetext");
+    assert_eq!(movetext.trim(), MATE_MOVETEXT);
+    for tag in [
+        "[Result \"1-0\"]".to_string(),
+        "[Variant \"Marseillais\"]".to_string(),
+        "[SetUp \"1\"]".to_string(),
+        format!("[FEN \"{MATE_FEN}\"]"),
+        "[Termination \"checkmate\"]".to_string(),
+    ] {
+        assert!(tags.lines().any(|l| l == tag), "{tag} missing from\n{pgn}");
+    }
+    rig.stop(vec![white, black, watcher]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keyboard_move_take_back_resign_and_rematch_work_through_the_ui() {
+    if !browser_available("keyboard_move_take_back...") {
+        return;
+    }
+    let _serial = lock();
+    let rig = Rig::start().await;
+    let white = rig.driver.session().await;
+    let black = rig.driver.session().await;
+    let id = create_game(&rig, &white, "white", "none", None).await;
+    black
+        .client
+        .goto(&rig.url(&format!("/game/{id}")))
+        .await
+        .expect("join by link");
+    wait_text(&white, "#status", "Your turn: one move").await;
+
+    // White's single first sub-move with the keyboard: focus e2, Enter, up twice, Space.
+    js(
+        &white,
+        &format!(
+            "document.querySelector(\"{}\").focus(); return true",
+            square("e2")
+        ),
+    )
+    .await;
+    keys(&white, &Key::Enter.to_string()).await;
+    wait_for(
+        &white,
+        &format!(
+            "document.querySelector(\"{}\").classList.contains('selected')",
+            square("e2")
+        ),
+        "e2 picked",
+    )
+    .await;
+    keys(&white, &Key::Up.to_string()).await;
+    keys(&white, &Key::Up.to_string()).await;
+    wait_for(
+        &white,
+        &format!(
+            "document.activeElement === document.querySelector(\"{}\")",
+            square("e4")
+        ),
+        "focus on e4",
+    )
+    .await;
+    keys(&white, " ").await;
+    wait_moves(&[&white, &black], 1).await;
+    assert_eq!(
+        js(&black, &format!("return {}", piece_on("e4"))).await,
+        json!("P")
+    );
+
+    // Black plays S1, takes it back, and plays another turn.
+    click_move(&black, "e7", "e5").await;
+    wait_moves(&[&white, &black], 2).await;
+    wait_text(&black, "#status", "Your turn: move 2 of 2").await;
+    click(&black, "#btn-takeback").await;
+    wait_moves(&[&white, &black], 1).await;
+    wait_text(&black, "#status", "Your turn: move 1 of 2").await;
+    for s in [&white, &black] {
+        wait_for(
+            s,
+            &format!("{} === 'p'", piece_on("e7")),
+            "the pawn back on e7",
+        )
+        .await;
+        assert_eq!(
+            js(s, &format!("return {}", piece_on("e5"))).await,
+            json!("")
+        );
+    }
+    click_move(&black, "d7", "d5").await;
+    wait_moves(&[&white, &black], 2).await;
+    click_move(&black, "g8", "f6").await;
+    wait_moves(&[&white, &black], 3).await;
+    wait_text(&white, "#movelist", "1.e4d5,Nf6").await;
+
+    // Resignation asks for confirmation first.
+    click(&white, "#btn-resign").await;
+    wait_for(
+        &white,
+        "!!document.querySelector('#btn-resign-yes')",
+        "the confirmation",
+    )
+    .await;
+    assert_eq!(
+        text(&white, "#banner").await,
+        "",
+        "nothing happens before confirming"
+    );
+    click(&white, "#btn-resign-yes").await;
+    for s in [&white, &black] {
+        wait_text(s, "#banner", "Black wins by resignation").await;
+    }
+
+    // Rematch: offered by White, accepted by Black; colours swap.
+    click(&white, "#btn-rematch").await;
+    click(&black, "#btn-rematch-accept").await;
+    let old = format!("/game/{id}");
+    for s in [&white, &black] {
+        wait_for(
+            s,
+            &format!(
+                "location.pathname.startsWith('/game/') && location.pathname !== {}",
+                json!(old)
+            ),
+            "the rematch page",
+        )
+        .await;
+    }
+    wait_text(&white, "#seat-black", "(you)").await;
+    wait_text(&black, "#seat-white", "(you)").await;
+    wait_text(&black, "#status", "Your turn").await;
+    assert_eq!(
+        js(&white, "return location.pathname").await,
+        js(&black, "return location.pathname").await
+    );
+    rig.stop(vec![white, black]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_replay_page_explains_a_bad_pgn_and_steps_through_a_good_one() {
+    if !browser_available("the_replay_page...") {
+        return;
+    }
+    let _serial = lock();
+    let rig = Rig::start().await;
+    let s = rig.driver.session().await;
+    s.client
+        .goto(&rig.url("/replay"))
+        .await
+        .expect("replay page");
+    let input = s
+        .client
+        .wait()
+        .at_most(WAIT)
+        .for_element(Locator::Css("#replay-input"))
+        .await
+        .expect("input");
+    input.send_keys("1. e4 e5,Ke3 2. Nf3").await.expect("type");
+    click(&s, "#replay-load").await;
+    wait_text(&s, "#replay-error", "turn 1, sub-move 2").await;
+    wait_text(&s, "#replay-error", "Ke3").await;
+    wait_text(&s, "#replay-error", "not a legal sub-move").await;
+
+    input.clear().await.expect("clear");
+    input
+        .send_keys("1. e4 e5,Nc6 2. Qh5,Nf3 g6,gxh5")
+        .await
+        .expect("type");
+    click(&s, "#replay-load").await;
+    wait_moves(&[&s], 7).await;
+    assert_eq!(text(&s, "#replay-error").await, "");
+    wait_text(&s, "#replay-where", "gxh5").await;
+    // Step back with the arrow key (focus off the text box first).
+    js(&s, "document.activeElement.blur(); return true").await;
+    s.client
+        .find(Locator::Css("#nav-next"))
+        .await
+        .expect("a button")
+        .send_keys(&Key::Left.to_string())
+        .await
+        .expect("arrow");
+    wait_text(&s, "#replay-where", "Turn 2 (black), sub-move 1: g6").await;
+    click(&s, "#nav-first").await;
+    wait_text(&s, "#replay-where", "Start position").await;
+    assert_eq!(
+        js(&s, &format!("return {}", piece_on("e2"))).await,
+        json!("P")
+    );
+    click(&s, "#movelist .mv[data-index='3']").await;
+    wait_text(&s, "#replay-where", "Turn 2 (white), sub-move 1: Qh5").await;
+    assert_eq!(
+        js(&s, &format!("return {}", piece_on("h5"))).await,
+        json!("Q")
+    );
+    rig.stop(vec![s]).await;
+}
+
+/// Rewrites docs/screenshots/{lobby,game,finished}.png.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "writes docs/screenshots; run on purpose"]
+async fn capture_screenshots() {
+    if !browser_available("capture_screenshots") {
+        return;
+    }
+    let _serial = lock();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/screenshots");
+    std::fs::create_dir_all(&dir).expect("screenshot dir");
+    let rig = Rig::start().await;
+    let white = rig.driver.session().await;
+    let black = rig.driver.session().await;
+    let watcher = rig.driver.session().await;
+    // Something to list in the lobby: an open game and one in progress.
+    let open = rig.driver.session().await;
+    create_game(&rig, &open, "random", "10+5", None).await;
+    let id = create_game(&rig, &open, "black", "3+2", None).await;
+    watcher
+        .client
+        .goto(&rig.url(&format!("/game/{id}")))
+        .await
+        .expect("join");
+    wait_text(&watcher, "#status", "Your turn").await;
+    create_game(&rig, &open, "white", "15+10", None).await;
+    white.client.goto(&rig.url("/")).await.expect("lobby");
+    wait_for(&white, "document.querySelectorAll('#open-games .join').length >= 2 && document.querySelectorAll('#playing-games a').length >= 1", "lobby lists").await;
+    screenshot(&white, &dir.join("lobby.png")).await;
+    let watcher2 = rig.driver.session().await;
+    mate_scenario(&rig, &white, &black, &watcher2, "5+3", Some(&dir)).await;
+    rig.stop(vec![white, black, watcher, watcher2, open]).await;
+}
