@@ -570,3 +570,89 @@ fn a_file_that_is_not_a_database_is_an_error_not_a_panic() {
         Err(StoreError::Io(_))
     ));
 }
+
+// ---------------------------------------------------------------------------------------------
+// A real process crash: this test binary re-runs itself as a child that commits and reports each
+// acknowledgement on stdout; the parent SIGKILLs it mid-stream and checks every acknowledged
+// event is on disk.
+
+/// Set in the child's environment: the data directory it commits into.
+const CRASH_CHILD_DIR: &str = "MARSEILLAIS_STORE_CRASH_CHILD_DIR";
+const CRASH_GAME: &str = "killed";
+const CRASH_CHILD_MAX_COMMITS: u64 = 100_000;
+
+/// The child's side. Does nothing when run as an ordinary test (no directory in the environment).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_child_commits_until_killed() {
+    use std::io::Write;
+    let Some(dir) = std::env::var_os(CRASH_CHILD_DIR) else {
+        return;
+    };
+    let store = SqliteStore::open(Path::new(&dir)).expect("child opens the store");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    for seq in 0..CRASH_CHILD_MAX_COMMITS {
+        if tokio::time::Instant::now() >= deadline {
+            break;
+        }
+        store
+            .commit(commit(CRASH_GAME, seq, 1))
+            .await
+            .expect("child commit");
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "acked {}", seq + 1).expect("report");
+        out.flush().expect("flush");
+    }
+}
+
+#[test]
+fn every_commit_acknowledged_before_a_sigkill_is_on_disk() {
+    use std::io::BufRead;
+    const KILL_AFTER: u64 = 200;
+    let dir = TempDir::new("sigkill");
+    let exe = std::env::current_exe().expect("test binary path");
+    let mut child = std::process::Command::new(exe)
+        .args([
+            "crash_child_commits_until_killed",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CRASH_CHILD_DIR, dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn child");
+    let stdout = child.stdout.take().expect("child stdout");
+    let mut acknowledged = 0;
+    for line in std::io::BufReader::new(stdout).lines() {
+        let Ok(line) = line else { break };
+        if let Some(n) = line.strip_prefix("acked ") {
+            acknowledged = n.trim().parse().expect("acked count");
+            if acknowledged >= KILL_AFTER {
+                break;
+            }
+        }
+    }
+    // Child::kill is SIGKILL on Unix: no destructor, no close, no checkpoint.
+    child.kill().expect("kill child");
+    child.wait().expect("reap child");
+    assert!(
+        acknowledged >= KILL_AFTER,
+        "the child stopped after {acknowledged} commits"
+    );
+
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(bounded(async {
+        let store = SqliteStore::open(dir.path()).expect("reopen after the kill");
+        let events = events_of(&store, CRASH_GAME).await;
+        // Commits after the last one we read may or may not have landed; all before it must have,
+        // and what is there is a gap-free prefix.
+        assert!(
+            events.len() as u64 >= acknowledged,
+            "{} events on disk, {acknowledged} acknowledged",
+            events.len()
+        );
+        assert_eq!(events, expected_events(CRASH_GAME, events.len() as u64));
+        store.close().await;
+    }));
+}
