@@ -10,11 +10,15 @@ use marseillais::rules::{Position, Rules};
 #[command(
     name = "marseillais",
     version,
-    about = "Marseillais chess: server and tools"
+    about = "Marseillais chess: server and tools",
+    args_conflicts_with_subcommands = true
 )]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Without a subcommand the server runs, and takes the `serve` flags here.
+    #[command(flatten)]
+    serve: marseillais::server::config::ServeArgs,
 }
 
 #[derive(Subcommand)]
@@ -50,9 +54,7 @@ enum PgnCommand {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        None => {
-            marseillais::server::run_blocking(marseillais::server::config::ServeArgs::from_env())
-        }
+        None => marseillais::server::run_blocking(cli.serve),
         Some(Command::Serve(args)) => marseillais::server::run_blocking(args),
         Some(Command::Perft {
             depth,

@@ -48,18 +48,6 @@ pub struct ServeArgs {
 }
 
 impl ServeArgs {
-    /// The arguments when `serve` is implied (no subcommand): defaults and
-    /// environment variables only.
-    pub fn from_env() -> Self {
-        use clap::Parser;
-        #[derive(Parser)]
-        struct Only {
-            #[command(flatten)]
-            args: ServeArgs,
-        }
-        Only::parse_from(["marseillais"]).args
-    }
-
     /// The runtime configuration; rejects negative or non-finite durations.
     pub fn into_config(self) -> Result<Config, ConfigError> {
         let secs = |name: &'static str, value: f64| {
