@@ -231,3 +231,27 @@ async fn a_rematch_swaps_colours_and_hands_out_new_seats_privately() {
     new_white.play("d2d4", "1").await;
     server.stop().await;
 }
+
+#[tokio::test]
+async fn the_creator_sees_the_join_with_the_legal_sub_moves() {
+    let server = TestServer::start().await;
+    let (id, token, color) = server.create(json!({"color": "black"})).await;
+    assert_eq!(color, "black");
+    let mut creator = server.connect(&id, &format!("token={token}")).await;
+    let state = creator.expect("state").await;
+    assert_eq!(state["d"]["status"], "open");
+    assert_eq!(state["d"]["legal"], json!([]));
+    creator.mv("e7e5", "early").await;
+    assert_eq!(
+        creator.expect("error").await["d"]["code"],
+        "game_not_started"
+    );
+    let (_, joined_color) = server.join(&id).await;
+    assert_eq!(joined_color, "white");
+    let join = creator.expect("join").await;
+    assert_eq!(join["d"]["color"], "white");
+    assert_eq!(join["d"]["turn"], "white");
+    assert_eq!(join["d"]["legal"].as_array().map(Vec::len), Some(20));
+    assert_eq!(join["v"].as_u64(), state["v"].as_u64().map(|v| v + 1));
+    server.stop().await;
+}

@@ -221,10 +221,12 @@ impl GameState {
                 if self.clock.is_some() {
                     self.first_move_since = Some(now);
                 }
-                Some((
-                    "join",
-                    json!({"color": Side::from(color), "first_move_ms": self.first_move_ms(now)}),
-                ))
+                // The position fields too: the game starts, so `legal` is no longer empty.
+                let mut d = self.position_json(now);
+                if let Some(map) = d.as_object_mut() {
+                    map.insert("color".into(), json!(Side::from(color)));
+                }
+                Some(("join", d))
             }
             Event::Move {
                 uci, ack, clock, ..
