@@ -51,10 +51,10 @@ class GamePage {
     this.notice = el('p', { class: 'notice', id: 'notice', role: 'alert' });
     this.moveList = el('ol', { class: 'movelist', id: 'movelist', 'aria-label': 'Moves' });
     this.reviewBar = el('div', { class: 'review-nav' },
-      el('button', { type: 'button', id: 'nav-first', title: 'Start', 'aria-label': 'Go to the start', onclick: () => this.goto(0) }, '⏮'),
-      el('button', { type: 'button', id: 'nav-prev', title: 'Previous', 'aria-label': 'Previous sub-move', onclick: () => this.step(-1) }, '◀'),
-      el('button', { type: 'button', id: 'nav-next', title: 'Next', 'aria-label': 'Next sub-move', onclick: () => this.step(1) }, '▶'),
-      el('button', { type: 'button', id: 'nav-last', title: 'Live', 'aria-label': 'Back to the live position', onclick: () => this.goto(null) }, '⏭'));
+      el('button', { type: 'button', id: 'nav-first', title: 'Start', 'aria-label': 'Go to the start', onclick: () => this.goto(0) }, '«'),
+      el('button', { type: 'button', id: 'nav-prev', title: 'Previous', 'aria-label': 'Previous sub-move', onclick: () => this.step(-1) }, '‹'),
+      el('button', { type: 'button', id: 'nav-next', title: 'Next', 'aria-label': 'Next sub-move', onclick: () => this.step(1) }, '›'),
+      el('button', { type: 'button', id: 'nav-last', title: 'Live', 'aria-label': 'Back to the live position', onclick: () => this.goto(null) }, '»'));
     this.reviewNote = el('p', { class: 'review-note', id: 'review-note', hidden: true });
     this.actions = el('div', { class: 'actions', id: 'actions' });
     this.conn = el('span', { class: 'conn', id: 'conn' }, 'Connecting…');
@@ -296,7 +296,7 @@ class GamePage {
     this.renderInvite();
     this.renderMoves(shown);
     this.reviewNote.hidden = live;
-    this.reviewNote.textContent = live ? '' : `Reviewing: after ${shown} of ${n} sub-moves. Press ⏭ to return to the game.`;
+    this.reviewNote.textContent = live ? '' : `Reviewing: after ${shown} of ${n} sub-moves. Press » to return to the game.`;
     this.renderActions();
     this.renderBars();
     this.renderMeta();
@@ -324,10 +324,12 @@ class GamePage {
     if (S.status !== 'finished' || !S.outcome) { this.banner.hidden = true; return; }
     this.banner.hidden = false;
     const mine = this.you && S.outcome.winner ? (S.outcome.winner === this.you ? 'You won. ' : 'You lost. ') : '';
-    this.banner.replaceChildren(
+    const parts = [
       h('strong', {}, S.outcome.result === '*' ? '—' : S.outcome.result),
       h('span', {}, ` ${mine}${outcomeText(S.outcome)}.`),
-      S.rematch ? h('a', { href: `/game/${S.rematch}`, id: 'rematch-link', class: 'button' }, this.you ? 'Go to the rematch' : 'Watch the rematch') : null);
+    ];
+    if (S.rematch) parts.push(h('a', { href: `/game/${S.rematch}`, id: 'rematch-link', class: 'button' }, this.you ? 'Go to the rematch' : 'Watch the rematch'));
+    this.banner.replaceChildren(...parts);
   }
 
   renderInvite() {
@@ -463,7 +465,7 @@ class GamePage {
 
   renderMeta() {
     const p = this.presence;
-    this.spectators.textContent = p ? `👁 ${p.spectators} watching` : '';
+    this.spectators.textContent = p ? `${p.spectators} watching` : '';
     const muted = sound.isMuted();
     this.muteBtn.textContent = muted ? 'Sound off' : 'Sound on';
     this.muteBtn.setAttribute('aria-pressed', muted ? 'true' : 'false');

@@ -89,10 +89,10 @@ export function replayPage(main) {
   };
 
   const nav = h('div', { class: 'review-nav' },
-    h('button', { type: 'button', id: 'nav-first', 'aria-label': 'Start', onclick: () => go(0) }, '⏮'),
-    h('button', { type: 'button', id: 'nav-prev', 'aria-label': 'Previous sub-move', onclick: () => go(index - 1) }, '◀'),
-    h('button', { type: 'button', id: 'nav-next', 'aria-label': 'Next sub-move', onclick: () => go(index + 1) }, '▶'),
-    h('button', { type: 'button', id: 'nav-last', 'aria-label': 'End', onclick: () => go(Infinity) }, '⏭'),
+    h('button', { type: 'button', id: 'nav-first', 'aria-label': 'Start', onclick: () => go(0) }, '«'),
+    h('button', { type: 'button', id: 'nav-prev', 'aria-label': 'Previous sub-move', onclick: () => go(index - 1) }, '‹'),
+    h('button', { type: 'button', id: 'nav-next', 'aria-label': 'Next sub-move', onclick: () => go(index + 1) }, '›'),
+    h('button', { type: 'button', id: 'nav-last', 'aria-label': 'End', onclick: () => go(Infinity) }, '»'),
     h('button', { type: 'button', id: 'btn-flip', onclick: () => board.flip() }, 'Flip'));
 
   main.replaceChildren(h('div', { class: 'game replay' },

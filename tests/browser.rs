@@ -8,7 +8,7 @@
 //! and every wait polls with a deadline; nothing measures wall-clock time.
 //!
 //! `cargo test --test browser -- --ignored capture_screenshots` rewrites the
-//! PNGs of docs/screenshots/.
+//! PNGs of docs/screenshots/ (lobby, game in progress, finished game, phone).
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -818,7 +818,7 @@ async fn the_replay_page_explains_a_bad_pgn_and_steps_through_a_good_one() {
     rig.stop(vec![s]).await;
 }
 
-/// Rewrites docs/screenshots/{lobby,game,finished}.png.
+/// Rewrites docs/screenshots/{lobby,game,finished,phone}.png.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "writes docs/screenshots; run on purpose"]
 async fn capture_screenshots() {
@@ -848,5 +848,12 @@ async fn capture_screenshots() {
     screenshot(&white, &dir.join("lobby.png")).await;
     let watcher2 = rig.driver.session().await;
     mate_scenario(&rig, &white, &black, &watcher2, "5+3", Some(&dir)).await;
+    // The same finished game as a spectator sees it on a phone.
+    watcher2
+        .client
+        .set_window_size(390, 844)
+        .await
+        .expect("phone size");
+    screenshot(&watcher2, &dir.join("phone.png")).await;
     rig.stop(vec![white, black, watcher, watcher2, open]).await;
 }
