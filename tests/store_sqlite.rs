@@ -348,6 +348,49 @@ async fn many_games_committing_at_once_are_all_durable_in_order_and_batched() {
     .await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_run_alongside_commits_and_see_only_whole_commits() {
+    const GAMES: u64 = 20;
+    const COMMITS: u64 = 30;
+    const READS: usize = 200;
+    let dir = TempDir::new("reads");
+    bounded(async {
+        let store = Arc::new(SqliteStore::open(dir.path()).expect("open"));
+        let writers: Vec<_> = (0..GAMES)
+            .map(|g| {
+                let store = Arc::clone(&store);
+                tokio::spawn(async move {
+                    let id = format!("r-{g}");
+                    for c in 0..COMMITS {
+                        // Three events per commit: a reader must never see part of one.
+                        store.commit(commit(&id, c * 3, 3)).await?;
+                    }
+                    Ok::<_, StoreError>(())
+                })
+            })
+            .collect();
+        let readers: Vec<_> = (0..READS)
+            .map(|i| {
+                let store = Arc::clone(&store);
+                tokio::spawn(async move {
+                    let id = format!("r-{}", i as u64 % GAMES);
+                    if let Some((_, events)) = store.load_game(&id).await? {
+                        assert_eq!(events.len() % 3, 0, "a partial commit was visible");
+                        assert_eq!(events, expected_events(&id, events.len() as u64));
+                    }
+                    store.list(GameStatus::Playing, 50, 0).await?;
+                    Ok::<_, StoreError>(())
+                })
+            })
+            .collect();
+        for task in writers.into_iter().chain(readers) {
+            task.await.expect("task").expect("store call");
+        }
+        store.close().await;
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn pipelined_commits_of_one_game_apply_in_call_order() {
     let dir = TempDir::new("pipeline");

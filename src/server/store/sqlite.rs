@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use rusqlite::{Connection, OpenFlags, params};
-use tokio::sync::{oneshot, watch};
+use tokio::sync::{Semaphore, oneshot, watch};
 
 use super::writer::{self, Counters, Pending};
 use super::{Commit, GameListing, GameStatus, LoadedGame, Store, StoreError};
@@ -29,8 +29,10 @@ pub const SCHEMA_VERSION: i64 = 1;
 /// checkpoint or a second process should ever hold one; waiting beats failing a move.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Idle read connections kept open; more are opened on demand under load and then dropped.
-const MAX_IDLE_READERS: usize = 4;
+/// Read connections: at most this many reads run at once (others queue for a permit), and as
+/// many connections are kept open between reads. Bounded so a burst of lobby requests cannot
+/// open hundreds of connections and blocking threads.
+const MAX_READERS: usize = 4;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS games (
@@ -93,6 +95,7 @@ struct Shared {
     writer_stopped: watch::Receiver<bool>,
     counters: Arc<Counters>,
     readers: Mutex<Vec<Connection>>,
+    read_permits: Arc<Semaphore>,
 }
 
 impl SqliteStore {
@@ -130,6 +133,7 @@ impl SqliteStore {
                 writer_stopped: stopped_rx,
                 counters,
                 readers: Mutex::new(vec![reader]),
+                read_permits: Arc::new(Semaphore::new(MAX_READERS)),
             }),
         })
     }
@@ -160,7 +164,12 @@ impl SqliteStore {
     {
         let shared = Arc::clone(&self.shared);
         Box::pin(async move {
+            let permit = Arc::clone(&shared.read_permits)
+                .acquire_owned()
+                .await
+                .map_err(|_| StoreError::Closed)?;
             tokio::task::spawn_blocking(move || {
+                let _permit = permit;
                 let pooled = lock(&shared.readers).pop();
                 let mut conn = match pooled {
                     Some(conn) => conn,
@@ -170,7 +179,7 @@ impl SqliteStore {
                 // A connection that just failed may be in a bad state: drop it.
                 if result.is_ok() {
                     let mut idle = lock(&shared.readers);
-                    if idle.len() < MAX_IDLE_READERS {
+                    if idle.len() < MAX_READERS {
                         idle.push(conn);
                     }
                 }
@@ -320,11 +329,16 @@ impl Store for SqliteStore {
             let listings = {
                 let mut stmt = tx
                     .prepare(&format!(
-                        "SELECT {LISTING_COLUMNS} FROM games WHERE status <> ?1 ORDER BY id"
+                        // IN rather than <> 'finished': uses the status index instead of scanning
+                        // every game ever played at each startup.
+                        "SELECT {LISTING_COLUMNS} FROM games WHERE status IN (?1, ?2) ORDER BY id"
                     ))
                     .map_err(io)?;
                 let rows = stmt
-                    .query_map([GameStatus::Finished.as_str()], listing_from_row)
+                    .query_map(
+                        [GameStatus::Open.as_str(), GameStatus::Playing.as_str()],
+                        listing_from_row,
+                    )
                     .map_err(io)?;
                 let mut listings = Vec::new();
                 for row in rows {
