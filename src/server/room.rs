@@ -561,6 +561,11 @@ impl RoomTask {
             ));
         }
         self.state = next;
+        if let Some(Event::End { winner, reason, .. }) =
+            all.iter().find(|e| matches!(e, Event::End { .. }))
+        {
+            tracing::info!(game = %self.state.id, ?winner, %reason, "game over");
+        }
         if let Some((conn, id)) = ack {
             let v = messages.first().map_or(self.state.version(), |(v, _)| *v);
             self.send_to(conn, ack_msg(id.as_deref(), v));

@@ -175,7 +175,12 @@ pub async fn run(
                         }
                         continue;
                     }
-                    Message::Close(_) => break None,
+                    Message::Close(_) => {
+                        // tungstenite queued the answering close frame; send it.
+                        let flush = futures_util::SinkExt::flush(&mut ws);
+                        let _ = tokio::time::timeout(CLOSE_WAIT, flush).await;
+                        break None;
+                    }
                 };
                 if text.len() > config.max_message_bytes {
                     break Some((close_code::SIZE, "message too big"));
