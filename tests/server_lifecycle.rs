@@ -255,3 +255,39 @@ async fn the_creator_sees_the_join_with_the_legal_sub_moves() {
     assert_eq!(join["v"].as_u64(), state["v"].as_u64().map(|v| v + 1));
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_threefold_repetition_can_be_claimed_by_the_side_to_move() {
+    let server = TestServer::start().await;
+    let (id, white_token, black_token) = server.game_between_two(json!({})).await;
+    let mut white = server.connect(&id, &format!("token={white_token}")).await;
+    let mut black = server.connect(&id, &format!("token={black_token}")).await;
+    white.play("g1f3", "w0").await;
+    let mut last = Value::Null;
+    for round in 0..2 {
+        // Before the third occurrence nothing can be claimed.
+        black.send(json!({"t": "draw_claim"})).await;
+        assert_eq!(black.expect("error").await["d"]["code"], "not_available");
+        black.play("g8f6", &format!("b{round}a")).await;
+        black.play("f6g8", &format!("b{round}b")).await;
+        white.play("f3g1", &format!("w{round}a")).await;
+        last = white.play("g1f3", &format!("w{round}b")).await;
+    }
+    assert_eq!(last["d"]["claims"], json!(["threefold_repetition"]));
+    // Only the side to move may claim.
+    white.send(json!({"t": "draw_claim"})).await;
+    assert_eq!(white.expect("error").await["d"]["code"], "not_your_turn");
+    black
+        .send(json!({"t": "draw_claim", "d": {"claim": "threefold_repetition"}}))
+        .await;
+    let end = white.expect("end").await;
+    assert_eq!(end["d"]["result"], "1/2-1/2");
+    assert_eq!(end["d"]["reason"], "threefold_repetition");
+    assert!(
+        server
+            .pgn(&id)
+            .await
+            .contains("[Termination \"threefold repetition\"]")
+    );
+    server.stop().await;
+}
