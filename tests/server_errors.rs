@@ -204,7 +204,7 @@ async fn a_client_over_the_message_rate_is_closed_with_1008() {
 #[tokio::test]
 async fn a_silent_connection_is_closed_but_one_that_answers_pings_is_kept() {
     let server = TestServer::start_with(|c| {
-        c.idle_timeout = Duration::from_millis(600);
+        c.idle_timeout = Duration::from_millis(1000);
         c.ping_interval = Duration::from_millis(100);
     })
     .await;
@@ -215,7 +215,7 @@ async fn a_silent_connection_is_closed_but_one_that_answers_pings_is_kept() {
     // This one never reads, so it never answers a ping.
     let mut silent = server.connect(&id, "").await;
     // Keep reading the lively client for 2.5 idle timeouts (bounded loop).
-    let until = tokio::time::Instant::now() + Duration::from_millis(1500);
+    let until = tokio::time::Instant::now() + Duration::from_millis(2500);
     for _ in 0..100 {
         if tokio::time::Instant::now() >= until {
             break;

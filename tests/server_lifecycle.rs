@@ -91,7 +91,8 @@ async fn a_flag_against_a_side_whose_opponent_cannot_mate_is_a_draw() {
     let server = TestServer::start().await;
     // White has a lone king; Black (king and rook) lets its clock run out.
     let fen = "4k3/8/8/8/8/8/8/r3K3 w - - 0 30";
-    let clock = json!({"base_secs": 1, "increment_secs": 0});
+    // Two seconds leave White ample time for its two quick sub-moves.
+    let clock = json!({"base_secs": 2, "increment_secs": 0});
     let (id, white_token, black_token) = server
         .game_between_two(json!({"clock": clock, "fen": fen}))
         .await;
