@@ -255,3 +255,19 @@ async fn seat_tokens_never_reach_spectators_or_opponents() {
     assert!(!white_seen.contains(&black_token));
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_websocket_to_an_unknown_game_is_refused_with_404() {
+    let server = TestServer::start().await;
+    let url = format!("ws://{}/ws/game/zzzzzzzz", server.addr());
+    let refused = tokio::time::timeout(server_support::WAIT, tokio_tungstenite::connect_async(url))
+        .await
+        .expect("answer in time");
+    match refused {
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+            assert_eq!(response.status().as_u16(), 404);
+        }
+        other => panic!("expected an HTTP 404, got {:?}", other.map(|_| ())),
+    }
+    server.stop().await;
+}
