@@ -1,7 +1,7 @@
 //! [`SqliteStore`]: the production [`Store`], one embedded SQLite database in WAL mode.
 //!
 //! This module owns opening the database (pragmas, schema, schema version) and the read side.
-//! Writes go through the group-commit writer thread in [`super::writer`]; reads use a small pool
+//! Writes go through the group-commit writer thread in `store::writer` (writer.rs); reads use a small pool
 //! of separate connections on tokio's blocking threads, so in WAL mode they never wait for the
 //! writer (they read the last committed snapshot).
 
