@@ -66,6 +66,22 @@ fn declare(game: &mut Game, how: u8) {
     let _ = game.declare(outcome);
 }
 
+/// `e5,Nc6` becomes `e5!?, Nc6`; a record's leading comma (`1... ,Nc6`)
+/// stays as it is.
+fn annotate_and_space_commas(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() * 2);
+    let mut previous = ' ';
+    for c in text.chars() {
+        if c == ',' && !previous.is_whitespace() && previous != '.' {
+            out.push_str("!?, ");
+        } else {
+            out.push(c);
+        }
+        previous = c;
+    }
+    out
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 100, ..ProptestConfig::default() })]
 
@@ -119,6 +135,47 @@ proptest! {
             reports[0].problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("\n"),
             text
         );
+    }
+
+    #[test]
+    fn loosely_written_games_import_as_the_same_game_and_rewrite_cleanly(
+        index in 0..STARTS.len(),
+        choices in prop::collection::vec(any::<u16>(), 0..60),
+        how in any::<u8>(),
+        loosen in 0u8..16,
+    ) {
+        let mut game = playout(index, &choices);
+        declare(&mut game, how);
+        let written = pgn::write_game(&game, &PgnTags::default());
+        let (header, movetext) = written.split_once("\n\n").unwrap_or(("", &written));
+        let mut text = movetext.to_string();
+        // What other programs write and the importer must accept.
+        if loosen & 1 != 0 {
+            text = text.replace(['+', '#'], "");
+        }
+        if loosen & 2 != 0 {
+            text = text.replace("O-O-O", "0-0-0").replace("O-O", "0-0");
+        }
+        if loosen & 4 != 0 {
+            text = text.replace(". ", ".");
+        }
+        if loosen & 8 != 0 {
+            text = annotate_and_space_commas(&text).replace(" 1", " {a comment} 1");
+        }
+        let text = format!("{header}\n\n{text}");
+        let back = match read_games(&text).into_iter().next() {
+            Some(Ok(back)) => back,
+            other => return Err(TestCaseError::fail(format!("{other:?}\n{text}"))),
+        };
+        prop_assert_eq!(back.game.submoves(), game.submoves(), "{}", text);
+        prop_assert_eq!(back.game.outcome(), game.outcome(), "{}", text);
+        let rewritten = pgn::write_game(&back.game, &back.header());
+        let again = match pgn::read_game(&rewritten) {
+            Some(Ok(again)) => again,
+            other => return Err(TestCaseError::fail(format!("{other:?}\n{rewritten}"))),
+        };
+        prop_assert_eq!(again.game.positions(), back.game.positions());
+        prop_assert!(check_games(&rewritten).iter().all(|r| r.is_good()), "{}", rewritten);
     }
 
     #[test]

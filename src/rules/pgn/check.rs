@@ -9,7 +9,7 @@ use cozy_chess::Color;
 
 use super::super::game::Game;
 use super::super::outcome::{Outcome, Termination};
-use super::super::position::Phase;
+use super::super::position::{Phase, Position};
 use super::super::san::SanIssue;
 use super::lex::{RawGame, split_games};
 use super::read::replay;
@@ -209,35 +209,48 @@ fn result_problems(raw: &RawGame, game: &Game) -> Vec<CheckReason> {
         (GameResult::Ongoing, _) => {}
         (_, None) => problems.push(CheckReason::UnexplainedResult(result)),
         (_, Some(t)) => match t {
-            T::Resignation if result.winner().is_none() => problems.push(mismatch(t)),
-            T::Agreement if result != GameResult::Draw => problems.push(mismatch(t)),
-            T::TimeForfeit => {
-                let fits = match result.winner() {
-                    Some(winner) => position.can_checkmate(winner),
-                    None => {
-                        !position.can_checkmate(Color::White)
-                            || !position.can_checkmate(Color::Black)
-                    }
-                };
-                if !fits {
-                    problems.push(mismatch(t));
-                }
+            T::ThreefoldRepetition | T::FiftyMoveRule
+                if result == GameResult::Draw
+                    && !game
+                        .available_claims()
+                        .iter()
+                        .any(|claim| claim.termination() == t) =>
+            {
+                problems.push(CheckReason::ClaimUnavailable(t));
             }
-            T::ThreefoldRepetition | T::FiftyMoveRule => {
-                if result != GameResult::Draw {
-                    problems.push(mismatch(t));
-                } else if !game
-                    .available_claims()
-                    .iter()
-                    .any(|claim| claim.termination() == t)
-                {
-                    problems.push(CheckReason::ClaimUnavailable(t));
-                }
-            }
-            T::Unterminated | T::Aborted => problems.push(mismatch(t)),
+            T::ThreefoldRepetition | T::FiftyMoveRule if result == GameResult::Draw => {}
+            t if t.is_on_board() => {}
+            t if !termination_fits(t, result, position) => problems.push(mismatch(t)),
             _ => {}
         },
     }
-
     problems
+}
+
+/// Whether an ending from off the board (or a claim) can give `result` in
+/// `position`: a resignation or abandonment has a winner (abandonment may
+/// also be drawn), an agreement or a claim is a draw, and a time forfeit is
+/// won by the side that still could mate, or drawn when one side cannot.
+/// The tolerant reader declares only what fits, so that what it imports
+/// always writes back as a valid record.
+pub(super) fn termination_fits(
+    termination: Termination,
+    result: GameResult,
+    position: &Position,
+) -> bool {
+    use Termination as T;
+    match termination {
+        T::Resignation => result.winner().is_some(),
+        T::Abandonment => result != GameResult::Ongoing,
+        T::Agreement | T::ThreefoldRepetition | T::FiftyMoveRule => result == GameResult::Draw,
+        T::TimeForfeit => match (result.winner(), result) {
+            (Some(winner), _) => position.can_checkmate(winner),
+            (None, GameResult::Draw) => {
+                !position.can_checkmate(Color::White) || !position.can_checkmate(Color::Black)
+            }
+            (None, _) => false,
+        },
+        T::Aborted | T::Unterminated => result == GameResult::Ongoing,
+        _ => false,
+    }
 }

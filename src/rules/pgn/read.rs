@@ -13,7 +13,7 @@ use super::super::game::{Claim, Game};
 use super::super::outcome::{Outcome, Termination};
 use super::super::position::{Phase, Position, Rules};
 use super::super::san::{self, SanError};
-use super::check::{CheckReason, Problem};
+use super::check::{CheckReason, Problem, termination_fits};
 use super::lex::{RawGame, Token, split_games};
 use super::{GameResult, Location, MoveError, PgnError, PgnTags};
 
@@ -87,6 +87,9 @@ fn declare(game: &mut Game, termination: Option<Termination>, result: Option<Gam
     let (Some(reason), Some(result)) = (termination, result) else {
         return;
     };
+    if !termination_fits(reason, result, game.position()) {
+        return;
+    }
     let outcome = match (reason, result) {
         (T::ThreefoldRepetition, GameResult::Draw) => {
             let _ = game.claim(Claim::ThreefoldRepetition);
