@@ -190,6 +190,16 @@ fn comments_nags_and_annotations_are_skipped() {
 }
 
 #[test]
+fn windows_line_endings_and_a_byte_order_mark_are_accepted() {
+    let text =
+        "\u{feff}[Event \"crlf\"]\r\n[Result \"*\"]\r\n\r\n1. e4 e5,Nc6 ; note\r\n2. Qh5,Nf3 *\r\n";
+    let back = read_one(text);
+    assert_eq!(back.tag("Event"), Some("crlf"));
+    assert_eq!(uci(&back.game), ["e2e4", "e7e5", "b8c6", "d1h5", "g1f3"]);
+    assert!(check_games(text)[0].is_good(), "{:?}", check_games(text));
+}
+
+#[test]
 fn several_games_are_read_one_by_one() {
     let text = "[Event \"one\"]\n1. e4 *\n\n\
         [Event \"two\"]\n1. d4 d5,Nf6 1/2-1/2\n\n\

@@ -140,6 +140,8 @@ struct Lexer {
 }
 
 fn tokenize(text: &str) -> Vec<Token> {
+    // A byte-order mark is not whitespace to Rust but is not text either.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lexer = Lexer {
         chars: text.chars().collect(),
         at: 0,
