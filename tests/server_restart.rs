@@ -235,3 +235,40 @@ async fn sigterm_closes_sockets_with_1001_and_the_binary_exits_cleanly() {
         .expect("wait");
     assert!(exit.success(), "{exit:?}");
 }
+
+#[tokio::test]
+async fn a_flag_that_cannot_be_saved_is_retried_until_the_store_recovers() {
+    use marseillais::server::store::{FailingStore, MemoryStore};
+    use std::sync::Arc;
+    use std::sync::atomic::Ordering;
+    let failing = FailingStore::new(Arc::new(MemoryStore::new()));
+    let switch = failing.switch();
+    let server = TestServer::start_on_store(Arc::new(failing)).await;
+    let clock = json!({"base_secs": 1, "increment_secs": 0});
+    let (id, white_token, black_token) = server.game_between_two(json!({"clock": clock})).await;
+    let mut white = server.connect(&id, &format!("token={white_token}")).await;
+    let mut black = server.connect(&id, &format!("token={black_token}")).await;
+    white.play("e2e4", "1").await;
+    black.play("e7e5", "1").await;
+    switch.store(true, Ordering::SeqCst);
+    black.play_unacked_then_refused("b8c6", "2").await;
+    switch.store(false, Ordering::SeqCst);
+    black.play("b8c6", "2").await;
+    // White's clock (1 s) runs; the flag's end event fails to commit at first.
+    switch.store(true, Ordering::SeqCst);
+    let until = tokio::time::Instant::now() + std::time::Duration::from_millis(1500);
+    for _ in 0..100 {
+        let left = until.saturating_duration_since(tokio::time::Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        if let Some(early) = black.try_recv(left).await {
+            assert_ne!(early["t"], "end", "an end that was not saved was broadcast");
+        }
+    }
+    switch.store(false, Ordering::SeqCst);
+    let end = black.expect("end").await;
+    assert_eq!(end["d"]["reason"], "time_forfeit");
+    assert_eq!(end["d"]["winner"], "black");
+    server.stop().await;
+}

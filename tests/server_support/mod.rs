@@ -274,6 +274,14 @@ impl Client {
         event
     }
 
+    /// Sends a sub-move that the server must refuse with `store_failure`.
+    pub async fn play_unacked_then_refused(&mut self, uci: &str, id: &str) {
+        self.mv(uci, id).await;
+        let error = self.expect("error").await;
+        assert_eq!(error["d"]["code"], "store_failure", "{error}");
+        assert_eq!(error["d"]["id"], id);
+    }
+
     /// Waits for the server to close the connection; returns (code, reason).
     pub async fn expect_close(&mut self) -> (u16, String) {
         let deadline = tokio::time::Instant::now() + WAIT;
