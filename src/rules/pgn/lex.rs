@@ -31,7 +31,7 @@ pub(super) enum Token {
         /// Pieces of the turn were separated by spaces around a comma.
         spaced: bool,
     },
-    Result(GameResult),
+    Result(GameResult, usize),
     Variation {
         line: usize,
     },
@@ -49,6 +49,9 @@ pub(super) struct RawGame {
     pub header_error: Option<PgnError>,
     pub moves: Vec<Token>,
     pub result: Option<GameResult>,
+    /// The line of the result token, to place problems of a game with no
+    /// sub-moves.
+    pub result_line: Option<usize>,
 }
 
 impl RawGame {
@@ -81,9 +84,10 @@ pub(super) fn split_games(text: &str) -> Vec<RawGame> {
                     _ => {}
                 }
             }
-            Token::Result(result) => {
+            Token::Result(result, line) => {
                 let mut game = current.take().unwrap_or_default();
                 game.result = Some(result);
+                game.result_line = Some(line);
                 games.push(game);
             }
             other => current
@@ -352,7 +356,7 @@ impl Lexer {
     fn classify(&mut self, mut text: String, line: usize) {
         loop {
             if let Ok(result) = text.parse::<GameResult>() {
-                self.tokens.push(Token::Result(result));
+                self.tokens.push(Token::Result(result, line));
                 return;
             }
             if text.chars().all(|c| c == '!' || c == '?') {

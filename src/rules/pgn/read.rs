@@ -151,7 +151,7 @@ pub(super) fn replay(raw: &RawGame) -> Replay {
         (Err(err), None) => (Position::initial(), Some(PgnError::Fen(err))),
     };
     let mut replayer = Replayer {
-        last: next_location(&start, 1),
+        last: next_location(&start, raw.result_line.unwrap_or(1)),
         game: Game::new(start),
         notes: Vec::new(),
         previous: None,
@@ -208,7 +208,7 @@ impl Replayer {
                     return Err(self.error_here(*line, ")", MoveError::UnexpectedCloseParen));
                 }
                 Token::Error(err) | Token::TagError(err) => return Err(err.clone()),
-                Token::Tag { .. } | Token::Result(_) => {}
+                Token::Tag { .. } | Token::Result(..) => {}
             }
         }
         Ok(())
