@@ -111,6 +111,10 @@ pub type LoadedGame = (GameListing, Vec<String>);
 pub trait Store: Send + Sync + 'static {
     /// Resolves only once the commit is durable on disk (fsync'd). Commits from many games are batched by a writer
     /// thread into one transaction (group commit). All-or-nothing per Commit: on Err nothing of it is stored.
+    ///
+    /// Every implementation takes the commit when `commit` is called, not when the future is first
+    /// polled: commits of one game issued back to back apply in call order, and dropping the future
+    /// does not withdraw the commit (it may still be stored).
     fn commit(&self, commit: Commit) -> BoxFuture<'static, Result<(), StoreError>>;
     /// Every game whose status is not Finished, with all its events in seq order (startup recovery).
     fn load_unfinished(&self) -> BoxFuture<'static, Result<Vec<LoadedGame>, StoreError>>;
