@@ -17,6 +17,26 @@ export class GameSocket {
     this.timer = null;
     this.closed = false;
     this.online = false;
+    this.suspended = false;
+    // Leaving the page must close the socket even when the browser keeps the
+    // page in its back/forward cache; coming back reconnects.
+    window.addEventListener('pagehide', () => this.suspend());
+    window.addEventListener('pageshow', (e) => { if (e.persisted) this.wake(); });
+    this.connect();
+  }
+
+  suspend() {
+    this.suspended = true;
+    clearTimeout(this.timer);
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) { ws.onclose = null; ws.close(1000, 'page hidden'); }
+  }
+
+  wake() {
+    if (!this.suspended || this.closed) return;
+    this.suspended = false;
+    this.attempt = 0;
     this.connect();
   }
 
@@ -32,7 +52,7 @@ export class GameSocket {
 
   connect() {
     clearTimeout(this.timer);
-    if (this.closed) return;
+    if (this.closed || this.suspended) return;
     let ws;
     try { ws = new WebSocket(this.url()); } catch (_) { this.retry(); return; }
     this.ws = ws;
@@ -56,7 +76,7 @@ export class GameSocket {
   }
 
   retry() {
-    if (this.closed) return;
+    if (this.closed || this.suspended) return;
     const delay = Math.min(10000, 500 * 2 ** this.attempt) * (0.75 + Math.random() * 0.5);
     this.attempt += 1;
     this.timer = setTimeout(() => this.connect(), delay);

@@ -13,7 +13,6 @@
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use fantoccini::actions::{InputSource, MOUSE_BUTTON_LEFT, MouseActions, PointerAction};
@@ -25,8 +24,9 @@ use marseillais::server::{ServerHandle, start};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-/// One browser scenario at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
+/// One browser scenario at a time (an async mutex: it is held for the
+/// whole scenario, across awaits).
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// Every wait in these tests is bounded by this.
 const WAIT: Duration = Duration::from_secs(20);
@@ -145,6 +145,7 @@ struct Session {
 /// The server, a chromedriver and the address to browse.
 struct Rig {
     server: Option<ServerHandle>,
+    config: Config,
     _data: tempfile::TempDir,
     driver: Driver,
     base: String,
@@ -153,14 +154,46 @@ struct Rig {
 impl Rig {
     async fn start() -> Rig {
         let data = tempfile::tempdir().expect("data dir");
-        let config = Config::new(SocketAddr::from(([127, 0, 0, 1], 0)), data.path());
-        let server = start(config).await.expect("the server starts");
+        let mut config = Config::new(SocketAddr::from(([127, 0, 0, 1], 0)), data.path());
+        // Short, so that claiming victory over a vanished opponent is quick to test.
+        config.disconnect_grace = Duration::from_secs(1);
+        let server = start(config.clone()).await.expect("the server starts");
+        // Restarts listen on the same port, so that browsers can reconnect.
+        config.listen = server.addr();
         let base = format!("http://{}", server.addr());
         Rig {
             server: Some(server),
+            config,
             _data: data,
             driver: Driver::start(),
             base,
+        }
+    }
+
+    /// Stops the server (sockets close with 1001); [`Rig::resume`] starts it again.
+    async fn pause(&mut self) {
+        if let Some(server) = self.server.take() {
+            server.shutdown().await;
+        }
+    }
+
+    /// Starts the server again on the same port and data directory.
+    async fn resume(&mut self) {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            match start(self.config.clone()).await {
+                Ok(server) => {
+                    self.server = Some(server);
+                    return;
+                }
+                Err(e) => {
+                    assert!(
+                        Instant::now() < deadline,
+                        "the server does not restart: {e}"
+                    );
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
         }
     }
 
@@ -594,19 +627,13 @@ async fn screenshot(s: &Session, path: &Path) {
     std::fs::write(path, png).expect("write the screenshot");
 }
 
-fn lock() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_players_mate_through_the_ui_while_a_spectator_sees_every_submove_and_the_pgn_matches()
 {
     if !browser_available("two_players_mate...") {
         return;
     }
-    let _serial = lock();
+    let _serial = SERIAL.lock().await;
     let rig = Rig::start().await;
     let white = rig.driver.session().await;
     let black = rig.driver.session().await;
@@ -638,14 +665,20 @@ async fn two_players_mate_through_the_ui_while_a_spectator_sees_every_submove_an
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn keyboard_move_take_back_resign_and_rematch_work_through_the_ui() {
+async fn abort_keyboard_move_take_back_draw_offer_resign_rematch_reconnect_and_claim_victory_work_through_the_ui()
+ {
     if !browser_available("keyboard_move_take_back...") {
         return;
     }
-    let _serial = lock();
-    let rig = Rig::start().await;
+    let _serial = SERIAL.lock().await;
+    let mut rig = Rig::start().await;
     let white = rig.driver.session().await;
     let black = rig.driver.session().await;
+    // A game nobody joined can be aborted by its creator.
+    create_game(&rig, &white, "white", "none", None).await;
+    click(&white, "#btn-abort").await;
+    wait_text(&white, "#banner", "Game aborted").await;
+
     let id = create_game(&rig, &white, "white", "none", None).await;
     black
         .client
@@ -716,6 +749,18 @@ async fn keyboard_move_take_back_resign_and_rematch_work_through_the_ui() {
     wait_moves(&[&white, &black], 3).await;
     wait_text(&white, "#movelist", "1.e4d5,Nf6").await;
 
+    // A draw offer is seen by the opponent, who declines it.
+    click(&white, "#btn-draw-offer").await;
+    wait_text(&white, "#btn-draw-offer", "Draw offered").await;
+    click(&black, "#btn-draw-decline").await;
+    wait_text(&white, "#btn-draw-offer", "Offer draw").await;
+    wait_for(
+        &black,
+        "!document.querySelector('#btn-draw-accept')",
+        "the offer gone",
+    )
+    .await;
+
     // Resignation asks for confirmation first.
     click(&white, "#btn-resign").await;
     wait_for(
@@ -756,6 +801,45 @@ async fn keyboard_move_take_back_resign_and_rematch_work_through_the_ui() {
         js(&white, "return location.pathname").await,
         js(&black, "return location.pathname").await
     );
+
+    // The server restarts: both pages say they are offline, come back by
+    // themselves and the game goes on.
+    rig.pause().await;
+    for s in [&white, &black] {
+        wait_text(s, "#conn", "Offline").await;
+    }
+    rig.resume().await;
+    for s in [&white, &black] {
+        wait_text(s, "#conn", "Online").await;
+    }
+    click_move(&black, "d2", "d4").await;
+    wait_moves(&[&white, &black], 1).await;
+    click_move(&white, "g8", "f6").await;
+    wait_moves(&[&white, &black], 2).await;
+    click_move(&white, "b8", "c6").await;
+    wait_moves(&[&white, &black], 3).await;
+
+    // The new Black (the first session) leaves; the new White sees it and
+    // claims the game.
+    white.client.goto("about:blank").await.expect("leave");
+    wait_text(&black, "#seat-black", "offline").await;
+    let deadline = Instant::now() + WAIT;
+    while !text(&black, "#banner")
+        .await
+        .contains("wins by abandonment")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "claiming victory never succeeded"
+        );
+        if text(&black, "#btn-claim-victory").await.is_empty() {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            continue;
+        }
+        click(&black, "#btn-claim-victory").await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    wait_text(&black, "#banner", "White wins by abandonment").await;
     rig.stop(vec![white, black]).await;
 }
 
@@ -764,7 +848,7 @@ async fn the_replay_page_explains_a_bad_pgn_and_steps_through_a_good_one() {
     if !browser_available("the_replay_page...") {
         return;
     }
-    let _serial = lock();
+    let _serial = SERIAL.lock().await;
     let rig = Rig::start().await;
     let s = rig.driver.session().await;
     s.client
@@ -825,7 +909,7 @@ async fn capture_screenshots() {
     if !browser_available("capture_screenshots") {
         return;
     }
-    let _serial = lock();
+    let _serial = SERIAL.lock().await;
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/screenshots");
     std::fs::create_dir_all(&dir).expect("screenshot dir");
     let rig = Rig::start().await;
