@@ -255,6 +255,11 @@ struct PlayReport {
     loadgen_end: Option<Memory>,
     counters_after_setup: Option<ServerCounters>,
     counters_end: Option<ServerCounters>,
+    /// CPU seconds used during the window, by the server and by the load generator.
+    server_cpu_secs: Option<f64>,
+    loadgen_cpu_secs: Option<f64>,
+    /// The machine's 1-minute load average at the start and the end of the window.
+    load_average: (Option<f64>, Option<f64>),
 }
 
 async fn play(args: &Args, s: Settings) -> Result<PlayReport, LoadError> {
@@ -309,7 +314,15 @@ async fn play(args: &Args, s: Settings) -> Result<PlayReport, LoadError> {
         })
         .collect();
     let _ = window_tx.send(Some(window));
-    tokio::time::sleep_until((window.end - Duration::from_millis(500)).into()).await;
+    let cpu = |pid: Option<u32>| pid.and_then(server::cpu_secs);
+    let me = Some(std::process::id());
+    tokio::time::sleep_until(window.start.into()).await;
+    let cpu_start = (cpu(s.pid), cpu(me));
+    let load_start = server::load_average();
+    tokio::time::sleep_until(window.end.into()).await;
+    let cpu_end = (cpu(s.pid), cpu(me));
+    let load_end = server::load_average();
+    let used = |a: Option<f64>, b: Option<f64>| Some(b? - a?);
     let server_end = memory(s.pid);
     let counters_end = server::counters(s.addr).await;
     let client_connections = args.games * (2 + args.spectators);
@@ -367,6 +380,9 @@ async fn play(args: &Args, s: Settings) -> Result<PlayReport, LoadError> {
         loadgen_end: server::memory(std::process::id()),
         counters_after_setup,
         counters_end,
+        server_cpu_secs: used(cpu_start.0, cpu_end.0),
+        loadgen_cpu_secs: used(cpu_start.1, cpu_end.1),
+        load_average: (load_start, load_end),
     })
 }
 
@@ -441,6 +457,23 @@ fn print_play(r: &PlayReport, json: bool) {
             c.submoves_accepted_total, c.move_seconds_mean_ms, c.commit_seconds_mean_ms
         );
     }
+    let per_move = |cpu: Option<f64>| match cpu {
+        Some(secs) if r.accepted > 0 => format!(
+            "{secs:.1} s ({:.0} us per accepted sub-move, {:.0}% of one core)",
+            secs * 1e6 / r.accepted as f64,
+            secs * 100.0 / r.duration_secs
+        ),
+        Some(secs) => format!("{secs:.1} s"),
+        None => "unknown".to_string(),
+    };
+    println!("server CPU in window     {}", per_move(r.server_cpu_secs));
+    println!("loadgen CPU in window    {}", per_move(r.loadgen_cpu_secs));
+    let load = |x: Option<f64>| x.map_or("?".to_string(), |x| format!("{x:.2}"));
+    println!(
+        "machine load average     {} at the start, {} at the end (2 cores)",
+        load(r.load_average.0),
+        load(r.load_average.1)
+    );
     if json {
         println!("{}", serde_json::to_string(r).unwrap_or_default());
     }

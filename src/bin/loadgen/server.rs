@@ -174,6 +174,30 @@ pub fn memory(pid: u32) -> Option<Memory> {
     })
 }
 
+/// CPU time a process has used so far (user + system, all threads), in
+/// seconds, from `/proc/<pid>/stat` (Linux counts it in 1/100 s).
+pub fn cpu_secs(pid: u32) -> Option<f64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces; the fields after it are plain.
+    let rest = &text[text.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // After the name: state is field 3 of the whole line, utime 14, stime 15.
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / 100.0)
+}
+
+/// The machine's 1-minute load average (`/proc/loadavg`): the figures move
+/// with whatever else runs on the same cores, so reports carry it.
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
 /// The server's own counters (`/metrics`).
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct ServerCounters {
@@ -216,5 +240,18 @@ mod tests {
     fn our_own_memory_is_readable() {
         let mem = memory(std::process::id()).expect("/proc is there on Linux");
         assert!(mem.rss_kib > 0 && mem.hwm_kib >= mem.rss_kib);
+    }
+
+    #[test]
+    fn our_own_cpu_time_is_readable_and_grows() {
+        let before = cpu_secs(std::process::id()).expect("/proc is there on Linux");
+        let mut x = 0u64;
+        let spin = std::time::Instant::now();
+        while spin.elapsed() < Duration::from_millis(300) {
+            x = x.wrapping_mul(31).wrapping_add(7);
+        }
+        std::hint::black_box(x);
+        let after = cpu_secs(std::process::id()).expect("readable");
+        assert!(after > before, "{before} -> {after}");
     }
 }
