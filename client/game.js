@@ -32,6 +32,8 @@ class GamePage {
     this.lowWarned = false;
     this.orientationSet = false;
     this.confirmResign = false;
+    this.rematchSeat = null; // the private rematch_seat message, once received
+    this.rematchLive = false; // a rematch event arrived while this page was open
     this.build();
   }
 
@@ -176,8 +178,11 @@ class GamePage {
         this.render();
         break;
       case 'rematch_seat':
+        // Kept in any case; followed at once only when the rematch is being
+        // made now (not when an old game's page is opened later).
         saveSeat(d.id, d.token);
-        location.assign(d.url || `/game/${d.id}`);
+        this.rematchSeat = d;
+        if (this.rematchLive) this.followRematch();
         break;
       default:
         break;
@@ -238,10 +243,17 @@ class GamePage {
         break;
       case 'rematch':
         S.rematch = d.id;
+        this.rematchLive = true;
+        if (this.rematchSeat) this.followRematch();
         break;
       default:
         break;
     }
+  }
+
+  followRematch() {
+    const d = this.rematchSeat;
+    if (d && this.you) location.assign(d.url || `/game/${d.id}`);
   }
 
   /** The trailing run of one colour's sub-moves among the first `count`. */
