@@ -5,7 +5,7 @@
 
 mod rules_util;
 
-use marseillais::rules::{Claim, Color, Game, Outcome, Phase, Termination};
+use marseillais::rules::{Claim, Color, Game, Outcome, Phase, Position, Termination};
 use rules_util::{play, play_game, pos};
 
 fn draw(reason: Termination) -> Outcome {
@@ -207,4 +207,12 @@ fn repetition_needs_the_same_side_to_move() {
     assert_ne!(black_key, start.repetition_key());
     let after = play(game.position(), "e8d8 d8e8");
     assert_eq!(after.repetition_key(), start.repetition_key());
+}
+
+#[test]
+fn a_single_sub_move_turn_is_not_the_same_position_as_a_two_sub_move_turn() {
+    let single: Position = "4k3/8/8/8/8/8/8/R3K3 b - - 0 1 s".parse().unwrap();
+    let double: Position = "4k3/8/8/8/8/8/8/R3K3 b - - 0 1 1".parse().unwrap();
+    assert_eq!(single.board(), double.board());
+    assert_ne!(single.repetition_key(), double.repetition_key());
 }

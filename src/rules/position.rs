@@ -226,6 +226,11 @@ impl Position {
             (Rules::Marseillais, Phase::Single) => Phase::Single,
             (Rules::Marseillais, phase) => phase,
         };
+        if rules == Rules::Orthodox {
+            // A target the mover made on its own S1 has no meaning in a
+            // one-move turn; only the opponent's targets stay.
+            self.ep &= Rank::Sixth.relative_to(self.side).bitboard();
+        }
         self
     }
 
@@ -243,7 +248,9 @@ impl Position {
     /// placement, side, castling rights and the en-passant captures that are
     /// actually legal, so a target no pawn can take does not make a new position.
     pub fn repetition_key(&self) -> u64 {
-        let mut hash = self.hash;
+        // The phase matters too: a one-sub-move turn is not the same
+        // position as a two-sub-move turn on the same board.
+        let mut hash = self.hash ^ zobrist::phase(self.phase.index());
         for mv in self.legal_submoves() {
             if self.is_en_passant(mv) {
                 hash ^= zobrist::ep(mv.from) ^ zobrist::ep(mv.to).rotate_left(17);
