@@ -25,6 +25,40 @@ const STARTS: &[&str] = &[
     "r3k2r/pp3ppp/8/2pPp3/3p4/8/PPP2PPP/R3K2R w KQkq c6,e6 0 12",
 ];
 
+/// Mostly empty squares (about 16 pieces on a board), some pawns and minor
+/// and major pieces, for random placements.
+const PLACEMENT_CHOICES: [char; 40] = [
+    '.', '.', '.', '.', '.', '.', '.', '.', '.', '.', '.', '.', '.', '.', '.', '.', '.', '.', '.',
+    '.', '.', '.', '.', '.', '.', '.', '.', '.', '.', '.', 'P', 'p', 'P', 'p', 'N', 'n', 'B', 'b',
+    'R', 'r',
+];
+
+/// The FEN placement field of 64 squares given from a8 to h1 ('.' empty).
+fn placement(squares: &[char]) -> String {
+    let mut out = String::new();
+    for (rank, row) in squares.chunks(8).enumerate() {
+        if rank > 0 {
+            out.push('/');
+        }
+        let mut empty = 0;
+        for &c in row {
+            if c == '.' {
+                empty += 1;
+            } else {
+                if empty > 0 {
+                    out.push_str(&empty.to_string());
+                    empty = 0;
+                }
+                out.push(c);
+            }
+        }
+        if empty > 0 {
+            out.push_str(&empty.to_string());
+        }
+    }
+    out
+}
+
 fn start(index: usize) -> Position {
     let fen = STARTS[index % STARTS.len()];
     fen.parse()
@@ -148,6 +182,37 @@ proptest! {
     ) {
         if let Ok(position) = text.parse::<Position>() {
             check_position(&position)?;
+        }
+    }
+
+    #[test]
+    fn random_placements_with_any_fields_never_panic_and_round_trip_when_accepted(
+        squares in prop::collection::vec(prop::sample::select(&PLACEMENT_CHOICES[..]), 64),
+        kings in (0usize..64, 0usize..64),
+        side in prop::sample::select(&["w", "b"][..]),
+        castling in prop::sample::select(&["-", "-", "-", "-", "-", "-", "-", "KQkq"][..]),
+        ep in prop::sample::select(&["-", "-", "-", "-", "d6", "e3", "c6,e6", "d6,f6"][..]),
+        counters in prop::sample::select(&["0 1", "0 5", "99 40", "149 80", "3 1"][..]),
+        phase in prop::sample::select(&["", " 1", " 2", " s"][..]),
+    ) {
+        // Always well-formed placement with one king each (unless they
+        // collide), so that most inputs reach the deeper checks.
+        let mut board = squares;
+        for (index, square) in board.iter_mut().enumerate() {
+            let back_rank = index < 8 || index >= 56;
+            if back_rank && (*square == 'P' || *square == 'p') {
+                *square = '.';
+            }
+        }
+        board[kings.0] = 'K';
+        board[kings.1] = 'k';
+        let text = format!(
+            "{} {side} {castling} {ep} {counters}{phase}",
+            placement(&board)
+        );
+        if let Ok(position) = text.parse::<Position>() {
+            check_position(&position)?;
+            playout(position, &[0, 7, 3, 11, 5, 2], &[(12, 28)])?;
         }
     }
 
