@@ -199,7 +199,7 @@ proptest! {
         // collide), so that most inputs reach the deeper checks.
         let mut board = squares;
         for (index, square) in board.iter_mut().enumerate() {
-            let back_rank = index < 8 || index >= 56;
+            let back_rank = !(8..56).contains(&index);
             if back_rank && (*square == 'P' || *square == 'p') {
                 *square = '.';
             }
