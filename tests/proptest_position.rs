@@ -2,10 +2,17 @@
 //! initial position and from Marseillais FENs at S1, S2 and single phases)
 //! every sub-move boundary survives a FEN round trip, the incrementally kept
 //! state equals the state computed from scratch, and `play` leaves the
-//! original untouched; arbitrary text given to the FEN reader never panics.
+//! original untouched, the legal sub-moves are those of an independent
+//! reference; arbitrary text given to the FEN reader never panics.
+
+// Shared with tests/perft_marseillais.rs, which uses all of it.
+#[allow(dead_code)]
+#[path = "perft_marseillais/reference.rs"]
+mod reference;
 
 use std::collections::BTreeSet;
 
+use marseillais::rules::perft::perft_bulk;
 use marseillais::rules::{PlayError, Position, Square, SubMove};
 use proptest::prelude::*;
 
@@ -239,6 +246,36 @@ proptest! {
         let text: String = chars.into_iter().collect();
         if let Ok(parsed) = text.parse::<Position>() {
             check_position(&parsed)?;
+        }
+    }
+}
+
+proptest! {
+    // Fewer cases: the reference is slow in debug builds (perft 2 at every step).
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn playouts_agree_with_the_reference_move_generator(
+        start_index in 0usize..STARTS.len(),
+        choices in prop::collection::vec(any::<usize>(), 0..40),
+    ) {
+        // The reference (tests/perft_marseillais/reference.rs) keeps the turn
+        // state its own way; it is rebuilt from the engine's FEN at every
+        // sub-move, so the FEN must carry everything the next sub-moves need.
+        let mut position = start(start_index);
+        for choice in choices {
+            let fen = position.fen();
+            let state = reference::State::from_fen(&fen, false);
+            let mut theirs: Vec<String> =
+                state.children().into_iter().map(|child| child.uci).collect();
+            theirs.sort();
+            prop_assert_eq!(sorted_moves(&position), theirs, "legal sub-moves of {}", fen);
+            prop_assert_eq!(perft_bulk(&position, 2), reference::perft(&state, 2), "{}", fen);
+            let legal = position.legal_submoves();
+            if legal.is_empty() {
+                break;
+            }
+            position = position.play_unchecked(legal[choice % legal.len()]);
         }
     }
 }
