@@ -15,7 +15,9 @@ use std::time::Duration;
 use marseillais::server::config::Config;
 use marseillais::server::store::{FailingStore, MemoryStore, SqliteOptions, SqliteStore, Store};
 use marseillais::server::{ServerHandle, start_with_store};
-use reliability_support::{Scratch, ServerProcess, WAIT, Ws, audit_game, http, new_game, str_of};
+use reliability_support::{
+    Duo, Outcome, Scratch, ServerProcess, WAIT, Ws, audit_game, http, new_game, str_of,
+};
 use serde_json::{Value, json};
 
 async fn serve(dir: &Path, store: Arc<dyn Store>) -> ServerHandle {
@@ -23,93 +25,6 @@ async fn serve(dir: &Path, store: Arc<dyn Store>) -> ServerHandle {
     start_with_store(config, store)
         .await
         .expect("server starts")
-}
-
-/// Both players of one game, each reading its own socket.
-struct Duo {
-    white: Ws,
-    black: Ws,
-    turn: String,
-    legal: Vec<String>,
-    version: u64,
-}
-
-/// What became of one move.
-#[derive(Debug, PartialEq)]
-enum Outcome {
-    Acked(u64),
-    Refused(String),
-}
-
-impl Duo {
-    async fn open(addr: SocketAddr, id: &str, white: &str, black: &str) -> Duo {
-        let mut white = Ws::connect(addr, id, &format!("token={white}"))
-            .await
-            .expect("ws");
-        let mut black = Ws::connect(addr, id, &format!("token={black}"))
-            .await
-            .expect("ws");
-        let state = white.expect("state").await;
-        black.expect("state").await;
-        Duo {
-            white,
-            black,
-            turn: str_of(&state["d"]["turn"]),
-            legal: strings(&state["d"]["legal"]),
-            version: state["v"].as_u64().expect("v"),
-        }
-    }
-
-    /// The side to move plays `uci` with ack id `id`; on an ack, both sockets
-    /// are read up to its broadcast.
-    async fn play(&mut self, uci: &str, id: &str) -> Outcome {
-        let mover = if self.turn == "white" {
-            &mut self.white
-        } else {
-            &mut self.black
-        };
-        mover
-            .send(&json!({"t": "move", "d": {"uci": uci, "id": id}}))
-            .await
-            .expect("send");
-        let reply = loop {
-            let msg = mover.recv(WAIT).await.expect("an answer to the move");
-            if msg["t"] == "ack" || msg["t"] == "error" {
-                break msg;
-            }
-            assert!(msg.get("v").is_none(), "an event before the answer: {msg}");
-        };
-        assert_eq!(reply["d"]["id"], id, "{reply}");
-        if reply["t"] == "error" {
-            return Outcome::Refused(str_of(&reply["d"]["code"]));
-        }
-        let v = reply["d"]["v"].as_u64().expect("ack v");
-        for ws in [&mut self.white, &mut self.black] {
-            loop {
-                let msg = ws.recv(WAIT).await.expect("the broadcast");
-                if let Some(ev) = msg["v"].as_u64() {
-                    assert!(ev <= v + 1, "{msg}");
-                    if msg["t"] == "move" && ev == v {
-                        self.turn = str_of(&msg["d"]["turn"]);
-                        self.legal = strings(&msg["d"]["legal"]);
-                        break;
-                    }
-                }
-            }
-        }
-        self.version = v;
-        Outcome::Acked(v)
-    }
-
-    fn any_legal(&self, n: usize) -> String {
-        self.legal[n % self.legal.len().max(1)].clone()
-    }
-}
-
-fn strings(v: &Value) -> Vec<String> {
-    v.as_array()
-        .map(|a| a.iter().map(str_of).collect())
-        .unwrap_or_default()
 }
 
 async fn public(addr: SocketAddr, id: &str) -> Value {

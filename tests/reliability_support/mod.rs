@@ -13,7 +13,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 use tokio::process::{Child, ChildStdout, Command};
@@ -672,4 +672,91 @@ pub fn audit_game(id: &str, events: &[String]) -> Result<usize, String> {
         ));
     }
     Ok(state.game().submoves().len())
+}
+
+/// Both players of one game, each reading its own socket.
+pub struct Duo {
+    pub white: Ws,
+    pub black: Ws,
+    pub turn: String,
+    pub legal: Vec<String>,
+    pub version: u64,
+}
+
+/// What became of one move.
+#[derive(Debug, PartialEq)]
+pub enum Outcome {
+    Acked(u64),
+    Refused(String),
+}
+
+impl Duo {
+    pub async fn open(addr: SocketAddr, id: &str, white: &str, black: &str) -> Duo {
+        let mut white = Ws::connect(addr, id, &format!("token={white}"))
+            .await
+            .expect("ws");
+        let mut black = Ws::connect(addr, id, &format!("token={black}"))
+            .await
+            .expect("ws");
+        let state = white.expect("state").await;
+        black.expect("state").await;
+        Duo {
+            white,
+            black,
+            turn: str_of(&state["d"]["turn"]),
+            legal: strings(&state["d"]["legal"]),
+            version: state["v"].as_u64().expect("v"),
+        }
+    }
+
+    /// The side to move plays `uci` with ack id `id`; on an ack, both sockets
+    /// are read up to its broadcast.
+    pub async fn play(&mut self, uci: &str, id: &str) -> Outcome {
+        let mover = if self.turn == "white" {
+            &mut self.white
+        } else {
+            &mut self.black
+        };
+        mover
+            .send(&json!({"t": "move", "d": {"uci": uci, "id": id}}))
+            .await
+            .expect("send");
+        let reply = loop {
+            let msg = mover.recv(WAIT).await.expect("an answer to the move");
+            if msg["t"] == "ack" || msg["t"] == "error" {
+                break msg;
+            }
+            assert!(msg.get("v").is_none(), "an event before the answer: {msg}");
+        };
+        assert_eq!(reply["d"]["id"], id, "{reply}");
+        if reply["t"] == "error" {
+            return Outcome::Refused(str_of(&reply["d"]["code"]));
+        }
+        let v = reply["d"]["v"].as_u64().expect("ack v");
+        for ws in [&mut self.white, &mut self.black] {
+            loop {
+                let msg = ws.recv(WAIT).await.expect("the broadcast");
+                if let Some(ev) = msg["v"].as_u64() {
+                    assert!(ev <= v + 1, "{msg}");
+                    if msg["t"] == "move" && ev == v {
+                        self.turn = str_of(&msg["d"]["turn"]);
+                        self.legal = strings(&msg["d"]["legal"]);
+                        break;
+                    }
+                }
+            }
+        }
+        self.version = v;
+        Outcome::Acked(v)
+    }
+
+    pub fn any_legal(&self, n: usize) -> String {
+        self.legal[n % self.legal.len().max(1)].clone()
+    }
+}
+
+pub fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| a.iter().map(str_of).collect())
+        .unwrap_or_default()
 }
