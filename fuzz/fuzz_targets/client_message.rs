@@ -1,0 +1,53 @@
+//! Fuzz target `client_message`: the server's WebSocket message parser
+//! (`src/server/protocol.rs`, compiled here from its own source like the
+//! rules engine) on arbitrary text never panics; an accepted move has a
+//! sub-move that round-trips through UCI and an ack id within the limit; a
+//! refusal becomes an `error` message that is valid JSON and stays within a
+//! constant factor of the input (serde's messages may quote the input with
+//! escapes: a control character becomes `\u{7f}`, 6 bytes for 1).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+/// `crate::rules` for the included server module.
+pub use marseillais_fuzz::rules;
+
+#[allow(dead_code)]
+#[path = "../../src/server/protocol.rs"]
+mod protocol;
+
+use protocol::{ClientMsg, MAX_ACK_ID_LEN, error_msg, parse_client};
+
+fuzz_target!(|data: &[u8]| {
+    // The server only ever sees valid UTF-8 (tungstenite refuses the rest).
+    let text = String::from_utf8_lossy(data);
+    match parse_client(&text) {
+        Ok(ClientMsg::Move { mv, id }) => {
+            assert!(
+                id.as_ref().is_none_or(|id| id.len() <= MAX_ACK_ID_LEN),
+                "{id:?}"
+            );
+            let again: rules::SubMove = match mv.to_string().parse() {
+                Ok(again) => again,
+                Err(err) => panic!("{mv} does not read back: {err}"),
+            };
+            assert_eq!(again, mv);
+        }
+        Ok(msg) => {
+            let _ = msg.needs_seat();
+        }
+        Err(refusal) => {
+            assert!(
+                refusal.message.len() <= 10 * text.len() + 1024,
+                "{} bytes of error for {} bytes of input",
+                refusal.message.len(),
+                text.len()
+            );
+            let out = error_msg(&refusal, None);
+            let value: serde_json::Value = match serde_json::from_str(&out) {
+                Ok(value) => value,
+                Err(err) => panic!("error message is not JSON ({err}): {out}"),
+            };
+            assert_eq!(value["t"], "error");
+        }
+    }
+});
