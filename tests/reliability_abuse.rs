@@ -174,15 +174,25 @@ async fn seat_tokens_are_128_varying_bits_and_every_guess_is_refused() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn seat_tokens_never_appear_in_logs_spectator_messages_or_public_pages() {
+async fn seat_tokens_never_appear_in_debug_logs_spectator_messages_or_public_pages() {
+    tokens_stay_secret("debug").await;
+}
+
+/// `trace` is the most verbose level an operator can turn on; it includes
+/// the dependencies' own logs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "bug: at RUST_LOG=trace tungstenite logs every received message, so a hello's seat token is written to the log; fix in src/server/mod.rs after 16:00"]
+async fn seat_tokens_never_appear_even_in_trace_logs() {
+    tokens_stay_secret("trace").await;
+}
+
+/// A game, a rematch (two more tokens) and every public view of them, with
+/// the server logging at `level`: no token appears where it must not.
+async fn tokens_stay_secret(level: &str) {
     let scratch = Scratch::new();
-    let server = ServerProcess::spawn_with_env(
-        &scratch.data(),
-        &scratch.log(),
-        &[],
-        &[("RUST_LOG", "debug")],
-    )
-    .await;
+    let server =
+        ServerProcess::spawn_with_env(&scratch.data(), &scratch.log(), &[], &[("RUST_LOG", level)])
+            .await;
     let addr = server.addr;
     let (id, white, black) = game(addr).await;
     let mut w = connect(addr, &id, &white).await;
@@ -231,16 +241,28 @@ async fn seat_tokens_never_appear_in_logs_spectator_messages_or_public_pages() {
         str_of(&w_seat["d"]["token"]),
         str_of(&b_seat["d"]["token"]),
     ];
-    let public_text = format!(
-        "{:?}{public}{rematch_public}{pgn}{listings}{metrics}{logs}",
-        spectator.seen
-    );
+    let places = [
+        ("logs", logs),
+        ("spectator messages", format!("{:?}", spectator.seen)),
+        ("public state", public),
+        ("rematch public state", rematch_public),
+        ("pgn", pgn),
+        ("listings", listings),
+        ("metrics", metrics),
+    ];
     for token in &all_tokens {
         assert_eq!(token.len(), 32);
-        assert!(
-            !public_text.contains(token.as_str()),
-            "token {token} leaked"
-        );
+        for (name, text) in &places {
+            let lines: Vec<&str> = text
+                .lines()
+                .filter(|line| line.contains(token.as_str()))
+                .take(3)
+                .collect();
+            assert!(
+                lines.is_empty(),
+                "token {token} is in the {name}: {lines:#?}"
+            );
+        }
     }
     // Each player received only its own tokens.
     let white_seen = format!("{:?}", w.seen);
@@ -795,4 +817,30 @@ async fn a_player_in_two_tabs_sees_one_game_and_each_tab_gets_its_own_acks() {
     };
     assert_eq!(gone["d"]["black"], true);
     server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "bug: axum::serve runs hyper without a timer, so there is no header-read timeout: a request that never finishes its headers (slowloris) or a silent TCP connection is held forever, one file descriptor each"]
+async fn a_request_that_never_finishes_its_headers_is_closed_within_a_minute() {
+    let scratch = Scratch::new();
+    let server = ServerProcess::spawn(&scratch.data(), &scratch.log(), &[]).await;
+    let mut partial = tokio::net::TcpStream::connect(server.addr)
+        .await
+        .expect("connect");
+    partial
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .expect("write");
+    // hyper's own default header-read timeout is 30 s (when it has a timer).
+    let mut byte = [0u8; 1];
+    let read = tokio::time::timeout(
+        Duration::from_secs(60),
+        tokio::io::AsyncReadExt::read(&mut partial, &mut byte),
+    )
+    .await;
+    assert!(
+        read.is_ok(),
+        "a half-sent request was still held open after 60 s"
+    );
+    server.kill9().await;
 }
