@@ -420,13 +420,11 @@ fn print_play(r: &PlayReport, json: bool) {
     println!("{}", line("move -> spectator", &r.move_to_spectator));
     println!("{}", line("move -> own ack", &r.move_to_ack));
     println!(
-        "{}  [{} conns, {} B messages, {} lost]",
+        "{}  [{} conns, {} B messages (move events avg {:.0} B), {} lost]",
         line("echo round trip", &r.echo_round_trip),
         r.echo_connections,
-        format!(
-            "{} (move events avg {:.0})",
-            r.echo_bytes, r.mean_move_event_bytes
-        ),
+        r.echo_bytes,
+        r.mean_move_event_bytes,
         r.echo_lost
     );
     println!(

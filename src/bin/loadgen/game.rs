@@ -60,23 +60,23 @@ pub struct Plan {
     pub setup_deadline: Instant,
 }
 
-/// Send times of recent sub-moves by the version their event will have.
+/// Send times (and movers) of recent sub-moves by the version their event will have.
 #[derive(Default)]
-struct SentRing([(u64, Option<Instant>); 16]);
+struct SentRing([(u64, Option<(Instant, usize)>); 16]);
 
 impl SentRing {
-    fn put(&mut self, v: u64, at: Instant) {
-        self.0[(v % 16) as usize] = (v, Some(at));
+    fn put(&mut self, v: u64, at: Instant, mover: usize) {
+        self.0[(v % 16) as usize] = (v, Some((at, mover)));
     }
-    fn get(&self, v: u64) -> Option<Instant> {
-        let (stored, at) = self.0[(v % 16) as usize];
-        if stored == v { at } else { None }
+    fn get(&self, v: u64) -> Option<(Instant, usize)> {
+        let (stored, sent) = self.0[(v % 16) as usize];
+        if stored == v { sent } else { None }
     }
 }
 
 type Shared = Arc<Mutex<SentRing>>;
 
-fn sent_at(ring: &Shared, v: u64) -> Option<Instant> {
+fn sent_at(ring: &Shared, v: u64) -> Option<(Instant, usize)> {
     ring.lock().ok().and_then(|r| r.get(v))
 }
 
@@ -280,7 +280,7 @@ impl Game {
                     let socket = if side == 0 { &mut *white } else { &mut *black };
                     let at = Instant::now();
                     if let Ok(mut ring) = self.ring.lock() {
-                        ring.put(v, at);
+                        ring.put(v, at, side);
                     }
                     if socket.send(Message::Text(text.into())).await.is_err() {
                         *tally.closes.entry(0).or_default() += 1;
@@ -396,10 +396,70 @@ impl View {
             Some(Ok(_)) => return Ok(()),
             Some(Err(_)) | None => return Err(0),
         };
-        let Some(msg) = ws::parse(text.as_str()) else {
+        // Both players receive every event: only the first copy of a
+        // version is read in full; the other only needs `t` and `v`.
+        let Ok(head) = serde_json::from_str::<ws::Versioned>(text.as_str()) else {
             tally.unparsed += 1;
             return Ok(());
         };
+        match head.t {
+            "move" => {
+                let v = head.v.unwrap_or(0);
+                let sent = sent_at(ring, v);
+                if let Some((at, mover)) = sent
+                    && mover != side
+                {
+                    if window.contains(at) {
+                        tally.to_opponent.record(now - at);
+                    }
+                    if self.undelivered.is_some_and(|(u, _)| u <= v) {
+                        self.undelivered = None;
+                    }
+                    tally.move_event_bytes += text.len() as u64;
+                    tally.move_events += 1;
+                }
+                if v > self.v {
+                    let Some(d) = ws::parse(text.as_str()).and_then(|m| m.d) else {
+                        tally.unparsed += 1;
+                        return Ok(());
+                    };
+                    self.v = v;
+                    self.turn = side_index(d.turn);
+                    self.legal = owned(d.legal);
+                }
+                if self.in_flight.is_some_and(|f| f.0 <= v) {
+                    self.in_flight = None;
+                }
+            }
+            "state" | "ack" | "error" => {
+                let Some(msg) = ws::parse(text.as_str()) else {
+                    tally.unparsed += 1;
+                    return Ok(());
+                };
+                self.on_message(side, now, msg, ring, window, tally);
+            }
+            "end" => {
+                self.over = true;
+                self.turn = None;
+            }
+            _ => {
+                if let Some(v) = head.v {
+                    self.v = self.v.max(v);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn on_message(
+        &mut self,
+        side: usize,
+        now: Instant,
+        msg: ws::Incoming<'_>,
+        ring: &Shared,
+        window: Window,
+        tally: &mut Tally,
+    ) {
         let d = msg.d.unwrap_or_default();
         match msg.t {
             "state" => {
@@ -411,30 +471,6 @@ impl View {
                     self.over = d.status == Some("finished");
                 }
             }
-            "move" => {
-                let v = msg.v.unwrap_or(0);
-                let mover = side_index(d.color);
-                if mover.is_some_and(|m| m != side) {
-                    if let Some(at) = sent_at(ring, v) {
-                        if window.contains(at) {
-                            tally.to_opponent.record(now - at);
-                        }
-                    }
-                    if self.undelivered.is_some_and(|(u, _)| u <= v) {
-                        self.undelivered = None;
-                    }
-                    tally.move_event_bytes += text.len() as u64;
-                    tally.move_events += 1;
-                }
-                if v > self.v {
-                    self.v = v;
-                    self.turn = side_index(d.turn);
-                    self.legal = owned(d.legal);
-                }
-                if self.in_flight.is_some_and(|f| f.0 <= v) {
-                    self.in_flight = None;
-                }
-            }
             "ack" => {
                 // The opponent's copy of the event may have been read first
                 // (and cleared `in_flight`), so acks go by the ring.
@@ -442,17 +478,13 @@ impl View {
                 if window.contains(now) {
                     tally.acked += 1;
                 }
-                if let Some(at) = d.v.and_then(|v| sent_at(ring, v)) {
-                    if window.contains(at) {
-                        tally.to_ack.record(now - at);
-                    }
+                if let Some((at, _)) = d.v.and_then(|v| sent_at(ring, v))
+                    && window.contains(at)
+                {
+                    tally.to_ack.record(now - at);
                 }
             }
-            "end" => {
-                self.over = true;
-                self.turn = None;
-            }
-            "error" => {
+            _ => {
                 let code = d.code.unwrap_or_else(|| "unknown".into());
                 *tally.errors.entry(code).or_default() += 1;
                 // A refused move: choose again from what we know.
@@ -461,13 +493,7 @@ impl View {
                     self.undelivered = None;
                 }
             }
-            _ => {
-                if let Some(v) = msg.v {
-                    self.v = self.v.max(v);
-                }
-            }
         }
-        Ok(())
     }
 }
 
@@ -512,10 +538,10 @@ async fn spectate(
                 match (msg.t, msg.v) {
                     ("move", Some(v)) => {
                         let w = *window.borrow();
-                        if let (Some(at), Some(w)) = (sent_at(&ring, v), w) {
-                            if w.contains(at) {
-                                tally.to_spectator.record(now - at);
-                            }
+                        if let (Some((at, _)), Some(w)) = (sent_at(&ring, v), w)
+                            && w.contains(at)
+                        {
+                            tally.to_spectator.record(now - at);
                         }
                     }
                     ("end", _) => break,

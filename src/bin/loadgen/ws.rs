@@ -61,9 +61,6 @@ pub struct Incoming<'a> {
 /// Fields of `d` across message types (`move`, `state`, `ack`, `error`).
 #[derive(Deserialize, Debug, Default)]
 pub struct Data<'a> {
-    /// `move`: the mover.
-    #[serde(borrow, default)]
-    pub color: Option<&'a str>,
     /// `move`, `state`: the side to move next.
     #[serde(borrow, default)]
     pub turn: Option<&'a str>,
@@ -100,14 +97,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_move_event_gives_mover_turn_and_legal_moves() {
+    fn a_move_event_gives_the_next_turn_and_its_legal_moves() {
         let text = r#"{"t":"move","v":2,"d":{"uci":"e2e4","san":"e4","color":"white","fen":"x",
             "turn":"black","phase":"first","check":false,"legal":["a7a6","e7e5"],
             "clock":null,"first_move_ms":null,"draw_offer":null,"claims":[]}}"#;
         let msg = parse(text).expect("parses");
         let d = msg.d.expect("d");
         assert_eq!((msg.t, msg.v), ("move", Some(2)));
-        assert_eq!((d.color, d.turn), (Some("white"), Some("black")));
+        assert_eq!(d.turn, Some("black"));
         assert_eq!(d.legal, Some(vec!["a7a6", "e7e5"]));
     }
 
