@@ -110,7 +110,7 @@ async fn table(shared: Arc<Shared>, index: usize, seed: u64) {
             return;
         };
         round += 1;
-        let variant = if (index as u64 + round) % 2 == 0 {
+        let variant = if (index as u64 + round).is_multiple_of(2) {
             "balanced"
         } else {
             "marseillais"
@@ -134,7 +134,7 @@ async fn table(shared: Arc<Shared>, index: usize, seed: u64) {
                 color,
                 token,
                 rng: Rng::new(seed),
-                resync_with_v: (index + round as usize) % 2 == 0,
+                resync_with_v: (index + round as usize).is_multiple_of(2),
                 resign_after: resign,
             };
         let w = player("white", white, rng.next_u64(), Some(resign_after));
