@@ -34,7 +34,7 @@ for target in $targets; do
     tail -n 40 "$log" >&2
   fi
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-  summary+=$(printf '%-4s %-7s %12s executions in %ss\n' "$target" "$result" "${runs:-?}" "$seconds")$'\n'
+  summary+=$(printf '%-15s %-7s %12s executions in %ss\n' "$target" "$result" "${runs:-?}" "$seconds")$'\n'
   rm -f "$log"
 done
 printf '%s' "$summary"
