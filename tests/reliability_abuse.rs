@@ -844,3 +844,45 @@ async fn a_request_that_never_finishes_its_headers_is_closed_within_a_minute() {
     );
     server.kill9().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thousands_of_games_created_and_abandoned_cost_a_bounded_amount_of_memory_each() {
+    let scratch = Scratch::new();
+    let server = ServerProcess::spawn(&scratch.data(), &scratch.log(), &[]).await;
+    let addr = server.addr;
+    // Warm up the allocator and SQLite caches with a first batch.
+    let create = |n: usize| async move {
+        let mut tasks = Vec::new();
+        for _ in 0..20 {
+            tasks.push(tokio::spawn(async move {
+                let mut made = 0;
+                for _ in 0..n / 20 {
+                    if let Ok((201, _)) = http(addr, "POST", "/api/games", Some(b"{}")).await {
+                        made += 1;
+                    }
+                }
+                made
+            }));
+        }
+        let mut made = 0;
+        for task in tasks {
+            made += task.await.unwrap_or(0);
+        }
+        made
+    };
+    assert_eq!(create(200).await, 200);
+    let before = server.rss_kib().expect("rss");
+    let games = 2000;
+    assert_eq!(create(games).await, games);
+    let after = server.rss_kib().expect("rss");
+    let live = metric(addr, "marseillais_live_games").await;
+    let per_game = after.saturating_sub(before) as f64 / games as f64;
+    eprintln!(
+        "abandoned open games: {games} created by one client, RSS {before} -> {after} KiB \
+         ({per_game:.1} KiB per game), live games {live:?}"
+    );
+    // Open games never expire: they all stay live. Each must stay cheap.
+    assert_eq!(live, Some(2200.0));
+    assert!(per_game < 64.0, "{per_game} KiB per open game");
+    server.kill9().await;
+}
