@@ -12,6 +12,7 @@
 //! |---|---|
 //! | one game slot: players, spectators, pacing | `game` |
 //! | the echo floor | `echo` |
+//! | the fsync floor | `disk` |
 //! | idle memory per room / connection | `idle` |
 //! | the server process, its memory and counters | `server` |
 //! | WebSocket client, reading server messages | `ws` |
@@ -21,6 +22,8 @@
 //! The modules live in `src/bin/loadgen/` (a binary's root resolves `mod` next
 //! to itself, hence the `#[path]`s).
 
+#[path = "loadgen/disk.rs"]
+mod disk;
 #[path = "loadgen/echo.rs"]
 mod echo;
 #[path = "loadgen/game.rs"]
@@ -180,6 +183,11 @@ fn run(args: Args) -> Result<(), LoadError> {
             args.server_pid,
         ),
     };
+    let probe_dir = match (&spawned, &args.data_dir) {
+        (Some(s), _) => s.dir().to_path_buf(),
+        (None, Some(dir)) => dir.clone(),
+        (None, None) => std::env::temp_dir(),
+    };
     let runtime = tokio::runtime::Runtime::new().map_err(LoadError::Runtime)?;
     let result = runtime.block_on(async {
         match args.mode {
@@ -195,6 +203,7 @@ fn run(args: Args) -> Result<(), LoadError> {
             Mode::Steady | Mode::Saturate => {
                 let settings = Settings {
                     addr,
+                    probe_dir: probe_dir.clone(),
                     pid,
                     rate,
                     duration: Duration::from_secs_f64(duration),
@@ -215,6 +224,8 @@ fn run(args: Args) -> Result<(), LoadError> {
 
 struct Settings {
     addr: SocketAddr,
+    /// Where to probe the disk's fsync latency (next to the server's data).
+    probe_dir: PathBuf,
     pid: Option<u32>,
     rate: f64,
     duration: Duration,
@@ -237,6 +248,8 @@ struct PlayReport {
     move_to_spectator: Option<Percentiles>,
     move_to_ack: Option<Percentiles>,
     echo_round_trip: Option<Percentiles>,
+    /// 4 KiB write + fsync next to the server's data, during the window.
+    fsync: Option<Percentiles>,
     echo_connections: usize,
     echo_bytes: usize,
     echo_lost: u64,
@@ -313,6 +326,7 @@ async fn play(args: &Args, s: Settings) -> Result<PlayReport, LoadError> {
             ))
         })
         .collect();
+    let probe = disk::spawn(s.probe_dir.clone(), Duration::from_millis(50), window);
     let _ = window_tx.send(Some(window));
     let cpu = |pid: Option<u32>| pid.and_then(server::cpu_secs);
     let me = Some(std::process::id());
@@ -342,6 +356,9 @@ async fn play(args: &Args, s: Settings) -> Result<PlayReport, LoadError> {
         }
     }
     echo.stop().await;
+    let fsync = tokio::task::spawn_blocking(move || probe.join().unwrap_or_default())
+        .await
+        .unwrap_or_default();
     let secs = s.duration.as_secs_f64();
     Ok(PlayReport {
         mode: args.mode,
@@ -358,6 +375,7 @@ async fn play(args: &Args, s: Settings) -> Result<PlayReport, LoadError> {
         move_to_spectator: tally.to_spectator.summary(),
         move_to_ack: tally.to_ack.summary(),
         echo_round_trip: echo_samples.summary(),
+        fsync: fsync.summary(),
         echo_connections,
         echo_bytes: args.echo_bytes,
         echo_lost,
@@ -426,6 +444,10 @@ fn print_play(r: &PlayReport, json: bool) {
         r.echo_bytes,
         r.mean_move_event_bytes,
         r.echo_lost
+    );
+    println!(
+        "{}  [4 KiB write + fsync every 50 ms next to the data]",
+        line("disk fsync", &r.fsync)
     );
     println!(
         "games: {} started, {} finished, {} stalled, {} setup failures; errors {:?}; closes {:?}; unparsed {}",

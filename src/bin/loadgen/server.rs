@@ -35,6 +35,8 @@ pub enum ServerError {
 pub struct Spawned {
     child: Child,
     pub addr: SocketAddr,
+    /// The directory holding the data directory and the server's log.
+    dir: PathBuf,
     /// Removed when dropped, if we created it.
     temp: Option<PathBuf>,
 }
@@ -42,6 +44,10 @@ pub struct Spawned {
 impl Spawned {
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// Starts `binary serve --listen 127.0.0.1:0 --data-dir <dir>` plus `extra` flags.
@@ -89,6 +95,7 @@ impl Spawned {
         let mut spawned = Spawned {
             child,
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            dir,
             temp,
         };
         spawned.addr = read_address(stdout)?;
