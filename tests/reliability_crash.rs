@@ -56,6 +56,9 @@ struct Record {
     /// them turned out to be already stored (acknowledged at an old version).
     resent: u64,
     resent_already_stored: u64,
+    /// `takeback_submove` requests sent, and takeback events received.
+    takebacks_sent: u64,
+    takebacks_seen: u64,
     /// Acks per server life (epoch).
     acks_per_epoch: HashMap<u64, u64>,
     /// Per table: the last epoch in which it had a move acknowledged.
@@ -164,6 +167,8 @@ struct View {
     /// Last version seen (0: nothing yet).
     version: u64,
     turn: String,
+    /// `single`, `first` or `second` (the sub-move the side to move is at).
+    phase: String,
     legal: Vec<String>,
     submoves: usize,
     over: bool,
@@ -203,6 +208,8 @@ impl Player {
             }
             // Whatever was in flight is sent again with the same id: applied
             // once, acknowledged (again) either way.
+            // Whatever was awaited (a takeback's event) comes with the resync.
+            view.wait_for = view.wait_for.min(view.version);
             view.resent = view.pending.is_some();
             if view.resent {
                 self.shared.record().resent += 1;
@@ -264,6 +271,15 @@ impl Player {
                 }
                 continue;
             }
+            // Now and then the mover withdraws its first sub-move.
+            if view.phase == "second" && self.rng.below(8) == 0 {
+                view.wait_for = view.version + 1;
+                self.shared.record().takebacks_sent += 1;
+                if ws.send(&json!({"t": "takeback_submove"})).await.is_err() {
+                    return;
+                }
+                continue;
+            }
             let Some(uci) = self.rng.pick(&view.legal).cloned() else {
                 continue;
             };
@@ -290,6 +306,7 @@ impl Player {
             "state" => {
                 view.version = msg["v"].as_u64().unwrap_or(0);
                 view.turn = str_of(&d["turn"]);
+                view.phase = str_of(&d["phase"]);
                 view.legal = strings(&d["legal"]);
                 view.submoves = d["moves"].as_array().map_or(0, Vec::len);
                 view.over = d["status"] == "finished";
@@ -360,12 +377,20 @@ impl Player {
                 match t {
                     "move" => {
                         view.turn = str_of(&d["turn"]);
+                        view.phase = str_of(&d["phase"]);
                         view.legal = strings(&d["legal"]);
                         view.submoves += 1;
                         self.shared
                             .record()
                             .broadcast
                             .insert((self.game.clone(), v), str_of(&d["uci"]));
+                    }
+                    "takeback" => {
+                        view.turn = str_of(&d["turn"]);
+                        view.phase = str_of(&d["phase"]);
+                        view.legal = strings(&d["legal"]);
+                        view.submoves = view.submoves.saturating_sub(1);
+                        self.shared.record().takebacks_seen += 1;
                     }
                     "end" => {
                         view.over = true;
@@ -507,13 +532,16 @@ async fn acknowledged_sub_moves_survive_sigkill_and_every_stored_game_replays() 
     eprintln!(
         "crash run done (seed {seed}): kills {kills}, acks seen {} ({distinct_acks} distinct sub-moves), \
          acked sub-moves lost {lost}, broadcast moves checked {} (lost {broadcast_lost}), \
-         reconnects {}, unacknowledged moves re-sent {} (already stored {}), games stored {} (started {}, ended {}), stored sub-moves replayed {stored_submoves}, \
+         reconnects {}, unacknowledged moves re-sent {} (already stored {}), \
+         takebacks sent {} (events seen {}), games stored {} (started {}, ended {}), stored sub-moves replayed {stored_submoves}, \
          epochs with acks {}/{}",
         record.acked.len(),
         record.broadcast.len(),
         record.reconnects,
         record.resent,
         record.resent_already_stored,
+        record.takebacks_sent,
+        record.takebacks_seen,
         games.len(),
         record.games_started,
         record.games_ended,
