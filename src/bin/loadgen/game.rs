@@ -295,7 +295,11 @@ impl Game {
                     next_due = (next_due + plan.period).max(at);
                 }
                 _ = tokio::time::sleep_until(wake_at.into()) => {
-                    if Instant::now() >= stall_at {
+                    let now = Instant::now();
+                    if drain_until.is_some_and(|until| now >= until) {
+                        break Ended::Window;
+                    }
+                    if now >= stall_at {
                         break Ended::Stalled;
                     }
                 }
