@@ -148,7 +148,7 @@ async fn setup_until(plan: &Plan, tally: &mut Tally, deadline: Instant) -> Optio
             }
             Ok(Err(error)) => {
                 tally.setup_failures += 1;
-                tracing_log(&format!("game setup failed: {error}"));
+                verbose(&format!("game setup failed: {error}"));
                 tokio::time::sleep(SETUP_RETRY).await;
             }
             Err(_) => return None,
@@ -157,7 +157,8 @@ async fn setup_until(plan: &Plan, tally: &mut Tally, deadline: Instant) -> Optio
     None
 }
 
-fn tracing_log(text: &str) {
+/// Setup failures are counted in the report; `LOADGEN_VERBOSE=1` also prints why.
+fn verbose(text: &str) {
     if std::env::var_os("LOADGEN_VERBOSE").is_some() {
         eprintln!("loadgen: {text}");
     }
