@@ -6,15 +6,13 @@ mod server_support;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use server_support::{TestServer, s};
+use server_support::{TestServer, play_both_first_turns, s};
 
 #[tokio::test]
 async fn every_bad_message_gets_a_typed_error_and_changes_nothing() {
     let server = TestServer::start().await;
-    let (id, white_token, black_token) = server.game_between_two(json!({})).await;
-    let mut white = server.connect(&id, &format!("token={white_token}")).await;
-    let black = server.connect(&id, &format!("token={black_token}")).await;
-    let spectator = server.connect(&id, "").await;
+    let (id, mut white, black) = server.players(json!({})).await;
+    let spectator = server.spectate(&id).await;
     let state = white.expect("state").await;
     let version = state["v"].clone();
     let fen = state["d"]["fen"].clone();
@@ -92,7 +90,7 @@ async fn every_bad_message_gets_a_typed_error_and_changes_nothing() {
     assert_eq!(public["fen"], fen);
     assert_eq!(public["moves"], json!([]));
     // Nothing was broadcast: a fresh snapshot has the same version.
-    let mut late = server.connect(&id, "").await;
+    let mut late = server.spectate(&id).await;
     assert_eq!(late.expect("state").await["v"], version);
     // And the connections still play.
     white.play("e2e4", "ok").await;
@@ -102,9 +100,7 @@ async fn every_bad_message_gets_a_typed_error_and_changes_nothing() {
 #[tokio::test]
 async fn a_resent_ack_id_is_acknowledged_again_but_not_applied_twice() {
     let server = TestServer::start().await;
-    let (id, white_token, black_token) = server.game_between_two(json!({})).await;
-    let mut white = server.connect(&id, &format!("token={white_token}")).await;
-    let mut black = server.connect(&id, &format!("token={black_token}")).await;
+    let (id, mut white, mut black) = server.players(json!({})).await;
     let first = white.play("e2e4", "same").await;
     white.mv("e2e4", "same").await;
     let ack = white.expect("ack").await;
@@ -166,14 +162,14 @@ async fn http_refuses_bad_bodies_and_unknown_games() {
 async fn a_message_over_the_size_limit_closes_with_1009() {
     let server = TestServer::start().await;
     let (id, _, _) = server.game_between_two(json!({})).await;
-    let mut client = server.connect(&id, "").await;
+    let mut client = server.spectate(&id).await;
     client.expect("state").await;
     let big = json!({"t": "ping", "d": {"pad": "x".repeat(5000)}}).to_string();
     client.send_text(&big).await;
     let (code, reason) = client.expect_close().await;
     assert_eq!(code, 1009, "{reason}");
     // Far above the limit, the WebSocket layer itself refuses the frame.
-    let mut huge_sender = server.connect(&id, "").await;
+    let mut huge_sender = server.spectate(&id).await;
     huge_sender.expect("state").await;
     let huge = json!({"t": "ping", "d": {"pad": "x".repeat(100_000)}}).to_string();
     huge_sender.send_text(&huge).await;
@@ -190,7 +186,7 @@ async fn a_client_over_the_message_rate_is_closed_with_1008() {
     })
     .await;
     let (id, _, _) = server.game_between_two(json!({})).await;
-    let mut client = server.connect(&id, "").await;
+    let mut client = server.spectate(&id).await;
     client.expect("state").await;
     for _ in 0..40 {
         client.send(json!({"t": "ping"})).await;
@@ -210,10 +206,10 @@ async fn a_silent_connection_is_closed_but_one_that_answers_pings_is_kept() {
     .await;
     let (id, _, _) = server.game_between_two(json!({})).await;
     // This client reads (so tungstenite answers the server's pings).
-    let mut lively = server.connect(&id, "").await;
+    let mut lively = server.spectate(&id).await;
     lively.expect("state").await;
     // This one never reads, so it never answers a ping.
-    let mut silent = server.connect(&id, "").await;
+    let mut silent = server.spectate(&id).await;
     // Keep reading the lively client for 2.5 idle timeouts (bounded loop).
     let until = tokio::time::Instant::now() + Duration::from_millis(2500);
     for _ in 0..100 {
@@ -233,12 +229,10 @@ async fn a_silent_connection_is_closed_but_one_that_answers_pings_is_kept() {
 async fn seat_tokens_never_reach_spectators_or_opponents() {
     let server = TestServer::start().await;
     let (id, white_token, black_token) = server.game_between_two(json!({})).await;
-    let mut white = server.connect(&id, &format!("token={white_token}")).await;
-    let mut black = server.connect(&id, &format!("token={black_token}")).await;
-    let mut spectator = server.connect(&id, "").await;
-    white.play("e2e4", "1").await;
-    black.play("e7e5", "1").await;
-    black.play("g8f6", "2").await;
+    let mut white = server.seat(&id, &white_token).await;
+    let mut black = server.seat(&id, &black_token).await;
+    let mut spectator = server.spectate(&id).await;
+    play_both_first_turns(&mut white, &mut black).await;
     white.send(json!({"t": "resign"})).await;
     spectator.expect("end").await;
     black.expect("end").await;

@@ -4,7 +4,7 @@
 mod server_support;
 
 use serde_json::{Value, json};
-use server_support::{TestServer, s};
+use server_support::{TestServer, each_move, play_until_white_mates_in_one, s};
 
 /// Waits for the `move` events of the given UCI sub-moves, in order.
 async fn watch_moves(client: &mut server_support::Client, ucis: &[&str]) -> Vec<Value> {
@@ -20,10 +20,8 @@ async fn watch_moves(client: &mut server_support::Client, ucis: &[&str]) -> Vec<
 #[tokio::test]
 async fn a_whole_game_to_checkmate_is_seen_by_a_spectator_in_order_with_the_same_pgn() {
     let server = TestServer::start().await;
-    let (id, white_token, black_token) = server.game_between_two(json!({})).await;
-    let mut white = server.connect(&id, &format!("token={white_token}")).await;
-    let mut black = server.connect(&id, &format!("token={black_token}")).await;
-    let mut spectator = server.connect(&id, "").await;
+    let (id, mut white, mut black) = server.players(json!({})).await;
+    let mut spectator = server.spectate(&id).await;
 
     let state = white.expect("state").await;
     assert_eq!(state["d"]["you"], "white");
@@ -33,9 +31,7 @@ async fn a_whole_game_to_checkmate_is_seen_by_a_spectator_in_order_with_the_same
     assert_eq!(spectator_state["d"]["you"], Value::Null);
     let start_v = spectator_state["v"].as_u64().expect("v");
 
-    white.play("e2e4", "w1").await;
-    black.play("f7f6", "b1").await;
-    black.play("g7g5", "b2").await;
+    play_until_white_mates_in_one(&mut white, &mut black).await;
     let mate = white.play("d1h5", "w2").await;
     assert_eq!(mate["d"]["san"], "Qh5#");
     let end = white.expect("end").await;
@@ -64,12 +60,7 @@ async fn a_whole_game_to_checkmate_is_seen_by_a_spectator_in_order_with_the_same
     let (status, public) = server.http("GET", &format!("/api/games/{id}"), None).await;
     assert_eq!(status, 200);
     let public: Value = serde_json::from_str(&public).expect("json");
-    let record: Vec<String> = public["moves"]
-        .as_array()
-        .expect("moves")
-        .iter()
-        .map(|m| s(&m["san"]))
-        .collect();
+    let record = each_move(&public["moves"], "san");
     assert_eq!(record, sans);
     assert_eq!(public["status"], "finished");
     server.stop().await;
@@ -78,9 +69,7 @@ async fn a_whole_game_to_checkmate_is_seen_by_a_spectator_in_order_with_the_same
 #[tokio::test]
 async fn a_check_on_the_first_sub_move_ends_the_turn() {
     let server = TestServer::start().await;
-    let (id, white_token, black_token) = server.game_between_two(json!({})).await;
-    let mut white = server.connect(&id, &format!("token={white_token}")).await;
-    let mut black = server.connect(&id, &format!("token={black_token}")).await;
+    let (_, mut white, mut black) = server.players(json!({})).await;
     white.play("e2e4", "1").await;
     black.play("f7f6", "1").await;
     let second = black.play("a7a6", "2").await;
@@ -106,7 +95,7 @@ async fn a_first_sub_move_that_leaves_no_second_is_a_stalemate_draw() {
     let server = TestServer::start().await;
     let fen = "1r5k/8/8/8/6p1/p7/P5P1/K7 w - - 0 5";
     let (id, white_token, _) = server.game_between_two(json!({"fen": fen})).await;
-    let mut white = server.connect(&id, &format!("token={white_token}")).await;
+    let mut white = server.seat(&id, &white_token).await;
     let state = white.expect("state").await;
     assert_eq!(state["d"]["fen"], fen);
     white.play("g2g3", "1").await;
@@ -130,9 +119,7 @@ async fn en_passant_works_across_sub_moves_through_the_protocol() {
     let server = TestServer::start().await;
     // Black to move: d7d5 and f7f5 give White two en-passant targets.
     let fen = "4k3/3p1p2/8/4P1P1/8/8/8/4K3 b - - 0 5";
-    let (id, white_token, black_token) = server.game_between_two(json!({"fen": fen})).await;
-    let mut white = server.connect(&id, &format!("token={white_token}")).await;
-    let mut black = server.connect(&id, &format!("token={black_token}")).await;
+    let (_, mut white, mut black) = server.players(json!({"fen": fen})).await;
     black.play("d7d5", "1").await;
     let second = black.play("f7f5", "2").await;
     let legal = second["d"]["legal"].as_array().expect("legal").clone();
@@ -159,10 +146,8 @@ async fn en_passant_works_across_sub_moves_through_the_protocol() {
 #[tokio::test]
 async fn the_mover_can_take_back_its_first_sub_move_before_the_second() {
     let server = TestServer::start().await;
-    let (id, white_token, black_token) = server.game_between_two(json!({})).await;
-    let mut white = server.connect(&id, &format!("token={white_token}")).await;
-    let mut black = server.connect(&id, &format!("token={black_token}")).await;
-    let mut spectator = server.connect(&id, "").await;
+    let (id, mut white, mut black) = server.players(json!({})).await;
+    let mut spectator = server.spectate(&id).await;
     white.play("e2e4", "1").await;
     let before = black.expect("move").await;
     black.play("e7e5", "1").await;
@@ -193,7 +178,7 @@ async fn a_marseillais_game_gives_white_two_sub_moves_on_its_first_turn() {
     let (id, white_token, _) = server
         .game_between_two(json!({"variant": "marseillais"}))
         .await;
-    let mut white = server.connect(&id, &format!("token={white_token}")).await;
+    let mut white = server.seat(&id, &white_token).await;
     let state = white.expect("state").await;
     assert_eq!(state["d"]["phase"], "first");
     let first = white.play("e2e4", "1").await;
@@ -219,9 +204,7 @@ async fn many_games_are_played_at_once() {
                 server_support::Client::connect(addr, &id, &format!("token={white_token}")).await;
             let mut black =
                 server_support::Client::connect(addr, &id, &format!("token={black_token}")).await;
-            white.play("e2e4", "1").await;
-            black.play("f7f6", "1").await;
-            black.play("g7g5", "2").await;
+            play_until_white_mates_in_one(&mut white, &mut black).await;
             white.play("d1h5", "2").await;
             white.expect("end").await
         }));

@@ -6,15 +6,15 @@ mod server_support;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use server_support::{TestServer, s};
+use server_support::{TestServer, play_both_first_turns, s};
 
 #[tokio::test]
 async fn a_reconnecting_client_gets_exactly_the_events_it_missed() {
     let server = TestServer::start().await;
     let (id, white_token, black_token) = server.game_between_two(json!({})).await;
-    let mut white = server.connect(&id, &format!("token={white_token}")).await;
-    let mut black = server.connect(&id, &format!("token={black_token}")).await;
-    let mut spectator = server.connect(&id, "").await;
+    let mut white = server.seat(&id, &white_token).await;
+    let mut black = server.seat(&id, &black_token).await;
+    let mut spectator = server.spectate(&id).await;
     white.play("e2e4", "1").await;
     let last = spectator.expect("move").await;
     let seen_v = last["v"].as_u64().expect("v");
@@ -47,7 +47,7 @@ async fn a_reconnecting_client_gets_exactly_the_events_it_missed() {
     assert_eq!(state["d"]["draw_offer"], "white");
 
     // A hello with a token and a version upgrades a spectator and resyncs it.
-    let mut tab = server.connect(&id, "").await;
+    let mut tab = server.spectate(&id).await;
     tab.expect("state").await;
     tab.send(json!({"t": "hello", "d": {"token": black_token, "v": seen_v + 3}}))
         .await;
@@ -62,9 +62,7 @@ async fn a_reconnecting_client_gets_exactly_the_events_it_missed() {
 async fn the_server_flags_a_side_whose_clock_runs_out() {
     let server = TestServer::start().await;
     let clock = json!({"base_secs": 1, "increment_secs": 0});
-    let (id, white_token, black_token) = server.game_between_two(json!({"clock": clock})).await;
-    let mut white = server.connect(&id, &format!("token={white_token}")).await;
-    let mut black = server.connect(&id, &format!("token={black_token}")).await;
+    let (id, mut white, mut black) = server.players(json!({"clock": clock})).await;
     let first = white.play("e2e4", "1").await;
     assert_eq!(
         first["d"]["clock"]["running"],
@@ -93,11 +91,7 @@ async fn a_flag_against_a_side_whose_opponent_cannot_mate_is_a_draw() {
     let fen = "4k3/8/8/8/8/8/8/r3K3 w - - 0 30";
     // Two seconds leave White ample time for its two quick sub-moves.
     let clock = json!({"base_secs": 2, "increment_secs": 0});
-    let (id, white_token, black_token) = server
-        .game_between_two(json!({"clock": clock, "fen": fen}))
-        .await;
-    let mut white = server.connect(&id, &format!("token={white_token}")).await;
-    let mut black = server.connect(&id, &format!("token={black_token}")).await;
+    let (_, mut white, mut black) = server.players(json!({"clock": clock, "fen": fen})).await;
     white.play("e1e2", "1").await;
     white.play("e2e3", "2").await;
     black.play("a1a2", "1").await;
@@ -117,7 +111,7 @@ async fn a_first_turn_not_played_in_time_aborts_a_clocked_game() {
     let server = TestServer::start_with(|c| c.first_move = Duration::from_millis(300)).await;
     let clock = json!({"base_secs": 60, "increment_secs": 0});
     let (id, white_token, _) = server.game_between_two(json!({"clock": clock})).await;
-    let mut white = server.connect(&id, &format!("token={white_token}")).await;
+    let mut white = server.seat(&id, &white_token).await;
     let state = white.expect("state").await;
     assert!(
         state["d"]["first_move_ms"]
@@ -133,9 +127,7 @@ async fn a_first_turn_not_played_in_time_aborts_a_clocked_game() {
 #[tokio::test]
 async fn resign_draw_decline_and_abort_follow_the_rules() {
     let server = TestServer::start().await;
-    let (id, white_token, black_token) = server.game_between_two(json!({})).await;
-    let mut white = server.connect(&id, &format!("token={white_token}")).await;
-    let mut black = server.connect(&id, &format!("token={black_token}")).await;
+    let (id, mut white, mut black) = server.players(json!({})).await;
     white.play("e2e4", "1").await;
     white.send(json!({"t": "draw_offer"})).await;
     assert_eq!(black.expect("draw_offer").await["d"]["by"], "white");
@@ -154,7 +146,7 @@ async fn resign_draw_decline_and_abort_follow_the_rules() {
     assert_eq!(white.expect("error").await["d"]["code"], "game_over");
 
     let (id2, white2, _) = server.game_between_two(json!({})).await;
-    let mut early = server.connect(&id2, &format!("token={white2}")).await;
+    let mut early = server.seat(&id2, &white2).await;
     early.play("e2e4", "1").await;
     early.send(json!({"t": "abort"})).await;
     let end = early.expect("end").await;
@@ -168,12 +160,8 @@ async fn resign_draw_decline_and_abort_follow_the_rules() {
 #[tokio::test]
 async fn a_player_may_claim_victory_when_the_opponent_stays_away() {
     let server = TestServer::start_with(|c| c.disconnect_grace = Duration::from_millis(300)).await;
-    let (id, white_token, black_token) = server.game_between_two(json!({})).await;
-    let mut white = server.connect(&id, &format!("token={white_token}")).await;
-    let mut black = server.connect(&id, &format!("token={black_token}")).await;
-    white.play("e2e4", "1").await;
-    black.play("e7e5", "1").await;
-    black.play("g8f6", "2").await;
+    let (_, mut white, mut black) = server.players(json!({})).await;
+    play_both_first_turns(&mut white, &mut black).await;
     white.send(json!({"t": "claim_victory"})).await;
     assert_eq!(white.expect("error").await["d"]["code"], "not_available");
     drop(black);
@@ -204,10 +192,8 @@ async fn a_player_may_claim_victory_when_the_opponent_stays_away() {
 #[tokio::test]
 async fn a_rematch_swaps_colours_and_hands_out_new_seats_privately() {
     let server = TestServer::start().await;
-    let (id, white_token, black_token) = server.game_between_two(json!({})).await;
-    let mut white = server.connect(&id, &format!("token={white_token}")).await;
-    let mut black = server.connect(&id, &format!("token={black_token}")).await;
-    let mut spectator = server.connect(&id, "").await;
+    let (id, mut white, mut black) = server.players(json!({})).await;
+    let mut spectator = server.spectate(&id).await;
     white.play("e2e4", "1").await;
     black.send(json!({"t": "resign"})).await;
     white.expect("end").await;
@@ -238,7 +224,7 @@ async fn the_creator_sees_the_join_with_the_legal_sub_moves() {
     let server = TestServer::start().await;
     let (id, token, color) = server.create(json!({"color": "black"})).await;
     assert_eq!(color, "black");
-    let mut creator = server.connect(&id, &format!("token={token}")).await;
+    let mut creator = server.seat(&id, &token).await;
     let state = creator.expect("state").await;
     assert_eq!(state["d"]["status"], "open");
     assert_eq!(state["d"]["legal"], json!([]));
@@ -260,9 +246,7 @@ async fn the_creator_sees_the_join_with_the_legal_sub_moves() {
 #[tokio::test]
 async fn a_threefold_repetition_can_be_claimed_by_the_side_to_move() {
     let server = TestServer::start().await;
-    let (id, white_token, black_token) = server.game_between_two(json!({})).await;
-    let mut white = server.connect(&id, &format!("token={white_token}")).await;
-    let mut black = server.connect(&id, &format!("token={black_token}")).await;
+    let (id, mut white, mut black) = server.players(json!({})).await;
     white.play("g1f3", "w0").await;
     let mut last = Value::Null;
     for round in 0..2 {

@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::process::Stdio;
 
 use serde_json::{Value, json};
-use server_support::{Client, TestServer, WAIT, http, s};
+use server_support::{Client, TestServer, WAIT, each_move, http, play_until_white_mates_in_one, s};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
@@ -20,29 +20,20 @@ async fn a_game_goes_on_after_an_in_process_restart_with_moves_seats_and_clocks(
     let (id, white_token, black_token) = server.game_between_two(json!({"clock": clock})).await;
     let (finished, finished_white, _) = server.game_between_two(json!({})).await;
     {
-        let mut white = server.connect(&id, &format!("token={white_token}")).await;
-        let mut black = server.connect(&id, &format!("token={black_token}")).await;
-        white.play("e2e4", "w1").await;
-        black.play("f7f6", "b1").await;
-        black.play("g7g5", "b2").await;
-        let mut done = server
-            .connect(&finished, &format!("token={finished_white}"))
-            .await;
+        let mut white = server.seat(&id, &white_token).await;
+        let mut black = server.seat(&id, &black_token).await;
+        play_until_white_mates_in_one(&mut white, &mut black).await;
+        let mut done = server.seat(&finished, &finished_white).await;
         done.send(json!({"t": "resign"})).await;
         done.expect("end").await;
     }
     let before_pgn = server.pgn(&finished).await;
     server.restart().await;
 
-    let mut white = server.connect(&id, &format!("token={white_token}")).await;
+    let mut white = server.seat(&id, &white_token).await;
     let state = white.expect("state").await;
     assert_eq!(state["d"]["you"], "white");
-    let sans: Vec<String> = state["d"]["moves"]
-        .as_array()
-        .expect("moves")
-        .iter()
-        .map(|m| s(&m["san"]))
-        .collect();
+    let sans = each_move(&state["d"]["moves"], "san");
     assert_eq!(sans, ["e4", "f6", "g5"]);
     assert_eq!(state["d"]["clock"]["running"], "white");
     assert_eq!(state["d"]["clock"]["black"], 300_000, "no clock ran before");
@@ -112,12 +103,7 @@ async fn acknowledged_moves_survive_a_kill_9_of_the_real_binary() {
     let mut black = Client::connect(addr, &id, &format!("token={black_token}")).await;
     let state = black.expect("state").await;
     assert_eq!(state["v"], acked["d"]["v"]);
-    let moves: Vec<String> = state["d"]["moves"]
-        .as_array()
-        .expect("moves")
-        .iter()
-        .map(|m| s(&m["uci"]))
-        .collect();
+    let moves = each_move(&state["d"]["moves"], "uci");
     assert_eq!(moves, ["e2e4", "e7e5", "g8f6"]);
     assert_eq!(state["d"]["turn"], "white");
     let mut white = Client::connect(addr, &id, &format!("token={white_token}")).await;
@@ -133,9 +119,7 @@ async fn a_move_the_store_refuses_is_neither_acknowledged_nor_broadcast() {
     let failing = FailingStore::new(Arc::new(MemoryStore::new()));
     let switch = failing.switch();
     let server = TestServer::start_on_store(Arc::new(failing)).await;
-    let (id, white_token, black_token) = server.game_between_two(json!({})).await;
-    let mut white = server.connect(&id, &format!("token={white_token}")).await;
-    let mut black = server.connect(&id, &format!("token={black_token}")).await;
+    let (_, mut white, mut black) = server.players(json!({})).await;
     let state = black.expect("state").await;
     switch.store(true, std::sync::atomic::Ordering::SeqCst);
     white.mv("e2e4", "1").await;
@@ -158,7 +142,7 @@ async fn finished_and_open_games_leave_memory_and_come_back_from_the_store() {
     let (id, white_token, _) = server.game_between_two(json!({})).await;
     let (open, _, _) = server.create(json!({})).await;
     {
-        let mut white = server.connect(&id, &format!("token={white_token}")).await;
+        let mut white = server.seat(&id, &white_token).await;
         white.play("e2e4", "1").await;
         white.send(json!({"t": "resign"})).await;
         white.expect("end").await;
@@ -177,7 +161,7 @@ async fn finished_and_open_games_leave_memory_and_come_back_from_the_store() {
     assert!(color == "white" || color == "black");
     let pgn = server.pgn(&id).await;
     assert!(pgn.contains("[Termination \"resignation\"]"), "{pgn}");
-    let mut spectator = server.connect(&id, "").await;
+    let mut spectator = server.spectate(&id).await;
     let state = spectator.expect("state").await;
     assert_eq!(state["d"]["outcome"]["winner"], "black");
     server.stop().await;
@@ -187,11 +171,9 @@ async fn finished_and_open_games_leave_memory_and_come_back_from_the_store() {
 async fn a_client_whose_outgoing_queue_overflows_is_dropped_and_resyncs_by_version() {
     let server = TestServer::start_with(|c| c.outgoing_queue = 2).await;
     let (id, white_token, black_token) = server.game_between_two(json!({})).await;
-    let mut white = server.connect(&id, &format!("token={white_token}")).await;
-    let mut black = server.connect(&id, &format!("token={black_token}")).await;
-    white.play("e2e4", "1").await;
-    black.play("f7f6", "1").await;
-    black.play("g7g5", "2").await;
+    let mut white = server.seat(&id, &white_token).await;
+    let mut black = server.seat(&id, &black_token).await;
+    play_until_white_mates_in_one(&mut white, &mut black).await;
     // The mating move queues three messages at once for White (ack, move,
     // end) while its queue holds two: White is dropped, the game is not.
     white.mv("d1h5", "2").await;
@@ -245,9 +227,7 @@ async fn a_flag_that_cannot_be_saved_is_retried_until_the_store_recovers() {
     let switch = failing.switch();
     let server = TestServer::start_on_store(Arc::new(failing)).await;
     let clock = json!({"base_secs": 1, "increment_secs": 0});
-    let (id, white_token, black_token) = server.game_between_two(json!({"clock": clock})).await;
-    let mut white = server.connect(&id, &format!("token={white_token}")).await;
-    let mut black = server.connect(&id, &format!("token={black_token}")).await;
+    let (_, mut white, mut black) = server.players(json!({"clock": clock})).await;
     white.play("e2e4", "1").await;
     black.play("e7e5", "1").await;
     switch.store(true, Ordering::SeqCst);

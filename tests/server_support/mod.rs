@@ -112,8 +112,27 @@ impl TestServer {
         (id, white, black)
     }
 
+    /// A game with both seats taken and both players connected, White
+    /// first: (id, white, black).
+    pub async fn players(&self, body: Value) -> (String, Client, Client) {
+        let (id, white_token, black_token) = self.game_between_two(body).await;
+        let white = self.seat(&id, &white_token).await;
+        let black = self.seat(&id, &black_token).await;
+        (id, white, black)
+    }
+
     pub async fn connect(&self, id: &str, query: &str) -> Client {
         Client::connect(self.addr(), id, query).await
+    }
+
+    /// Connects as the player holding this seat token.
+    pub async fn seat(&self, id: &str, token: &str) -> Client {
+        self.connect(id, &format!("token={token}")).await
+    }
+
+    /// Connects as a spectator (no token, no version).
+    pub async fn spectate(&self, id: &str) -> Client {
+        self.connect(id, "").await
     }
 
     pub async fn pgn(&self, id: &str) -> String {
@@ -121,6 +140,33 @@ impl TestServer {
         assert_eq!(status, 200, "{text}");
         text
     }
+}
+
+/// Plays 1. e4 f6,g5 (ack ids `w1`, `b1`, `b2`): White to move, and `d1h5`
+/// (Qh5#) mates at once.
+pub async fn play_until_white_mates_in_one(white: &mut Client, black: &mut Client) {
+    white.play("e2e4", "w1").await;
+    black.play("f7f6", "b1").await;
+    black.play("g7g5", "b2").await;
+}
+
+/// Plays 1. e4 e5,Nf6 (ack ids `w1`, `b1`, `b2`): both first turns are
+/// done (clocks run, abort is over) and White is to move.
+pub async fn play_both_first_turns(white: &mut Client, black: &mut Client) {
+    white.play("e2e4", "w1").await;
+    black.play("e7e5", "b1").await;
+    black.play("g8f6", "b2").await;
+}
+
+/// One field (`san`, `uci`, ...) of every move in a `moves` array of a
+/// state snapshot or a public game record.
+pub fn each_move(moves: &Value, field: &str) -> Vec<String> {
+    moves
+        .as_array()
+        .expect("a moves array")
+        .iter()
+        .map(|m| s(&m[field]))
+        .collect()
 }
 
 pub fn s(v: &Value) -> String {
