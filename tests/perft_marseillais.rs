@@ -4,7 +4,6 @@
 //! sub-move, stalemate after S1, phase `2` and `s` FENs), hand-counted divides,
 //! an independent reference implementation, and the CLI's `perft` output.
 
-#[path = "perft_marseillais/reference.rs"]
 mod reference;
 
 use std::process::Command;

@@ -5,9 +5,6 @@
 //! original untouched, the legal sub-moves are those of an independent
 //! reference; arbitrary text given to the FEN reader never panics.
 
-// Shared with tests/perft_marseillais.rs, which uses all of it.
-#[allow(dead_code)]
-#[path = "perft_marseillais/reference.rs"]
 mod reference;
 
 use std::collections::BTreeSet;
@@ -259,7 +256,7 @@ proptest! {
         start_index in 0usize..STARTS.len(),
         choices in prop::collection::vec(any::<usize>(), 0..40),
     ) {
-        // The reference (tests/perft_marseillais/reference.rs) keeps the turn
+        // The reference (tests/reference) keeps the turn
         // state its own way; it is rebuilt from the engine's FEN at every
         // sub-move, so the FEN must carry everything the next sub-moves need.
         let mut position = start(start_index);
