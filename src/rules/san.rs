@@ -175,20 +175,24 @@ enum Parsed {
         /// (accepted by the rules), rather than anything else.
         standard_letters: bool,
     },
-    Move {
-        piece: Piece,
-        /// A `P` was written for a pawn.
-        explicit_pawn: bool,
-        from_file: Option<File>,
-        from_rank: Option<Rank>,
-        capture: bool,
-        /// A `-` separated origin and destination (long algebraic).
-        hyphen: bool,
-        to: Square,
-        promotion: Option<Piece>,
-        /// The promotion came without its `=` or in lower case.
-        promotion_nonstandard: bool,
-    },
+    Move(WrittenMove),
+}
+
+/// A piece or pawn move as written, every mark kept so that
+/// [`parse_checked`] can say how it departs from standard SAN.
+struct WrittenMove {
+    piece: Piece,
+    /// A `P` was written for a pawn.
+    explicit_pawn: bool,
+    from_file: Option<File>,
+    from_rank: Option<Rank>,
+    capture: bool,
+    /// A `-` separated origin and destination (long algebraic).
+    hyphen: bool,
+    to: Square,
+    promotion: Option<Piece>,
+    /// The promotion came without its `=` or in lower case.
+    promotion_nonstandard: bool,
 }
 
 /// Parsed text plus the trailing marks that were stripped from it.
@@ -310,7 +314,7 @@ fn parse_move(bytes: &[u8]) -> Option<Parsed> {
         [a, b] => (Some(file_of(*a)?), Some(rank_of(*b)?)),
         _ => return None,
     };
-    Some(Parsed::Move {
+    Some(Parsed::Move(WrittenMove {
         piece,
         explicit_pawn,
         from_file,
@@ -320,7 +324,7 @@ fn parse_move(bytes: &[u8]) -> Option<Parsed> {
         to,
         promotion,
         promotion_nonstandard,
-    })
+    }))
 }
 
 /// The legal sub-moves matching what was read; capture marks are ignored
@@ -334,19 +338,12 @@ fn candidates(position: &Position, parsed: &Parsed) -> Vec<SubMove> {
             Parsed::Castle { king_side, .. } => {
                 position.is_castling(mv) && (mv.to.file() == File::G) == king_side
             }
-            Parsed::Move {
-                piece,
-                from_file,
-                from_rank,
-                to,
-                promotion,
-                ..
-            } => {
-                board.piece_on(mv.from) == Some(piece)
-                    && mv.to == to
-                    && from_file.is_none_or(|f| mv.from.file() == f)
-                    && from_rank.is_none_or(|r| mv.from.rank() == r)
-                    && (promotion.is_none() || mv.promotion == promotion)
+            Parsed::Move(ref written) => {
+                board.piece_on(mv.from) == Some(written.piece)
+                    && mv.to == written.to
+                    && written.from_file.is_none_or(|f| mv.from.file() == f)
+                    && written.from_rank.is_none_or(|r| mv.from.rank() == r)
+                    && (written.promotion.is_none() || mv.promotion == written.promotion)
             }
         })
         .collect()
@@ -393,38 +390,29 @@ pub fn parse_checked(
                 });
             }
         }
-        Parsed::Move {
-            piece,
-            explicit_pawn,
-            from_file,
-            from_rank,
-            capture,
-            hyphen,
-            to,
-            promotion,
-            promotion_nonstandard,
-        } => {
-            let capture_right = capture == position.is_capture(mv);
+        Parsed::Move(parts) => {
+            let capture_right = parts.capture == position.is_capture(mv);
             let (need_file, need_rank) = if position.is_castling(mv) {
                 (false, false)
-            } else if piece == Piece::Pawn {
+            } else if parts.piece == Piece::Pawn {
                 (position.is_capture(mv), false)
             } else {
-                needed_disambiguation(position, mv, piece)
+                needed_disambiguation(position, mv, parts.piece)
             };
             let written_core = format_core(&Core {
-                piece,
-                from_file,
-                from_rank,
+                piece: parts.piece,
+                from_file: parts.from_file,
+                from_rank: parts.from_rank,
                 capture: position.is_capture(mv),
-                to,
-                promotion,
+                to: parts.to,
+                promotion: parts.promotion,
             });
-            let covers = (from_file.is_some() || !need_file) && (from_rank.is_some() || !need_rank);
+            let covers = (parts.from_file.is_some() || !need_file)
+                && (parts.from_rank.is_some() || !need_rank);
             let form_ok = capture_right
-                && !hyphen
-                && !explicit_pawn
-                && !promotion_nonstandard
+                && !parts.hyphen
+                && !parts.explicit_pawn
+                && !parts.promotion_nonstandard
                 && !position.is_castling(mv);
             if form_ok && written_core != standard_core && covers {
                 issues.push(SanIssue::OverDisambiguated {

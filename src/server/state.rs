@@ -222,10 +222,10 @@ impl GameState {
                     self.first_move_since = Some(now);
                 }
                 // The position fields too: the game starts, so `legal` is no longer empty.
-                let mut d = self.position_json(now);
-                if let Some(map) = d.as_object_mut() {
-                    map.insert("color".into(), json!(Side::from(color)));
-                }
+                let d = with_fields(
+                    self.position_json(now),
+                    [("color", json!(Side::from(color)))],
+                );
                 Some(("join", d))
             }
             Event::Move {
@@ -240,10 +240,7 @@ impl GameState {
                     .takeback_first_submove()
                     .map_err(|e| inconsistent(index, e))?;
                 self.sans.pop();
-                let mut d = self.position_json(now);
-                if let Some(map) = d.as_object_mut() {
-                    map.insert("uci".into(), json!(mv.to_string()));
-                }
+                let d = with_fields(self.position_json(now), [("uci", json!(mv.to_string()))]);
                 Some(("takeback", d))
             }
             Event::DrawOffer { by, .. } => {
@@ -312,14 +309,15 @@ impl GameState {
                 clock.start(after.side_to_move(), now);
             }
         }
-        let mut d = self.position_json(now);
-        if let Some(map) = d.as_object_mut() {
-            map.insert("uci".into(), json!(uci));
-            map.insert("san".into(), json!(san));
-            map.insert("color".into(), json!(Side::from(mover)));
-            map.insert("draw_offer".into(), json!(self.draw_offer.map(Side::from)));
-        }
-        Ok(d)
+        Ok(with_fields(
+            self.position_json(now),
+            [
+                ("uci", json!(uci)),
+                ("san", json!(san)),
+                ("color", json!(Side::from(mover))),
+                ("draw_offer", json!(self.draw_offer.map(Side::from))),
+            ],
+        ))
     }
 
     fn apply_end(
@@ -355,11 +353,10 @@ impl GameState {
         if let Some(clock) = self.clock.as_mut() {
             clock.stop(now);
         }
-        let mut d = outcome_json(self.game.outcome().unwrap_or(outcome));
-        if let Some(map) = d.as_object_mut() {
-            map.insert("clock".into(), self.clock_json(now));
-        }
-        Ok(d)
+        Ok(with_fields(
+            outcome_json(self.game.outcome().unwrap_or(outcome)),
+            [("clock", self.clock_json(now))],
+        ))
     }
 
     /// The fields describing the current position for the side to move.
@@ -433,35 +430,31 @@ impl GameState {
             .zip(turn_colors)
             .map(|((mv, san), color)| json!({"uci": mv.to_string(), "san": san, "color": Side::from(color)}))
             .collect();
-        let mut d = self.position_json(now);
-        if let Some(map) = d.as_object_mut() {
-            let seat = |color: Color, connected: bool| json!({"taken": self.seat_taken(color), "connected": connected});
-            map.insert("id".into(), json!(self.id));
-            map.insert("status".into(), json!(self.status()));
-            map.insert("variant".into(), json!(self.variant));
-            map.insert("start_fen".into(), json!(self.game.start().fen()));
-            map.insert("moves".into(), Value::Array(moves));
-            map.insert(
-                "seats".into(),
-                json!({"white": seat(Color::White, presence.white), "black": seat(Color::Black, presence.black)}),
-            );
-            map.insert("spectators".into(), json!(presence.spectators));
-            map.insert("draw_offer".into(), json!(self.draw_offer.map(Side::from)));
-            map.insert(
-                "rematch_offer".into(),
-                json!(self.rematch_offer.map(Side::from)),
-            );
-            map.insert(
-                "outcome".into(),
-                match (self.ended, self.game.outcome()) {
-                    (true, Some(outcome)) => outcome_json(outcome),
-                    _ => Value::Null,
-                },
-            );
-            map.insert("rematch".into(), json!(self.rematch));
-            map.insert("you".into(), json!(you.map(Side::from)));
-        }
-        d
+        let seat = |color: Color, connected: bool| json!({"taken": self.seat_taken(color), "connected": connected});
+        let outcome = match (self.ended, self.game.outcome()) {
+            (true, Some(outcome)) => outcome_json(outcome),
+            _ => Value::Null,
+        };
+        with_fields(
+            self.position_json(now),
+            [
+                ("id", json!(self.id)),
+                ("status", json!(self.status())),
+                ("variant", json!(self.variant)),
+                ("start_fen", json!(self.game.start().fen())),
+                ("moves", Value::Array(moves)),
+                (
+                    "seats",
+                    json!({"white": seat(Color::White, presence.white), "black": seat(Color::Black, presence.black)}),
+                ),
+                ("spectators", json!(presence.spectators)),
+                ("draw_offer", json!(self.draw_offer.map(Side::from))),
+                ("rematch_offer", json!(self.rematch_offer.map(Side::from))),
+                ("outcome", outcome),
+                ("rematch", json!(self.rematch)),
+                ("you", json!(you.map(Side::from))),
+            ],
+        )
     }
 
     /// The colour that played each sub-move of the record.
@@ -567,6 +560,14 @@ impl GameState {
         }
     }
 
+    fn win_event(&self, winner: Color, reason: Termination, now: Instant, at_ms: i64) -> Event {
+        self.end_event(Outcome::Win { winner, reason }, now, at_ms)
+    }
+
+    fn draw_event(&self, reason: Termination, now: Instant, at_ms: i64) -> Event {
+        self.end_event(Outcome::Draw { reason }, now, at_ms)
+    }
+
     pub fn decide_takeback(
         &self,
         color: Color,
@@ -588,14 +589,7 @@ impl GameState {
 
     pub fn decide_resign(&self, color: Color, now: Instant, at_ms: i64) -> Result<Event, Refusal> {
         self.require_playing()?;
-        Ok(self.end_event(
-            Outcome::Win {
-                winner: !color,
-                reason: Termination::Resignation,
-            },
-            now,
-            at_ms,
-        ))
+        Ok(self.win_event(!color, Termination::Resignation, now, at_ms))
     }
 
     pub fn decide_draw_offer(
@@ -631,13 +625,7 @@ impl GameState {
                 "no draw offer to accept",
             ));
         }
-        Ok(self.end_event(
-            Outcome::Draw {
-                reason: Termination::Agreement,
-            },
-            now,
-            at_ms,
-        ))
+        Ok(self.draw_event(Termination::Agreement, now, at_ms))
     }
 
     pub fn decide_draw_decline(&self, color: Color, at_ms: i64) -> Result<Event, Refusal> {
@@ -668,13 +656,7 @@ impl GameState {
             None => available.first().copied(),
         }
         .ok_or_else(|| Refusal::new(ErrorCode::NotAvailable, "no draw claim is available now"))?;
-        Ok(self.end_event(
-            Outcome::Draw {
-                reason: claim.termination(),
-            },
-            now,
-            at_ms,
-        ))
+        Ok(self.draw_event(claim.termination(), now, at_ms))
     }
 
     pub fn decide_abort(&self, now: Instant, at_ms: i64) -> Result<Event, Refusal> {
@@ -687,13 +669,7 @@ impl GameState {
                 "both sides have played: the game can no longer be aborted",
             ));
         }
-        Ok(self.end_event(
-            Outcome::Draw {
-                reason: Termination::Aborted,
-            },
-            now,
-            at_ms,
-        ))
+        Ok(self.draw_event(Termination::Aborted, now, at_ms))
     }
 
     /// Victory by abandonment; `opponent_away` is decided by the room (presence).
@@ -717,14 +693,7 @@ impl GameState {
                 "your opponent has not been disconnected long enough",
             ));
         }
-        Ok(self.end_event(
-            Outcome::Win {
-                winner: color,
-                reason: Termination::Abandonment,
-            },
-            now,
-            at_ms,
-        ))
+        Ok(self.win_event(color, Termination::Abandonment, now, at_ms))
     }
 
     /// A rematch offer, or `Ok(None)` when it meets the opponent's offer
@@ -807,15 +776,8 @@ impl GameState {
             return Some(self.end_event(outcome, now, at_ms));
         }
         let since = self.first_move_since?;
-        (now.saturating_duration_since(since) >= self.first_move_limit).then(|| {
-            self.end_event(
-                Outcome::Draw {
-                    reason: Termination::Aborted,
-                },
-                now,
-                at_ms,
-            )
-        })
+        (now.saturating_duration_since(since) >= self.first_move_limit)
+            .then(|| self.draw_event(Termination::Aborted, now, at_ms))
     }
 
     /// When [`GameState::due_timeout`] may next return an event.
@@ -856,6 +818,16 @@ pub fn result_str(outcome: Outcome) -> &'static str {
 /// The wire name of a termination: its PGN text with underscores.
 pub fn reason_name(reason: Termination) -> String {
     reason.as_str().replace(['-', ' '], "_")
+}
+
+/// `object` (a JSON object) with these fields added.
+fn with_fields<const N: usize>(mut object: Value, fields: [(&str, Value); N]) -> Value {
+    if let Some(map) = object.as_object_mut() {
+        for (key, value) in fields {
+            map.insert(key.into(), value);
+        }
+    }
+    object
 }
 
 fn outcome_json(outcome: Outcome) -> Value {

@@ -199,7 +199,8 @@ impl Replayer {
                     })
                 }
                 Token::Word { text, line, spaced } => {
-                    self.turn(text, *line, *spaced, number.take())?;
+                    let number = number.take();
+                    self.notes_only_if_played(|r| r.play_turn(text, *line, *spaced, number))?;
                 }
                 Token::Variation { line } => {
                     return Err(self.error_here(*line, "(", MoveError::Variation));
@@ -229,26 +230,24 @@ impl Replayer {
         });
     }
 
-    /// Plays one turn's text (`e5,Nc6`, `e4`, `,gxf6`). When not even its
-    /// first sub-move can be played, the notes about its move number and
+    /// Runs `play` (one turn's text); when it fails before even its first
+    /// sub-move is played, the notes it made about the move number and
     /// commas are dropped: the text was probably not a turn at all, and the
     /// error says more.
-    fn turn(
+    fn notes_only_if_played(
         &mut self,
-        text: &str,
-        line: usize,
-        spaced: bool,
-        number: Option<Number>,
+        play: impl FnOnce(&mut Self) -> Result<(), PgnError>,
     ) -> Result<(), PgnError> {
         let notes_before = self.notes.len();
         let played_before = self.game.submoves().len();
-        let result = self.play_turn(text, line, spaced, number);
+        let result = play(self);
         if result.is_err() && self.game.submoves().len() == played_before {
             self.notes.truncate(notes_before);
         }
         result
     }
 
+    /// Plays one turn's text (`e5,Nc6`, `e4`, `,gxf6`).
     fn play_turn(
         &mut self,
         text: &str,

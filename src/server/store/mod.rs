@@ -106,6 +106,10 @@ pub enum StoreError {
 /// A loaded game: its listing row and all its events in `seq` order.
 pub type LoadedGame = (GameListing, Vec<String>);
 
+/// What every [`Store`] call returns: a boxed future, so that the trait stays
+/// object-safe (`Arc<dyn Store>`), owning all it needs (`'static`).
+pub type StoreFuture<T> = BoxFuture<'static, Result<T, StoreError>>;
+
 /// The persistence interface of the server core. Implementations must be cheap to call from many
 /// tasks at once; the server holds an `Arc<dyn Store>`.
 pub trait Store: Send + Sync + 'static {
@@ -115,18 +119,13 @@ pub trait Store: Send + Sync + 'static {
     /// Every implementation takes the commit when `commit` is called, not when the future is first
     /// polled: commits of one game issued back to back apply in call order, and dropping the future
     /// does not withdraw the commit (it may still be stored).
-    fn commit(&self, commit: Commit) -> BoxFuture<'static, Result<(), StoreError>>;
+    fn commit(&self, commit: Commit) -> StoreFuture<()>;
     /// Every game whose status is not Finished, with all its events in seq order (startup recovery).
-    fn load_unfinished(&self) -> BoxFuture<'static, Result<Vec<LoadedGame>, StoreError>>;
+    fn load_unfinished(&self) -> StoreFuture<Vec<LoadedGame>>;
     /// One game (any status) with its events, or None.
-    fn load_game(&self, id: &str) -> BoxFuture<'static, Result<Option<LoadedGame>, StoreError>>;
+    fn load_game(&self, id: &str) -> StoreFuture<Option<LoadedGame>>;
     /// Listing rows with that status, newest updated first, paged.
-    fn list(
-        &self,
-        status: GameStatus,
-        limit: u32,
-        offset: u32,
-    ) -> BoxFuture<'static, Result<Vec<GameListing>, StoreError>>;
+    fn list(&self, status: GameStatus, limit: u32, offset: u32) -> StoreFuture<Vec<GameListing>>;
     /// Flush and stop the writer (graceful shutdown). Idempotent.
     fn close(&self) -> BoxFuture<'static, ()>;
 }
@@ -192,12 +191,12 @@ impl MemoryStore {
 }
 
 impl Store for MemoryStore {
-    fn commit(&self, commit: Commit) -> BoxFuture<'static, Result<(), StoreError>> {
+    fn commit(&self, commit: Commit) -> StoreFuture<()> {
         let result = self.commit_now(commit);
         Box::pin(async move { result })
     }
 
-    fn load_unfinished(&self) -> BoxFuture<'static, Result<Vec<LoadedGame>, StoreError>> {
+    fn load_unfinished(&self) -> StoreFuture<Vec<LoadedGame>> {
         let mut games: Vec<LoadedGame> = self
             .lock()
             .games
@@ -209,17 +208,12 @@ impl Store for MemoryStore {
         Box::pin(async move { Ok(games) })
     }
 
-    fn load_game(&self, id: &str) -> BoxFuture<'static, Result<Option<LoadedGame>, StoreError>> {
+    fn load_game(&self, id: &str) -> StoreFuture<Option<LoadedGame>> {
         let game = self.lock().games.get(id).cloned();
         Box::pin(async move { Ok(game) })
     }
 
-    fn list(
-        &self,
-        status: GameStatus,
-        limit: u32,
-        offset: u32,
-    ) -> BoxFuture<'static, Result<Vec<GameListing>, StoreError>> {
+    fn list(&self, status: GameStatus, limit: u32, offset: u32) -> StoreFuture<Vec<GameListing>> {
         let mut rows: Vec<GameListing> = self
             .lock()
             .games
@@ -280,27 +274,22 @@ impl FailingStore {
 }
 
 impl Store for FailingStore {
-    fn commit(&self, commit: Commit) -> BoxFuture<'static, Result<(), StoreError>> {
+    fn commit(&self, commit: Commit) -> StoreFuture<()> {
         if self.is_failing() {
             return Box::pin(async { Err(StoreError::Io("injected".to_owned())) });
         }
         self.inner.commit(commit)
     }
 
-    fn load_unfinished(&self) -> BoxFuture<'static, Result<Vec<LoadedGame>, StoreError>> {
+    fn load_unfinished(&self) -> StoreFuture<Vec<LoadedGame>> {
         self.inner.load_unfinished()
     }
 
-    fn load_game(&self, id: &str) -> BoxFuture<'static, Result<Option<LoadedGame>, StoreError>> {
+    fn load_game(&self, id: &str) -> StoreFuture<Option<LoadedGame>> {
         self.inner.load_game(id)
     }
 
-    fn list(
-        &self,
-        status: GameStatus,
-        limit: u32,
-        offset: u32,
-    ) -> BoxFuture<'static, Result<Vec<GameListing>, StoreError>> {
+    fn list(&self, status: GameStatus, limit: u32, offset: u32) -> StoreFuture<Vec<GameListing>> {
         self.inner.list(status, limit, offset)
     }
 

@@ -16,7 +16,7 @@ use rusqlite::{Connection, OpenFlags, params};
 use tokio::sync::{Semaphore, oneshot, watch};
 
 use super::writer::{self, Counters, Pending};
-use super::{Commit, GameListing, GameStatus, LoadedGame, Store, StoreError};
+use super::{Commit, GameListing, GameStatus, LoadedGame, Store, StoreError, StoreFuture};
 
 /// The database file inside the data directory.
 pub const DB_FILE_NAME: &str = "marseillais.sqlite3";
@@ -157,7 +157,7 @@ impl SqliteStore {
     }
 
     /// Runs `f` on a pooled read connection on a blocking thread.
-    fn read<T, F>(&self, f: F) -> BoxFuture<'static, Result<T, StoreError>>
+    fn read<T, F>(&self, f: F) -> StoreFuture<T>
     where
         T: Send + 'static,
         F: FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
@@ -302,7 +302,7 @@ fn events_of(conn: &Connection, game_id: &str) -> Result<Vec<String>, StoreError
 const LISTING_COLUMNS: &str = "id, status, created_ms, updated_ms, summary";
 
 impl Store for SqliteStore {
-    fn commit(&self, commit: Commit) -> BoxFuture<'static, Result<(), StoreError>> {
+    fn commit(&self, commit: Commit) -> StoreFuture<()> {
         let (done, outcome) = oneshot::channel();
         // Sent now, not when the future is first polled: commits reach the writer in call order,
         // which is what lets a room pipeline commits for the same game.
@@ -322,7 +322,7 @@ impl Store for SqliteStore {
         })
     }
 
-    fn load_unfinished(&self) -> BoxFuture<'static, Result<Vec<LoadedGame>, StoreError>> {
+    fn load_unfinished(&self) -> StoreFuture<Vec<LoadedGame>> {
         self.read(|conn| {
             // One read transaction: listings and events come from the same snapshot.
             let tx = conn.transaction().map_err(io)?;
@@ -356,7 +356,7 @@ impl Store for SqliteStore {
         })
     }
 
-    fn load_game(&self, id: &str) -> BoxFuture<'static, Result<Option<LoadedGame>, StoreError>> {
+    fn load_game(&self, id: &str) -> StoreFuture<Option<LoadedGame>> {
         let id = id.to_owned();
         self.read(move |conn| {
             let tx = conn.transaction().map_err(io)?;
@@ -382,12 +382,7 @@ impl Store for SqliteStore {
         })
     }
 
-    fn list(
-        &self,
-        status: GameStatus,
-        limit: u32,
-        offset: u32,
-    ) -> BoxFuture<'static, Result<Vec<GameListing>, StoreError>> {
+    fn list(&self, status: GameStatus, limit: u32, offset: u32) -> StoreFuture<Vec<GameListing>> {
         self.read(move |conn| {
             let mut stmt = conn
                 .prepare_cached(&format!(
