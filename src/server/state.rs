@@ -1,8 +1,16 @@
 //! What a game's event log means: [`GameState`] is the fold of its events
-//! ([`GameState::apply`]), plus the decisions that turn a player's request
-//! into new events (`decide_*`, which never change the state). Pure: no I/O,
-//! no async; the current instant is always an argument. The room (actor,
-//! persistence, broadcast) is in [`super::room`].
+//! ([`GameState::apply`], [`GameState::replay`]) with the accessors the room
+//! reads. Pure: no I/O, no async; the current instant is always an argument.
+//! The decisions that turn a player's request (or the clock) into new events
+//! are in `state/decide.rs`; the JSON views of a game (snapshot, listing,
+//! the position fields of public messages) are in `state/view.rs`. The room
+//! (actor, persistence, broadcast) is in [`super::room`].
+
+mod decide;
+mod view;
+
+use view::{outcome_json, with_fields};
+pub use view::{phase_name, reason_name, result_str};
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -12,9 +20,9 @@ use serde_json::{Value, json};
 use super::clock::Clock;
 use super::events::{ClockSpec, Event, Variant};
 use super::ids;
-use super::protocol::{ErrorCode, Refusal, Side, claim_name, server_msg};
-use super::store::{GameListing, GameStatus};
-use crate::rules::{Claim, Color, Game, Outcome, Phase, Position, Rules, SubMove, Termination};
+use super::protocol::{Side, server_msg};
+use super::store::GameStatus;
+use crate::rules::{Claim, Color, Game, Outcome, Position, Rules, SubMove, Termination};
 
 /// Why an event could not be applied: a corrupt or foreign log.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -183,6 +191,14 @@ impl GameState {
 
     pub fn seat_taken(&self, color: Color) -> bool {
         self.seats[color as usize].is_some()
+    }
+
+    /// The free seat, if the game can still be joined.
+    pub fn free_seat(&self) -> Option<Color> {
+        if self.ended {
+            return None;
+        }
+        Color::ALL.into_iter().find(|&c| !self.seat_taken(c))
     }
 
     pub fn rematch_id(&self) -> Option<&str> {
@@ -358,490 +374,17 @@ impl GameState {
             [("clock", self.clock_json(now))],
         ))
     }
-
-    /// The fields describing the current position for the side to move.
-    fn position_json(&self, now: Instant) -> Value {
-        let position = self.game.position();
-        json!({
-            "fen": position.fen(),
-            "turn": Side::from(position.side_to_move()),
-            "phase": phase_name(position.phase()),
-            "check": position.is_check(),
-            "legal": self.legal(),
-            "clock": self.clock_json(now),
-            "first_move_ms": self.first_move_ms(now),
-            "claims": self.claims(),
-        })
-    }
-
-    fn legal(&self) -> Vec<String> {
-        if self.status() != GameStatus::Playing || self.game.outcome().is_some() {
-            return Vec::new();
-        }
-        let position = self.game.position();
-        position
-            .legal_submoves()
-            .iter()
-            .map(|m| m.to_string())
-            .collect()
-    }
-
-    fn claims(&self) -> Vec<&'static str> {
-        if self.ended {
-            return Vec::new();
-        }
-        self.game
-            .available_claims()
-            .into_iter()
-            .map(claim_name)
-            .collect()
-    }
-
-    fn clock_json(&self, now: Instant) -> Value {
-        let (Some(clock), Some(spec)) = (&self.clock, self.clock_spec) else {
-            return Value::Null;
-        };
-        let [white, black] = self.end_clock.unwrap_or_else(|| clock.readings(now));
-        json!({
-            "white": white,
-            "black": black,
-            "running": clock.running().map(Side::from),
-            "base_secs": spec.base_secs,
-            "increment_secs": spec.increment_secs,
-        })
-    }
-
-    fn first_move_ms(&self, now: Instant) -> Option<u64> {
-        let since = self.first_move_since?;
-        let left = self
-            .first_move_limit
-            .saturating_sub(now.saturating_duration_since(since));
-        Some(u64::try_from(left.as_millis()).unwrap_or(u64::MAX))
-    }
-
-    /// The public state (HTTP `GET /api/games/{id}` and the `state` message's `d`).
-    pub fn snapshot(&self, presence: Presence, you: Option<Color>, now: Instant) -> Value {
-        let turn_colors = self.mover_colors();
-        let moves: Vec<Value> = self
-            .game
-            .submoves()
-            .iter()
-            .zip(&self.sans)
-            .zip(turn_colors)
-            .map(|((mv, san), color)| json!({"uci": mv.to_string(), "san": san, "color": Side::from(color)}))
-            .collect();
-        let seat = |color: Color, connected: bool| json!({"taken": self.seat_taken(color), "connected": connected});
-        let outcome = match (self.ended, self.game.outcome()) {
-            (true, Some(outcome)) => outcome_json(outcome),
-            _ => Value::Null,
-        };
-        with_fields(
-            self.position_json(now),
-            [
-                ("id", json!(self.id)),
-                ("status", json!(self.status())),
-                ("variant", json!(self.variant)),
-                ("start_fen", json!(self.game.start().fen())),
-                ("moves", Value::Array(moves)),
-                (
-                    "seats",
-                    json!({"white": seat(Color::White, presence.white), "black": seat(Color::Black, presence.black)}),
-                ),
-                ("spectators", json!(presence.spectators)),
-                ("draw_offer", json!(self.draw_offer.map(Side::from))),
-                ("rematch_offer", json!(self.rematch_offer.map(Side::from))),
-                ("outcome", outcome),
-                ("rematch", json!(self.rematch)),
-                ("you", json!(you.map(Side::from))),
-            ],
-        )
-    }
-
-    /// The colour that played each sub-move of the record.
-    fn mover_colors(&self) -> Vec<Color> {
-        self.game.positions()[..self.game.submoves().len()]
-            .iter()
-            .map(Position::side_to_move)
-            .collect()
-    }
-
-    /// The store's listing row (its summary is what `GET /api/games` returns).
-    pub fn listing(&self) -> GameListing {
-        let outcome = self.game.outcome().filter(|_| self.ended);
-        let summary = json!({
-            "id": self.id,
-            "status": self.status(),
-            "variant": self.variant,
-            "clock": self.clock_spec,
-            "seats": {"white": self.seat_taken(Color::White), "black": self.seat_taken(Color::Black)},
-            "sub_moves": self.game.submoves().len(),
-            "result": outcome.map(result_str),
-            "reason": outcome.map(|o| reason_name(o.reason())),
-            "created_ms": self.created_ms,
-            "updated_ms": self.updated_ms,
-        });
-        GameListing {
-            id: self.id.clone(),
-            status: self.status(),
-            created_ms: self.created_ms,
-            updated_ms: self.updated_ms,
-            summary: summary.to_string(),
-        }
-    }
-
-    // ---- decisions: requests -> events (the state is not changed) ----
-
-    fn require_playing(&self) -> Result<(), Refusal> {
-        if self.ended {
-            return Err(Refusal::new(ErrorCode::GameOver, "the game is over"));
-        }
-        if self.status() == GameStatus::Open {
-            return Err(Refusal::new(
-                ErrorCode::GameNotStarted,
-                "waiting for an opponent",
-            ));
-        }
-        Ok(())
-    }
-
-    fn require_turn(&self, color: Color) -> Result<(), Refusal> {
-        self.require_playing()?;
-        if self.game.position().side_to_move() != color {
-            return Err(Refusal::new(ErrorCode::NotYourTurn, "it is not your turn"));
-        }
-        Ok(())
-    }
-
-    /// A sub-move by `color`. Board endings are added by [`GameState::pending_end`].
-    pub fn decide_move(
-        &self,
-        color: Color,
-        mv: SubMove,
-        ack: Option<String>,
-        now: Instant,
-        at_ms: i64,
-    ) -> Result<Event, Refusal> {
-        self.require_turn(color)?;
-        let after = self
-            .game
-            .position()
-            .play(mv)
-            .map_err(|e| Refusal::new(ErrorCode::IllegalMove, e.to_string()))?;
-        let clock = self.clock.as_ref().map(|clock| {
-            let mut clock = clock.clone();
-            if after.side_to_move() != color || after.board_outcome().is_some() {
-                clock.end_turn(now);
-            }
-            clock.readings(now)
-        });
-        Ok(Event::Move {
-            at_ms,
-            uci: mv.to_string(),
-            ack,
-            clock,
-        })
-    }
-
-    /// The end event the game owes after a sub-move that ended it on the board.
-    pub fn pending_end(&self, now: Instant, at_ms: i64) -> Option<Event> {
-        if self.ended {
-            return None;
-        }
-        let outcome = self.game.outcome()?;
-        Some(self.end_event(outcome, now, at_ms))
-    }
-
-    fn end_event(&self, outcome: Outcome, now: Instant, at_ms: i64) -> Event {
-        Event::End {
-            at_ms,
-            winner: outcome.winner().map(Side::from),
-            reason: outcome.reason().as_str().to_string(),
-            clock: self.clock.as_ref().map(|c| c.readings(now)),
-        }
-    }
-
-    fn win_event(&self, winner: Color, reason: Termination, now: Instant, at_ms: i64) -> Event {
-        self.end_event(Outcome::Win { winner, reason }, now, at_ms)
-    }
-
-    fn draw_event(&self, reason: Termination, now: Instant, at_ms: i64) -> Event {
-        self.end_event(Outcome::Draw { reason }, now, at_ms)
-    }
-
-    pub fn decide_takeback(
-        &self,
-        color: Color,
-        at_ms: i64,
-        now: Instant,
-    ) -> Result<Event, Refusal> {
-        self.require_turn(color)?;
-        if self.game.position().phase() != Phase::Second || self.game.submoves().is_empty() {
-            return Err(Refusal::new(
-                ErrorCode::NotAvailable,
-                "there is no first sub-move of this turn to take back",
-            ));
-        }
-        Ok(Event::Takeback {
-            at_ms,
-            clock: self.clock.as_ref().map(|c| c.readings(now)),
-        })
-    }
-
-    pub fn decide_resign(&self, color: Color, now: Instant, at_ms: i64) -> Result<Event, Refusal> {
-        self.require_playing()?;
-        Ok(self.win_event(!color, Termination::Resignation, now, at_ms))
-    }
-
-    pub fn decide_draw_offer(
-        &self,
-        color: Color,
-        now: Instant,
-        at_ms: i64,
-    ) -> Result<Event, Refusal> {
-        self.require_playing()?;
-        match self.draw_offer {
-            Some(by) if by == !color => self.decide_draw_accept(color, now, at_ms),
-            Some(_) => Err(Refusal::new(
-                ErrorCode::NotAvailable,
-                "you already offered a draw",
-            )),
-            None => Ok(Event::DrawOffer {
-                at_ms,
-                by: color.into(),
-            }),
-        }
-    }
-
-    pub fn decide_draw_accept(
-        &self,
-        color: Color,
-        now: Instant,
-        at_ms: i64,
-    ) -> Result<Event, Refusal> {
-        self.require_playing()?;
-        if self.draw_offer != Some(!color) {
-            return Err(Refusal::new(
-                ErrorCode::NotAvailable,
-                "no draw offer to accept",
-            ));
-        }
-        Ok(self.draw_event(Termination::Agreement, now, at_ms))
-    }
-
-    pub fn decide_draw_decline(&self, color: Color, at_ms: i64) -> Result<Event, Refusal> {
-        self.require_playing()?;
-        if self.draw_offer != Some(!color) {
-            return Err(Refusal::new(
-                ErrorCode::NotAvailable,
-                "no draw offer to decline",
-            ));
-        }
-        Ok(Event::DrawDecline {
-            at_ms,
-            by: color.into(),
-        })
-    }
-
-    pub fn decide_claim(
-        &self,
-        color: Color,
-        wanted: Option<Claim>,
-        now: Instant,
-        at_ms: i64,
-    ) -> Result<Event, Refusal> {
-        self.require_turn(color)?;
-        let available = self.game.available_claims();
-        let claim = match wanted {
-            Some(claim) => available.iter().copied().find(|&c| c == claim),
-            None => available.first().copied(),
-        }
-        .ok_or_else(|| Refusal::new(ErrorCode::NotAvailable, "no draw claim is available now"))?;
-        Ok(self.draw_event(claim.termination(), now, at_ms))
-    }
-
-    pub fn decide_abort(&self, now: Instant, at_ms: i64) -> Result<Event, Refusal> {
-        if self.ended {
-            return Err(Refusal::new(ErrorCode::GameOver, "the game is over"));
-        }
-        if self.started() {
-            return Err(Refusal::new(
-                ErrorCode::NotAvailable,
-                "both sides have played: the game can no longer be aborted",
-            ));
-        }
-        Ok(self.draw_event(Termination::Aborted, now, at_ms))
-    }
-
-    /// Victory by abandonment; `opponent_away` is decided by the room (presence).
-    pub fn decide_claim_victory(
-        &self,
-        color: Color,
-        opponent_away: bool,
-        now: Instant,
-        at_ms: i64,
-    ) -> Result<Event, Refusal> {
-        self.require_playing()?;
-        if !self.started() {
-            return Err(Refusal::new(
-                ErrorCode::NotAvailable,
-                "the game has not really started: abort it instead",
-            ));
-        }
-        if !opponent_away {
-            return Err(Refusal::new(
-                ErrorCode::NotAvailable,
-                "your opponent has not been disconnected long enough",
-            ));
-        }
-        Ok(self.win_event(color, Termination::Abandonment, now, at_ms))
-    }
-
-    /// A rematch offer, or `Ok(None)` when it meets the opponent's offer
-    /// (then the room creates the rematch).
-    pub fn decide_rematch_offer(&self, color: Color, at_ms: i64) -> Result<Option<Event>, Refusal> {
-        self.require_rematch_possible()?;
-        match self.rematch_offer {
-            Some(by) if by == !color => Ok(None),
-            Some(_) => Err(Refusal::new(
-                ErrorCode::NotAvailable,
-                "you already offered a rematch",
-            )),
-            None => Ok(Some(Event::RematchOffer {
-                at_ms,
-                by: color.into(),
-            })),
-        }
-    }
-
-    /// Whether `color` may accept a rematch now.
-    pub fn check_rematch_accept(&self, color: Color) -> Result<(), Refusal> {
-        self.require_rematch_possible()?;
-        if self.rematch_offer != Some(!color) {
-            return Err(Refusal::new(
-                ErrorCode::NotAvailable,
-                "no rematch offer to accept",
-            ));
-        }
-        Ok(())
-    }
-
-    fn require_rematch_possible(&self) -> Result<(), Refusal> {
-        if !self.ended {
-            return Err(Refusal::new(
-                ErrorCode::NotAvailable,
-                "the game is not over",
-            ));
-        }
-        if self.rematch.is_some() {
-            return Err(Refusal::new(
-                ErrorCode::NotAvailable,
-                "the rematch already exists",
-            ));
-        }
-        if !(self.seat_taken(Color::White) && self.seat_taken(Color::Black)) {
-            return Err(Refusal::new(
-                ErrorCode::NotAvailable,
-                "there was no opponent",
-            ));
-        }
-        Ok(())
-    }
-
-    /// The free seat, if the game can still be joined.
-    pub fn free_seat(&self) -> Option<Color> {
-        if self.ended {
-            return None;
-        }
-        Color::ALL.into_iter().find(|&c| !self.seat_taken(c))
-    }
-
-    /// An ending the clocks impose at `now`: a flag fall, or a first turn
-    /// not played in time (abort).
-    pub fn due_timeout(&self, now: Instant, at_ms: i64) -> Option<Event> {
-        if self.ended || self.status() != GameStatus::Playing {
-            return None;
-        }
-        if let Some(loser) = self.clock.as_ref().and_then(|c| c.flagged(now)) {
-            let winner = !loser;
-            let outcome = if self.game.position().can_checkmate(winner) {
-                Outcome::Win {
-                    winner,
-                    reason: Termination::TimeForfeit,
-                }
-            } else {
-                Outcome::Draw {
-                    reason: Termination::TimeForfeit,
-                }
-            };
-            return Some(self.end_event(outcome, now, at_ms));
-        }
-        let since = self.first_move_since?;
-        (now.saturating_duration_since(since) >= self.first_move_limit)
-            .then(|| self.draw_event(Termination::Aborted, now, at_ms))
-    }
-
-    /// When [`GameState::due_timeout`] may next return an event.
-    pub fn next_deadline(&self) -> Option<Instant> {
-        if self.ended || self.status() != GameStatus::Playing {
-            return None;
-        }
-        let flag = self.clock.as_ref().and_then(Clock::flag_deadline);
-        let first = self.first_move_since.map(|s| s + self.first_move_limit);
-        match (flag, first) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    }
 }
 
 fn ack_key(color: Color, ack: &str) -> String {
     format!("{}:{ack}", if color == Color::White { "w" } else { "b" })
 }
 
-pub fn phase_name(phase: Phase) -> &'static str {
-    match phase {
-        Phase::Single => "single",
-        Phase::First => "first",
-        Phase::Second => "second",
-    }
-}
-
-/// `1-0`, `0-1`, `1/2-1/2`, or `*` for an aborted game.
-pub fn result_str(outcome: Outcome) -> &'static str {
-    if outcome.reason() == Termination::Aborted {
-        "*"
-    } else {
-        outcome.result_str()
-    }
-}
-
-/// The wire name of a termination: its PGN text with underscores.
-pub fn reason_name(reason: Termination) -> String {
-    reason.as_str().replace(['-', ' '], "_")
-}
-
-/// `object` (a JSON object) with these fields added.
-fn with_fields<const N: usize>(mut object: Value, fields: [(&str, Value); N]) -> Value {
-    if let Some(map) = object.as_object_mut() {
-        for (key, value) in fields {
-            map.insert(key.into(), value);
-        }
-    }
-    object
-}
-
-fn outcome_json(outcome: Outcome) -> Value {
-    json!({
-        "result": result_str(outcome),
-        "winner": outcome.winner().map(Side::from),
-        "reason": reason_name(outcome.reason()),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::rules::fen::INITIAL_FEN;
+    use crate::server::protocol::ErrorCode;
 
     fn new_game(now: Instant) -> (GameState, Vec<(u64, String)>, Vec<String>) {
         let created = Event::Created {
