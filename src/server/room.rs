@@ -22,7 +22,7 @@ use super::export;
 use super::ids;
 use super::protocol::{ClientMsg, ErrorCode, Refusal, Side, error_msg, server_msg};
 use super::rooms::Rooms;
-use super::state::{GameState, Presence};
+use super::state::{GameState, LiveParts, Presence};
 use super::store::{Commit, GameStatus};
 use crate::rules::Color;
 
@@ -143,6 +143,7 @@ impl Room {
             rematch_tokens: [None, None],
             last_presence: Presence::default(),
             presence_due: None,
+            broken: false,
         };
         tokio::spawn(task.run(rx, shutdown));
         room
@@ -171,6 +172,10 @@ struct RoomTask {
     /// The presence last broadcast, and when a coalesced one is due.
     last_presence: Presence,
     presence_due: Option<Instant>,
+    /// The state could not be restored from the store after a failed
+    /// commit: the room retires at once rather than serve a state that may
+    /// not be the stored one.
+    broken: bool,
 }
 
 impl RoomTask {
@@ -190,7 +195,7 @@ impl RoomTask {
                 },
                 _ = sleep_until(deadline), if deadline.is_some() => self.on_deadline().await,
             }
-            if self.should_retire(Instant::now()) {
+            if self.broken || self.should_retire(Instant::now()) {
                 self.rooms.remove(&self.state.id, self.instance);
                 tracing::debug!(game = %self.state.id, "room retired");
                 break;
@@ -522,53 +527,48 @@ impl RoomTask {
         })
     }
 
-    /// Applies `events` (plus a board ending they cause) to a copy of the
-    /// state, commits them, and only then adopts the copy, acknowledges the
-    /// move and broadcasts. On a store failure nothing changes.
+    /// Applies `events` (plus a board ending they cause) to the state, commits
+    /// them, and only then acknowledges the move and broadcasts. On a store
+    /// failure nothing is acknowledged or broadcast and the state is put back
+    /// to what the store holds ([`Self::restore_committed`]).
+    ///
+    /// The events are applied in place, not to a copy: copying the state
+    /// copies the whole history (positions, SANs, ack ids), O(game length)
+    /// per sub-move, and cost ~40 % of the server's CPU at saturation
+    /// (docs/performance.md). Store failures are rare, so the way back is
+    /// the slow one: rebuild from the committed events.
     async fn publish(
         &mut self,
         events: Vec<Event>,
         now: Instant,
         ack: Option<(ConnId, Option<String>)>,
     ) -> Result<(), Refusal> {
-        let mut next = self.state.clone();
-        let mut all = events;
-        let mut messages = Vec::new();
-        let mut applied = 0;
-        loop {
-            while applied < all.len() {
-                let v = next.version() + 1;
-                let msg = next.apply(&all[applied], now).map_err(|e| {
-                    tracing::error!(game = %self.state.id, error = %e, "event refused by the state");
-                    Refusal::new(ErrorCode::NotAvailable, format!("internal error: {e}"))
-                })?;
-                if let Some(msg) = msg {
-                    messages.push((v, Utf8Bytes::from(msg)));
-                }
-                applied += 1;
+        let committed = self.state.version();
+        let live = self.state.live_parts();
+        let (all, messages) = match self.apply_all(events, now) {
+            Ok(applied) => applied,
+            Err(refusal) => {
+                self.restore_committed(committed, live).await;
+                return Err(refusal);
             }
-            match next.pending_end(now, now_ms()) {
-                Some(end) => all.push(end),
-                None => break,
-            }
-        }
+        };
         let commit = Commit {
             game_id: self.state.id.clone(),
-            first_seq: self.state.version() + 1,
+            first_seq: committed + 1,
             events: all.iter().map(Event::to_json).collect(),
-            listing: next.listing(),
+            listing: self.state.listing(),
         };
         let started = Instant::now();
         let result = self.rooms.store.commit(commit).await;
         self.rooms.metrics.commit_latency.observe(started.elapsed());
         if let Err(error) = result {
             tracing::warn!(game = %self.state.id, %error, "commit failed");
+            self.restore_committed(committed, live).await;
             return Err(Refusal::new(
                 ErrorCode::StoreFailure,
                 "the game could not be saved; nothing was changed, try again",
             ));
         }
-        self.state = next;
         if let Some(Event::End { winner, reason, .. }) =
             all.iter().find(|e| matches!(e, Event::End { .. }))
         {
@@ -579,13 +579,90 @@ impl RoomTask {
             self.send_to(conn, ack_msg(id.as_deref(), v));
         }
         for (v, text) in messages {
-            self.log.push_back((v, text.clone()));
-            if self.log.len() > RECENT_EVENTS {
-                self.log.pop_front();
-            }
+            self.push_log(v, text.clone());
             self.broadcast(text);
         }
         Ok(())
+    }
+
+    /// Applies `events` and the board endings they lead to, in place.
+    /// Returns every event applied and the public messages, by version.
+    #[allow(clippy::type_complexity)]
+    fn apply_all(
+        &mut self,
+        mut all: Vec<Event>,
+        now: Instant,
+    ) -> Result<(Vec<Event>, Vec<(u64, Utf8Bytes)>), Refusal> {
+        let mut messages = Vec::new();
+        let mut applied = 0;
+        loop {
+            while applied < all.len() {
+                let v = self.state.version() + 1;
+                let msg = self.state.apply(&all[applied], now).map_err(|e| {
+                    tracing::error!(game = %self.state.id, error = %e, "event refused by the state");
+                    Refusal::new(ErrorCode::NotAvailable, format!("internal error: {e}"))
+                })?;
+                if let Some(msg) = msg {
+                    messages.push((v, Utf8Bytes::from(msg)));
+                }
+                applied += 1;
+            }
+            match self.state.pending_end(now, now_ms()) {
+                Some(end) => all.push(end),
+                None => break,
+            }
+        }
+        Ok((all, messages))
+    }
+
+    fn push_log(&mut self, v: u64, text: Utf8Bytes) {
+        self.log.push_back((v, text));
+        if self.log.len() > RECENT_EVENTS {
+            self.log.pop_front();
+        }
+    }
+
+    /// After events were applied but not committed: rebuilds the state from
+    /// the store's committed events, with the live clocks of the state at
+    /// version `committed` put back. Normally the store holds exactly that
+    /// version and nobody notices. If it holds more (a commit reported as
+    /// failed that did reach the disk) or less, the store is the truth: the
+    /// room adopts it and sends every socket a fresh snapshot. If the game
+    /// cannot be read back at all, the room retires (its sockets close with
+    /// "game retired", clients reconnect and the game is loaded again).
+    async fn restore_committed(&mut self, committed: u64, live: LiveParts) {
+        let id = self.state.id.clone();
+        let loaded = match self.rooms.store.load_game(&id).await {
+            Ok(Some((_, events))) => {
+                GameState::replay(&id, &events, self.rooms.config.first_move, Instant::now())
+                    .map_err(|e| e.to_string())
+            }
+            Ok(None) => Err("the game is not in the store".to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        let (mut state, recent) = match loaded {
+            Ok(replayed) => replayed,
+            Err(error) => {
+                tracing::error!(game = %id, %error, "cannot reload the game after a failed commit; retiring the room");
+                self.broken = true;
+                return;
+            }
+        };
+        if state.version() == committed {
+            state.restore_live_parts(live);
+            self.state = state;
+            return;
+        }
+        tracing::warn!(game = %id, room = committed, store = state.version(), "the store and the room disagreed; the room follows the store");
+        self.state = state;
+        self.log.clear();
+        for (v, text) in recent {
+            self.push_log(v, Utf8Bytes::from(text));
+        }
+        let conns: Vec<ConnId> = self.subs.keys().copied().collect();
+        for conn in conns {
+            self.resync(conn, None);
+        }
     }
 
     fn send_to(&mut self, conn: ConnId, text: String) {

@@ -74,6 +74,19 @@ pub struct GameState {
     events: u64,
 }
 
+/// The parts of a [`GameState`] that do not come from its event log but
+/// from when things happened in this process: the running clock, the
+/// first-turn timer, the clocks frozen at the end. [`GameState::replay`]
+/// restarts them at its `now`; a room that rebuilds its state from the store
+/// after a failed commit puts the live ones back, so that a store failure
+/// neither gives nor takes time.
+#[derive(Clone, Debug)]
+pub struct LiveParts {
+    clock: Option<Clock>,
+    end_clock: Option<[u64; 2]>,
+    first_move_since: Option<Instant>,
+}
+
 fn inconsistent(index: u64, reason: impl ToString) -> ApplyError {
     ApplyError::Inconsistent {
         index,
@@ -153,6 +166,22 @@ impl GameState {
         Ok((state, public))
     }
 
+    /// A copy of the live (not logged) parts: small, whatever the game's length.
+    pub fn live_parts(&self) -> LiveParts {
+        LiveParts {
+            clock: self.clock.clone(),
+            end_clock: self.end_clock,
+            first_move_since: self.first_move_since,
+        }
+    }
+
+    /// Puts back live parts taken from a state at the same version.
+    pub fn restore_live_parts(&mut self, live: LiveParts) {
+        self.clock = live.clock;
+        self.end_clock = live.end_clock;
+        self.first_move_since = live.first_move_since;
+    }
+
     /// The version of the last applied event.
     pub fn version(&self) -> u64 {
         self.events - 1
@@ -216,8 +245,8 @@ impl GameState {
     }
 
     /// Applies one event (live or replayed) and returns its public message,
-    /// if it has one. On error the state may be partly changed: callers
-    /// apply to a clone and keep it only on success.
+    /// if it has one. On error the state may be partly changed: the room
+    /// then rebuilds it from the store (`RoomTask::restore_committed`).
     pub fn apply(&mut self, event: &Event, now: Instant) -> Result<Option<String>, ApplyError> {
         let index = self.events;
         if self.ended && !matches!(event, Event::RematchOffer { .. } | Event::Rematch { .. }) {
@@ -446,6 +475,25 @@ mod tests {
         assert_eq!(replayed.acked(Color::White, "g8f6"), None);
         assert_eq!(replayed_public, public);
         assert_eq!(replayed.listing().summary, live.listing().summary);
+    }
+
+    #[test]
+    fn a_replayed_state_given_back_its_live_parts_keeps_the_running_clock() {
+        let t0 = Instant::now();
+        let (mut state, _, mut log) = new_game(t0);
+        play(&mut state, &mut log, Color::White, "e2e4", t0);
+        play(&mut state, &mut log, Color::Black, "e7e5", t0);
+        play(&mut state, &mut log, Color::Black, "g8f6", t0);
+        let live = state.live_parts();
+        let later = t0 + Duration::from_secs(10);
+        let (mut replayed, _) =
+            GameState::replay("g", &log, Duration::from_secs(30), later).expect("replays");
+        // Replaying restarts White's running clock at `later`...
+        assert_ne!(replayed.next_deadline(), state.next_deadline());
+        replayed.restore_live_parts(live);
+        // ...the live parts put it back where it was.
+        assert_eq!(replayed.next_deadline(), state.next_deadline());
+        assert_eq!(replayed.version(), state.version());
     }
 
     #[test]
