@@ -7,6 +7,7 @@
 //! most once, enforced by the `first_seq` check). The production implementation is
 //! [`sqlite::SqliteStore`].
 
+mod checkpoint;
 pub mod sqlite;
 mod writer;
 

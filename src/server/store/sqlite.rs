@@ -15,6 +15,7 @@ use futures_util::future::BoxFuture;
 use rusqlite::{Connection, OpenFlags, params};
 use tokio::sync::{Semaphore, oneshot, watch};
 
+use super::checkpoint::{Checkpointer, Policy};
 use super::writer::{self, Counters, Pending};
 use super::{Commit, GameListing, GameStatus, LoadedGame, Store, StoreError, StoreFuture};
 
@@ -67,6 +68,10 @@ pub struct StoreStats {
     pub failed_commits: u64,
     /// The most commits ever written in one transaction.
     pub largest_batch: u64,
+    /// Background (PASSIVE) WAL checkpoints, run off the commit path.
+    pub checkpoints: u64,
+    /// Times the writer emptied a WAL that had grown past its bound under sustained load.
+    pub wal_truncations: u64,
 }
 
 /// Tuning knobs; [`SqliteStore::open`] uses the defaults.
@@ -105,6 +110,14 @@ impl SqliteStore {
     }
 
     pub fn open_with(data_dir: &Path, options: SqliteOptions) -> Result<Self, StoreError> {
+        Self::open_with_policy(data_dir, options, Policy::default())
+    }
+
+    pub(super) fn open_with_policy(
+        data_dir: &Path,
+        options: SqliteOptions,
+        policy: Policy,
+    ) -> Result<Self, StoreError> {
         std::fs::create_dir_all(data_dir).map_err(|e| {
             StoreError::Io(format!(
                 "cannot create data directory {}: {e}",
@@ -120,10 +133,22 @@ impl SqliteStore {
         let (to_writer, from_callers) = mpsc::channel();
         let (stopped_tx, stopped_rx) = watch::channel(false);
         let counters = Arc::new(Counters::default());
+        let checkpointer =
+            Checkpointer::start(open_checkpointer(&path)?, Arc::clone(&counters), policy).map_err(
+                |e| StoreError::Io(format!("cannot start the store checkpoint thread: {e}")),
+            )?;
         let writer_counters = Arc::clone(&counters);
         std::thread::Builder::new()
             .name("store-writer".to_owned())
-            .spawn(move || writer::run(conn, from_callers, writer_counters, stopped_tx))
+            .spawn(move || {
+                writer::run(
+                    conn,
+                    from_callers,
+                    writer_counters,
+                    checkpointer,
+                    stopped_tx,
+                )
+            })
             .map_err(|e| StoreError::Io(format!("cannot start the store writer thread: {e}")))?;
 
         Ok(Self {
@@ -153,6 +178,8 @@ impl SqliteStore {
             failed_batches: c.failed_batches.load(Ordering::Relaxed),
             failed_commits: c.failed_commits.load(Ordering::Relaxed),
             largest_batch: c.largest_batch.load(Ordering::Relaxed),
+            checkpoints: c.checkpoints.load(Ordering::Relaxed),
+            wal_truncations: c.wal_truncations.load(Ordering::Relaxed),
         }
     }
 
@@ -212,6 +239,10 @@ fn open_writer(path: &Path, options: SqliteOptions) -> Result<Connection, StoreE
     // power loss, not only a process crash.
     conn.pragma_update(None, "synchronous", "FULL")
         .map_err(io)?;
+    // Checkpoints run on their own thread (store/checkpoint.rs), not inside the COMMIT that
+    // crosses 1000 WAL pages, which every acknowledgement of that batch would wait for.
+    conn.pragma_update(None, "wal_autocheckpoint", 0)
+        .map_err(io)?;
     if let Some(bytes) = options.max_db_bytes {
         let page_size: i64 = conn
             .query_row("PRAGMA page_size", [], |row| row.get(0))
@@ -243,6 +274,17 @@ fn migrate(conn: &Connection) -> Result<(), StoreError> {
             "database schema version {newer} is not supported (this program knows version {SCHEMA_VERSION})"
         ))),
     }
+}
+
+/// The checkpoint thread's connection: it writes the database file (copying WAL pages), never
+/// runs a transaction of its own.
+fn open_checkpointer(path: &Path) -> Result<Connection, StoreError> {
+    let conn = Connection::open(path)
+        .map_err(|e| StoreError::Io(format!("cannot open database {}: {e}", path.display())))?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(io)?;
+    conn.pragma_update(None, "synchronous", "FULL")
+        .map_err(io)?;
+    Ok(conn)
 }
 
 fn open_reader(path: &Path) -> Result<Connection, StoreError> {

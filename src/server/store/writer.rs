@@ -10,12 +10,13 @@
 //! may succeed.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::Receiver;
 
 use rusqlite::{Connection, ErrorCode, params};
 use tokio::sync::{oneshot, watch};
 
+use super::checkpoint::{self, Checkpointer};
 use super::{Commit, StoreError};
 
 /// Upper bound on commits per transaction: keeps one batch's latency and memory bounded while
@@ -37,6 +38,13 @@ pub(super) struct Counters {
     pub(super) failed_batches: AtomicU64,
     pub(super) failed_commits: AtomicU64,
     pub(super) largest_batch: AtomicU64,
+    /// Background (PASSIVE) checkpoints run.
+    pub(super) checkpoints: AtomicU64,
+    /// TRUNCATE checkpoints the writer ran because the WAL passed its bound.
+    pub(super) wal_truncations: AtomicU64,
+    /// Set by the checkpoint thread when the WAL passed its bound; the writer truncates it
+    /// between two batches.
+    pub(super) truncate_wanted: AtomicBool,
 }
 
 /// A failure while writing a batch: either it concerns one commit (the batch goes on without it),
@@ -71,11 +79,13 @@ fn is_storage_failure(e: &rusqlite::Error) -> bool {
 }
 
 /// Runs until every sender of `rx` is gone, then returns after writing what was already queued
-/// (this is how `close()` drains). Signals `stopped` on the way out.
+/// (this is how `close()` drains). Stops the checkpoint thread, and signals `stopped` on the way
+/// out.
 pub(super) fn run(
     mut conn: Connection,
     rx: Receiver<Pending>,
     counters: Arc<Counters>,
+    checkpointer: Checkpointer,
     stopped: watch::Sender<bool>,
 ) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
@@ -88,7 +98,11 @@ pub(super) fn run(
             }
         }
         write_batch(&mut conn, &mut batch, &counters);
+        if counters.truncate_wanted.swap(false, Ordering::Relaxed) {
+            truncate_wal(&conn, &counters);
+        }
     }
+    checkpointer.stop();
     // Fold the WAL back into the database so a clean shutdown leaves a small WAL; failure here
     // loses nothing (the WAL is durable) so it is only reported.
     if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())) {
@@ -96,6 +110,18 @@ pub(super) fn run(
     }
     drop(conn);
     stopped.send_replace(true);
+}
+
+/// The WAL grew past its bound (the checkpoint thread's passive checkpoints could not make it
+/// start over): copy what is left and empty it, between two batches. Waits (busy timeout) for a
+/// passive checkpoint under way. A failure loses nothing; the next bound crossing tries again.
+fn truncate_wal(conn: &Connection, counters: &Counters) {
+    match checkpoint::checkpoint(conn, "TRUNCATE") {
+        Ok(_) => {
+            counters.wal_truncations.fetch_add(1, Ordering::Relaxed);
+        }
+        Err(e) => tracing::warn!(error = %e, "store: truncating the WAL failed"),
+    }
 }
 
 /// Writes one batch in one transaction and completes every commit's future. Empties `batch`.
