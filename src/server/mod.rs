@@ -147,11 +147,19 @@ pub async fn start_with_store(
 
 /// `marseillais serve`: starts the server and blocks until SIGTERM or Ctrl-C.
 pub fn run_blocking(args: config::ServeArgs) -> ExitCode {
+    let mut filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // tungstenite logs every frame at trace level, seat tokens included
+    // (docs/reliability.md): never let it go below debug.
+    if filter
+        .max_level_hint()
+        .is_none_or(|level| level >= tracing_subscriber::filter::LevelFilter::TRACE)
+        && let Ok(cap) = "tungstenite=debug".parse()
+    {
+        filter = filter.add_directive(cap);
+    }
     let _ = tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .try_init();
     let config = match args.into_config() {

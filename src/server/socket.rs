@@ -24,6 +24,21 @@ const CLOSE_WAIT: Duration = Duration::from_secs(3);
 /// Close code for a client that cannot keep up with its messages.
 const TRY_AGAIN_LATER: u16 = 1013;
 
+/// How long one write may wait on a client that does not read. A socket
+/// task blocked in a write never gets back to its loop (queue, idle check),
+/// so without this a client that stops reading holds its connection, task
+/// and buffers forever, even after the room dropped it.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Sends one message; false if the connection failed or the client took
+/// nothing for [`WRITE_TIMEOUT`].
+async fn send(ws: &mut WebSocket, message: Message) -> bool {
+    matches!(
+        tokio::time::timeout(WRITE_TIMEOUT, ws.send(message)).await,
+        Ok(Ok(()))
+    )
+}
+
 /// A token bucket: `burst` messages at once, refilled at `rate` per second.
 struct RateLimit {
     tokens: f64,
@@ -126,7 +141,7 @@ pub async fn run(
             _ = shutdown.changed() => break Some((close_code::AWAY, "server shutting down")),
             outgoing = inbox.recv() => match outgoing {
                 Some(text) => {
-                    if ws.send(Message::Text(text)).await.is_err() {
+                    if !send(&mut ws, Message::Text(text)).await {
                         break None;
                     }
                 }
@@ -164,7 +179,7 @@ pub async fn run(
                             super::protocol::ErrorCode::BadJson,
                             "binary frames are not used; send JSON text",
                         );
-                        if ws.send(Message::Text(error_msg(&refusal, None).into())).await.is_err() {
+                        if !send(&mut ws, Message::Text(error_msg(&refusal, None).into())).await {
                             break None;
                         }
                         continue;
@@ -190,13 +205,13 @@ pub async fn run(
                 }
                 match parse_client(text.as_str()) {
                     Err(refusal) => {
-                        if ws.send(Message::Text(error_msg(&refusal, None).into())).await.is_err() {
+                        if !send(&mut ws, Message::Text(error_msg(&refusal, None).into())).await {
                             break None;
                         }
                     }
                     Ok(ClientMsg::Ping) => {
                         let pong = server_msg("pong", None, serde_json::json!({}));
-                        if ws.send(Message::Text(pong.into())).await.is_err() {
+                        if !send(&mut ws, Message::Text(pong.into())).await {
                             break None;
                         }
                     }
@@ -214,7 +229,7 @@ pub async fn run(
                 }
                 if now.saturating_duration_since(last_ping) >= config.ping_interval {
                     last_ping = now;
-                    if ws.send(Message::Ping(Default::default())).await.is_err() {
+                    if !send(&mut ws, Message::Ping(Default::default())).await {
                         break None;
                     }
                 }
