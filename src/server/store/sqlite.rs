@@ -70,7 +70,9 @@ pub struct StoreStats {
     pub largest_batch: u64,
     /// Background (PASSIVE) WAL checkpoints, run off the commit path.
     pub checkpoints: u64,
-    /// Times the writer emptied a WAL that had grown past its bound under sustained load.
+    /// Small checkpoints the writer ran after background ones so that the WAL starts over.
+    pub catch_ups: u64,
+    /// Times the writer emptied a WAL that had grown past its bound anyway.
     pub wal_truncations: u64,
 }
 
@@ -179,6 +181,7 @@ impl SqliteStore {
             failed_commits: c.failed_commits.load(Ordering::Relaxed),
             largest_batch: c.largest_batch.load(Ordering::Relaxed),
             checkpoints: c.checkpoints.load(Ordering::Relaxed),
+            catch_ups: c.catch_ups.load(Ordering::Relaxed),
             wal_truncations: c.wal_truncations.load(Ordering::Relaxed),
         }
     }
