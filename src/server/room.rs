@@ -37,6 +37,9 @@ const INBOX: usize = 256;
 
 pub type ConnId = u64;
 
+/// Every event a publish applied, and the public messages by version.
+type Applied = (Vec<Event>, Vec<(u64, Utf8Bytes)>);
+
 /// A seat handed to a player: the HTTP reply to create / join.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct SeatGrant {
@@ -587,12 +590,7 @@ impl RoomTask {
 
     /// Applies `events` and the board endings they lead to, in place.
     /// Returns every event applied and the public messages, by version.
-    #[allow(clippy::type_complexity)]
-    fn apply_all(
-        &mut self,
-        mut all: Vec<Event>,
-        now: Instant,
-    ) -> Result<(Vec<Event>, Vec<(u64, Utf8Bytes)>), Refusal> {
+    fn apply_all(&mut self, mut all: Vec<Event>, now: Instant) -> Result<Applied, Refusal> {
         let mut messages = Vec::new();
         let mut applied = 0;
         loop {
