@@ -6,6 +6,7 @@
 //! |---|---|
 //! | flags and environment | [`config`] |
 //! | routes | [`http`] |
+//! | accept loop, HTTP timeouts | [`serve`] |
 //! | wire format | [`protocol`] |
 //! | one connection | [`socket`] |
 //! | one live game (actor) | [`room`] |
@@ -32,6 +33,7 @@ pub mod protocol;
 pub mod replay;
 pub mod room;
 pub mod rooms;
+pub mod serve;
 pub mod socket;
 pub mod state;
 pub mod store;
@@ -124,14 +126,9 @@ pub async fn start_with_store(
         rooms: Arc::clone(&rooms),
         shutdown: shutdown_rx.clone(),
     });
-    let mut signal = shutdown_rx;
+    let signal = shutdown_rx;
     let task = tokio::spawn(async move {
-        let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
-            let _ = signal.wait_for(|stop| *stop).await;
-        });
-        if let Err(error) = serve.await {
-            tracing::error!(%error, "server error");
-        }
+        serve::serve(listener, app, signal).await;
         // Let rooms finish an in-flight commit before the store stops.
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         store.close().await;
