@@ -51,13 +51,34 @@ struct ReplayRequest {
     fen: Option<String>,
 }
 
+/// What kind of problem refused a replay request; its snake_case name is
+/// the `code` field on the wire, so the set of codes is closed and checked
+/// by the compiler rather than spelled out as strings at each use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReplayErrorCode {
+    /// The body is not `{"pgn": ...}` or `{"fen": ...}` with exactly one field.
+    BadRequest,
+    /// The body is longer than [`MAX_REPLAY_BYTES`].
+    TooLarge,
+    /// The text holds no game or position.
+    Empty,
+    /// The FEN (field or PGN tag) does not parse.
+    BadFen,
+    /// A PGN tag pair is malformed.
+    BadTag,
+    /// A PGN comment is never closed.
+    BadComment,
+    /// A sub-move is unreadable or illegal.
+    BadMove,
+}
+
 /// Why a replay request was refused; the body of a `400` reply.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
 #[error("{message}")]
 pub struct ReplayError {
-    /// `bad_request`, `too_large`, `empty`, `bad_fen`, `bad_tag`,
-    /// `bad_comment` or `bad_move`.
-    pub code: &'static str,
+    /// The kind of problem, sent as its snake_case name.
+    pub code: ReplayErrorCode,
     /// Plain words, with the turn and sub-move when there is one.
     pub message: String,
     /// The turn's move number, for errors at a sub-move.
@@ -67,7 +88,7 @@ pub struct ReplayError {
 }
 
 impl ReplayError {
-    fn plain(code: &'static str, message: impl Into<String>) -> ReplayError {
+    fn plain(code: ReplayErrorCode, message: impl Into<String>) -> ReplayError {
         ReplayError {
             code,
             message: message.into(),
@@ -92,7 +113,7 @@ impl From<PgnError> for ReplayError {
                     Side::Black => "Black",
                 };
                 ReplayError {
-                    code: "bad_move",
+                    code: ReplayErrorCode::BadMove,
                     message: format!(
                         "Turn {} ({side}), sub-move {} '{token}': {reason} (line {})",
                         at.turn, at.submove, at.line
@@ -101,10 +122,12 @@ impl From<PgnError> for ReplayError {
                     submove: Some(at.submove),
                 }
             }
-            PgnError::Fen(e) => ReplayError::plain("bad_fen", format!("FEN tag: {e}")),
-            PgnError::Tag { .. } => ReplayError::plain("bad_tag", error.to_string()),
+            PgnError::Fen(e) => {
+                ReplayError::plain(ReplayErrorCode::BadFen, format!("FEN tag: {e}"))
+            }
+            PgnError::Tag { .. } => ReplayError::plain(ReplayErrorCode::BadTag, error.to_string()),
             PgnError::UnclosedComment { .. } => {
-                ReplayError::plain("bad_comment", error.to_string())
+                ReplayError::plain(ReplayErrorCode::BadComment, error.to_string())
             }
         }
     }
@@ -119,13 +142,13 @@ async fn replay(body: Bytes) -> Result<Response, ReplayError> {
 pub fn replay_body(body: &[u8]) -> Result<Value, ReplayError> {
     if body.len() > MAX_REPLAY_BYTES {
         return Err(ReplayError::plain(
-            "too_large",
+            ReplayErrorCode::TooLarge,
             format!("the text is longer than {} KiB", MAX_REPLAY_BYTES / 1024),
         ));
     }
     let request: ReplayRequest = serde_json::from_slice(body).map_err(|e| {
         ReplayError::plain(
-            "bad_request",
+            ReplayErrorCode::BadRequest,
             format!("expected {{\"pgn\": \"...\"}} or {{\"fen\": \"...\"}}: {e}"),
         )
     })?;
@@ -133,7 +156,7 @@ pub fn replay_body(body: &[u8]) -> Result<Value, ReplayError> {
         (Some(pgn), None) => replay_pgn(&pgn),
         (None, Some(fen)) => replay_fen(&fen),
         _ => Err(ReplayError::plain(
-            "bad_request",
+            ReplayErrorCode::BadRequest,
             "give exactly one of \"pgn\" or \"fen\"",
         )),
     }
@@ -142,10 +165,14 @@ pub fn replay_body(body: &[u8]) -> Result<Value, ReplayError> {
 /// A comma PGN (the first game of the text).
 pub fn replay_pgn(text: &str) -> Result<Value, ReplayError> {
     if text.trim().is_empty() {
-        return Err(ReplayError::plain("empty", "paste a comma PGN or a FEN"));
+        return Err(ReplayError::plain(
+            ReplayErrorCode::Empty,
+            "paste a comma PGN or a FEN",
+        ));
     }
-    let imported = read_game(text)
-        .ok_or_else(|| ReplayError::plain("empty", "no game was found in the text"))??;
+    let imported = read_game(text).ok_or_else(|| {
+        ReplayError::plain(ReplayErrorCode::Empty, "no game was found in the text")
+    })??;
     let result = imported
         .result
         .unwrap_or(GameResult::of(imported.game.outcome()));
@@ -156,10 +183,13 @@ pub fn replay_pgn(text: &str) -> Result<Value, ReplayError> {
 pub fn replay_fen(text: &str) -> Result<Value, ReplayError> {
     let text = text.trim();
     if text.is_empty() {
-        return Err(ReplayError::plain("empty", "paste a comma PGN or a FEN"));
+        return Err(ReplayError::plain(
+            ReplayErrorCode::Empty,
+            "paste a comma PGN or a FEN",
+        ));
     }
     let position = Position::from_fen(text, Rules::Marseillais)
-        .map_err(|e| ReplayError::plain("bad_fen", e.to_string()))?;
+        .map_err(|e| ReplayError::plain(ReplayErrorCode::BadFen, e.to_string()))?;
     let game = Game::new(position);
     Ok(describe(&game, GameResult::of(game.outcome()), &[]))
 }
@@ -228,7 +258,7 @@ mod tests {
     #[test]
     fn an_illegal_submove_is_reported_with_its_turn_and_submove() {
         let error = replay_pgn("1. e4 e5,Ke3").unwrap_err();
-        assert_eq!(error.code, "bad_move");
+        assert_eq!(error.code, ReplayErrorCode::BadMove);
         assert_eq!(error.turn, Some(1));
         assert_eq!(error.submove, Some(2));
         assert!(error.message.contains("Turn 1 (Black), sub-move 2"));
@@ -237,19 +267,53 @@ mod tests {
     #[test]
     fn a_bad_fen_is_refused_with_the_field_named() {
         let error = replay_fen("rnbqkbnr/pppppppp/8/8 w KQkq - 0 1").unwrap_err();
-        assert_eq!(error.code, "bad_fen");
+        assert_eq!(error.code, ReplayErrorCode::BadFen);
         assert!(error.message.contains("placement"), "{}", error.message);
     }
 
     #[test]
     fn a_request_with_both_or_neither_field_is_a_bad_request() {
-        assert_eq!(replay_body(b"{}").unwrap_err().code, "bad_request");
+        assert_eq!(
+            replay_body(b"{}").unwrap_err().code,
+            ReplayErrorCode::BadRequest
+        );
         assert_eq!(
             replay_body(br#"{"pgn":"1. e4","fen":"x"}"#)
                 .unwrap_err()
                 .code,
-            "bad_request"
+            ReplayErrorCode::BadRequest
         );
-        assert_eq!(replay_body(b"not json").unwrap_err().code, "bad_request");
+        assert_eq!(
+            replay_body(b"not json").unwrap_err().code,
+            ReplayErrorCode::BadRequest
+        );
+    }
+
+    #[test]
+    fn error_codes_keep_their_snake_case_wire_names() {
+        let body = serde_json::to_value(replay_body(b"{}").unwrap_err()).unwrap();
+        assert_eq!(body["code"], "bad_request");
+        let names: Vec<Value> = [
+            ReplayErrorCode::TooLarge,
+            ReplayErrorCode::Empty,
+            ReplayErrorCode::BadFen,
+            ReplayErrorCode::BadTag,
+            ReplayErrorCode::BadComment,
+            ReplayErrorCode::BadMove,
+        ]
+        .iter()
+        .map(|code| serde_json::to_value(code).unwrap())
+        .collect();
+        assert_eq!(
+            names,
+            [
+                "too_large",
+                "empty",
+                "bad_fen",
+                "bad_tag",
+                "bad_comment",
+                "bad_move"
+            ]
+        );
     }
 }
