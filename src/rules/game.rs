@@ -110,10 +110,15 @@ impl Game {
 
     /// The ending the rules impose by themselves on the current position.
     pub fn automatic_outcome(&self) -> Option<Outcome> {
-        self.position().board_outcome().or_else(|| {
-            (self.repetition_count() >= 5).then_some(Outcome::Draw {
-                reason: Termination::FivefoldRepetition,
-            })
+        self.position()
+            .board_outcome()
+            .or_else(|| self.fivefold_outcome())
+    }
+
+    /// The fivefold-repetition draw, if the current position has reached it.
+    fn fivefold_outcome(&self) -> Option<Outcome> {
+        (self.repetition_count() >= 5).then_some(Outcome::Draw {
+            reason: Termination::FivefoldRepetition,
         })
     }
 
@@ -128,10 +133,20 @@ impl Game {
 
     /// Plays one sub-move; on error nothing changes.
     pub fn play(&mut self, mv: SubMove) -> Result<&Position, GameError> {
-        if let Some(outcome) = self.outcome() {
+        if let Some(outcome) = self.declared {
             return Err(GameError::GameOver(outcome));
         }
-        let next = self.position().play(mv)?;
+        // `Position::play` judges the board ending itself (one generation);
+        // the precedence of `outcome` is kept: declared, board, fivefold,
+        // and only then the sub-move's own errors.
+        let played = match self.position().play(mv) {
+            Err(PlayError::GameOver(outcome)) => return Err(GameError::GameOver(outcome)),
+            other => other,
+        };
+        if let Some(outcome) = self.fivefold_outcome() {
+            return Err(GameError::GameOver(outcome));
+        }
+        let next = played?;
         self.keys.push(turn_key(&next));
         self.positions.push(next);
         self.submoves.push(mv);

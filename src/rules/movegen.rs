@@ -42,7 +42,8 @@ impl Position {
 
     /// Whether `mv` is one of the legal sub-moves.
     pub fn is_legal(&self, mv: SubMove) -> bool {
-        // Cheap filters first, then the full generator for the piece's square.
+        // A sub-move of a piece the mover does not own is refused without
+        // generating; otherwise this runs the full generator.
         if !self.board.colored(self.side).has(mv.from) {
             return false;
         }

@@ -8,6 +8,7 @@ use std::str::FromStr;
 use cozy_chess::{BitBoard, Color, Piece};
 
 use super::position::{Phase, Position};
+use super::submove::SubMoveList;
 
 /// Why a game ended. The names are those of the PGN `Termination` tag.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -150,7 +151,14 @@ impl Position {
     /// two stalemates first, then (only at the start of a turn) insufficient
     /// material and the 75-move rule. Fivefold repetition needs the history.
     pub fn board_outcome(&self) -> Option<Outcome> {
-        if !self.has_legal_submove() {
+        self.board_outcome_given(&self.legal_submoves())
+    }
+
+    /// [`Position::board_outcome`] given this position's own legal sub-moves,
+    /// so that a caller that needs the list anyway (`Position::play`)
+    /// generates it once.
+    pub(crate) fn board_outcome_given(&self, legal: &SubMoveList) -> Option<Outcome> {
+        if legal.is_empty() {
             return Some(if self.phase == Phase::Second {
                 Outcome::Draw {
                     reason: Termination::SecondMoveStalemate,

@@ -304,7 +304,9 @@ impl Position {
     /// Plays a legal sub-move and returns the next position; `self` is left
     /// as it was. The error says why the sub-move was refused.
     pub fn play(&self, mv: SubMove) -> Result<Position, PlayError> {
-        if let Some(outcome) = self.board_outcome() {
+        // One generation serves both the ending check and the membership test.
+        let legal = self.legal_submoves();
+        if let Some(outcome) = self.board_outcome_given(&legal) {
             return Err(PlayError::GameOver(outcome));
         }
         match self.board.color_on(mv.from) {
@@ -312,7 +314,7 @@ impl Position {
             Some(color) if color != self.side => return Err(PlayError::NotYourPiece(mv.from)),
             Some(_) => {}
         }
-        if !self.is_legal(mv) {
+        if !legal.contains(&mv) {
             return Err(PlayError::Illegal(mv));
         }
         Ok(self.play_unchecked(mv))
