@@ -7,6 +7,9 @@
 //! run can be replayed. Only 127.0.0.1; every wait is bounded.
 #![allow(dead_code)]
 
+#[path = "../http_support/mod.rs"]
+mod http_support;
+
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -197,56 +200,7 @@ pub async fn http(
     path: &str,
     body: Option<&[u8]>,
 ) -> Result<(u16, String), String> {
-    let body = body.unwrap_or(b"");
-    let mut request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    )
-    .into_bytes();
-    request.extend_from_slice(body);
-    let exchange = async {
-        let mut stream = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
-        // The server may answer (413, 400) before reading a large body and
-        // close: a failed write is then not a failure of the exchange.
-        let _ = stream.write_all(&request).await;
-        let mut raw = Vec::new();
-        let _ = stream.read_to_end(&mut raw).await;
-        Ok::<_, String>(raw)
-    };
-    let raw = tokio::time::timeout(WAIT, exchange)
-        .await
-        .map_err(|_| "http timeout".to_string())??;
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, rest) = text
-        .split_once("\r\n\r\n")
-        .ok_or_else(|| format!("no http response: {text:?}"))?;
-    let status: u16 = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| format!("no status: {head:?}"))?;
-    let body = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        dechunk(rest)
-    } else {
-        rest.to_string()
-    };
-    Ok((status, body))
-}
-
-fn dechunk(mut rest: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, tail)) = rest.split_once("\r\n") {
-        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if n == 0 || tail.len() < n {
-            break;
-        }
-        out.push_str(&tail[..n]);
-        rest = tail[n..].trim_start_matches("\r\n");
-    }
-    out
+    http_support::request(addr, method, path, body.unwrap_or(b""), WAIT).await
 }
 
 /// Creates a game (`body` JSON) and has a second player join it:

@@ -4,6 +4,9 @@
 //! WebSocket client that reads typed messages with bounded waits.
 #![allow(dead_code)]
 
+#[path = "../http_support/mod.rs"]
+mod http_support;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -12,7 +15,6 @@ use marseillais::server::config::Config;
 use marseillais::server::store::Store;
 use marseillais::server::{ServerHandle, start, start_with_store};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
@@ -173,52 +175,14 @@ pub fn s(v: &Value) -> String {
     v.as_str().unwrap_or_default().to_string()
 }
 
-/// One HTTP/1.1 request with `Connection: close`; returns status and body.
+/// One HTTP/1.1 request with `Connection: close`; returns status and body,
+/// or panics (within [`WAIT`]) if there is no HTTP response.
 pub async fn http(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
-    let body = body.unwrap_or("");
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    let exchange = async {
-        let mut stream = TcpStream::connect(addr).await.expect("connect");
-        stream.write_all(request.as_bytes()).await.expect("write");
-        let mut raw = Vec::new();
-        stream.read_to_end(&mut raw).await.expect("read");
-        raw
-    };
-    let raw = tokio::time::timeout(WAIT, exchange)
-        .await
-        .expect("http in time");
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, rest) = text.split_once("\r\n\r\n").expect("http response");
-    let status: u16 = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("status");
-    let body = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        dechunk(rest)
-    } else {
-        rest.to_string()
-    };
-    (status, body)
-}
-
-fn dechunk(mut rest: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, tail)) = rest.split_once("\r\n") {
-        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if n == 0 || tail.len() < n {
-            break;
-        }
-        out.push_str(&tail[..n]);
-        rest = tail[n..].trim_start_matches("\r\n");
+    let body = body.unwrap_or("").as_bytes();
+    match http_support::request(addr, method, path, body, WAIT).await {
+        Ok(answer) => answer,
+        Err(why) => panic!("http {method} {path}: {why}"),
     }
-    out
 }
 
 pub struct Client {
