@@ -29,14 +29,28 @@ export class Board {
     this.el.setAttribute('role', 'grid');
     this.el.setAttribute('aria-label', 'Chess board');
     this.squares = new Map();
-    for (let i = 0; i < 64; i += 1) {
-      const sq = document.createElement('div');
-      sq.className = 'sq';
-      sq.setAttribute('role', 'gridcell');
-      sq.tabIndex = -1;
-      this.el.appendChild(sq);
+    // A grid owns rows and rows own cells (ARIA): eight rank rows of eight
+    // squares. `cells` keeps them in screen order, top left first.
+    this.cells = [];
+    for (let r = 0; r < 8; r += 1) {
+      const row = document.createElement('div');
+      row.className = 'rank';
+      row.setAttribute('role', 'row');
+      for (let c = 0; c < 8; c += 1) {
+        const sq = document.createElement('div');
+        sq.className = 'sq';
+        sq.setAttribute('role', 'gridcell');
+        sq.tabIndex = -1;
+        row.appendChild(sq);
+        this.cells.push(sq);
+      }
+      this.el.appendChild(row);
     }
-    root.replaceChildren(this.el);
+    // The promotion picker is a dialog: it goes beside the grid, not in it.
+    this.wrap = document.createElement('div');
+    this.wrap.className = 'board-frame';
+    this.wrap.appendChild(this.el);
+    root.replaceChildren(this.wrap);
     this.el.addEventListener('pointerdown', (e) => this.pointerDown(e));
     this.el.addEventListener('pointermove', (e) => this.pointerMove(e));
     this.el.addEventListener('pointerup', (e) => this.pointerUp(e));
@@ -79,9 +93,8 @@ export class Board {
 
   /** Gives each grid cell its square for the current orientation. */
   layout() {
-    const cells = [...this.el.children].filter((c) => c.classList.contains('sq'));
     this.squares.clear();
-    cells.forEach((cell, i) => {
+    this.cells.forEach((cell, i) => {
       const row = Math.floor(i / 8);
       const col = i % 8;
       const file = this.orientation === 'white' ? col : 7 - col;
@@ -93,6 +106,10 @@ export class Board {
       cell.dataset.file = row === 7 ? FILES[file] : '';
       cell.dataset.rank = col === 0 ? String(rank) : '';
       this.squares.set(name, cell);
+    });
+    this.el.querySelectorAll('.rank').forEach((row, i) => {
+      const rank = this.orientation === 'white' ? 8 - i : i + 1;
+      row.setAttribute('aria-label', `Rank ${rank}`);
     });
   }
 
@@ -142,7 +159,7 @@ export class Board {
     if (x < r.left || y < r.top || x >= r.right || y >= r.bottom) return null;
     const col = Math.floor(((x - r.left) / r.width) * 8);
     const row = Math.floor(((y - r.top) / r.height) * 8);
-    const cell = this.el.children[row * 8 + col];
+    const cell = this.cells[row * 8 + col];
     return cell ? cell.dataset.sq : null;
   }
 
@@ -205,7 +222,7 @@ export class Board {
       e.stopPropagation();
     });
     box.addEventListener('pointerdown', (e) => e.stopPropagation());
-    this.el.appendChild(box);
+    this.wrap.appendChild(box);
     this.promo = box;
     box.querySelector('button').focus();
   }
@@ -292,7 +309,7 @@ export class Board {
     const cell = e.target.closest && e.target.closest('.sq');
     if (!cell) return;
     const sq = cell.dataset.sq;
-    const idx = [...this.el.children].indexOf(cell);
+    const idx = this.cells.indexOf(cell);
     let row = Math.floor(idx / 8);
     let col = idx % 8;
     switch (e.key) {
@@ -314,6 +331,6 @@ export class Board {
     }
     e.preventDefault();
     e.stopPropagation();
-    this.focusSquare(this.el.children[row * 8 + col].dataset.sq);
+    this.focusSquare(this.cells[row * 8 + col].dataset.sq);
   }
 }
