@@ -1,12 +1,15 @@
 // The replay page (`/replay`): paste a comma PGN or an extended FEN; the
 // server validates it (POST /api/replay) and returns every position, which
-// this page steps through with buttons and the arrow keys.
+// this page steps through with buttons and the arrow keys. A bad record is
+// shown as far as it replays, on the position where it stops.
+// `/replay?game={id}` loads a game of this server (its PGN export).
 
 import { request, h } from './api.js';
 import { Board } from './board.js';
 import { placement, kingSquare, groupTurns } from './fen.js';
 
 const SAMPLE = '1. e4 e5,Nc6 2. Qh5,Nf3 g6,gxh5';
+const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 
 export function replayPage(main) {
   const text = h('textarea', { id: 'replay-input', rows: '6', spellcheck: false, placeholder: `Comma PGN, e.g. ${SAMPLE}\nor an extended FEN`, 'aria-label': 'Comma PGN or FEN' });
@@ -31,13 +34,22 @@ export function replayPage(main) {
       summary.textContent = `${players}${data.moves.length} sub-moves · result ${data.result}${data.reason ? ` (${data.reason.replaceAll('_', ' ')})` : ''}`;
       show();
     } catch (err) {
-      data = null;
       const at = err.turn ? ` (turn ${err.turn}, sub-move ${err.submove})` : '';
       error.replaceChildren(h('strong', {}, `This ${looksFen ? 'FEN' : 'PGN'} cannot be replayed${at}.`), h('br'), err.message);
-      summary.textContent = '';
-      list.replaceChildren();
-      where.textContent = '';
-      board.setPosition(placement('8/8/8/8/8/8/8/8'));
+      // The record as far as it replays (the server sends it with a move
+      // error): the board shows the position where it stops.
+      data = err.game && Array.isArray(err.game.moves) ? err.game : null;
+      if (data) {
+        index = data.moves.length;
+        summary.textContent = `Replayed up to the error: ${data.moves.length} sub-moves.`;
+        show();
+      } else {
+        summary.textContent = '';
+        list.replaceChildren();
+        where.textContent = '';
+        board.setHighlights({});
+        board.setPosition(placement(START_FEN));
+      }
     }
   };
 
@@ -103,10 +115,10 @@ export function replayPage(main) {
         text,
         h('div', { class: 'row' },
           h('button', { type: 'submit', class: 'primary', id: 'replay-load' }, 'Load'),
-          h('button', { type: 'button', onclick: () => { text.value = SAMPLE; load(); } }, 'Example'))),
+          h('button', { type: 'button', id: 'replay-example', onclick: () => { text.value = SAMPLE; load(); } }, 'Example'))),
       error, summary, list, where)));
   const board = new Board(boardWrap, {});
-  board.setPosition(placement('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1'));
+  board.setPosition(placement(START_FEN));
   document.addEventListener('keydown', (e) => {
     if (e.target.closest && e.target.closest('input, textarea')) return;
     if (e.key === 'ArrowLeft') { go(index - 1); e.preventDefault(); }
@@ -114,6 +126,20 @@ export function replayPage(main) {
     if (e.key === 'Home') { go(0); e.preventDefault(); }
     if (e.key === 'End') { go(Infinity); e.preventDefault(); }
   });
+  const game = new URLSearchParams(location.search).get('game');
   const fromHash = decodeURIComponent(location.hash.slice(1));
-  if (fromHash) { text.value = fromHash; load(); }
+  if (game && /^[0-9A-Za-z]{1,32}$/.test(game)) loadGame(game);
+  else if (fromHash) { text.value = fromHash; load(); }
+
+  /** Loads a game of this server by its id, through its PGN export. */
+  async function loadGame(id) {
+    try {
+      const res = await fetch(`/game/${id}.pgn`);
+      if (!res.ok) throw new Error(res.status === 404 ? `There is no game ${id}.` : `HTTP ${res.status}`);
+      text.value = await res.text();
+      load();
+    } catch (err) {
+      error.textContent = `The game could not be loaded: ${err.message}`;
+    }
+  }
 }

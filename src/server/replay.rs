@@ -7,8 +7,10 @@
 //! `{"start_fen", "moves": [{"uci", "san", "color", "fen", "turn", "submove"}],
 //!   "turns": [{"number", "color", "moves": [index, ..], "starts_at_second"}],
 //!   "result", "reason", "tags": [[name, value], ..]}`.
-//! On failure (`400`): `{"code", "message", "turn", "submove"}` where `turn`
-//! and `submove` are `null` unless the problem is at a sub-move.
+//! On failure (`400`): `{"code", "message", "turn", "submove", "game"}` where
+//! `turn` and `submove` are `null` unless the problem is at a sub-move, and
+//! `game` is then the record as far as it replays (the success shape), so
+//! that the page can show the position where it stops.
 
 use axum::Router;
 use axum::body::Bytes;
@@ -21,7 +23,7 @@ use serde_json::{Value, json};
 use super::assets;
 use super::protocol::Side;
 use super::state::reason_name;
-use crate::rules::pgn::{GameResult, PgnError, read_game};
+use crate::rules::pgn::{GameResult, MoveError, PgnError, read_game, read_game_prefix};
 use crate::rules::{Game, Position, Rules};
 
 /// Largest text accepted: a long game is a few kilobytes; this bounds the
@@ -85,6 +87,9 @@ pub struct ReplayError {
     pub turn: Option<u32>,
     /// 1 or 2, for errors at a sub-move.
     pub submove: Option<u8>,
+    /// For errors at a sub-move: the record up to there, as a success reply
+    /// describes it.
+    pub game: Option<Value>,
 }
 
 impl ReplayError {
@@ -94,6 +99,7 @@ impl ReplayError {
             message: message.into(),
             turn: None,
             submove: None,
+            game: None,
         }
     }
 }
@@ -112,14 +118,25 @@ impl From<PgnError> for ReplayError {
                     Side::White => "White",
                     Side::Black => "Black",
                 };
-                ReplayError {
-                    code: ReplayErrorCode::BadMove,
-                    message: format!(
+                // `token` is then the turn's first (and only) sub-move: it is
+                // sub-move 2 that is missing, not `token` that is wrong.
+                let message = if *reason == MoveError::TurnIncomplete {
+                    format!(
+                        "Turn {} ({side}), sub-move {} is missing: '{token}' is only sub-move 1, and this turn needs two sub-moves joined by a comma ('{token},...') (line {})",
+                        at.turn, at.submove, at.line
+                    )
+                } else {
+                    format!(
                         "Turn {} ({side}), sub-move {} '{token}': {reason} (line {})",
                         at.turn, at.submove, at.line
-                    ),
+                    )
+                };
+                ReplayError {
+                    code: ReplayErrorCode::BadMove,
+                    message,
                     turn: Some(at.turn),
                     submove: Some(at.submove),
+                    game: None,
                 }
             }
             PgnError::Fen(e) => {
@@ -170,9 +187,24 @@ pub fn replay_pgn(text: &str) -> Result<Value, ReplayError> {
             "paste a comma PGN or a FEN",
         ));
     }
-    let imported = read_game(text).ok_or_else(|| {
-        ReplayError::plain(ReplayErrorCode::Empty, "no game was found in the text")
-    })??;
+    let imported = match read_game(text) {
+        None => {
+            return Err(ReplayError::plain(
+                ReplayErrorCode::Empty,
+                "no game was found in the text",
+            ));
+        }
+        Some(Err(error)) => {
+            let at_submove = matches!(error, PgnError::Move { .. });
+            let mut error = ReplayError::from(error);
+            if at_submove {
+                error.game = read_game_prefix(text)
+                    .map(|game| describe(&game, GameResult::of(game.outcome()), &[]));
+            }
+            return Err(error);
+        }
+        Some(Ok(imported)) => imported,
+    };
     let result = imported
         .result
         .unwrap_or(GameResult::of(imported.game.outcome()));
@@ -262,6 +294,23 @@ mod tests {
         assert_eq!(error.turn, Some(1));
         assert_eq!(error.submove, Some(2));
         assert!(error.message.contains("Turn 1 (Black), sub-move 2"));
+    }
+
+    #[test]
+    fn an_incomplete_turn_names_its_missing_submove_and_comes_with_the_record_so_far() {
+        let error = replay_pgn("1. e4 e5 2. Nf3 Nc6").unwrap_err();
+        assert_eq!((error.turn, error.submove), (Some(1), Some(2)));
+        assert!(
+            error
+                .message
+                .starts_with("Turn 1 (Black), sub-move 2 is missing: 'e5' is only sub-move 1"),
+            "{}",
+            error.message
+        );
+        let game = error.game.unwrap();
+        assert_eq!(game["moves"].as_array().unwrap().len(), 2);
+        assert_eq!(game["moves"][1]["san"], "e5");
+        assert_eq!(game["moves"][1]["submove"], 1);
     }
 
     #[test]

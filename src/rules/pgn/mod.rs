@@ -22,7 +22,7 @@ use super::outcome::Outcome;
 use super::san::SanError;
 
 pub use check::{CheckReason, GameReport, Problem, check_games};
-pub use read::{ImportedGame, read_game, read_games};
+pub use read::{ImportedGame, read_game, read_game_prefix, read_games};
 pub use write::{movetext, write_game};
 
 /// The PGN result token.

@@ -58,6 +58,13 @@ pub fn read_game(text: &str) -> Option<Result<ImportedGame, PgnError>> {
     split_games(text).first().map(import)
 }
 
+/// The first game of a PGN text replayed as far as it goes: every sub-move
+/// before the first problem that stops reading (none if the header is bad).
+/// For showing where a bad record stops.
+pub fn read_game_prefix(text: &str) -> Option<Game> {
+    split_games(text).first().map(|raw| replay(raw).game)
+}
+
 fn import(raw: &RawGame) -> Result<ImportedGame, PgnError> {
     let replay = replay(raw);
     if let Some(err) = replay.fatal {
