@@ -1,12 +1,16 @@
-// The lobby (`/`): the create form, the open games to join and the games in
-// progress to watch (both polled every few seconds).
+// The lobby (`/`): the create form, the open games to join, the games in
+// progress to watch and the recently finished games (polled every few
+// seconds).
 
-import { request, saveSeat, hasSeat, h, clockLabel, cap } from './api.js';
+import { request, saveSeat, hasSeat, h, clockLabel, cap, outcomeText } from './api.js';
 
 const PRESETS = [
   ['3+2', 180, 2], ['5+3', 300, 3], ['10+5', 600, 5], ['15+10', 900, 10],
 ];
 const POLL_MS = 3000;
+/** The server's clock limits (docs/protocol.md), checked here to say them in words. */
+const MAX_BASE_MINUTES = 180;
+const MAX_INCREMENT_SECS = 180;
 
 export function lobbyPage(main) {
   const error = h('p', { class: 'error', role: 'alert', id: 'create-error' });
@@ -18,7 +22,8 @@ export function lobbyPage(main) {
     radio('clock', 'custom', 'Custom'),
     radio('clock', 'none', 'No clock'),
   ];
-  const form = h('form', { id: 'create-form', class: 'panel create' },
+  // novalidate: the form's own checks say what is wrong in words, in the alert below.
+  const form = h('form', { id: 'create-form', class: 'panel create', novalidate: true },
     h('h2', {}, 'New game'),
     h('fieldset', {}, h('legend', {}, 'Time control'), h('div', { class: 'choices' }, clockChoices), custom),
     h('fieldset', {}, h('legend', {}, 'Your colour'), h('div', { class: 'choices' },
@@ -27,7 +32,11 @@ export function lobbyPage(main) {
       radio('variant', 'balanced', 'Balanced (White opens with one move)', true),
       radio('variant', 'marseillais', 'Marseillais (two moves from the start)'))),
     h('details', { class: 'fen-start' }, h('summary', {}, 'Start from a position (FEN)'),
+      h('label', { for: 'fen-input', class: 'visually-hidden' }, 'Starting position (extended FEN)'),
       h('input', { type: 'text', id: 'fen-input', name: 'fen', placeholder: 'extended FEN, e.g. rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1', autocomplete: 'off', spellcheck: false })),
+    h('p', { class: 'listed' }, h('label', { for: 'listed' },
+      h('input', { type: 'checkbox', id: 'listed', name: 'listed', checked: true }),
+      ' Listed in the lobby'), h('span', { class: 'hint' }, ' (untick to play only with whoever has the link)')),
     h('button', { type: 'submit', id: 'create-btn', class: 'primary' }, 'Create game'),
     error);
   form.addEventListener('change', () => {
@@ -37,10 +46,14 @@ export function lobbyPage(main) {
     e.preventDefault();
     error.textContent = '';
     const body = { color: form.elements.color.value, variant: form.elements.variant.value };
+    // Sent only when off: listed is the server's default.
+    if (!form.querySelector('#listed').checked) body.listed = false;
     const choice = form.elements.clock.value;
     if (choice === 'custom') {
       const base = Number(form.querySelector('#custom-base').value);
       const inc = Number(form.querySelector('#custom-inc').value);
+      const problem = clockProblem(base, inc);
+      if (problem) { error.textContent = problem; return; }
       body.clock = { base_secs: Math.round(base * 60), increment_secs: Math.round(inc) };
     } else if (choice !== 'none') {
       const [, base, inc] = PRESETS.find(([l]) => l === choice);
@@ -53,23 +66,26 @@ export function lobbyPage(main) {
       saveSeat(grant.id, grant.token);
       location.assign(grant.url);
     } catch (err) {
-      error.textContent = `Could not create the game: ${err.message}`;
+      error.textContent = `Could not create the game: ${createErrorText(err)}`;
     }
   });
 
   const openList = h('ul', { class: 'games', id: 'open-games' });
   const playingList = h('ul', { class: 'games', id: 'playing-games' });
+  const recentList = h('ul', { class: 'games recent', id: 'recent-games' });
   const listError = h('p', { class: 'error', role: 'status' });
   main.replaceChildren(h('div', { class: 'lobby' },
     form,
     h('section', { class: 'panel' }, h('h2', {}, 'Open games'), openList, listError,
-      h('h2', {}, 'Games in progress'), playingList)));
+      h('h2', {}, 'Games in progress'), playingList,
+      h('h2', {}, 'Recent games'), recentList)));
 
   async function refresh() {
     try {
-      const [open, playing] = await Promise.all([
+      const [open, playing, finished] = await Promise.all([
         request('GET', '/api/games?status=open&limit=30'),
         request('GET', '/api/games?status=playing&limit=30'),
+        request('GET', '/api/games?status=finished&limit=10'),
       ]);
       listError.textContent = '';
       fill(openList, open.games, 'No open game. Create one!', (g) => {
@@ -82,6 +98,7 @@ export function lobbyPage(main) {
       });
       fill(playingList, playing.games, 'No game in progress.', (g) =>
         h('a', { href: `/game/${g.id}`, class: 'button watch' }, hasSeat(g.id) ? 'Play' : 'Watch'));
+      fillRecent(recentList, finished.games);
     } catch (err) {
       listError.textContent = `The game list could not be loaded: ${err.message}`;
     }
@@ -113,6 +130,58 @@ function fill(list, games, empty, action) {
       h('strong', {}, clockLabel(g.clock)), ' · ', cap(g.variant),
       g.sub_moves ? ` · ${g.sub_moves} sub-moves` : ''),
     action(g))));
+}
+
+/** Finished games: the outcome in words and links to the game, its PGN and its replay. */
+function fillRecent(list, games) {
+  if (!games || !games.length) {
+    list.replaceChildren(h('li', { class: 'empty' }, 'No finished game yet.'));
+    return;
+  }
+  list.replaceChildren(...games.map((g) => {
+    const outcome = outcomeText({ result: g.result, reason: g.reason, winner: winnerOf(g.result) }) || 'Finished';
+    return h('li', { 'data-id': g.id },
+      h('span', { class: 'game-desc' },
+        h('strong', {}, g.result && g.result !== '*' ? g.result : '—'), ' ',
+        h('a', { href: `/game/${g.id}`, class: 'outcome' }, outcome),
+        ` · ${clockLabel(g.clock)} · ${cap(g.variant)}${g.sub_moves ? ` · ${g.sub_moves} sub-moves` : ''}`),
+      h('span', { class: 'links' },
+        h('a', { href: `/game/${g.id}.pgn`, class: 'button', 'aria-label': `PGN of game ${g.id}` }, 'PGN'),
+        h('a', { href: `/replay?game=${encodeURIComponent(g.id)}`, class: 'button', 'aria-label': `Replay game ${g.id}` }, 'Replay')));
+  }));
+}
+
+function winnerOf(result) {
+  if (result === '1-0') return 'white';
+  if (result === '0-1') return 'black';
+  return null;
+}
+
+/** Why a custom clock cannot be used, in the form's words, or null. */
+function clockProblem(minutes, increment) {
+  if (!Number.isFinite(minutes) || minutes < 0 || minutes > MAX_BASE_MINUTES) {
+    return `Base time must be between 0 and ${MAX_BASE_MINUTES} minutes.`;
+  }
+  if (!Number.isFinite(increment) || increment < 0 || increment > MAX_INCREMENT_SECS) {
+    return `Increment must be between 0 and ${MAX_INCREMENT_SECS} seconds.`;
+  }
+  if (Math.round(minutes * 60) === 0 && Math.round(increment) === 0) {
+    return 'Base time and increment cannot both be zero: choose "No clock" for an untimed game.';
+  }
+  return null;
+}
+
+/** A refused creation in words: the server names fields (`clock: base_secs ...`, `fen: ...`). */
+function createErrorText(err) {
+  const message = String(err.message || '');
+  if (err.code === 'bad_request') {
+    if (message.startsWith('fen:')) return `the starting position (FEN) cannot be used: ${message.slice(4).trim()}.`;
+    if (message.startsWith('clock:')) {
+      return `the clock is out of range (base time at most ${MAX_BASE_MINUTES} minutes, increment at most ${MAX_INCREMENT_SECS} seconds, not both zero).`;
+    }
+    return 'the server did not understand the request.';
+  }
+  return message;
 }
 
 let radioSeq = 0;
