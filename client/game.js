@@ -7,6 +7,7 @@ import { Board } from './board.js';
 import { GameSocket } from './socket.js';
 import { placement, applyUci, isCapture, kingSquare, fenInfo, groupTurns, commaText } from './fen.js';
 import * as sound from './sound.js';
+import { announceEvent } from './announce.js';
 
 const LOW_MS = 20000;
 const LOW_SOUND_MS = 10000;
@@ -44,7 +45,7 @@ class GamePage {
       top: el('div', { class: 'player-bar top' }),
       bottom: el('div', { class: 'player-bar bottom' }),
     };
-    this.clockEls = { white: el('span', { class: 'clock', id: 'clock-white' }), black: el('span', { class: 'clock', id: 'clock-black' }) };
+    this.clockEls = { white: el('span', { class: 'clock', id: 'clock-white', role: 'timer', 'aria-label': "White's clock" }), black: el('span', { class: 'clock', id: 'clock-black', role: 'timer', 'aria-label': "Black's clock" }) };
     this.seatEls = { white: el('span', { class: 'seat', id: 'seat-white' }), black: el('span', { class: 'seat', id: 'seat-black' }) };
     this.status = el('p', { class: 'status', id: 'status', role: 'status', 'aria-live': 'polite' }, 'Loading…');
     this.note = el('p', { class: 'note', id: 'first-move-note' });
@@ -147,6 +148,7 @@ class GamePage {
       if (this.v !== null && msg.v > this.v + 1) { this.socket.reconnect(); return; }
       if (!this.S) return;
       this.v = msg.v;
+      announceEvent(msg.t, d, this.S, this.you);
       this.applyEvent(msg.t, d);
       this.render();
       return;
@@ -479,7 +481,7 @@ class GamePage {
     const p = this.presence;
     this.spectators.textContent = p ? `${p.spectators} watching` : '';
     const muted = sound.isMuted();
-    this.muteBtn.textContent = muted ? 'Sound off' : 'Sound on';
+    this.muteBtn.textContent = 'Mute sounds';
     this.muteBtn.setAttribute('aria-pressed', muted ? 'true' : 'false');
   }
 

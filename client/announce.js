@@ -1,0 +1,94 @@
+// Says in words, through the page's polite live region (`#announcer` in
+// index.html), what a screen-reader user cannot see happen on the board:
+// the other side's sub-moves ("Black: knight f6, then pawn d5"), offers and
+// the end of the game. A player's own actions are not read back.
+
+import { outcomeText, cap } from './api.js';
+import { placement, applyUci } from './fen.js';
+
+const NAMES = { p: 'pawn', n: 'knight', b: 'bishop', r: 'rook', q: 'queen', k: 'king' };
+
+// The sub-moves of the turn being announced: `{color, words: []}`.
+let run = null;
+
+function region() {
+  return document.getElementById('announcer');
+}
+
+/** Puts `text` in the live region (screen readers read the change). */
+export function announce(text) {
+  const el = region();
+  if (el) el.textContent = text;
+}
+
+/**
+ * One sub-move in words, from the board before it: "knight f6",
+ * "pawn takes d5", "castles kingside", "pawn e8, promotes to queen, check".
+ */
+export function describeSubMove(before, uci, san = '') {
+  const from = uci.slice(0, 2);
+  const to = uci.slice(2, 4);
+  const piece = before.get(from) || '';
+  const kind = piece.toLowerCase();
+  let words;
+  if (kind === 'k' && Math.abs(from.charCodeAt(0) - to.charCodeAt(0)) === 2) {
+    words = to[0] === 'g' ? 'castles kingside' : 'castles queenside';
+  } else {
+    const takes = before.has(to) || (kind === 'p' && from[0] !== to[0]);
+    words = `${NAMES[kind] || 'piece'} ${takes ? 'takes ' : ''}${to}`;
+    if (uci[4]) words += `, promotes to ${NAMES[uci[4]] || uci[4]}`;
+  }
+  if (san.endsWith('#')) words += ', checkmate';
+  else if (san.endsWith('+')) words += ', check';
+  return words;
+}
+
+/**
+ * Announces a game event if the user should hear it. `t` and `d` are the
+ * WebSocket event; `state` is the page's state *before* the event (its
+ * `fen` is the board the sub-move was played on); `you` is the user's
+ * colour, or null for a spectator (who hears both sides).
+ */
+export function announceEvent(t, d, state, you) {
+  if (!state) return;
+  switch (t) {
+    case 'move': {
+      if (d.color === you) { run = null; return; }
+      const words = describeSubMove(placement(state.fen), d.uci, d.san);
+      const last = state.moves[state.moves.length - 1];
+      // The second sub-move of the turn being told: add to it.
+      if (run && run.color === d.color && last && last.color === d.color && run.words.length === 1) run.words.push(words);
+      else run = { color: d.color, words: [words] };
+      announce(`${cap(d.color)}: ${run.words.join(', then ')}`);
+      break;
+    }
+    case 'takeback': {
+      const last = state.moves[state.moves.length - 1];
+      run = null;
+      if (last && last.color !== you) announce(`${cap(last.color)} took back ${describeSubMove(boardBefore(state), last.uci, last.san)}`);
+      break;
+    }
+    case 'draw_offer':
+      if (d.by !== you) announce(`${cap(d.by)} offers a draw`);
+      break;
+    case 'draw_decline':
+      if (state.draw_offer && state.draw_offer === you) announce('Your draw offer was declined');
+      break;
+    case 'rematch_offer':
+      if (d.by !== you) announce(`${cap(d.by)} offers a rematch`);
+      break;
+    case 'end':
+      run = null;
+      announce(`Game over: ${outcomeText({ result: d.result, winner: d.winner, reason: d.reason })}`);
+      break;
+    default:
+      break;
+  }
+}
+
+/** The board before the last sub-move of `state` (for a take-back). */
+function boardBefore(state) {
+  let board = placement(state.start_fen);
+  for (const m of state.moves.slice(0, -1)) board = applyUci(board, m.uci);
+  return board;
+}
