@@ -120,7 +120,20 @@ export function lobbyPage(main) {
   return () => clearInterval(timer);
 }
 
+/**
+ * Whether `list` already shows these games: the lists are polled, and
+ * rebuilding an unchanged list would take the keyboard focus (and a screen
+ * reader's place) away from a link or button in it every few seconds.
+ */
+function unchanged(list, games) {
+  const key = JSON.stringify((games || []).map((g) => [g, hasSeat(g.id)]));
+  if (list.dataset.key === key) return true;
+  list.dataset.key = key;
+  return false;
+}
+
 function fill(list, games, empty, action) {
+  if (unchanged(list, games)) return;
   if (!games || !games.length) {
     list.replaceChildren(h('li', { class: 'empty' }, empty));
     return;
@@ -134,6 +147,7 @@ function fill(list, games, empty, action) {
 
 /** Finished games: the outcome in words and links to the game, its PGN and its replay. */
 function fillRecent(list, games) {
+  if (unchanged(list, games)) return;
   if (!games || !games.length) {
     list.replaceChildren(h('li', { class: 'empty' }, 'No finished game yet.'));
     return;

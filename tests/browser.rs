@@ -1454,3 +1454,42 @@ async fn the_opponents_submoves_offers_and_the_end_are_announced_in_words() {
     wait_text(&black, "#announcer", "Black wins by resignation").await;
     rig.stop(vec![white, black]).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_polls_without_taking_the_keyboard_focus_from_a_game_link() {
+    if !browser_available("the_lobby_polls...") {
+        return;
+    }
+    let _serial = SERIAL.lock().await;
+    let rig = Rig::start().await;
+    let creator = rig.driver.session().await;
+    let s = rig.driver.session().await;
+    create_game(&rig, &creator, "white", "none", None).await;
+    s.client.goto(&rig.url("/")).await.expect("lobby");
+    wait_for(
+        &s,
+        "document.querySelectorAll('#open-games .join').length === 1",
+        "the open game listed",
+    )
+    .await;
+    // Count the list requests, then focus the Join button as a keyboard user would.
+    js(
+        &s,
+        "window.polls = 0; const f = window.fetch; window.fetch = (u, o) => { if (String(u).startsWith('/api/games?')) window.polls += 1; return f(u, o); }; \
+         document.querySelector('#open-games .join').focus(); window.focused = document.activeElement; return true;",
+    )
+    .await;
+    // Two polls later (each asks for three lists) the focus is where it was.
+    wait_for(&s, "window.polls >= 6", "two polls of the lists").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        js(
+            &s,
+            "return document.activeElement === window.focused && document.activeElement.classList.contains('join')"
+        )
+        .await,
+        json!(true),
+        "the focus stayed on the Join button"
+    );
+    rig.stop(vec![creator, s]).await;
+}
