@@ -956,6 +956,14 @@ async fn capture_screenshots() {
 // words, the version on moves, the typed move input.
 // ---------------------------------------------------------------------------
 
+/// Saves a screenshot named `name` into `$MARSEILLAIS_TEST_SHOTS` when that is
+/// set (to look at a layout by eye); does nothing otherwise.
+async fn debug_shot(s: &Session, name: &str) {
+    if let Some(dir) = std::env::var_os("MARSEILLAIS_TEST_SHOTS") {
+        screenshot(s, &Path::new(&dir).join(format!("{name}.png"))).await;
+    }
+}
+
 /// Runs `script` asynchronously in the page (its last argument is the callback).
 async fn js_async(s: &Session, script: &str, args: Vec<Value>) -> Value {
     s.client
@@ -1236,7 +1244,7 @@ async fn at_800x700_and_on_a_390x844_phone_the_board_leaves_the_clocks_and_statu
         )
         .await;
         tokio::time::sleep(Duration::from_millis(200)).await;
-        screenshot(&white, Path::new(&format!("/tmp/h6-game-{w}x{h}.png"))).await;
+        debug_shot(&white, &format!("game-{w}x{h}")).await;
         assert_eq!(js(&white, OUTSIDE_VIEWPORT).await, json!([]), "at {w}x{h}");
         let board = js(
             &white,
@@ -1284,6 +1292,7 @@ async fn draw_offers_declines_and_takebacks_are_said_in_words_to_players_and_spe
     for s in all {
         wait_text(s, "#said", "White offers a draw").await;
     }
+    debug_shot(&watcher, "said-draw-offer").await;
     click(&black, "#btn-draw-decline").await;
     for s in all {
         wait_text(s, "#said", "Draw declined").await;
@@ -1334,6 +1343,7 @@ async fn an_opponent_gone_offline_is_said_with_a_countdown_and_claim_victory_wai
         );
     }
     wait_text(&watcher, "#away-note", "Black is offline").await;
+    debug_shot(&white, "away-countdown").await;
     wait_text(&white, "#away-note", "you may claim victory now").await;
     click(&white, "#btn-claim-victory").await;
     wait_text(&white, "#banner", "White wins by abandonment").await;
@@ -1376,6 +1386,7 @@ async fn while_the_page_is_offline_the_clocks_stop_and_the_status_is_greyed() {
     )
     .await;
     let before = text(&white, "#clock-white").await;
+    debug_shot(&white, "offline").await;
     tokio::time::sleep(Duration::from_millis(2500)).await;
     assert_eq!(
         text(&white, "#clock-white").await,
@@ -1431,7 +1442,7 @@ async fn the_last_turn_marks_its_first_and_second_submove_with_distinct_1_and_2_
             "only the destinations of the last turn: {marks}"
         );
     }
-    screenshot(&white, Path::new("/tmp/h6-marks.png")).await;
+    debug_shot(&white, "marks").await;
     rig.stop(vec![white, black]).await;
 }
 
@@ -1487,7 +1498,7 @@ async fn the_promotion_picker_opens_on_the_promotion_square() {
          return [inside('#promo-q', false), inside('#promo-n', true)]",
     )
     .await;
-    screenshot(&white, Path::new("/tmp/h6-promotion.png")).await;
+    debug_shot(&white, "promotion").await;
     assert_eq!(
         placed,
         json!([true, true]),
@@ -1519,6 +1530,7 @@ async fn reviewing_during_your_own_turn_is_said_and_back_to_the_game_returns() {
     wait_text(&white, "#status", "Your turn: move 1 of 2").await;
     click(&white, "#movelist .mv[data-index='0']").await;
     wait_text(&white, "#status", "reviewing").await;
+    debug_shot(&white, "reviewing").await;
     click(&white, "#btn-back-to-game").await;
     wait_text(&white, "#status", "Your turn: move 1 of 2").await;
     assert!(!text(&white, "#status").await.contains("reviewing"));
