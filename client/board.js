@@ -140,6 +140,8 @@ export class Board {
       }
       cell.classList.toggle('last1', s1.has(name));
       cell.classList.toggle('last2', s2.has(name));
+      cell.classList.toggle('last1-to', !!hl.s1 && hl.s1.slice(2, 4) === name); // the "1" mark
+      cell.classList.toggle('last2-to', !!hl.s2 && hl.s2.slice(2, 4) === name); // the "2" mark
       cell.classList.toggle('check', hl.check === name);
       cell.classList.toggle('selected', this.selected === name);
       cell.classList.toggle('dest', dests.has(name) && !p);
@@ -197,6 +199,10 @@ export class Board {
     box.className = 'promotion';
     box.setAttribute('role', 'dialog');
     box.setAttribute('aria-label', 'Promote to');
+    // Opens on the promotion square, running toward the middle of the board.
+    const at = [...this.el.children].indexOf(this.squares.get(to));
+    box.classList.add('at-square', at < 32 ? 'from-top' : 'from-bottom');
+    box.style.setProperty('--col', String(at % 8));
     for (const letter of PROMOS.filter((l) => letters.includes(l))) {
       const b = document.createElement('button');
       b.type = 'button';

@@ -76,7 +76,8 @@ export function kingSquare(board, side) {
 }
 
 /**
- * Groups sub-moves into turns as comma PGN writes them.
+ * Groups sub-moves into turns as comma PGN writes them: consecutive
+ * sub-moves of one colour are one turn (docs/protocol.md 3.3).
  * `moves` are `{san, color}`; returns `[{number, color, label, items: [{index, san}]}]`.
  */
 export function groupTurns(startFen, moves) {
@@ -86,19 +87,17 @@ export function groupTurns(startFen, moves) {
   moves.forEach((m, index) => {
     const last = turns[turns.length - 1];
     const colour = m.color === 'black' ? 'black' : 'white';
-    const continues = last && last.color === colour && last.items.length < 2 && !last.closed;
-    if (continues) {
+    // The server says who moved: a turn is a run of one colour's sub-moves
+    // (no rule about checks or turn lengths is re-derived here).
+    if (last && last.color === colour) {
       last.items.push({ index, san: m.san });
       return;
     }
     if (last && last.color === 'black') number += 1;
     const turn = { number, color: colour, items: [{ index, san: m.san }] };
     turn.leadingComma = index === 0 && info.phase === '2';
-    turn.closed = index === 0 && info.phase === 's';
     turns.push(turn);
-    if (/[+#]$/.test(m.san)) turn.closed = true; // check ends the turn
   });
-  turns.forEach((t) => { if (t.leadingComma) t.closed = true; });
   return turns;
 }
 

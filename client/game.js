@@ -1,11 +1,13 @@
-// The game page (`/game/{id}`): joins the free seat of an open game, keeps
-// the seat token, follows the game over a reconnecting WebSocket and lets a
-// player act; without a seat it is the same live view with no controls.
+// The game page (`/game/{id}`): offers the free seat of an open game (taken
+// only on a click), keeps the seat token, follows the game over a
+// reconnecting WebSocket and lets a player act; without a seat it is the
+// same live view with no controls. What happens is also said in words.
 
 import { request, seatToken, saveSeat, h, clockLabel, outcomeText, cap } from './api.js';
 import { Board } from './board.js';
 import { GameSocket } from './socket.js';
 import { placement, applyUci, isCapture, kingSquare, fenInfo, groupTurns, commaText } from './fen.js';
+import { matchTyped } from './typed.js';
 import * as sound from './sound.js';
 import { announceEvent } from './announce.js';
 
@@ -35,6 +37,11 @@ class GamePage {
     this.confirmResign = false;
     this.rematchSeat = null; // the private rematch_seat message, once received
     this.rematchLive = false; // a rematch event arrived while this page was open
+    this.online = false;
+    this.watching = false; // the visitor chose "Watch" over the free seat
+    this.saidText = ''; // the last thing that happened, in words (until the next move)
+    this.claimAt = { white: null, black: null }; // performance.now() when a claim over an away seat opens
+    this.claimOpen = null; // whether the claim button was last drawn enabled
     this.build();
   }
 
@@ -48,10 +55,22 @@ class GamePage {
     this.clockEls = { white: el('span', { class: 'clock', id: 'clock-white', role: 'timer', 'aria-label': "White's clock" }), black: el('span', { class: 'clock', id: 'clock-black', role: 'timer', 'aria-label': "Black's clock" }) };
     this.seatEls = { white: el('span', { class: 'seat', id: 'seat-white' }), black: el('span', { class: 'seat', id: 'seat-black' }) };
     this.status = el('p', { class: 'status', id: 'status', role: 'status', 'aria-live': 'polite' }, 'Loading…');
+    this.backBtn = el('button', { type: 'button', id: 'btn-back-to-game', class: 'primary', hidden: true, onclick: () => this.goto(null) }, 'Back to the game');
+    this.saidEl = el('p', { class: 'said', id: 'said', 'aria-live': 'polite' });
+    this.awayNote = el('p', { class: 'note', id: 'away-note', 'aria-live': 'polite' });
+    this.joinOffer = el('div', { class: 'invite join-offer', id: 'join-offer', hidden: true });
     this.note = el('p', { class: 'note', id: 'first-move-note' });
     this.banner = el('div', { class: 'banner', id: 'banner', hidden: true });
     this.invite = el('div', { class: 'invite', id: 'invite', hidden: true });
     this.notice = el('p', { class: 'notice', id: 'notice', role: 'alert' });
+    this.moveInput = el('input', {
+      type: 'text', id: 'move-input', autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false',
+      placeholder: 'Nf3 or g1f3', 'aria-describedby': 'move-input-help',
+    });
+    this.moveForm = el('form', { class: 'move-form', id: 'move-form', hidden: true, onsubmit: (e) => { e.preventDefault(); this.typedMove(); } },
+      el('label', { for: 'move-input' }, 'Type a move'),
+      el('div', { class: 'row' }, this.moveInput, el('button', { type: 'submit', id: 'btn-move-input' }, 'Play')),
+      el('span', { class: 'help', id: 'move-input-help' }, 'SAN (Nf3, exd5, O-O, e8=Q) or UCI (g1f3), then Enter.'));
     this.moveList = el('ol', { class: 'movelist', id: 'movelist', 'aria-label': 'Moves' });
     this.reviewBar = el('div', { class: 'review-nav' },
       el('button', { type: 'button', id: 'nav-first', title: 'Start', 'aria-label': 'Go to the start', onclick: () => this.goto(0) }, '«'),
@@ -73,8 +92,9 @@ class GamePage {
     this.main.replaceChildren(el('div', { class: 'game' },
       el('div', { class: 'board-col' }, this.bars.top, this.boardWrap, this.bars.bottom),
       el('aside', { class: 'side panel' },
-        this.info, this.status, this.note, this.banner, this.invite, this.notice,
-        this.moveList, this.reviewBar, this.reviewNote, this.actions, this.meta)));
+        this.info, this.status, this.backBtn, this.saidEl, this.awayNote, this.note, this.banner,
+        this.joinOffer, this.invite, this.notice,
+        this.moveList, this.reviewBar, this.reviewNote, this.moveForm, this.actions, this.meta)));
     this.board = new Board(this.boardWrap, { onMove: (uci) => this.playMove(uci) });
     document.addEventListener('keydown', (e) => {
       if (e.target.closest && e.target.closest('.board, input, textarea, select')) return;
@@ -88,26 +108,24 @@ class GamePage {
   }
 
   async start() {
-    let token = seatToken(this.id);
+    const token = seatToken(this.id);
     if (!token) {
+      // Opening the link takes nothing: an open game offers its free seat
+      // ("Join as ...") beside "Watch" (renderJoinOffer).
       try {
-        const pub = await request('GET', `/api/games/${encodeURIComponent(this.id)}`);
-        if (pub.status === 'open') {
-          // The first person to open the invite link takes the free seat.
-          const grant = await request('POST', `/api/games/${encodeURIComponent(this.id)}/join`);
-          saveSeat(grant.id, grant.token);
-          token = grant.token;
-        }
+        await request('GET', `/api/games/${encodeURIComponent(this.id)}`);
       } catch (err) {
         if (err.status === 404) {
           this.status.textContent = 'There is no game with this link.';
           return;
         }
-        if (err.code !== 'seat_taken') this.notice.textContent = err.message;
       }
     }
     this.token = token;
-    this.socket = new GameSocket(this.id, () => ({ token: this.token, v: this.v }), {
+    // A running clock is read afresh after a reconnect (a full snapshot):
+    // the events since `v` would not say how much time passed meanwhile.
+    const resume = () => ({ token: this.token, v: this.S && this.S.clock && this.S.clock.running ? null : this.v });
+    this.socket = new GameSocket(this.id, resume, {
       onMessage: (m) => this.onMessage(m),
       onStatus: (online) => this.onConnection(online),
       onOpen: () => this.resendPending(),
@@ -119,23 +137,50 @@ class GamePage {
   onConnection(online) {
     this.conn.textContent = online ? 'Online' : 'Offline: reconnecting…';
     this.conn.classList.toggle('offline', !online);
+    if (!online && this.online) this.freezeClocks();
+    this.online = online;
+    this.status.classList.toggle('offline', !online);
+    this.render();
+  }
+
+  /** Offline, the local clocks stop at what they show: the server's word comes on reconnecting. */
+  freezeClocks() {
+    const S = this.S;
+    if (!S) return;
+    const now = performance.now();
+    if (S.clock && S.clock.running && S.status === 'playing') {
+      S.clock[S.clock.running] = Math.max(0, S.clock[S.clock.running] - (now - this.clockAt));
+    }
+    this.clockAt = now;
+    if (typeof S.first_move_ms === 'number') S.first_move_ms = Math.max(0, S.first_move_ms - (now - this.firstMoveAt));
+    this.firstMoveAt = now;
   }
 
   resendPending() {
-    if (this.pending) this.socket.send('move', { uci: this.pending.uci, id: this.pending.id });
+    // The version it was decided on, not the latest: the server judges staleness.
+    if (this.pending) this.socket.send('move', { uci: this.pending.uci, id: this.pending.id, v: this.pending.v });
+  }
+
+  /** A notice about the player's own action; `gentle` for what is no fault (a stale move). */
+  showNotice(text, gentle = false) {
+    this.notice.textContent = text;
+    this.notice.classList.toggle('gentle', gentle);
   }
 
   send(t, d) {
-    this.notice.textContent = '';
-    if (!this.socket.send(t, d)) this.notice.textContent = 'You are offline; try again when reconnected.';
+    this.showNotice('');
+    if (!this.socket.send(t, d)) this.showNotice('You are offline; try again when reconnected.');
   }
 
   playMove(uci) {
     const S = this.S;
     if (!S || !this.you || S.turn !== this.you || S.status !== 'playing' || this.pending) return;
+    this.showNotice('');
     this.seq += 1;
-    this.pending = { uci, id: `${Date.now().toString(36)}-${this.seq}` };
-    this.socket.send('move', { uci, id: this.pending.id });
+    this.pending = { uci, id: `${Date.now().toString(36)}-${this.seq}`, v: this.v };
+    if (!this.socket.send('move', { uci, id: this.pending.id, v: this.v })) {
+      this.showNotice('Offline: the move is sent when the connection is back.', true);
+    }
     // Show the move at once; the server's event confirms it (or an error undoes it).
     this.board.setPosition(applyUci(placement(S.fen), uci));
     this.board.setLegal([], null);
@@ -167,16 +212,28 @@ class GamePage {
         }
         this.render();
         break;
-      case 'presence':
+      case 'presence': {
         this.presence = d;
+        const now = performance.now();
+        for (const c of ['white', 'black']) {
+          const ms = d.claim_in_ms ? d.claim_in_ms[c] : null;
+          this.claimAt[c] = typeof ms === 'number' ? now + ms : null;
+        }
         this.render();
         break;
+      }
       case 'ack':
         if (this.pending && String(this.pending.id) === String(d.id)) this.pending = null;
         break;
       case 'error':
-        if (this.pending && d.id !== undefined && String(this.pending.id) === String(d.id)) this.pending = null;
-        this.notice.textContent = d.message || d.code || 'Refused';
+        if (this.pending && d.id !== undefined && d.id !== null && String(this.pending.id) === String(d.id)) this.pending = null;
+        if (d.code === 'stale') {
+          // The move was decided on an older position: no fault, just resync.
+          this.showNotice('The game moved on before your move arrived, so it was not played. The board is up to date: play again.', true);
+          this.socket.send('hello', this.token ? { token: this.token } : {});
+        } else {
+          this.showNotice(d.message || d.code || 'Refused');
+        }
         this.render();
         break;
       case 'rematch_seat':
@@ -203,6 +260,7 @@ class GamePage {
     };
     switch (t) {
       case 'join':
+        this.saidText = `${cap(d.color)} joined: the game begins.`;
         S.seats[d.color].taken = true;
         S.status = 'playing';
         S.first_move_ms = d.first_move_ms;
@@ -212,6 +270,8 @@ class GamePage {
         break;
       case 'move': {
         const captured = isCapture(placement(S.fen), d.uci);
+        const lapsed = S.draw_offer && 'draw_offer' in d && !d.draw_offer;
+        this.saidText = lapsed ? `${cap(d.color)} played on: the draw offer lapsed.` : '';
         S.moves.push({ uci: d.uci, san: d.san, color: d.color });
         setPosition();
         if (this.pending && this.pending.uci === d.uci && d.color === this.you) this.pending = null;
@@ -219,16 +279,20 @@ class GamePage {
         sound.play(d.check ? 'check' : captured ? 'capture' : 'move');
         break;
       }
-      case 'takeback':
-        S.moves.pop();
+      case 'takeback': {
+        const gone = S.moves.pop();
+        if (gone) this.saidText = `${cap(gone.color)} took back ${gone.san}.`;
         setPosition();
         sound.play('move');
         break;
+      }
       case 'draw_offer':
         S.draw_offer = d.by;
+        this.saidText = '';
         break;
       case 'draw_decline':
         S.draw_offer = null;
+        this.saidText = `Draw declined by ${cap(d.by)}.`;
         break;
       case 'end':
         S.outcome = { result: d.result, winner: d.winner, reason: d.reason };
@@ -238,6 +302,8 @@ class GamePage {
         S.draw_offer = null;
         S.first_move_ms = null;
         this.pending = null;
+        this.saidText = '';
+        this.showNotice('');
         sound.play('end');
         break;
       case 'rematch_offer':
@@ -258,13 +324,13 @@ class GamePage {
     if (d && this.you) location.assign(d.url || `/game/${d.id}`);
   }
 
-  /** The trailing run of one colour's sub-moves among the first `count`. */
+  /** The trailing run of one colour's sub-moves among the first `count` (the server's colours, no rules). */
   lastRun(count) {
     const moves = this.S.moves.slice(0, count);
     if (!moves.length) return { start: 0, moves: [] };
     const colour = moves[moves.length - 1].color;
     let start = moves.length - 1;
-    while (start > 0 && moves[start - 1].color === colour && moves.length - start < 2) start -= 1;
+    while (start > 0 && moves[start - 1].color === colour) start -= 1;
     return { start, moves: moves.slice(start) };
   }
 
@@ -304,9 +370,14 @@ class GamePage {
     if (this.pending && live) this.board.setPosition(applyUci(boardMap, this.pending.uci));
 
     this.info.textContent = `${cap(S.variant)} · ${clockLabel(S.clock)}${this.you ? ` · you play ${this.you}` : ' · watching'}`;
-    this.status.textContent = this.statusText();
+    this.status.textContent = this.statusText(live);
     this.status.classList.toggle('your-turn', !!this.you && S.status === 'playing' && S.turn === this.you);
+    this.status.classList.toggle('offline', !this.online);
+    this.backBtn.hidden = live;
+    this.saidEl.textContent = this.saidLine();
+    this.moveForm.hidden = !this.you || S.status !== 'playing';
     this.renderBanner();
+    this.renderJoinOffer();
     this.renderInvite();
     this.renderMoves(shown);
     this.reviewNote.hidden = live;
@@ -317,11 +388,12 @@ class GamePage {
     document.title = `${this.you && S.status === 'playing' && S.turn === this.you ? '● ' : ''}Marseillais · ${this.id}`;
   }
 
-  statusText() {
+  statusText(live = true) {
     const S = this.S;
     if (S.status === 'open') return this.you ? 'Waiting for an opponent: send them the invite link.' : 'Waiting for a second player.';
     if (S.status === 'finished') return outcomeText(S.outcome);
     const part = S.phase === 'second' ? 'move 2 of 2' : S.phase === 'first' ? 'move 1 of 2' : 'one move';
+    if (!live && this.you === S.turn) return `You are reviewing an earlier position; it is your turn (${part}).`;
     const toPlay = this.you === S.turn ? `Your turn: ${part}` : `${cap(S.turn)} to play: ${part}`;
     if (this.turnEndedByCheck()) {
       const mover = S.turn === 'white' ? 'black' : 'white';
@@ -331,6 +403,99 @@ class GamePage {
     }
     if (S.check) return `Check! ${toPlay}`;
     return toPlay;
+  }
+
+  /** What just happened, and the standing offers, in words (for players and spectators alike). */
+  saidLine() {
+    const S = this.S;
+    const parts = [];
+    if (this.saidText) parts.push(this.saidText);
+    if (S.status === 'playing' && S.draw_offer) parts.push(`${cap(S.draw_offer)} offers a draw.`);
+    if (S.status === 'finished' && S.rematch_offer && !S.rematch) parts.push(`${cap(S.rematch_offer)} offers a rematch.`);
+    return parts.join(' ');
+  }
+
+  /** The seats that have nobody connected, in words, with the countdown to a claim of victory. */
+  awayLine(now) {
+    const S = this.S;
+    if (!S || S.status !== 'playing' || !this.presence) return '';
+    const parts = [];
+    for (const c of ['white', 'black']) {
+      if (!S.seats[c].taken || this.presence[c] || c === this.you) continue;
+      const other = c === 'white' ? 'black' : 'white';
+      let text = `${cap(c)} is offline`;
+      const at = this.claimAt[c];
+      // Before both sides have completed a turn the game can only be aborted.
+      if (typeof at === 'number' && !this.abortable()) {
+        const left = at - now;
+        const when = left > 0 ? `in ${formatCountdown(left)}` : 'now';
+        text += this.you === other ? `: you may claim victory ${when}` : `: ${cap(other)} may claim victory ${when}`;
+      }
+      parts.push(`${text}.`);
+    }
+    return parts.join(' ');
+  }
+
+  /** Whether this player may claim victory over the opponent now (the server has the last word). */
+  claimOpenNow(now) {
+    const opp = this.you === 'white' ? 'black' : 'white';
+    const at = this.claimAt[opp];
+    return typeof at !== 'number' || at <= now;
+  }
+
+  renderJoinOffer() {
+    const S = this.S;
+    let free = null;
+    if (S.status === 'open' && !this.you && !this.watching) {
+      if (!S.seats.white.taken) free = 'white';
+      else if (!S.seats.black.taken) free = 'black';
+    }
+    this.joinOffer.hidden = !free;
+    if (!free) {
+      if (this.joinOffer.childElementCount) this.joinOffer.replaceChildren();
+      delete this.joinOffer.dataset.free;
+      return;
+    }
+    if (this.joinOffer.dataset.free === free) return;
+    this.joinOffer.dataset.free = free;
+    this.joinOffer.replaceChildren(
+      h('p', {}, `This game waits for an opponent. Take the ${free} pieces, or just watch.`),
+      h('div', { class: 'row' },
+        h('button', { type: 'button', id: 'btn-join', class: 'primary', onclick: (e) => this.join(e.currentTarget) }, `Join as ${cap(free)}`),
+        h('button', { type: 'button', id: 'btn-watch', onclick: () => { this.watching = true; this.render(); } }, 'Watch')));
+  }
+
+  /** Takes the free seat (only on a click), then reconnects as that player. */
+  async join(button) {
+    if (button) button.disabled = true;
+    try {
+      const grant = await request('POST', `/api/games/${encodeURIComponent(this.id)}/join`);
+      saveSeat(grant.id, grant.token);
+      this.token = grant.token;
+      this.orientationSet = false;
+      this.v = null; // a full snapshot: it says which seat this connection holds
+      this.socket.reconnect();
+    } catch (err) {
+      this.watching = true;
+      this.showNotice(err.code === 'seat_taken' ? 'Someone else took the seat first: you are watching.' : `Could not join: ${err.message}`);
+      this.render();
+    }
+  }
+
+  /** The typed move input: a SAN or UCI sub-move matched against the legal list. */
+  typedMove() {
+    const S = this.S;
+    if (!S || !this.you) return;
+    const text = this.moveInput.value;
+    if (S.status !== 'playing') { this.showNotice('The game is not in progress.'); return; }
+    if (S.turn !== this.you) { this.showNotice(`It is ${cap(S.turn)}'s turn.`); return; }
+    if (this.pending) return;
+    const found = matchTyped(placement(S.fen), S.legal, text);
+    if (!found.uci) { this.showNotice(found.error); this.moveInput.select(); return; }
+    this.moveInput.value = '';
+    this.review = null;
+    this.playMove(found.uci);
+    this.render();
   }
 
   renderBanner() {
@@ -352,7 +517,7 @@ class GamePage {
     if (!show || this.invite.childElementCount) return;
     const input = h('input', { type: 'text', readonly: true, value: this.inviteUrl(), id: 'invite-link', 'aria-label': 'Invite link', onfocus: (e) => e.target.select() });
     this.invite.replaceChildren(
-      h('p', {}, 'Send this link to your opponent; the first to open it takes the other seat.'),
+      h('p', {}, 'Send this link to your opponent: opening it offers them the other seat.'),
       h('div', { class: 'row' }, input, h('button', { type: 'button', class: 'primary', id: 'btn-copy-invite', onclick: (e) => copy(this.inviteUrl(), e.currentTarget) }, 'Copy invite link')));
   }
 
@@ -422,8 +587,12 @@ class GamePage {
       if (S.turn === you && S.claims && S.claims.length) {
         out.push(btn('btn-claim-draw', `Claim draw (${S.claims[0].replaceAll('_', ' ')})`, () => this.send('draw_claim', { claim: S.claims[0] }), { class: 'primary' }));
       }
-      if (this.presence && S.seats[opp].taken && !this.presence[opp]) {
-        out.push(btn('btn-claim-victory', 'Claim victory (opponent left)', () => this.send('claim_victory'), { title: 'Possible once the opponent has been disconnected for a while' }));
+      if (this.presence && S.seats[opp].taken && !this.presence[opp] && !this.abortable()) {
+        this.claimOpen = this.claimOpenNow(performance.now());
+        out.push(btn('btn-claim-victory', 'Claim victory (opponent left)', () => this.send('claim_victory'),
+          { title: 'Possible once the opponent has been disconnected for a while', disabled: !this.claimOpen }));
+      } else {
+        this.claimOpen = null;
       }
     }
     if (S.status === 'open' || (playing && this.abortable())) {
@@ -438,7 +607,8 @@ class GamePage {
         out.push(btn('btn-resign', 'Resign', () => { this.confirmResign = true; this.renderActions(); }, { class: 'danger' }));
       }
     }
-    if (S.status === 'finished' && !S.rematch) {
+    const aborted = S.outcome && S.outcome.reason === 'aborted';
+    if (S.status === 'finished' && !S.rematch && !aborted) {
       if (S.rematch_offer === opp) out.push(btn('btn-rematch-accept', 'Accept rematch', () => this.send('rematch_accept'), { class: 'primary' }));
       else out.push(btn('btn-rematch', S.rematch_offer === you ? 'Rematch offered' : 'Rematch', () => this.send('rematch_offer'), { disabled: S.rematch_offer === you }));
     }
@@ -493,7 +663,8 @@ class GamePage {
       const el = this.clockEls[colour];
       if (!S.clock) { el.textContent = ''; el.hidden = true; continue; }
       el.hidden = false;
-      const running = S.clock.running === colour && S.status === 'playing';
+      // Offline the clocks stand still (freezeClocks): the server's reading comes back on reconnecting.
+      const running = S.clock.running === colour && S.status === 'playing' && this.online;
       const ms = Math.max(0, S.clock[colour] - (running ? now - this.clockAt : 0));
       const text = formatClock(ms);
       if (el.textContent !== text) el.textContent = text;
@@ -504,12 +675,22 @@ class GamePage {
         sound.play('lowtime');
       }
     }
+    const away = this.awayLine(now);
+    if (this.awayNote.textContent !== away) this.awayNote.textContent = away;
+    if (this.claimOpen !== null && this.claimOpen !== this.claimOpenNow(now)) this.renderActions();
     if (S.first_move_ms !== null && S.first_move_ms !== undefined && S.status === 'playing') {
-      const left = Math.max(0, Math.ceil((S.first_move_ms - (now - this.firstMoveAt)) / 1000));
+      const passed = this.online ? now - this.firstMoveAt : 0;
+      const left = Math.max(0, Math.ceil((S.first_move_ms - passed) / 1000));
       const text = `${cap(S.turn)} must complete a first turn within ${left} s or the game is aborted.`;
       if (this.note.textContent !== text) this.note.textContent = text;
     } else if (this.note.textContent) this.note.textContent = '';
   }
+}
+
+/** A countdown in whole seconds, rounded up: `0:42`, `1:00`. */
+export function formatCountdown(ms) {
+  const secs = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, '0')}`;
 }
 
 export function formatClock(ms) {

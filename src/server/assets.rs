@@ -32,6 +32,7 @@ pub const ASSETS: &[(&str, &str, &[u8])] = &[
     asset!("replay.js", JS),
     asset!("socket.js", JS),
     asset!("sound.js", JS),
+    asset!("typed.js", JS),
 ];
 
 /// The page served at `/`, `/game/{id}` and `/replay`.

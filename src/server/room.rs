@@ -313,7 +313,8 @@ impl RoomTask {
             self.send_to(conn, rematch_seat_msg(&grant));
         }
         if !self.after_membership_change() {
-            self.send_to(conn, presence_msg(self.presence()));
+            let text = self.presence_msg();
+            self.send_to(conn, text);
         }
     }
 
@@ -395,11 +396,40 @@ impl RoomTask {
         false
     }
 
-    fn broadcast_presence(&mut self) {
+    /// The `presence` message. For a taken seat with no socket it also says
+    /// in how many ms its opponent may claim victory, so that pages can count
+    /// down instead of offering a claim the server would refuse.
+    fn presence_msg(&self) -> String {
         let presence = self.presence();
-        self.last_presence = presence;
+        let now = Instant::now();
+        let grace = self.rooms.config.disconnect_grace;
+        let claim_in = |color: Color, here: bool| match self.away_since[color as usize] {
+            Some(since) if !here && self.state.seat_taken(color) => {
+                let left = grace.saturating_sub(now.saturating_duration_since(since));
+                json!(u64::try_from(left.as_millis()).unwrap_or(u64::MAX))
+            }
+            _ => Value::Null,
+        };
+        server_msg(
+            "presence",
+            None,
+            json!({
+                "white": presence.white,
+                "black": presence.black,
+                "spectators": presence.spectators,
+                "claim_in_ms": {
+                    "white": claim_in(Color::White, presence.white),
+                    "black": claim_in(Color::Black, presence.black),
+                },
+            }),
+        )
+    }
+
+    fn broadcast_presence(&mut self) {
+        self.last_presence = self.presence();
         self.presence_due = None;
-        self.broadcast(Utf8Bytes::from(presence_msg(presence)));
+        let text = self.presence_msg();
+        self.broadcast(Utf8Bytes::from(text));
     }
 
     async fn act(&mut self, conn: ConnId, msg: ClientMsg, received: Instant) {
@@ -706,14 +736,6 @@ fn offer(sub: &Subscriber, text: Utf8Bytes) -> bool {
         }
         Err(mpsc::error::TrySendError::Closed(_)) => false,
     }
-}
-
-fn presence_msg(presence: Presence) -> String {
-    server_msg(
-        "presence",
-        None,
-        json!({"white": presence.white, "black": presence.black, "spectators": presence.spectators}),
-    )
 }
 
 fn ack_msg(id: Option<&str>, v: u64) -> String {
