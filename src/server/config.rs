@@ -17,10 +17,11 @@ pub struct ServeArgs {
     /// Largest WebSocket message a client may send, in bytes (larger: close 1009).
     #[arg(long, env = "MARSEILLAIS_MAX_MESSAGE_BYTES", default_value_t = 4096)]
     pub max_message_bytes: usize,
-    /// Sustained client messages per second per connection (more: close 1008).
+    /// Sustained client WebSocket frames per second per connection (every
+    /// frame counts: fragments, pings and pongs too; more: close 1008).
     #[arg(long, env = "MARSEILLAIS_RATE_PER_SEC", default_value_t = 20.0)]
     pub rate_per_sec: f64,
-    /// Burst of client messages allowed above the sustained rate.
+    /// Burst of client frames allowed above the sustained rate.
     #[arg(long, env = "MARSEILLAIS_RATE_BURST", default_value_t = 40.0)]
     pub rate_burst: f64,
     /// Close a connection that sent nothing (not even a pong) for this long.

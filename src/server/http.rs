@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -18,7 +17,7 @@ use super::protocol::{ErrorCode, Refusal};
 use super::room::{Command, Room};
 use super::rooms::{NewGame, Rooms};
 use super::store::GameStatus;
-use super::{assets, socket};
+use super::{assets, socket, upgrade};
 
 #[derive(Clone)]
 pub struct AppState {
@@ -205,20 +204,12 @@ async fn websocket(
     State(app): State<AppState>,
     Path(id): Path<String>,
     Query(query): Query<WsQuery>,
-    upgrade: WebSocketUpgrade,
+    upgrade: upgrade::Upgrade,
 ) -> Result<Response, ApiError> {
     let room = room_of(&app, &id).await?;
-    let config = &app.rooms.config;
-    // Frames somewhat above the limit are read and refused with a clear
-    // close code by the socket; far larger ones tungstenite refuses itself.
-    let hard_limit = (config.max_message_bytes * 2).max(8192);
     let rooms = Arc::clone(&app.rooms);
     let shutdown = app.shutdown.clone();
-    Ok(upgrade
-        .read_buffer_size(4096)
-        .write_buffer_size(0)
-        .max_write_buffer_size(1 << 20)
-        .max_message_size(hard_limit)
-        .max_frame_size(hard_limit)
-        .on_upgrade(move |ws| socket::run(ws, rooms, room, query.token, query.v, shutdown)))
+    Ok(upgrade.accept(&app.rooms.config, move |ws| {
+        socket::run(ws, rooms, room, query.token, query.v, shutdown)
+    }))
 }

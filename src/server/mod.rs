@@ -8,7 +8,9 @@
 //! | routes | [`http`] |
 //! | accept loop, HTTP timeouts | [`serve`] |
 //! | wire format | [`protocol`] |
+//! | WebSocket handshake | [`upgrade`] |
 //! | one connection | [`socket`] |
+//! | per-frame rate limit | [`frame_meter`] |
 //! | one live game (actor) | [`room`] |
 //! | what an event log means, decisions | [`state`] |
 //! | the persisted events | [`events`] |
@@ -26,6 +28,7 @@ pub mod clock;
 pub mod config;
 pub mod events;
 pub mod export;
+pub mod frame_meter;
 pub mod http;
 pub mod ids;
 pub mod metrics;
@@ -37,6 +40,7 @@ pub mod serve;
 pub mod socket;
 pub mod state;
 pub mod store;
+pub mod upgrade;
 
 use std::io::Write;
 use std::net::SocketAddr;

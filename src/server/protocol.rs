@@ -139,7 +139,120 @@ impl ClientMsg {
 struct Envelope {
     t: String,
     #[serde(default)]
-    d: Value,
+    d: Data,
+}
+
+/// The `d` of a client message, read as a JSON value that remembers the
+/// first duplicate key it met. serde_json keeps the last of duplicate keys
+/// silently (the derived envelope refuses a duplicate `t` or `d`, but `d`
+/// is read as a [`Value`]), so `{"uci":"e2e4","uci":"d2d4"}` would play
+/// whichever the client's JSON writer put last. Reading on past the
+/// duplicate (instead of failing the whole envelope) lets the refusal be a
+/// `bad_message` that names the key and where it is.
+#[derive(Default)]
+struct Data {
+    value: Value,
+    /// `"uci" in d`, `"c" in d.a.b[1]`: the first duplicate met.
+    duplicate: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for Data {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Data, D::Error> {
+        let mut duplicate = None;
+        let value = deserializer.deserialize_any(StrictVisitor {
+            path: "d".to_string(),
+            duplicate: &mut duplicate,
+        })?;
+        Ok(Data { value, duplicate })
+    }
+}
+
+/// Builds a [`Value`], recording the first duplicate key under `path`.
+/// Recursion depth is bounded by serde_json's own nesting limit (128).
+struct StrictVisitor<'a> {
+    path: String,
+    duplicate: &'a mut Option<String>,
+}
+
+/// Longest part of a duplicate key quoted back in the refusal.
+const SHOWN_KEY_CHARS: usize = 32;
+
+impl<'de> serde::de::DeserializeSeed<'de> for StrictVisitor<'_> {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        loop {
+            let seed = StrictVisitor {
+                path: format!("{}[{}]", self.path, items.len()),
+                duplicate: &mut *self.duplicate,
+            };
+            match seq.next_element_seed(seed)? {
+                Some(item) => items.push(item),
+                None => return Ok(Value::Array(items)),
+            }
+        }
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let shown: String = key.chars().take(SHOWN_KEY_CHARS).collect();
+            let seed = StrictVisitor {
+                path: format!("{}.{shown}", self.path),
+                duplicate: &mut *self.duplicate,
+            };
+            let value = map.next_value_seed(seed)?;
+            if object.insert(key, value).is_some() && self.duplicate.is_none() {
+                *self.duplicate = Some(format!("{shown:?} in {}", self.path));
+            }
+        }
+        Ok(Value::Object(object))
+    }
 }
 
 #[derive(Deserialize)]
@@ -167,6 +280,12 @@ pub fn parse_client(text: &str) -> Result<ClientMsg, Refusal> {
             format!("expected a JSON object {{\"t\": type, \"d\": data}}: {e}"),
         )
     })?;
+    if let Some(duplicate) = envelope.d.duplicate {
+        return Err(Refusal::new(
+            ErrorCode::BadMessage,
+            format!("duplicate key {duplicate}"),
+        ));
+    }
     let data = |value: Value| -> Value {
         if value.is_null() {
             Value::Object(Default::default())
@@ -177,14 +296,14 @@ pub fn parse_client(text: &str) -> Result<ClientMsg, Refusal> {
     let bad = |e: serde_json::Error| Refusal::new(ErrorCode::BadMessage, e.to_string());
     Ok(match envelope.t.as_str() {
         "hello" => {
-            let d: HelloData = serde_json::from_value(data(envelope.d)).map_err(bad)?;
+            let d: HelloData = serde_json::from_value(data(envelope.d.value)).map_err(bad)?;
             ClientMsg::Hello {
                 token: d.token,
                 v: d.v,
             }
         }
         "move" => {
-            let d: MoveData = serde_json::from_value(data(envelope.d)).map_err(bad)?;
+            let d: MoveData = serde_json::from_value(data(envelope.d.value)).map_err(bad)?;
             let mv: SubMove = d
                 .uci
                 .parse()
@@ -200,7 +319,7 @@ pub fn parse_client(text: &str) -> Result<ClientMsg, Refusal> {
         "draw_accept" => ClientMsg::DrawAccept,
         "draw_decline" => ClientMsg::DrawDecline,
         "draw_claim" => {
-            let d: ClaimData = serde_json::from_value(data(envelope.d)).map_err(bad)?;
+            let d: ClaimData = serde_json::from_value(data(envelope.d.value)).map_err(bad)?;
             ClientMsg::DrawClaim {
                 claim: d.claim.map(Claim::from),
             }
@@ -303,6 +422,64 @@ mod tests {
             Ok(ClientMsg::Hello {
                 token: None,
                 v: None
+            })
+        );
+    }
+
+    #[test]
+    fn a_duplicate_top_level_key_is_bad_json_naming_the_key() {
+        let refusal = parse_client(r#"{"t":"resign","t":"abort"}"#).unwrap_err();
+        assert_eq!(refusal.code, ErrorCode::BadJson);
+        assert!(refusal.message.contains("duplicate field `t`"), "{refusal}");
+    }
+
+    #[test]
+    fn a_duplicate_key_inside_d_is_bad_message_naming_the_key() {
+        let refusal =
+            parse_client(r#"{"t":"move","d":{"uci":"e2e4","id":"a","uci":"d2d4"}}"#).unwrap_err();
+        assert_eq!(refusal.code, ErrorCode::BadMessage);
+        assert_eq!(refusal.message, r#"duplicate key "uci" in d"#);
+    }
+
+    #[test]
+    fn a_duplicate_key_anywhere_inside_d_is_refused_with_its_path() {
+        let code_and_message = |text: &str| {
+            let refusal = parse_client(text).unwrap_err();
+            (refusal.code, refusal.message)
+        };
+        // A key the message does not use, and keys nested in objects and arrays.
+        assert_eq!(
+            code_and_message(r#"{"t":"hello","d":{"x":1,"x":2}}"#),
+            (
+                ErrorCode::BadMessage,
+                r#"duplicate key "x" in d"#.to_string()
+            )
+        );
+        assert_eq!(
+            code_and_message(r#"{"t":"resign","d":{"a":{"b":[0,{"c":1,"c":1}]}}}"#),
+            (
+                ErrorCode::BadMessage,
+                r#"duplicate key "c" in d.a.b[1]"#.to_string()
+            )
+        );
+        assert_eq!(
+            code_and_message(
+                r#"{"t":"draw_claim","d":{"claim":"fifty_move_rule","claim":"threefold_repetition"}}"#
+            ),
+            (
+                ErrorCode::BadMessage,
+                r#"duplicate key "claim" in d"#.to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn distinct_keys_inside_d_still_parse() {
+        assert_eq!(
+            parse_client(r#"{"t":"hello","d":{"token":"t","v":3,"extra":{"a":1,"b":[{"a":2}]}}}"#),
+            Ok(ClientMsg::Hello {
+                token: Some("t".into()),
+                v: Some(3)
             })
         );
     }

@@ -13,9 +13,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use axum::extract::ws::Utf8Bytes;
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot, watch};
+use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use super::events::{Event, now_ms};
 use super::export;

@@ -1,20 +1,40 @@
-//! One WebSocket connection: reads client frames (size limit, rate limit,
-//! idle timeout with pings), parses them, forwards game actions to the room,
+//! One WebSocket connection: reads client messages (size limit, idle
+//! timeout with pings; the rate limit is charged per frame underneath, see
+//! [`super::frame_meter`]), parses them, forwards game actions to the room,
 //! and writes what the room queues for it. One task per connection, no
 //! reader/writer split: the room never waits on it (it uses the bounded
-//! queue), so a blocked write only ever stalls this connection.
+//! queue), so a blocked write only ever stalls this connection. A client
+//! that breaks the WebSocket protocol is told why in a close frame (1002,
+//! 1007, 1008, 1009) before the connection goes.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, close_code};
+use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{mpsc, oneshot};
+use tokio_tungstenite::tungstenite::error::ProtocolError;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
 
-use super::config::Config;
+use super::frame_meter::RateExceeded;
 use super::protocol::{ClientMsg, error_msg, parse_client, server_msg};
 use super::room::{Command, ConnId, Outbox, Room};
 use super::rooms::Rooms;
+use super::upgrade::Ws as WebSocket;
+
+/// Close codes (RFC 6455 7.4.1).
+mod close_code {
+    pub const NORMAL: u16 = 1000;
+    pub const AWAY: u16 = 1001;
+    pub const PROTOCOL: u16 = 1002;
+    pub const INVALID: u16 = 1007;
+    pub const POLICY: u16 = 1008;
+    pub const SIZE: u16 = 1009;
+    pub const ERROR: u16 = 1011;
+}
 
 static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
@@ -37,38 +57,6 @@ async fn send(ws: &mut WebSocket, message: Message) -> bool {
         tokio::time::timeout(WRITE_TIMEOUT, ws.send(message)).await,
         Ok(Ok(()))
     )
-}
-
-/// A token bucket: `burst` messages at once, refilled at `rate` per second.
-struct RateLimit {
-    tokens: f64,
-    rate: f64,
-    burst: f64,
-    at: Instant,
-}
-
-impl RateLimit {
-    fn new(config: &Config, now: Instant) -> RateLimit {
-        RateLimit {
-            tokens: config.rate_burst,
-            rate: config.rate_per_sec,
-            burst: config.rate_burst,
-            at: now,
-        }
-    }
-
-    /// Takes one token; false when none is left.
-    fn allow(&mut self, now: Instant) -> bool {
-        let elapsed = now.saturating_duration_since(self.at).as_secs_f64();
-        self.at = now;
-        self.tokens = (self.tokens + elapsed * self.rate).min(self.burst);
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            true
-        } else {
-            false
-        }
-    }
 }
 
 /// Keeps the connection gauge right however the task ends.
@@ -125,7 +113,6 @@ pub async fn run(
         return;
     }
 
-    let mut limit = RateLimit::new(&config, Instant::now());
     let mut last_heard = Instant::now();
     let mut last_ping = Instant::now();
     let tick = config
@@ -135,10 +122,10 @@ pub async fn run(
     let mut ticker = tokio::time::interval(tick);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
 
-    let reason: Option<(u16, &str)> = loop {
+    let reason: Option<(u16, Cow<'static, str>)> = loop {
         tokio::select! {
             biased;
-            _ = shutdown.changed() => break Some((close_code::AWAY, "server shutting down")),
+            _ = shutdown.changed() => break Some((close_code::AWAY, "server shutting down".into())),
             outgoing = inbox.recv() => match outgoing {
                 Some(text) => {
                     if !send(&mut ws, Message::Text(text)).await {
@@ -146,23 +133,17 @@ pub async fn run(
                     }
                 }
                 None if lagged.load(Ordering::Relaxed) => {
-                    break Some((TRY_AGAIN_LATER, "outgoing queue full; reconnect with your last v"));
+                    break Some((TRY_AGAIN_LATER, "outgoing queue full; reconnect with your last v".into()));
                 }
                 // The room stops on shutdown too; say why the right way.
-                None if *shutdown.borrow() => break Some((close_code::AWAY, "server shutting down")),
-                None => break Some((close_code::NORMAL, "game retired")),
+                None if *shutdown.borrow() => break Some((close_code::AWAY, "server shutting down".into())),
+                None => break Some((close_code::NORMAL, "game retired".into())),
             },
-            incoming = ws.recv() => {
+            incoming = ws.next() => {
                 let now = Instant::now();
                 let message = match incoming {
                     Some(Ok(message)) => message,
-                    Some(Err(error)) => {
-                        // tungstenite refuses frames far above our limit itself.
-                        if error.to_string().contains("too long") || error.to_string().contains("Space limit") {
-                            break Some((close_code::SIZE, "message too big"));
-                        }
-                        break None;
-                    }
+                    Some(Err(error)) => break close_for(&error),
                     None => break None,
                 };
                 last_heard = now;
@@ -170,10 +151,7 @@ pub async fn run(
                     Message::Text(text) => text,
                     Message::Binary(bytes) => {
                         if bytes.len() > config.max_message_bytes {
-                            break Some((close_code::SIZE, "message too big"));
-                        }
-                        if !limit.allow(now) {
-                            break Some((close_code::POLICY, "rate limit exceeded"));
+                            break Some((close_code::SIZE, "message too big".into()));
                         }
                         let refusal = super::protocol::Refusal::new(
                             super::protocol::ErrorCode::BadJson,
@@ -184,24 +162,18 @@ pub async fn run(
                         }
                         continue;
                     }
-                    Message::Ping(_) | Message::Pong(_) => {
-                        if !limit.allow(now) {
-                            break Some((close_code::POLICY, "rate limit exceeded"));
-                        }
-                        continue;
-                    }
+                    // tungstenite answers pings itself (on the next read or write).
+                    Message::Ping(_) | Message::Pong(_) => continue,
                     Message::Close(_) => {
                         // tungstenite queued the answering close frame; send it.
-                        let flush = futures_util::SinkExt::flush(&mut ws);
-                        let _ = tokio::time::timeout(CLOSE_WAIT, flush).await;
+                        let _ = tokio::time::timeout(CLOSE_WAIT, ws.flush()).await;
                         break None;
                     }
+                    // Only ever produced for writing raw frames.
+                    Message::Frame(_) => continue,
                 };
                 if text.len() > config.max_message_bytes {
-                    break Some((close_code::SIZE, "message too big"));
-                }
-                if !limit.allow(now) {
-                    break Some((close_code::POLICY, "rate limit exceeded"));
+                    break Some((close_code::SIZE, "message too big".into()));
                 }
                 match parse_client(text.as_str()) {
                     Err(refusal) => {
@@ -217,7 +189,7 @@ pub async fn run(
                     }
                     Ok(msg) => {
                         if room.send(Command::Act { conn, msg, received: now }).await.is_err() {
-                            break Some((close_code::NORMAL, "game retired"));
+                            break Some((close_code::NORMAL, "game retired".into()));
                         }
                     }
                 }
@@ -225,7 +197,7 @@ pub async fn run(
             _ = ticker.tick() => {
                 let now = Instant::now();
                 if now.saturating_duration_since(last_heard) >= config.idle_timeout {
-                    break Some((close_code::NORMAL, "idle timeout"));
+                    break Some((close_code::NORMAL, "idle timeout".into()));
                 }
                 if now.saturating_duration_since(last_ping) >= config.ping_interval {
                     last_ping = now;
@@ -238,8 +210,36 @@ pub async fn run(
     };
     let _ = room.send(Command::Disconnect { conn }).await;
     if let Some((code, why)) = reason {
-        tracing::debug!(conn, code, why, "closing connection");
-        close(&mut ws, code, why).await;
+        tracing::debug!(conn, code, %why, "closing connection");
+        close(&mut ws, code, &why).await;
+    }
+}
+
+/// Longest close reason: a close frame's payload is at most 125 bytes, two
+/// of them the code.
+const MAX_REASON_BYTES: usize = 123;
+
+/// The close frame owed to a client whose frames tungstenite (or the frame
+/// meter) refused; `None` when the connection is already gone.
+fn close_for(error: &WsError) -> Option<(u16, Cow<'static, str>)> {
+    match error {
+        WsError::Capacity(_) => Some((close_code::SIZE, "message too big".into())),
+        WsError::Utf8(_) => Some((
+            close_code::INVALID,
+            "invalid UTF-8 in a text message".into(),
+        )),
+        WsError::Io(io) if RateExceeded::is(io) => {
+            Some((close_code::POLICY, "rate limit exceeded".into()))
+        }
+        WsError::Protocol(ProtocolError::ResetWithoutClosingHandshake) => None,
+        WsError::Protocol(violation) => {
+            let mut why = format!("protocol error: {violation}");
+            while why.len() > MAX_REASON_BYTES {
+                why.pop();
+            }
+            Some((close_code::PROTOCOL, why.into()))
+        }
+        _ => None,
     }
 }
 
@@ -247,14 +247,15 @@ pub async fn run(
 /// so that the client reads our code and reason before the TCP connection goes.
 async fn close(ws: &mut WebSocket, code: u16, reason: &str) {
     let frame = CloseFrame {
-        code,
+        code: CloseCode::from(code),
         reason: Utf8Bytes::from(reason.to_string()),
     };
     let handshake = async {
         if ws.send(Message::Close(Some(frame))).await.is_err() {
             return;
         }
-        while let Some(Ok(message)) = ws.recv().await {
+        // After a read error the stream has ended: this returns at once.
+        while let Some(Ok(message)) = ws.next().await {
             if matches!(message, Message::Close(_)) {
                 break;
             }
