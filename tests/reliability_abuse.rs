@@ -689,6 +689,12 @@ async fn a_slow_reader_is_dropped_and_disconnected_while_the_game_goes_on() {
     config.idle_timeout = Duration::from_secs(600);
     config.rate_per_sec = 1e6;
     config.rate_burst = 1e6;
+    // This test loops "first sub-move, take back" to make events: lift the
+    // game's limits on takebacks and on its event rate.
+    config.game_rate_per_sec = 1e6;
+    config.game_rate_burst = 1e6;
+    config.takebacks.per_turn = u32::MAX;
+    config.takebacks.per_game = u32::MAX;
     // In memory: the events come as fast as the room can make them.
     let store = std::sync::Arc::new(marseillais::server::store::MemoryStore::new());
     let server = marseillais::server::start_with_store(config, store)
