@@ -91,6 +91,10 @@ async fn seat_tokens_are_128_varying_bits_and_every_guess_is_refused() {
     let server = serve(&scratch, |c| {
         c.rate_burst = 10_000.0;
         c.rate_per_sec = 10_000.0;
+        // By default `hello` (and so guessing by hello) is limited to 3 at
+        // once, then 1/s per connection; lifted here to try many guesses.
+        c.hello_burst = 10_000.0;
+        c.hello_rate_per_sec = 10_000.0;
     })
     .await;
     let addr = server.addr();
