@@ -179,6 +179,33 @@ async fn takebacks_per_game_are_bounded_and_the_bound_survives_a_restart() {
 }
 
 #[tokio::test]
+async fn a_player_may_offer_a_draw_once_per_turn() {
+    let server = TestServer::start().await;
+    let (_id, mut white, mut black) = server.players(json!({})).await;
+    white.send(json!({"t": "draw_offer"})).await;
+    black.expect("draw_offer").await;
+    black.send(json!({"t": "draw_decline"})).await;
+    white.expect("draw_decline").await;
+    // "Offer, decline" again and again would grow the log forever.
+    white.send(json!({"t": "draw_offer"})).await;
+    let refused = reply(&mut white).await;
+    assert_eq!(refused["d"]["code"], "not_available", "{refused}");
+    // Black may still offer; accepting is never limited.
+    white.play("e2e4", "w1").await;
+    black.send(json!({"t": "draw_offer"})).await;
+    white.expect("draw_offer").await;
+    black.expect("draw_offer").await;
+    white.send(json!({"t": "draw_decline"})).await;
+    black.expect("draw_decline").await;
+    // After a completed turn White may offer again.
+    white.send(json!({"t": "draw_offer"})).await;
+    assert_eq!(black.expect("draw_offer").await["d"]["by"], "white");
+    black.send(json!({"t": "draw_accept"})).await;
+    assert_eq!(white.expect("end").await["d"]["reason"], "agreement");
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn a_games_event_rate_is_bounded_across_all_its_sockets() {
     let server = TestServer::start_with(|c| {
         c.game_rate_burst = 4.0;

@@ -77,6 +77,9 @@ pub struct GameState {
     takebacks: [u32; 2],
     /// Takebacks the side to move made in the current turn.
     takebacks_this_turn: u32,
+    /// Per colour: `turns_completed` when it last offered a draw (one offer
+    /// per turn, or "offer, decline" loops would grow the log forever).
+    draw_offered_at: [Option<u32>; 2],
     /// Number of events applied; the next event's version.
     events: u64,
 }
@@ -150,6 +153,7 @@ impl GameState {
             position_version: 0,
             takebacks: [0, 0],
             takebacks_this_turn: 0,
+            draw_offered_at: [None, None],
             events: 1,
         })
     }
@@ -313,6 +317,7 @@ impl GameState {
             }
             Event::DrawOffer { by, .. } => {
                 self.draw_offer = Some(Color::from(*by));
+                self.draw_offered_at[Color::from(*by) as usize] = Some(self.turns_completed);
                 Some(("draw_offer", json!({"by": by})))
             }
             Event::DrawDecline { by, .. } => {

@@ -175,6 +175,12 @@ impl GameState {
                 ErrorCode::NotAvailable,
                 "you already offered a draw",
             )),
+            None if self.draw_offered_at[color as usize] == Some(self.turns_completed) => {
+                Err(Refusal::new(
+                    ErrorCode::NotAvailable,
+                    "one draw offer per turn: offer again after the next move",
+                ))
+            }
             None => Ok(Event::DrawOffer {
                 at_ms,
                 by: color.into(),
