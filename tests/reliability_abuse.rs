@@ -91,6 +91,10 @@ async fn seat_tokens_are_128_varying_bits_and_every_guess_is_refused() {
     let server = serve(&scratch, |c| {
         c.rate_burst = 10_000.0;
         c.rate_per_sec = 10_000.0;
+        // By default `hello` (and so guessing by hello) is limited to 3 at
+        // once, then 1/s per connection; lifted here to try many guesses.
+        c.hello_burst = 10_000.0;
+        c.hello_rate_per_sec = 10_000.0;
     })
     .await;
     let addr = server.addr();
@@ -689,6 +693,12 @@ async fn a_slow_reader_is_dropped_and_disconnected_while_the_game_goes_on() {
     config.idle_timeout = Duration::from_secs(600);
     config.rate_per_sec = 1e6;
     config.rate_burst = 1e6;
+    // This test loops "first sub-move, take back" to make events: lift the
+    // game's limits on takebacks and on its event rate.
+    config.game_rate_per_sec = 1e6;
+    config.game_rate_burst = 1e6;
+    config.takebacks.per_turn = u32::MAX;
+    config.takebacks.per_game = u32::MAX;
     // In memory: the events come as fast as the room can make them.
     let store = std::sync::Arc::new(marseillais::server::store::MemoryStore::new());
     let server = marseillais::server::start_with_store(config, store)

@@ -179,6 +179,10 @@ struct View {
     /// The pending move was sent again on this connection.
     resent: bool,
     sent: u64,
+    /// Takebacks sent in this game, and the sub-move count at the last one:
+    /// the server allows one per turn and five per game (the defaults).
+    takebacks: u32,
+    last_takeback_at: Option<usize>,
 }
 
 impl Player {
@@ -272,7 +276,13 @@ impl Player {
                 continue;
             }
             // Now and then the mover withdraws its first sub-move.
-            if view.phase == "second" && self.rng.below(8) == 0 {
+            if view.phase == "second"
+                && view.takebacks < 5
+                && view.last_takeback_at != Some(view.submoves)
+                && self.rng.below(8) == 0
+            {
+                view.takebacks += 1;
+                view.last_takeback_at = Some(view.submoves);
                 view.wait_for = view.version + 1;
                 self.shared.record().takebacks_sent += 1;
                 if ws.send(&json!({"t": "takeback_submove"})).await.is_err() {

@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
     // The server only ever sees valid UTF-8 (tungstenite refuses the rest).
     let text = String::from_utf8_lossy(data);
     match parse_client(&text) {
-        Ok(ClientMsg::Move { mv, id }) => {
+        Ok(ClientMsg::Move { mv, id, .. }) => {
             assert!(
                 id.as_ref().is_none_or(|id| id.len() <= MAX_ACK_ID_LEN),
                 "{id:?}"

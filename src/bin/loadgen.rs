@@ -76,6 +76,14 @@ struct Args {
     /// Spectators per game.
     #[arg(long, default_value_t = 2)]
     spectators: usize,
+    /// Each spectator also sends `hello` this many times per second (0: never):
+    /// the snapshot-amplification case, e.g. 20 spectators at 18/s.
+    #[arg(long, default_value_t = 0.0)]
+    spectator_hello_rate: f64,
+    /// Players avoid captures and pawn moves until the 75-move rule is near,
+    /// so games last thousands of sub-moves (large snapshots).
+    #[arg(long)]
+    long_games: bool,
     /// Sub-moves per second per game (default 1 in steady mode, 24 in saturate mode).
     #[arg(long)]
     rate: Option<f64>,
@@ -254,6 +262,10 @@ struct PlayReport {
     echo_bytes: usize,
     echo_lost: u64,
     mean_move_event_bytes: f64,
+    /// Spectators' `hello`s per second, `state` replies per second and their mean size.
+    hellos_sent_per_sec: f64,
+    states_per_sec: f64,
+    mean_state_bytes: f64,
     games_started: u64,
     games_finished: u64,
     games_stalled: u64,
@@ -285,6 +297,9 @@ async fn play(args: &Args, s: Settings) -> Result<PlayReport, LoadError> {
     let plan = Arc::new(Plan {
         addr: s.addr,
         spectators: args.spectators,
+        hello_period: (args.spectator_hello_rate.is_finite() && args.spectator_hello_rate > 0.0)
+            .then(|| Duration::from_secs_f64(1.0 / args.spectator_hello_rate)),
+        long_games: args.long_games,
         period,
         setups: Semaphore::new(args.setup_concurrency.max(1)),
         window: window_rx,
@@ -384,6 +399,13 @@ async fn play(args: &Args, s: Settings) -> Result<PlayReport, LoadError> {
         } else {
             0.0
         },
+        hellos_sent_per_sec: tally.hellos_sent as f64 / secs,
+        states_per_sec: tally.states as f64 / secs,
+        mean_state_bytes: if tally.states > 0 {
+            tally.state_bytes as f64 / tally.states as f64
+        } else {
+            0.0
+        },
         games_started: tally.games_started,
         games_finished: tally.games_finished,
         games_stalled: tally.games_stalled,
@@ -449,6 +471,12 @@ fn print_play(r: &PlayReport, json: bool) {
         "{}  [4 KiB write + fsync every 50 ms next to the data]",
         line("disk fsync", &r.fsync)
     );
+    if r.hellos_sent_per_sec > 0.0 {
+        println!(
+            "spectator hellos        {:.1}/s sent, {:.1} state replies/s (avg {:.0} B)",
+            r.hellos_sent_per_sec, r.states_per_sec, r.mean_state_bytes
+        );
+    }
     println!(
         "games: {} started, {} finished, {} stalled, {} setup failures; errors {:?}; closes {:?}; unparsed {}",
         r.games_started,

@@ -46,6 +46,24 @@ pub struct ServeArgs {
     /// How long a finished game nobody watches stays in memory.
     #[arg(long, env = "MARSEILLAIS_RETIRE_AFTER_SECS", default_value_t = 120.0)]
     pub retire_after_secs: f64,
+    /// Sustained player actions per second per game, over all its connections (more: error `rate_limited`).
+    #[arg(long, env = "MARSEILLAIS_GAME_RATE_PER_SEC", default_value_t = 50.0)]
+    pub game_rate_per_sec: f64,
+    /// Burst of player actions per game allowed above the sustained rate.
+    #[arg(long, env = "MARSEILLAIS_GAME_RATE_BURST", default_value_t = 100.0)]
+    pub game_rate_burst: f64,
+    /// Sustained `hello`s per second per connection (more: error `rate_limited`).
+    #[arg(long, env = "MARSEILLAIS_HELLO_RATE_PER_SEC", default_value_t = 1.0)]
+    pub hello_rate_per_sec: f64,
+    /// Burst of `hello`s per connection allowed above the sustained rate.
+    #[arg(long, env = "MARSEILLAIS_HELLO_BURST", default_value_t = 3.0)]
+    pub hello_burst: f64,
+    /// Takebacks of a first sub-move each player may make per turn (more: `not_available`).
+    #[arg(long, env = "MARSEILLAIS_TAKEBACKS_PER_TURN", default_value_t = 1)]
+    pub takebacks_per_turn: u32,
+    /// Takebacks each player may make per game (more: `not_available`).
+    #[arg(long, env = "MARSEILLAIS_TAKEBACKS_PER_GAME", default_value_t = 5)]
+    pub takebacks_per_game: u32,
 }
 
 impl ServeArgs {
@@ -66,6 +84,15 @@ impl ServeArgs {
             disconnect_grace: secs("disconnect-grace-secs", self.disconnect_grace_secs)?,
             first_move: secs("first-move-secs", self.first_move_secs)?,
             retire_after: secs("retire-after-secs", self.retire_after_secs)?,
+            game_rate_per_sec: self.game_rate_per_sec.max(0.0),
+            game_rate_burst: self.game_rate_burst.max(1.0),
+            hello_rate_per_sec: self.hello_rate_per_sec.max(0.0),
+            hello_burst: self.hello_burst.max(1.0),
+            takebacks: TakebackLimits {
+                per_turn: self.takebacks_per_turn,
+                per_game: self.takebacks_per_game,
+            },
+            panic_on_move: None,
         })
     }
 }
@@ -91,6 +118,41 @@ pub struct Config {
     pub disconnect_grace: Duration,
     pub first_move: Duration,
     pub retire_after: Duration,
+    pub game_rate_per_sec: f64,
+    pub game_rate_burst: f64,
+    pub hello_rate_per_sec: f64,
+    pub hello_burst: f64,
+    pub takebacks: TakebackLimits,
+    /// Test hook, off (`None`) by default and settable only by code that
+    /// builds a `Config` (no flag, no environment variable, nothing on the
+    /// wire): see [`PanicOnMove`].
+    pub panic_on_move: Option<PanicOnMove>,
+}
+
+/// How many times each player may take back a first sub-move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TakebackLimits {
+    pub per_turn: u32,
+    pub per_game: u32,
+}
+
+/// Test hook: the room panics while handling a `move` of this sub-move
+/// (UCI), to prove that a bug on the move path cannot wedge a game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PanicOnMove {
+    pub uci: String,
+    pub site: PanicSite,
+}
+
+/// Where [`PanicOnMove`] panics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PanicSite {
+    /// Inside the room's guarded handling of the message: the room must
+    /// survive, refuse that move and go on.
+    Handling,
+    /// In the room task itself, outside any guard: the task dies, and the
+    /// next command for the game must restart it from the store.
+    Task,
 }
 
 impl Config {
@@ -119,6 +181,12 @@ impl ServeArgs {
             disconnect_grace_secs: 60.0,
             first_move_secs: 30.0,
             retire_after_secs: 120.0,
+            game_rate_per_sec: 50.0,
+            game_rate_burst: 100.0,
+            hello_rate_per_sec: 1.0,
+            hello_burst: 3.0,
+            takebacks_per_turn: 1,
+            takebacks_per_game: 5,
         }
     }
 }

@@ -57,6 +57,11 @@ impl Histogram {
 pub struct Metrics {
     pub connections: AtomicI64,
     pub submoves_accepted: AtomicU64,
+    /// Times a room serialized the shared part of a game's snapshot (once
+    /// per version at most; every other `state` reuses it).
+    pub snapshots_serialized: AtomicU64,
+    /// Room tasks found dead (a panic outside the room's guard) and started again.
+    pub rooms_restarted: AtomicU64,
     /// From receiving a `move` to broadcasting it (commit included).
     pub move_latency: Histogram,
     pub commit_latency: Histogram,
@@ -78,6 +83,16 @@ impl Metrics {
             out,
             "# HELP marseillais_submoves_accepted_total Sub-moves accepted and made durable.\n# TYPE marseillais_submoves_accepted_total counter\nmarseillais_submoves_accepted_total {}",
             self.submoves_accepted.load(Ordering::Relaxed)
+        );
+        let _ = writeln!(
+            out,
+            "# HELP marseillais_snapshots_serialized_total Game snapshots serialized (once per version; other state messages reuse them).\n# TYPE marseillais_snapshots_serialized_total counter\nmarseillais_snapshots_serialized_total {}",
+            self.snapshots_serialized.load(Ordering::Relaxed)
+        );
+        let _ = writeln!(
+            out,
+            "# HELP marseillais_rooms_restarted_total Room tasks found dead and restarted from the store.\n# TYPE marseillais_rooms_restarted_total counter\nmarseillais_rooms_restarted_total {}",
+            self.rooms_restarted.load(Ordering::Relaxed)
         );
         self.move_latency.write(
             &mut out,

@@ -50,6 +50,11 @@ pub enum ErrorCode {
     GameOver,
     NotAvailable,
     StoreFailure,
+    /// A `move` played on a version older than the current position (another
+    /// tab of the same seat moved first), or on a version the game never had.
+    Stale,
+    /// Too many requests: `hello`s on one connection, or events in one game.
+    RateLimited,
     // HTTP only.
     BadRequest,
     NotFound,
@@ -112,6 +117,9 @@ pub enum ClientMsg {
         mv: SubMove,
         /// The client's ack id (a JSON string or integer, normalized to text).
         id: Option<String>,
+        /// The version of the last event the client had seen when it played
+        /// the move: the position it was meant for. Absent: not checked.
+        v: Option<u64>,
     },
     TakebackSubmove,
     Resign,
@@ -265,6 +273,7 @@ struct HelloData {
 struct MoveData {
     uci: String,
     id: Option<Value>,
+    v: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -311,6 +320,7 @@ pub fn parse_client(text: &str) -> Result<ClientMsg, Refusal> {
             ClientMsg::Move {
                 mv,
                 id: ack_id(d.id)?,
+                v: d.v,
             }
         }
         "takeback_submove" => ClientMsg::TakebackSubmove,
@@ -392,9 +402,21 @@ mod tests {
             msg,
             ClientMsg::Move {
                 mv: "e2e4".parse().unwrap(),
-                id: Some("7".into())
+                id: Some("7".into()),
+                v: None,
             }
         );
+    }
+
+    #[test]
+    fn a_move_carries_the_version_it_was_played_on() {
+        let msg = parse_client(r#"{"t":"move","d":{"uci":"e2e4","id":"a","v":12}}"#).unwrap();
+        assert!(
+            matches!(msg, ClientMsg::Move { v: Some(12), .. }),
+            "{msg:?}"
+        );
+        let bad = parse_client(r#"{"t":"move","d":{"uci":"e2e4","v":-1}}"#).unwrap_err();
+        assert_eq!(bad.code, ErrorCode::BadMessage);
     }
 
     #[test]

@@ -8,15 +8,20 @@
 //! through each socket's bounded queue with `try_send`, never waiting on a
 //! slow client (a full queue disconnects that client, the game goes on).
 
+mod bucket;
+
 use std::collections::{HashMap, VecDeque};
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use futures_util::FutureExt;
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
+use super::config::PanicSite;
 use super::events::{Event, now_ms};
 use super::export;
 use super::ids;
@@ -24,7 +29,8 @@ use super::protocol::{ClientMsg, ErrorCode, Refusal, Side, error_msg, server_msg
 use super::rooms::Rooms;
 use super::state::{GameState, LiveParts, Presence};
 use super::store::{Commit, GameStatus};
-use crate::rules::Color;
+use crate::rules::{Color, SubMove};
+use bucket::TokenBucket;
 
 /// How many recent public events a room keeps for reconnecting clients.
 pub const RECENT_EVENTS: usize = 64;
@@ -108,6 +114,11 @@ pub struct Room {
 pub struct Gone;
 
 impl Room {
+    /// Whether the room's task has stopped (retired, shut down, or died).
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+
     pub async fn send(&self, command: Command) -> Result<(), Gone> {
         self.tx.send(Box::new(command)).await.map_err(|_| Gone)
     }
@@ -127,6 +138,11 @@ impl Room {
             tx,
         });
         let now = Instant::now();
+        let game_rate = TokenBucket::new(
+            rooms.config.game_rate_per_sec,
+            rooms.config.game_rate_burst,
+            now,
+        );
         let mut log: VecDeque<(u64, Utf8Bytes)> = recent
             .into_iter()
             .map(|(v, text)| (v, Utf8Bytes::from(text)))
@@ -147,6 +163,8 @@ impl Room {
             last_presence: Presence::default(),
             presence_due: None,
             broken: false,
+            game_rate,
+            snapshot: None,
         };
         tokio::spawn(task.run(rx, shutdown));
         room
@@ -156,6 +174,8 @@ impl Room {
 struct Subscriber {
     outbox: Outbox,
     seat: Option<Color>,
+    /// This connection's `hello`s: each one costs a full snapshot.
+    hello: TokenBucket,
 }
 
 struct RoomTask {
@@ -179,6 +199,11 @@ struct RoomTask {
     /// commit: the room retires at once rather than serve a state that may
     /// not be the stored one.
     broken: bool,
+    /// Player actions of this game over all its sockets: tabs multiply a
+    /// connection's own rate limit, this bounds what they add to the log.
+    game_rate: TokenBucket,
+    /// The shared part of the snapshot, serialized, and its version.
+    snapshot: Option<(u64, Arc<str>)>,
 }
 
 impl RoomTask {
@@ -193,16 +218,32 @@ impl RoomTask {
                 biased;
                 _ = shutdown.changed() => break,
                 command = rx.recv() => match command {
-                    Some(command) => self.handle(*command).await,
+                    Some(command) => {
+                        if let Command::Act { msg: ClientMsg::Move { mv, .. }, .. } = &*command {
+                            self.test_hook(PanicSite::Task, *mv);
+                        }
+                        self.handle_guarded(*command).await
+                    }
                     None => break,
                 },
-                _ = sleep_until(deadline), if deadline.is_some() => self.on_deadline().await,
+                _ = sleep_until(deadline), if deadline.is_some() => self.on_deadline_guarded().await,
             }
             if self.broken || self.should_retire(Instant::now()) {
                 self.rooms.remove(&self.state.id, self.instance);
                 tracing::debug!(game = %self.state.id, "room retired");
                 break;
             }
+        }
+    }
+
+    /// The [`PanicOnMove`](super::config::PanicOnMove) test hook: off
+    /// unless a test put it in the `Config`.
+    fn test_hook(&self, site: PanicSite, mv: SubMove) {
+        if let Some(hook) = &self.rooms.config.panic_on_move
+            && hook.site == site
+            && hook.uci == mv.to_string()
+        {
+            panic!("test hook: panic on the move {} ({site:?})", hook.uci);
         }
     }
 
@@ -255,6 +296,63 @@ impl RoomTask {
         }
     }
 
+    /// Handles one command so that a panic inside (a bug in the rules, the
+    /// views, a decision) cannot take the room task down. The whole handler
+    /// is guarded, not only the pure `decide_*` step: the events are applied
+    /// to the state in place and the views are built from it, so a panic can
+    /// come from there too, and a state left half-changed by a panic cannot
+    /// be trusted. The way back is the one a failed commit already takes:
+    /// rebuild the state from the store's committed events, which hold
+    /// exactly what was acknowledged. The sender of a message that panicked
+    /// gets an error (with its ack id), everyone else notices nothing (or a
+    /// fresh snapshot if the store had moved on). A panic during that
+    /// rebuild is not caught: the task ends, and `Rooms::get` restarts the
+    /// game from the store on its next command.
+    async fn handle_guarded(&mut self, command: Command) {
+        let origin = match &command {
+            Command::Act { conn, msg, .. } => Some((
+                *conn,
+                match msg {
+                    ClientMsg::Move { id, .. } => id.clone(),
+                    _ => None,
+                },
+            )),
+            _ => None,
+        };
+        let committed = self.state.version();
+        let live = self.state.live_parts();
+        if AssertUnwindSafe(self.handle(command))
+            .catch_unwind()
+            .await
+            .is_ok()
+        {
+            return;
+        }
+        tracing::error!(game = %self.state.id, "panic while handling a command; reloading the game from the store");
+        self.restore_committed(committed, live).await;
+        if let Some((conn, id)) = origin {
+            let refusal = Refusal::new(
+                ErrorCode::NotAvailable,
+                "internal error while handling this message; the game was reloaded from its log, nothing else changed",
+            );
+            self.send_to(conn, error_msg(&refusal, id.as_deref()));
+        }
+    }
+
+    /// [`Self::on_deadline`] under the same guard as [`Self::handle_guarded`].
+    async fn on_deadline_guarded(&mut self) {
+        let committed = self.state.version();
+        let live = self.state.live_parts();
+        if AssertUnwindSafe(self.on_deadline())
+            .catch_unwind()
+            .await
+            .is_err()
+        {
+            tracing::error!(game = %self.state.id, "panic while handling a timer; reloading the game from the store");
+            self.restore_committed(committed, live).await;
+        }
+    }
+
     async fn handle(&mut self, command: Command) {
         match command {
             Command::Connect {
@@ -264,7 +362,20 @@ impl RoomTask {
                 outbox,
                 done,
             } => {
-                self.subs.insert(conn, Subscriber { outbox, seat: None });
+                let config = &self.rooms.config;
+                let hello = TokenBucket::new(
+                    config.hello_rate_per_sec,
+                    config.hello_burst,
+                    Instant::now(),
+                );
+                self.subs.insert(
+                    conn,
+                    Subscriber {
+                        outbox,
+                        seat: None,
+                        hello,
+                    },
+                );
                 self.hello(conn, token, since);
                 let _ = done.send(());
             }
@@ -348,8 +459,34 @@ impl RoomTask {
             }
         }
         let you = self.subs.get(&conn).and_then(|s| s.seat);
-        let snapshot = self.state.snapshot(self.presence(), you, Instant::now());
-        self.send_to(conn, server_msg("state", Some(version), snapshot));
+        let text = self.state_text(you);
+        self.send_to(conn, text);
+    }
+
+    /// The `state` message for one socket: the shared part of the snapshot
+    /// (the whole record: 148 KB for a game of 3,000 sub-moves), serialized
+    /// once per version and reused by every socket and every `hello` until
+    /// the next event, joined with this socket's live fields (clocks as of
+    /// now, presence, `you`), which are small.
+    fn state_text(&mut self, you: Option<Color>) -> String {
+        let version = self.state.version();
+        let shared = match &self.snapshot {
+            Some((v, text)) if *v == version => Arc::clone(text),
+            _ => {
+                let text: Arc<str> = Arc::from(self.state.snapshot_shared().to_string());
+                self.rooms
+                    .metrics
+                    .snapshots_serialized
+                    .fetch_add(1, Ordering::Relaxed);
+                self.snapshot = Some((version, Arc::clone(&text)));
+                text
+            }
+        };
+        let live = self
+            .state
+            .snapshot_live(self.presence(), you, Instant::now())
+            .to_string();
+        state_message(version, &live, &shared)
     }
 
     fn presence(&self) -> Presence {
@@ -437,6 +574,22 @@ impl RoomTask {
             return;
         };
         if let ClientMsg::Hello { token, v } = msg {
+            let allowed = self
+                .subs
+                .get_mut(&conn)
+                .is_some_and(|sub| sub.hello.take(received));
+            if !allowed {
+                let config = &self.rooms.config;
+                let refusal = Refusal::new(
+                    ErrorCode::RateLimited,
+                    format!(
+                        "too many hello messages ({} at once, then {} per second); the connection is kept",
+                        config.hello_burst, config.hello_rate_per_sec
+                    ),
+                );
+                self.send_to(conn, error_msg(&refusal, None));
+                return;
+            }
             self.hello(conn, token, v);
             return;
         }
@@ -472,12 +625,18 @@ impl RoomTask {
         let at = now_ms();
         let state = &self.state;
         let event = match msg {
-            ClientMsg::Move { mv, id } => {
-                if let Some(v) = id.as_deref().and_then(|id| state.acked(color, id)) {
-                    self.send_to(conn, ack_msg(id.as_deref(), v));
+            ClientMsg::Move { mv, id, v } => {
+                // Idempotency first: a re-sent move that was applied is
+                // acknowledged again, whatever version it names.
+                if let Some(acked) = id.as_deref().and_then(|id| state.acked(color, id)) {
+                    self.send_to(conn, ack_msg(id.as_deref(), acked));
                     return Ok(());
                 }
+                self.test_hook(PanicSite::Handling, mv);
+                let state = &self.state;
+                state.check_seen(v)?;
                 let event = state.decide_move(color, mv, id.clone(), now, at)?;
+                self.charge_game_rate(now)?;
                 self.publish(vec![event], now, Some((conn, id))).await?;
                 self.rooms
                     .metrics
@@ -485,7 +644,9 @@ impl RoomTask {
                     .fetch_add(1, Ordering::Relaxed);
                 return Ok(());
             }
-            ClientMsg::TakebackSubmove => state.decide_takeback(color, at, now)?,
+            ClientMsg::TakebackSubmove => {
+                state.decide_takeback(color, self.rooms.config.takebacks, at, now)?
+            }
             ClientMsg::Resign => state.decide_resign(color, now, at)?,
             ClientMsg::DrawOffer => state.decide_draw_offer(color, now, at)?,
             ClientMsg::DrawAccept => state.decide_draw_accept(color, now, at)?,
@@ -500,15 +661,32 @@ impl RoomTask {
             }
             ClientMsg::RematchOffer => match state.decide_rematch_offer(color, at)? {
                 Some(event) => event,
-                None => return self.rematch(now).await,
+                None => {
+                    self.charge_game_rate(now)?;
+                    return self.rematch(now).await;
+                }
             },
             ClientMsg::RematchAccept => {
                 state.check_rematch_accept(color)?;
+                self.charge_game_rate(now)?;
                 return self.rematch(now).await;
             }
             ClientMsg::Hello { .. } | ClientMsg::Ping => return Ok(()),
         };
+        self.charge_game_rate(now)?;
         self.publish(vec![event], now, None).await
+    }
+
+    /// Takes one token from the game's bucket for an action that passed its
+    /// checks (refusals add nothing to the log and are not charged).
+    fn charge_game_rate(&mut self, now: Instant) -> Result<(), Refusal> {
+        if self.game_rate.take(now) {
+            return Ok(());
+        }
+        Err(Refusal::new(
+            ErrorCode::RateLimited,
+            "too many actions in this game; nothing was changed, try again in a moment",
+        ))
     }
 
     /// Creates the rematch game (colours swapped), records it here, and
@@ -621,6 +799,7 @@ impl RoomTask {
     /// Applies `events` and the board endings they lead to, in place.
     /// Returns every event applied and the public messages, by version.
     fn apply_all(&mut self, mut all: Vec<Event>, now: Instant) -> Result<Applied, Refusal> {
+        self.snapshot = None;
         let mut messages = Vec::new();
         let mut applied = 0;
         loop {
@@ -659,6 +838,7 @@ impl RoomTask {
     /// cannot be read back at all, the room retires (its sockets close with
     /// "game retired", clients reconnect and the game is loaded again).
     async fn restore_committed(&mut self, committed: u64, live: LiveParts) {
+        self.snapshot = None;
         let id = self.state.id.clone();
         let loaded = match self.rooms.store.load_game(&id).await {
             Ok(Some((_, events))) => {
@@ -738,6 +918,29 @@ fn offer(sub: &Subscriber, text: Utf8Bytes) -> bool {
     }
 }
 
+/// `{"t": "state", "v": version, "d": live ∪ shared}` from two serialized
+/// JSON objects with disjoint keys, without parsing them again.
+fn state_message(version: u64, live: &str, shared: &str) -> String {
+    let fields: Vec<&str> = [live, shared]
+        .into_iter()
+        .map(object_fields)
+        .filter(|f| !f.trim().is_empty())
+        .collect();
+    format!(
+        "{{\"t\":\"state\",\"v\":{version},\"d\":{{{}}}}}",
+        fields.join(",")
+    )
+}
+
+/// The text between the braces of a serialized JSON object.
+fn object_fields(object: &str) -> &str {
+    object
+        .trim()
+        .strip_prefix('{')
+        .and_then(|o| o.strip_suffix('}'))
+        .unwrap_or_default()
+}
+
 fn ack_msg(id: Option<&str>, v: u64) -> String {
     server_msg("ack", None, json!({"id": id, "v": v}))
 }
@@ -750,5 +953,24 @@ async fn sleep_until(deadline: Option<Instant>) {
     match deadline {
         Some(at) => tokio::time::sleep_until(tokio::time::Instant::from_std(at)).await,
         None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_state_message_joins_the_live_and_shared_fields_into_one_object() {
+        let live = json!({"clock": null, "you": "white"}).to_string();
+        let shared = json!({"moves": [{"uci": "e2e4"}], "fen": "x"}).to_string();
+        let text = state_message(7, &live, &shared);
+        let parsed: Value = serde_json::from_str(&text).expect("valid JSON");
+        assert_eq!(
+            parsed,
+            json!({"t": "state", "v": 7, "d": {"clock": null, "you": "white", "moves": [{"uci": "e2e4"}], "fen": "x"}})
+        );
+        let empty: Value = serde_json::from_str(&state_message(1, "{}", &shared)).expect("json");
+        assert_eq!(empty["d"]["fen"], "x");
     }
 }

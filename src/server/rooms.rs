@@ -105,8 +105,26 @@ impl Rooms {
         if !ids::is_game_id(id) {
             return Ok(None);
         }
-        if let Some(room) = self.map.get(id) {
-            return Ok(Some(Arc::clone(room.value())));
+        let live = self.map.get(id).map(|room| Arc::clone(room.value()));
+        if let Some(room) = live {
+            if !room.is_closed() {
+                return Ok(Some(room));
+            }
+            // A room retires (or gives up) by removing itself from the map
+            // first, and shutdown stops everything: a stopped room still in
+            // the map died, i.e. its task panicked outside the guard of
+            // `RoomTask::handle_guarded`. Forget it and start the game
+            // again from the store, so that a bug never leaves a game
+            // unplayable until the next restart.
+            if !*self.shutdown.borrow() {
+                tracing::error!(
+                    game = id,
+                    room = room.instance,
+                    "the game's room task died; restarting it from the store"
+                );
+                self.metrics.rooms_restarted.fetch_add(1, Ordering::Relaxed);
+            }
+            self.remove(id, room.instance);
         }
         let Some((_, events)) = self.store.load_game(id).await.map_err(store_refusal)? else {
             return Ok(None);

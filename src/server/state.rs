@@ -70,6 +70,16 @@ pub struct GameState {
     rematch: Option<String>,
     /// `"<colour>:<ack id>"` -> version of the accepted move.
     acks: HashMap<String, u64>,
+    /// The version of the last event that changed the position (join,
+    /// move, takeback): a `move` played on an older version is stale.
+    position_version: u64,
+    /// Takebacks made in this game, indexed by `Color as usize`.
+    takebacks: [u32; 2],
+    /// Takebacks the side to move made in the current turn.
+    takebacks_this_turn: u32,
+    /// Per colour: `turns_completed` when it last offered a draw (one offer
+    /// per turn, or "offer, decline" loops would grow the log forever).
+    draw_offered_at: [Option<u32>; 2],
     /// Number of events applied; the next event's version.
     events: u64,
 }
@@ -140,6 +150,10 @@ impl GameState {
             rematch_offer: None,
             rematch: None,
             acks: HashMap::new(),
+            position_version: 0,
+            takebacks: [0, 0],
+            takebacks_this_turn: 0,
+            draw_offered_at: [None, None],
             events: 1,
         })
     }
@@ -239,6 +253,11 @@ impl GameState {
         self.acks.get(&ack_key(color, ack)).copied()
     }
 
+    /// The version of the last event that changed the position.
+    pub fn position_version(&self) -> u64 {
+        self.position_version
+    }
+
     /// Whether both sides have completed a turn (abort is over, clocks run).
     pub fn started(&self) -> bool {
         self.turns_completed >= 2
@@ -263,6 +282,7 @@ impl GameState {
                     return Err(inconsistent(index, "seat already taken"));
                 }
                 self.seats[color as usize] = Some(seat_hash.clone());
+                self.position_version = index;
                 if self.clock.is_some() {
                     self.first_move_since = Some(now);
                 }
@@ -275,21 +295,29 @@ impl GameState {
             }
             Event::Move {
                 uci, ack, clock, ..
-            } => Some((
-                "move",
-                self.apply_move(index, uci, ack.as_deref(), *clock, now)?,
-            )),
+            } => {
+                let d = self.apply_move(index, uci, ack.as_deref(), *clock, now)?;
+                self.position_version = index;
+                Some(("move", d))
+            }
             Event::Takeback { .. } => {
+                let mover = self.game.position().side_to_move();
                 let mv = self
                     .game
                     .takeback_first_submove()
                     .map_err(|e| inconsistent(index, e))?;
                 self.sans.pop();
+                self.position_version = index;
+                // Counted on replay too: a restart does not reset the limits
+                // (`decide_takeback`), but a log is never refused for them.
+                self.takebacks[mover as usize] += 1;
+                self.takebacks_this_turn += 1;
                 let d = with_fields(self.position_json(now), [("uci", json!(mv.to_string()))]);
                 Some(("takeback", d))
             }
             Event::DrawOffer { by, .. } => {
                 self.draw_offer = Some(Color::from(*by));
+                self.draw_offered_at[Color::from(*by) as usize] = Some(self.turns_completed);
                 Some(("draw_offer", json!({"by": by})))
             }
             Event::DrawDecline { by, .. } => {
@@ -334,6 +362,7 @@ impl GameState {
         let completed = after.side_to_move() != mover || self.game.outcome().is_some();
         if completed {
             self.turns_completed += 1;
+            self.takebacks_this_turn = 0;
             if self.draw_offer == Some(!mover) {
                 self.draw_offer = None;
             }

@@ -48,6 +48,10 @@ impl Window {
 pub struct Plan {
     pub addr: SocketAddr,
     pub spectators: usize,
+    /// Each spectator sends a `hello` this often (`--spectator-hello-rate`).
+    pub hello_period: Option<Duration>,
+    /// Players choose sub-moves that keep games going (`--long-games`).
+    pub long_games: bool,
     /// Time between two sub-moves of one game.
     pub period: Duration,
     /// Limits concurrent game setups (HTTP + WebSocket handshakes).
@@ -215,6 +219,7 @@ impl Game {
             let socket = ws::connect(plan.addr, &format!("/ws/game/{id}")).await?;
             spectators.push(tokio::spawn(spectate(
                 socket,
+                plan.hello_period,
                 Arc::clone(&ring),
                 plan.window.clone(),
                 stop_rx.clone(),
@@ -275,7 +280,11 @@ impl Game {
                 }
                 _ = tokio::time::sleep_until(next_due.into()), if can_move => {
                     let Some(side) = mover else { continue };
-                    let pick = &view.legal[rng.below(view.legal.len())];
+                    let pick = if plan.long_games {
+                        &view.legal[long_game_choice(&view.legal, &view.fen, rng)]
+                    } else {
+                        &view.legal[rng.below(view.legal.len())]
+                    };
                     let text = format!(r#"{{"t":"move","d":{{"uci":"{pick}","id":{next_id}}}}}"#);
                     let v = view.v + 1;
                     let socket = if side == 0 { &mut *white } else { &mut *black };
@@ -361,6 +370,8 @@ struct View {
     /// 0 white, 1 black; `None` before the first state or once over.
     turn: Option<usize>,
     legal: Vec<String>,
+    /// The position's FEN, as the last event gave it.
+    fen: String,
     over: bool,
     /// The move whose event has not been seen yet: (expected version, mover).
     in_flight: Option<(u64, usize)>,
@@ -431,6 +442,7 @@ impl View {
                     self.v = v;
                     self.turn = side_index(d.turn);
                     self.legal = owned(d.legal);
+                    self.fen = d.fen.unwrap_or_default().to_string();
                 }
                 if self.in_flight.is_some_and(|f| f.0 <= v) {
                     self.in_flight = None;
@@ -502,6 +514,57 @@ impl View {
     }
 }
 
+/// `--long-games`: the index of a sub-move that keeps a random game going
+/// for thousands of sub-moves (large snapshots): a quiet piece move (no
+/// capture, no pawn) while the FEN's halfmove clock is far from the
+/// 75-move limit (150), else a pawn move that captures nothing, which resets
+/// it; anything legal when neither exists. Wandering pieces rarely repeat a
+/// position five times.
+fn long_game_choice(legal: &[String], fen: &str, rng: &mut Rng) -> usize {
+    let mut fields = fen.split(' ');
+    let mut board = [b'.'; 64];
+    let mut index = 56usize;
+    for c in fields.next().unwrap_or("").bytes() {
+        match c {
+            b'/' => index = index.saturating_sub(16),
+            b'1'..=b'8' => index += usize::from(c - b'0'),
+            _ => {
+                if let Some(square) = board.get_mut(index) {
+                    *square = c;
+                }
+                index += 1;
+            }
+        }
+    }
+    let halfmove: u32 = fields.nth(3).and_then(|h| h.parse().ok()).unwrap_or(0);
+    let at = |square: &[u8]| -> u8 {
+        match square {
+            [file @ b'a'..=b'h', rank @ b'1'..=b'8', ..] => {
+                board[usize::from(rank - b'1') * 8 + usize::from(file - b'a')]
+            }
+            _ => b'?',
+        }
+    };
+    let (mut quiet, mut pawn) = (Vec::new(), Vec::new());
+    for (i, uci) in legal.iter().enumerate() {
+        let uci = uci.as_bytes();
+        if uci.len() < 4 || at(&uci[2..4]) != b'.' {
+            continue;
+        }
+        if matches!(at(&uci[..2]), b'P' | b'p') {
+            pawn.push(i);
+        } else {
+            quiet.push(i);
+        }
+    }
+    let pool = match (halfmove < 120, quiet.is_empty(), pawn.is_empty()) {
+        (true, false, _) | (false, false, true) => quiet,
+        (_, _, false) => pawn,
+        _ => (0..legal.len()).collect(),
+    };
+    pool[rng.below(pool.len())]
+}
+
 fn owned(legal: Option<Vec<&str>>) -> Vec<String> {
     legal
         .unwrap_or_default()
@@ -514,14 +577,36 @@ fn owned(legal: Option<Vec<&str>>) -> Vec<String> {
 /// `move` events, and stops at the game's end, on `stop`, or when closed.
 async fn spectate(
     mut socket: Ws,
+    hello_period: Option<Duration>,
     ring: Shared,
     window: watch::Receiver<Option<Window>>,
     mut stop: watch::Receiver<bool>,
 ) -> Tally {
     let mut tally = Tally::default();
+    let mut hello = hello_period.map(|period| {
+        let mut timer = tokio::time::interval(period);
+        timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        timer
+    });
+    let in_window = |at: Instant| window.borrow().is_some_and(|w| w.contains(at));
     loop {
         tokio::select! {
             _ = stop.changed() => break,
+            _ = async {
+                match hello.as_mut() {
+                    Some(timer) => {
+                        timer.tick().await;
+                    }
+                    None => std::future::pending().await,
+                }
+            } => {
+                if socket.send(Message::text(r#"{"t":"hello"}"#)).await.is_err() {
+                    break;
+                }
+                if in_window(Instant::now()) {
+                    tally.hellos_sent += 1;
+                }
+            }
             frame = socket.next() => {
                 let now = Instant::now();
                 let text = match frame {
@@ -550,6 +635,17 @@ async fn spectate(
                         }
                     }
                     ("end", _) => break,
+                    ("state", _) if in_window(now) => {
+                        tally.states += 1;
+                        tally.state_bytes += text.len() as u64;
+                    }
+                    ("error", _) => {
+                        let code = serde_json::from_str::<Value>(text.as_str())
+                            .ok()
+                            .and_then(|v| v["d"]["code"].as_str().map(str::to_string))
+                            .unwrap_or_default();
+                        *tally.errors.entry(format!("spectator {code}")).or_default() += 1;
+                    }
                     _ => {}
                 }
             }
@@ -557,4 +653,28 @@ async fn spectate(
     }
     let _ = tokio::time::timeout(Duration::from_secs(1), socket.close(None)).await;
     tally
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn legal(moves: &[&str]) -> Vec<String> {
+        moves.iter().map(|m| m.to_string()).collect()
+    }
+
+    #[test]
+    fn long_games_play_quiet_piece_moves_until_the_halfmove_clock_nears_its_limit() {
+        let moves = legal(&["e2e4", "g1f3", "d1d7"]);
+        let fen = |halfmove: u32| {
+            format!("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - {halfmove} 1")
+        };
+        let mut rng = Rng::new(7);
+        for _ in 0..20 {
+            // d1d7 captures (and cannot really be played here: only the board matters).
+            assert_eq!(long_game_choice(&moves, &fen(10), &mut rng), 1);
+            assert_eq!(long_game_choice(&moves, &fen(130), &mut rng), 0);
+        }
+        assert_eq!(long_game_choice(&legal(&["d1d7"]), &fen(10), &mut rng), 0);
+    }
 }

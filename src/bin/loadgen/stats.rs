@@ -93,6 +93,11 @@ pub struct Tally {
     /// Sizes of the `move` events received, to size the echo floor.
     pub move_event_bytes: u64,
     pub move_events: u64,
+    /// Spectators' `hello`s sent, and `state` replies received (count and
+    /// bytes), inside the window (`--spectator-hello-rate`).
+    pub hellos_sent: u64,
+    pub states: u64,
+    pub state_bytes: u64,
 }
 
 impl Tally {
@@ -107,6 +112,9 @@ impl Tally {
         self.games_finished += other.games_finished;
         self.games_stalled += other.games_stalled;
         self.setup_failures += other.setup_failures;
+        self.hellos_sent += other.hellos_sent;
+        self.states += other.states;
+        self.state_bytes += other.state_bytes;
         for (code, n) in other.errors {
             *self.errors.entry(code).or_default() += n;
         }

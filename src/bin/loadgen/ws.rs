@@ -67,6 +67,9 @@ pub struct Data<'a> {
     /// `move`, `state`: its legal sub-moves.
     #[serde(borrow, default)]
     pub legal: Option<Vec<&'a str>>,
+    /// `move`, `state`: the position (for `--long-games`).
+    #[serde(borrow, default)]
+    pub fen: Option<&'a str>,
     /// `state`: open / playing / finished.
     #[serde(borrow, default)]
     pub status: Option<&'a str>,

@@ -8,6 +8,7 @@ use std::time::Instant;
 use super::GameState;
 use crate::rules::{Claim, Color, Outcome, Phase, SubMove, Termination};
 use crate::server::clock::Clock;
+use crate::server::config::TakebackLimits;
 use crate::server::events::Event;
 use crate::server::protocol::{ErrorCode, Refusal, Side};
 use crate::server::store::GameStatus;
@@ -32,6 +33,31 @@ impl GameState {
             return Err(Refusal::new(ErrorCode::NotYourTurn, "it is not your turn"));
         }
         Ok(())
+    }
+
+    /// Refuses a `move` played on version `seen` when the position changed
+    /// since (another tab of the same seat moved or took back first) or when
+    /// the game never had that version. Events that leave the position
+    /// alone (a draw offer, say) do not make a move stale. `None` (a client
+    /// that does not send `v`) is not checked.
+    pub fn check_seen(&self, seen: Option<u64>) -> Result<(), Refusal> {
+        match seen {
+            Some(v) if v < self.position_version => Err(Refusal::new(
+                ErrorCode::Stale,
+                format!(
+                    "the position changed since version {v} (now {}); look again and replay",
+                    self.version()
+                ),
+            )),
+            Some(v) if v > self.version() => Err(Refusal::new(
+                ErrorCode::Stale,
+                format!(
+                    "version {v} is ahead of the game (at {}); resync",
+                    self.version()
+                ),
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// A sub-move by `color`. Board endings are added by [`GameState::pending_end`].
@@ -90,9 +116,13 @@ impl GameState {
         self.end_event(Outcome::Draw { reason }, now, at_ms)
     }
 
+    /// Taking back `color`'s first sub-move, within `limits`: a takeback
+    /// and the sub-move played again are two events that do not advance the
+    /// game, so without a bound a client looping them grows the log forever.
     pub fn decide_takeback(
         &self,
         color: Color,
+        limits: TakebackLimits,
         at_ms: i64,
         now: Instant,
     ) -> Result<Event, Refusal> {
@@ -101,6 +131,24 @@ impl GameState {
             return Err(Refusal::new(
                 ErrorCode::NotAvailable,
                 "there is no first sub-move of this turn to take back",
+            ));
+        }
+        if self.takebacks_this_turn >= limits.per_turn {
+            return Err(Refusal::new(
+                ErrorCode::NotAvailable,
+                format!(
+                    "at most {} takeback(s) per turn: play your turn",
+                    limits.per_turn
+                ),
+            ));
+        }
+        if self.takebacks[color as usize] >= limits.per_game {
+            return Err(Refusal::new(
+                ErrorCode::NotAvailable,
+                format!(
+                    "you have used your {} takebacks of this game",
+                    limits.per_game
+                ),
             ));
         }
         Ok(Event::Takeback {
@@ -127,6 +175,12 @@ impl GameState {
                 ErrorCode::NotAvailable,
                 "you already offered a draw",
             )),
+            None if self.draw_offered_at[color as usize] == Some(self.turns_completed) => {
+                Err(Refusal::new(
+                    ErrorCode::NotAvailable,
+                    "one draw offer per turn: offer again after the next move",
+                ))
+            }
             None => Ok(Event::DrawOffer {
                 at_ms,
                 by: color.into(),

@@ -15,6 +15,17 @@ use crate::server::store::{GameListing, GameStatus};
 impl GameState {
     /// The fields describing the current position for the side to move.
     pub(super) fn position_json(&self, now: Instant) -> Value {
+        with_fields(
+            self.board_json(),
+            [
+                ("clock", self.clock_json(now)),
+                ("first_move_ms", json!(self.first_move_ms(now))),
+            ],
+        )
+    }
+
+    /// The position fields that do not depend on the time.
+    fn board_json(&self) -> Value {
         let position = self.game.position();
         json!({
             "fen": position.fen(),
@@ -22,8 +33,6 @@ impl GameState {
             "phase": phase_name(position.phase()),
             "check": position.is_check(),
             "legal": self.legal(),
-            "clock": self.clock_json(now),
-            "first_move_ms": self.first_move_ms(now),
             "claims": self.claims(),
         })
     }
@@ -73,8 +82,24 @@ impl GameState {
         Some(u64::try_from(left.as_millis()).unwrap_or(u64::MAX))
     }
 
-    /// The public state (HTTP `GET /api/games/{id}` and the `state` message's `d`).
+    /// The public state (HTTP `GET /api/games/{id}` and the `state` message's
+    /// `d`): [`Self::snapshot_shared`] with [`Self::snapshot_live`]'s fields.
     pub fn snapshot(&self, presence: Presence, you: Option<Color>, now: Instant) -> Value {
+        let mut snapshot = self.snapshot_shared();
+        if let (Some(map), Value::Object(live)) = (
+            snapshot.as_object_mut(),
+            self.snapshot_live(presence, you, now),
+        ) {
+            map.extend(live);
+        }
+        snapshot
+    }
+
+    /// The part of the snapshot that changes only with the version (the
+    /// record, the position, offers, outcome): the same for every reader, so
+    /// the room serializes it once per version. Disjoint from
+    /// [`Self::snapshot_live`].
+    pub fn snapshot_shared(&self) -> Value {
         let turn_colors = self.mover_colors();
         let moves: Vec<Value> = self
             .game
@@ -84,31 +109,37 @@ impl GameState {
             .zip(turn_colors)
             .map(|((mv, san), color)| json!({"uci": mv.to_string(), "san": san, "color": Side::from(color)}))
             .collect();
-        let seat = |color: Color, connected: bool| json!({"taken": self.seat_taken(color), "connected": connected});
         let outcome = match (self.ended, self.game.outcome()) {
             (true, Some(outcome)) => outcome_json(outcome),
             _ => Value::Null,
         };
         with_fields(
-            self.position_json(now),
+            self.board_json(),
             [
                 ("id", json!(self.id)),
                 ("status", json!(self.status())),
                 ("variant", json!(self.variant)),
                 ("start_fen", json!(self.game.start().fen())),
                 ("moves", Value::Array(moves)),
-                (
-                    "seats",
-                    json!({"white": seat(Color::White, presence.white), "black": seat(Color::Black, presence.black)}),
-                ),
-                ("spectators", json!(presence.spectators)),
                 ("draw_offer", json!(self.draw_offer.map(Side::from))),
                 ("rematch_offer", json!(self.rematch_offer.map(Side::from))),
                 ("outcome", outcome),
                 ("rematch", json!(self.rematch)),
-                ("you", json!(you.map(Side::from))),
             ],
         )
+    }
+
+    /// The part of the snapshot that depends on the moment and the reader:
+    /// the clocks, the first-turn timer, who is connected, and `you`.
+    pub fn snapshot_live(&self, presence: Presence, you: Option<Color>, now: Instant) -> Value {
+        let seat = |color: Color, connected: bool| json!({"taken": self.seat_taken(color), "connected": connected});
+        json!({
+            "clock": self.clock_json(now),
+            "first_move_ms": self.first_move_ms(now),
+            "seats": {"white": seat(Color::White, presence.white), "black": seat(Color::Black, presence.black)},
+            "spectators": presence.spectators,
+            "you": you.map(Side::from),
+        })
     }
 
     /// The colour that played each sub-move of the record.
