@@ -200,9 +200,12 @@ export class Board {
     box.setAttribute('role', 'dialog');
     box.setAttribute('aria-label', 'Promote to');
     // Opens on the promotion square, running toward the middle of the board.
-    const at = [...this.el.children].indexOf(this.squares.get(to));
-    box.classList.add('at-square', at < 32 ? 'from-top' : 'from-bottom');
-    box.style.setProperty('--col', String(at % 8));
+    const file = to.charCodeAt(0) - 97;
+    const rank = Number(to[1]);
+    const col = this.orientation === 'white' ? file : 7 - file;
+    const top = this.orientation === 'white' ? rank === 8 : rank === 1;
+    box.classList.add('at-square', top ? 'from-top' : 'from-bottom');
+    box.style.setProperty('--col', String(col));
     for (const letter of PROMOS.filter((l) => letters.includes(l))) {
       const b = document.createElement('button');
       b.type = 'button';

@@ -989,6 +989,7 @@ async fn legal_move_dots_on_the_edge_file_leave_the_rank_labels_in_place() {
         .goto(&rig.url(&format!("/game/{id}")))
         .await
         .expect("join by link");
+    click(&black, "#btn-join").await;
     wait_text(&white, "#status", "Your turn: one move").await;
 
     // White picks a2: a3 and a4 are destinations on the a-file, which carries the rank labels.
@@ -1217,6 +1218,7 @@ async fn the_lobby_can_create_unlisted_games_words_its_errors_and_lists_recent_f
         .goto(&rig.url(&format!("/game/{id}")))
         .await
         .expect("join");
+    click(&black, "#btn-join").await;
     wait_text(&white, "#status", "Your turn: one move").await;
     click_move(&white, "e2", "e4").await;
     wait_moves(&[&white, &black], 1).await;
@@ -1364,6 +1366,7 @@ async fn the_lobby_a_game_page_and_the_replay_page_pass_the_accessibility_checks
         .goto(&rig.url(&format!("/game/{id}")))
         .await
         .expect("join");
+    click(&black, "#btn-join").await;
     wait_text(&white, "#status", "Your turn: one move").await;
     click_move(&white, "e2", "e4").await;
     wait_moves(&[&white, &black], 1).await;
@@ -1442,6 +1445,7 @@ async fn the_opponents_submoves_offers_and_the_end_are_announced_in_words() {
         .goto(&rig.url(&format!("/game/{id}")))
         .await
         .expect("join");
+    click(&black, "#btn-join").await;
     wait_text(&white, "#status", "Your turn: one move").await;
     click_move(&white, "e2", "e4").await;
     wait_text(&black, "#announcer", "White: pawn e4").await;
