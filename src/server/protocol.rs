@@ -54,6 +54,7 @@ pub enum ErrorCode {
     BadRequest,
     NotFound,
     SeatTaken,
+    RateLimited,
 }
 
 /// A refusal: the code and a human-readable message.
