@@ -189,3 +189,32 @@ impl ServeArgs {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: ServeArgs,
+    }
+
+    #[test]
+    fn the_flag_defaults_and_config_new_agree() {
+        // Environment variables would override the flag defaults; none of
+        // MARSEILLAIS_* is set for unit tests.
+        let parsed = Cli::try_parse_from(["serve"]).unwrap().args;
+        let by_hand = ServeArgs::from_defaults();
+        assert_eq!(format!("{parsed:?}"), format!("{by_hand:?}"));
+    }
+
+    #[test]
+    fn a_non_finite_creation_rate_is_refused() {
+        let mut args = ServeArgs::from_defaults();
+        args.create_rate_per_sec = f64::NAN;
+        assert!(matches!(args.into_config(), Err(ConfigError::Rate { .. })));
+    }
+}
