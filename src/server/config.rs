@@ -64,6 +64,41 @@ pub struct ServeArgs {
     /// Takebacks each player may make per game (more: `not_available`).
     #[arg(long, env = "MARSEILLAIS_TAKEBACKS_PER_GAME", default_value_t = 5)]
     pub takebacks_per_game: u32,
+    /// How long a client may take to send a request's headers (also how
+    /// long an idle keep-alive connection is kept).
+    #[arg(
+        long,
+        env = "MARSEILLAIS_HEADER_READ_TIMEOUT_SECS",
+        default_value_t = 10.0
+    )]
+    pub header_read_timeout_secs: f64,
+    /// How long a client may take to send a request's body once its headers are in (then 408).
+    #[arg(
+        long,
+        env = "MARSEILLAIS_BODY_READ_TIMEOUT_SECS",
+        default_value_t = 10.0
+    )]
+    pub body_read_timeout_secs: f64,
+    /// Deadline for answering an HTTP request, from its headers to the response (then 408).
+    /// WebSockets, once upgraded, are not bound by it.
+    #[arg(long, env = "MARSEILLAIS_REQUEST_TIMEOUT_SECS", default_value_t = 30.0)]
+    pub request_timeout_secs: f64,
+    /// Open connections (HTTP and WebSocket) at most; more are closed at accept.
+    /// Lowered at start to fit the process's descriptor limit.
+    #[arg(long, env = "MARSEILLAIS_MAX_CONNECTIONS", default_value_t = 4096)]
+    pub max_connections: usize,
+    /// Games created or joined per second per client address, sustained (0: no limit).
+    #[arg(long, env = "MARSEILLAIS_CREATE_RATE_PER_SEC", default_value_t = 1.0)]
+    pub create_rate_per_sec: f64,
+    /// Games created or joined in a burst per client address, above the sustained rate.
+    #[arg(long, env = "MARSEILLAIS_CREATE_BURST", default_value_t = 30.0)]
+    pub create_burst: f64,
+    /// `POST /api/replay` requests worked on at once (on the blocking pool).
+    #[arg(long, env = "MARSEILLAIS_MAX_CONCURRENT_REPLAYS", default_value_t = 2)]
+    pub max_concurrent_replays: usize,
+    /// How long a replay waits for a free slot before `503 busy`.
+    #[arg(long, env = "MARSEILLAIS_REPLAY_WAIT_SECS", default_value_t = 2.0)]
+    pub replay_wait_secs: f64,
 }
 
 impl ServeArgs {
@@ -93,6 +128,20 @@ impl ServeArgs {
                 per_game: self.takebacks_per_game,
             },
             panic_on_move: None,
+            header_read_timeout: secs("header-read-timeout-secs", self.header_read_timeout_secs)?,
+            body_read_timeout: secs("body-read-timeout-secs", self.body_read_timeout_secs)?,
+            request_timeout: secs("request-timeout-secs", self.request_timeout_secs)?,
+            max_connections: self.max_connections.max(1),
+            create_rate_per_sec: if self.create_rate_per_sec.is_finite() {
+                self.create_rate_per_sec.max(0.0)
+            } else {
+                return Err(ConfigError::Rate {
+                    value: self.create_rate_per_sec,
+                });
+            },
+            create_burst: self.create_burst.max(1.0),
+            max_concurrent_replays: self.max_concurrent_replays.max(1),
+            replay_wait: secs("replay-wait-secs", self.replay_wait_secs)?,
         })
     }
 }
@@ -102,6 +151,8 @@ impl ServeArgs {
 pub enum ConfigError {
     #[error("--{name} must be a non-negative number of seconds, got {value}")]
     Duration { name: &'static str, value: f64 },
+    #[error("--create-rate-per-sec must be a finite number (0 turns the limit off), got {value}")]
+    Rate { value: f64 },
 }
 
 /// Everything the running server needs to know; see [`ServeArgs`] for meanings.
@@ -123,6 +174,15 @@ pub struct Config {
     pub hello_rate_per_sec: f64,
     pub hello_burst: f64,
     pub takebacks: TakebackLimits,
+    pub header_read_timeout: Duration,
+    pub body_read_timeout: Duration,
+    pub request_timeout: Duration,
+    pub max_connections: usize,
+    /// 0 means no limit.
+    pub create_rate_per_sec: f64,
+    pub create_burst: f64,
+    pub max_concurrent_replays: usize,
+    pub replay_wait: Duration,
     /// Test hook, off (`None`) by default and settable only by code that
     /// builds a `Config` (no flag, no environment variable, nothing on the
     /// wire): see [`PanicOnMove`].
@@ -187,6 +247,43 @@ impl ServeArgs {
             hello_burst: 3.0,
             takebacks_per_turn: 1,
             takebacks_per_game: 5,
+            header_read_timeout_secs: 10.0,
+            body_read_timeout_secs: 10.0,
+            request_timeout_secs: 30.0,
+            max_connections: 4096,
+            create_rate_per_sec: 1.0,
+            create_burst: 30.0,
+            max_concurrent_replays: 2,
+            replay_wait_secs: 2.0,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: ServeArgs,
+    }
+
+    #[test]
+    fn the_flag_defaults_and_config_new_agree() {
+        // Environment variables would override the flag defaults; none of
+        // MARSEILLAIS_* is set for unit tests.
+        let parsed = Cli::try_parse_from(["serve"]).unwrap().args;
+        let by_hand = ServeArgs::from_defaults();
+        assert_eq!(format!("{parsed:?}"), format!("{by_hand:?}"));
+    }
+
+    #[test]
+    fn a_non_finite_creation_rate_is_refused() {
+        let mut args = ServeArgs::from_defaults();
+        args.create_rate_per_sec = f64::NAN;
+        assert!(matches!(args.into_config(), Err(ConfigError::Rate { .. })));
     }
 }

@@ -1,11 +1,13 @@
 //! The HTTP routes (docs/protocol.md section 2): the JSON API, PGN export,
 //! the embedded client, health and metrics, and the WebSocket upgrade.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
+use axum::extract::{ConnectInfo, Extension, Path, Query, Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -13,41 +15,73 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
 
+pub use super::http_error::ApiError;
+use super::http_error::{json_errors, read_json_body, unknown_route};
 use super::protocol::{ErrorCode, Refusal};
+use super::ratelimit::AddressLimiter;
+use super::replay::ReplayPool;
 use super::room::{Command, Room};
 use super::rooms::{NewGame, Rooms};
+use super::serve::ConnectionSlot;
 use super::store::GameStatus;
 use super::{assets, socket, upgrade};
+
+/// Largest `POST /api/games` body: a FEN and a few fields fit in far less.
+pub const MAX_CREATE_BYTES: usize = 16 * 1024;
 
 #[derive(Clone)]
 pub struct AppState {
     pub rooms: Arc<Rooms>,
     pub shutdown: watch::Receiver<bool>,
+    /// Per-address limit on creating and joining games.
+    pub seat_grants: Arc<AddressLimiter>,
+    /// Where replays run (the blocking pool, a bounded number at once).
+    pub replays: Arc<ReplayPool>,
 }
 
-/// A refusal as an HTTP response: status and `{code, message}`.
-pub struct ApiError(Refusal);
-
-impl From<Refusal> for ApiError {
-    fn from(refusal: Refusal) -> ApiError {
-        ApiError(refusal)
+impl AppState {
+    pub fn new(rooms: Arc<Rooms>, shutdown: watch::Receiver<bool>) -> AppState {
+        let config = &rooms.config;
+        let seat_grants = Arc::new(AddressLimiter::new(
+            config.create_rate_per_sec,
+            config.create_burst,
+        ));
+        let replays = Arc::new(ReplayPool::new(
+            config.max_concurrent_replays,
+            config.replay_wait,
+            Arc::clone(&rooms.metrics),
+        ));
+        AppState {
+            rooms,
+            shutdown,
+            seat_grants,
+            replays,
+        }
     }
-}
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let status = match self.0.code {
-            ErrorCode::NotFound => StatusCode::NOT_FOUND,
-            ErrorCode::SeatTaken => StatusCode::CONFLICT,
-            ErrorCode::StoreFailure => StatusCode::SERVICE_UNAVAILABLE,
-            _ => StatusCode::BAD_REQUEST,
-        };
-        (status, axum::Json(&self.0)).into_response()
+    /// One seat grant (create or join) for this client, or 429.
+    fn grant_seat(&self, peer: SocketAddr) -> Result<(), ApiError> {
+        self.seat_grants
+            .check(peer.ip(), Instant::now())
+            .map_err(|limited| {
+                self.rooms
+                    .metrics
+                    .rate_limited
+                    .fetch_add(1, Ordering::Relaxed);
+                ApiError::from(Refusal::new(
+                    ErrorCode::RateLimited,
+                    format!(
+                        "too many games created or joined from your address; try again in {} s",
+                        limited.retry_after_secs
+                    ),
+                ))
+                .retry_after(limited.retry_after_secs)
+            })
     }
 }
 
 fn not_found(what: &str) -> ApiError {
-    ApiError(Refusal::new(ErrorCode::NotFound, format!("no such {what}")))
+    ApiError::not_found(what)
 }
 
 pub fn router(state: AppState) -> Router {
@@ -62,6 +96,8 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}/join", post(join))
         .route("/ws/game/{id}", get(websocket))
         .merge(super::replay::routes())
+        .fallback(unknown_route)
+        .layer(axum::middleware::map_response(json_errors))
         .with_state(state)
 }
 
@@ -106,7 +142,7 @@ async fn ask<T>(
             return Ok(answer);
         }
     }
-    Err(ApiError(Refusal::new(
+    Err(ApiError::from(Refusal::new(
         ErrorCode::StoreFailure,
         "the game is unavailable, try again",
     )))
@@ -124,19 +160,30 @@ async fn game_page_or_pgn(
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], pgn).into_response())
 }
 
-async fn create(State(app): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
+async fn create(
+    State(app): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    let config = &app.rooms.config;
+    let body = read_json_body(request, MAX_CREATE_BYTES, config.body_read_timeout).await?;
     let request: NewGame = if body.iter().all(u8::is_ascii_whitespace) {
         NewGame::default()
     } else {
-        serde_json::from_slice(&body)
-            .map_err(|e| ApiError(Refusal::new(ErrorCode::BadRequest, e.to_string())))?
+        serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(e.to_string()))?
     };
+    app.grant_seat(peer)?;
     let grant = app.rooms.create(request).await?;
     tracing::info!(game = %grant.id, "game created");
     Ok((StatusCode::CREATED, axum::Json(grant)).into_response())
 }
 
-async fn join(State(app): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
+async fn join(
+    State(app): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    app.grant_seat(peer)?;
     let grant = ask(&app, &id, |reply| Command::Join { reply }).await??;
     tracing::info!(game = %grant.id, "seat taken");
     Ok(axum::Json(grant).into_response())
@@ -166,16 +213,13 @@ async fn list(
 ) -> Result<Response, ApiError> {
     let status: GameStatus = match query.status.as_deref() {
         None => GameStatus::Open,
-        Some(text) => text.parse().map_err(|e: super::store::UnknownStatus| {
-            ApiError(Refusal::new(ErrorCode::BadRequest, e.to_string()))
-        })?,
+        Some(text) => text
+            .parse()
+            .map_err(|e: super::store::UnknownStatus| ApiError::bad_request(e.to_string()))?,
     };
     let limit = query.limit.unwrap_or(50);
     if !(1..=100).contains(&limit) {
-        return Err(ApiError(Refusal::new(
-            ErrorCode::BadRequest,
-            "limit must be between 1 and 100",
-        )));
+        return Err(ApiError::bad_request("limit must be between 1 and 100"));
     }
     let offset = query.offset.unwrap_or(0);
     let rows = app
@@ -183,7 +227,7 @@ async fn list(
         .store
         .list(status, limit, offset)
         .await
-        .map_err(|e| ApiError(Refusal::new(ErrorCode::StoreFailure, e.to_string())))?;
+        .map_err(|e| ApiError::from(Refusal::new(ErrorCode::StoreFailure, e.to_string())))?;
     let games: Vec<Value> = rows
         .iter()
         .filter_map(|row| serde_json::from_str(&row.summary).ok())
@@ -204,12 +248,16 @@ async fn websocket(
     State(app): State<AppState>,
     Path(id): Path<String>,
     Query(query): Query<WsQuery>,
+    slot: Option<Extension<ConnectionSlot>>,
     upgrade: upgrade::Upgrade,
 ) -> Result<Response, ApiError> {
     let room = room_of(&app, &id).await?;
     let rooms = Arc::clone(&app.rooms);
     let shutdown = app.shutdown.clone();
-    Ok(upgrade.accept(&app.rooms.config, move |ws| {
-        socket::run(ws, rooms, room, query.token, query.v, shutdown)
+    Ok(upgrade.accept(&app.rooms.config, move |ws| async move {
+        // The connection's slot (--max-connections) is held for as long as
+        // the socket lives, not just the upgrade request.
+        let _slot = slot;
+        socket::run(ws, rooms, room, query.token, query.v, shutdown).await
     }))
 }

@@ -62,6 +62,15 @@ pub struct Metrics {
     pub snapshots_serialized: AtomicU64,
     /// Room tasks found dead (a panic outside the room's guard) and started again.
     pub rooms_restarted: AtomicU64,
+    /// TCP connections closed at accept because `--max-connections` were open.
+    pub connections_refused: AtomicU64,
+    /// Hellos (or WebSocket URLs) whose seat token holds no seat.
+    pub bad_tokens: AtomicU64,
+    /// Seat grants (create, join) refused by the per-address limit.
+    pub rate_limited: AtomicU64,
+    /// Replays being worked on now, and the most there ever were at once.
+    pub replays_running: AtomicI64,
+    pub replays_running_peak: AtomicI64,
     /// From receiving a `move` to broadcasting it (commit included).
     pub move_latency: Histogram,
     pub commit_latency: Histogram,
@@ -84,15 +93,49 @@ impl Metrics {
             "# HELP marseillais_submoves_accepted_total Sub-moves accepted and made durable.\n# TYPE marseillais_submoves_accepted_total counter\nmarseillais_submoves_accepted_total {}",
             self.submoves_accepted.load(Ordering::Relaxed)
         );
+        let counters = [
+            (
+                "marseillais_connections_refused_total",
+                "Connections closed at accept because the connection limit was reached.",
+                &self.connections_refused,
+            ),
+            (
+                "marseillais_bad_token_total",
+                "Hellos and requests with a seat token that holds no seat.",
+                &self.bad_tokens,
+            ),
+            (
+                "marseillais_snapshots_serialized_total",
+                "Game snapshots serialized (once per version; other state messages reuse them).",
+                &self.snapshots_serialized,
+            ),
+            (
+                "marseillais_rooms_restarted_total",
+                "Room tasks found dead and restarted from the store.",
+                &self.rooms_restarted,
+            ),
+            (
+                "marseillais_rate_limited_total",
+                "Game creations and joins refused by the per-address limit.",
+                &self.rate_limited,
+            ),
+        ];
+        for (name, help, value) in counters {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} counter\n{name} {}",
+                value.load(Ordering::Relaxed)
+            );
+        }
         let _ = writeln!(
             out,
-            "# HELP marseillais_snapshots_serialized_total Game snapshots serialized (once per version; other state messages reuse them).\n# TYPE marseillais_snapshots_serialized_total counter\nmarseillais_snapshots_serialized_total {}",
-            self.snapshots_serialized.load(Ordering::Relaxed)
+            "# HELP marseillais_replays_running Replays being worked on.\n# TYPE marseillais_replays_running gauge\nmarseillais_replays_running {}",
+            self.replays_running.load(Ordering::Relaxed)
         );
         let _ = writeln!(
             out,
-            "# HELP marseillais_rooms_restarted_total Room tasks found dead and restarted from the store.\n# TYPE marseillais_rooms_restarted_total counter\nmarseillais_rooms_restarted_total {}",
-            self.rooms_restarted.load(Ordering::Relaxed)
+            "# HELP marseillais_replays_running_peak Most replays ever worked on at once.\n# TYPE marseillais_replays_running_peak gauge\nmarseillais_replays_running_peak {}",
+            self.replays_running_peak.load(Ordering::Relaxed)
         );
         self.move_latency.write(
             &mut out,

@@ -6,7 +6,9 @@
 //! |---|---|
 //! | flags and environment | [`config`] |
 //! | routes | [`http`] |
-//! | accept loop, HTTP timeouts | [`serve`] |
+//! | HTTP error bodies, request bodies | [`http_error`] |
+//! | accept loop, connection limit, HTTP timeouts | [`serve`] |
+//! | per-address limit on creating games | [`ratelimit`] |
 //! | wire format | [`protocol`] |
 //! | WebSocket handshake | [`upgrade`] |
 //! | one connection | [`socket`] |
@@ -30,9 +32,11 @@ pub mod events;
 pub mod export;
 pub mod frame_meter;
 pub mod http;
+pub mod http_error;
 pub mod ids;
 pub mod metrics;
 pub mod protocol;
+pub mod ratelimit;
 pub mod replay;
 pub mod room;
 pub mod rooms;
@@ -118,21 +122,25 @@ pub async fn start_with_store(
         source,
     })?;
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
+    let metrics = Arc::new(Metrics::default());
+    let limits = serve::Limits {
+        header_read_timeout: config.header_read_timeout,
+        request_timeout: config.request_timeout,
+        max_connections: config.max_connections,
+        metrics: Arc::clone(&metrics),
+    };
     let rooms = Rooms::new(
         Arc::clone(&store),
         Arc::new(config),
-        Arc::new(Metrics::default()),
+        metrics,
         shutdown_rx.clone(),
     );
     let restored = rooms.restore_unfinished().await?;
     tracing::info!(restored, %addr, "server started");
-    let app = http::router(http::AppState {
-        rooms: Arc::clone(&rooms),
-        shutdown: shutdown_rx.clone(),
-    });
+    let app = http::router(http::AppState::new(Arc::clone(&rooms), shutdown_rx.clone()));
     let signal = shutdown_rx;
     let task = tokio::spawn(async move {
-        serve::serve(listener, app, signal).await;
+        serve::serve(listener, app, limits, signal).await;
         // Let rooms finish an in-flight commit before the store stops.
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         store.close().await;

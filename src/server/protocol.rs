@@ -53,7 +53,8 @@ pub enum ErrorCode {
     /// A `move` played on a version older than the current position (another
     /// tab of the same seat moved first), or on a version the game never had.
     Stale,
-    /// Too many requests: `hello`s on one connection, or events in one game.
+    /// Too many requests: `hello`s on one connection, events in one game,
+    /// or (HTTP, 429) games created or joined from one address.
     RateLimited,
     // HTTP only.
     BadRequest,

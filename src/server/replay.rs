@@ -12,15 +12,23 @@
 //! `game` is then the record as far as it replays (the success shape), so
 //! that the page can show the position where it stops.
 
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
 use axum::Router;
-use axum::body::Bytes;
+use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use tokio::sync::Semaphore;
 
 use super::assets;
+use super::http::{ApiError, AppState};
+use super::http_error::{HttpCode, read_json_body};
+use super::metrics::Metrics;
 use super::protocol::Side;
 use super::state::reason_name;
 use crate::rules::pgn::{GameResult, MoveError, PgnError, read_game, read_game_prefix};
@@ -31,7 +39,7 @@ use crate::rules::{Game, Position, Rules};
 pub const MAX_REPLAY_BYTES: usize = 256 * 1024;
 
 /// The routes this module owns, merged into the main router.
-pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
+pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/replay", get(page))
         .route("/api/replay", post(replay))
@@ -150,8 +158,89 @@ impl From<PgnError> for ReplayError {
     }
 }
 
-async fn replay(body: Bytes) -> Result<Response, ReplayError> {
-    Ok(axum::Json(replay_body(&body)?).into_response())
+/// Where replays run. A long game takes tens of milliseconds of CPU: on a
+/// runtime worker that stalls every socket and request sharing it, so
+/// replays go to the blocking pool, at most `slots` at once (the pool
+/// itself would start hundreds of threads); a request that cannot get a
+/// slot within `wait` is refused `503 busy`.
+pub struct ReplayPool {
+    slots: Arc<Semaphore>,
+    wait: Duration,
+    metrics: Arc<Metrics>,
+}
+
+impl ReplayPool {
+    pub fn new(slots: usize, wait: Duration, metrics: Arc<Metrics>) -> ReplayPool {
+        ReplayPool {
+            slots: Arc::new(Semaphore::new(slots.max(1))),
+            wait,
+            metrics,
+        }
+    }
+
+    /// Runs [`replay_body`] on the blocking pool once a slot is free.
+    pub async fn run(&self, body: Vec<u8>) -> Result<Result<Value, ReplayError>, ApiError> {
+        let permit = tokio::time::timeout(self.wait, Arc::clone(&self.slots).acquire_owned())
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .ok_or_else(|| {
+                ApiError::http(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    HttpCode::Busy,
+                    "the server is busy replaying other games; try again",
+                )
+                .retry_after(1)
+            })?;
+        let running = Running::start(Arc::clone(&self.metrics));
+        let work = tokio::task::spawn_blocking(move || {
+            let answer = replay_body(&body);
+            drop(running);
+            drop(permit);
+            answer
+        });
+        work.await.map_err(|e| {
+            tracing::error!(error = %e, "a replay task failed");
+            ApiError::http(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                HttpCode::Internal,
+                "the replay failed",
+            )
+        })
+    }
+}
+
+/// Counts one replay in `marseillais_replays_running` (and its peak) for
+/// as long as it lives, however the replay ends.
+struct Running(Arc<Metrics>);
+
+impl Running {
+    fn start(metrics: Arc<Metrics>) -> Running {
+        let now = metrics.replays_running.fetch_add(1, Ordering::Relaxed) + 1;
+        metrics
+            .replays_running_peak
+            .fetch_max(now, Ordering::Relaxed);
+        Running(metrics)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.replays_running.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+async fn replay(State(app): State<AppState>, request: Request) -> Response {
+    let timeout = app.rooms.config.body_read_timeout;
+    let body = match read_json_body(request, MAX_REPLAY_BYTES, timeout).await {
+        Ok(body) => body,
+        Err(error) => return error.into_response(),
+    };
+    match app.replays.run(body.to_vec()).await {
+        Ok(Ok(reply)) => axum::Json(reply).into_response(),
+        Ok(Err(refused)) => refused.into_response(),
+        Err(error) => error.into_response(),
+    }
 }
 
 /// The whole request, from bytes to the reply's JSON (kept apart from axum

@@ -412,6 +412,10 @@ impl RoomTask {
                     }
                 }
                 None => {
+                    self.rooms
+                        .metrics
+                        .bad_tokens
+                        .fetch_add(1, Ordering::Relaxed);
                     let refusal =
                         Refusal::new(ErrorCode::BadToken, "that token holds no seat in this game");
                     self.send_to(conn, error_msg(&refusal, None));

@@ -1,39 +1,93 @@
 //! The accept loop: one hyper HTTP/1 connection per TCP stream, with the
-//! timeouts `axum::serve` does not set.
+//! limits `axum::serve` does not set.
 //!
-//! `axum::serve` runs hyper without a timer, so a client that never finishes
-//! its request headers (slowloris) or never sends anything holds a socket and
-//! a task forever. Serving each connection through hyper's builder with a
-//! Tokio timer gives it a header-read timeout; WebSocket upgrades still work
-//! (`with_upgrades`), and once upgraded a connection is the socket task's
+//! - Connections: at most `max_connections` open at once (lowered to fit the
+//!   process's descriptor limit), counting upgraded WebSockets; beyond it a
+//!   new connection is closed at accept (logged, counted in
+//!   `marseillais_connections_refused_total`), so that descriptors never run
+//!   out and `/healthz` answers as soon as a slot frees.
+//! - Headers: hyper's header-read timeout (it also ends idle keep-alive
+//!   connections), which needs a timer: `axum::serve` runs hyper without one.
+//! - Each request: a deadline from its headers to its response (408), a
+//!   request-target length limit (414). Bodies have their own timeout and
+//!   size limits where they are read ([`super::http_error::read_json_body`]).
+//!
+//! WebSocket upgrades still work (`with_upgrades`); the deadline covers the
+//! upgrade request only, and once upgraded a connection is the socket task's
 //! business (idle timeout, ping/pong: see [`super::socket`]).
 
-use std::time::Duration;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 use axum::Router;
+use axum::extract::ConnectInfo;
+use axum::http::{Request, StatusCode};
+use axum::response::{IntoResponse, Response};
+use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 
-/// How long a client may take to send a request's headers.
-pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+use super::http_error::{ApiError, HttpCode, MAX_URI_BYTES};
+use super::metrics::Metrics;
 
 /// How long a graceful shutdown waits for requests in flight.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Descriptors kept for everything but client connections (the database
+/// and its journal, the listener, logs, a restart's reload...).
+const RESERVED_DESCRIPTORS: usize = 64;
+
+/// What the accept loop enforces (from [`super::config::Config`]).
+#[derive(Clone)]
+pub struct Limits {
+    pub header_read_timeout: Duration,
+    pub request_timeout: Duration,
+    pub max_connections: usize,
+    pub metrics: Arc<Metrics>,
+}
+
+/// One of the `max_connections` slots, held by the connection's task and,
+/// once it is upgraded, by its WebSocket (found in the request extensions).
+#[derive(Clone)]
+pub struct ConnectionSlot(#[allow(dead_code)] Arc<OwnedSemaphorePermit>);
+
 /// Accepts connections until `stop` turns true, then lets the ones in
 /// flight finish (bounded by [`DRAIN_TIMEOUT`]).
-pub async fn serve(listener: TcpListener, app: Router, mut stop: watch::Receiver<bool>) {
+pub async fn serve(
+    listener: TcpListener,
+    app: Router,
+    limits: Limits,
+    mut stop: watch::Receiver<bool>,
+) {
+    let max = fit_to_descriptors(limits.max_connections, open_files_limit());
+    let slots = Arc::new(Semaphore::new(max));
+    let mut refusals = RefusalLog::default();
     let mut connections = JoinSet::new();
     loop {
         tokio::select! {
             _ = stopped(&mut stop) => break,
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
-                    connections.spawn(serve_connection(stream, app.clone(), stop.clone()));
-                }
+                Ok((stream, peer)) => match Arc::clone(&slots).try_acquire_owned() {
+                    Ok(permit) => {
+                        let slot = ConnectionSlot(Arc::new(permit));
+                        connections.spawn(serve_connection(
+                            stream, peer, slot, app.clone(), limits.clone(), stop.clone(),
+                        ));
+                    }
+                    Err(_) => {
+                        // Closed without a word: answering would need the
+                        // resources the limit protects.
+                        drop(stream);
+                        limits.metrics.connections_refused.fetch_add(1, Ordering::Relaxed);
+                        refusals.note(max);
+                    }
+                },
                 Err(error) => {
                     // Out of file descriptors and the like: back off
                     // instead of spinning, and keep serving.
@@ -58,16 +112,57 @@ pub async fn serve(listener: TcpListener, app: Router, mut stop: watch::Receiver
     }
 }
 
-async fn serve_connection(stream: TcpStream, app: Router, mut stop: watch::Receiver<bool>) {
+/// Logs refused connections at most once a second (a flood of them must
+/// not become a flood of log lines).
+#[derive(Default)]
+struct RefusalLog {
+    last: Option<Instant>,
+    unlogged: u64,
+}
+
+impl RefusalLog {
+    fn note(&mut self, max: usize) {
+        self.unlogged += 1;
+        let now = Instant::now();
+        if self
+            .last
+            .is_none_or(|last| now.duration_since(last) >= Duration::from_secs(1))
+        {
+            tracing::warn!(
+                refused = self.unlogged,
+                max_connections = max,
+                "connection limit reached: refusing new connections"
+            );
+            self.last = Some(now);
+            self.unlogged = 0;
+        }
+    }
+}
+
+async fn serve_connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    slot: ConnectionSlot,
+    app: Router,
+    limits: Limits,
+    mut stop: watch::Receiver<bool>,
+) {
     // Moves are small frames sent back to back (ack, then the event):
     // Nagle's algorithm would hold the second for a delayed ACK.
     let _ = stream.set_nodelay(true);
+    let deadline = limits.request_timeout;
+    let service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
+        request.extensions_mut().insert(ConnectInfo(peer));
+        request.extensions_mut().insert(slot.clone());
+        let app = app.clone();
+        async move { Ok::<_, Infallible>(answer(app, request, deadline).await) }
+    });
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT);
+        .header_read_timeout(limits.header_read_timeout);
     let connection = builder
-        .serve_connection(TokioIo::new(stream), TowerToHyperService::new(app))
+        .serve_connection(TokioIo::new(stream), service)
         .with_upgrades();
     tokio::pin!(connection);
     tokio::select! {
@@ -83,8 +178,96 @@ async fn serve_connection(stream: TcpStream, app: Router, mut stop: watch::Recei
     }
 }
 
+/// One request through the router, within the request deadline.
+async fn answer(app: Router, request: Request<Incoming>, deadline: Duration) -> Response {
+    let target = request
+        .uri()
+        .path_and_query()
+        .map_or(0, |p| p.as_str().len());
+    if target > MAX_URI_BYTES {
+        return ApiError::http(
+            StatusCode::URI_TOO_LONG,
+            HttpCode::UriTooLong,
+            format!("the request target is over {MAX_URI_BYTES} bytes"),
+        )
+        .into_response();
+    }
+    let app = TowerToHyperService::new(app);
+    match tokio::time::timeout(deadline, hyper::service::Service::call(&app, request)).await {
+        Ok(Ok(response)) => response,
+        Ok(Err(never)) => match never {},
+        Err(_) => ApiError::request_timeout("request").into_response(),
+    }
+}
+
+/// The soft `RLIMIT_NOFILE` of this process, from `/proc/self/limits`
+/// (None where there is no such file, or it says "unlimited").
+fn open_files_limit() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/self/limits").ok()?;
+    parse_open_files_limit(&text)
+}
+
+fn parse_open_files_limit(limits: &str) -> Option<usize> {
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    line["Max open files".len()..]
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// `wanted` connections, lowered (with a warning) so that they and
+/// [`RESERVED_DESCRIPTORS`] fit in the descriptor limit.
+fn fit_to_descriptors(wanted: usize, limit: Option<usize>) -> usize {
+    let Some(limit) = limit else {
+        return wanted.max(1);
+    };
+    let fits = limit.saturating_sub(RESERVED_DESCRIPTORS).max(1);
+    if wanted > fits {
+        tracing::warn!(
+            wanted,
+            descriptor_limit = limit,
+            max_connections = fits,
+            "--max-connections lowered to fit the open-files limit (ulimit -n)"
+        );
+        fits
+    } else {
+        wanted.max(1)
+    }
+}
+
 /// Resolves once the shutdown flag is set (or its sender is gone). The
 /// watch guard is dropped inside, so the future stays `Send`.
 async fn stopped(stop: &mut watch::Receiver<bool>) {
     let _ = stop.wait_for(|stopped| *stopped).await.map(|_| ());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMITS: &str = "Limit                     Soft Limit           Hard Limit           Units     \n\
+        Max cpu time              unlimited            unlimited            seconds   \n\
+        Max open files            256                  524288               files     \n";
+
+    #[test]
+    fn the_soft_open_files_limit_is_read_from_proc_limits() {
+        assert_eq!(parse_open_files_limit(LIMITS), Some(256));
+        assert_eq!(
+            parse_open_files_limit("Max open files  unlimited  unlimited files"),
+            None
+        );
+        assert_eq!(parse_open_files_limit(""), None);
+    }
+
+    #[test]
+    fn max_connections_is_lowered_to_fit_the_descriptor_limit() {
+        assert_eq!(
+            fit_to_descriptors(4096, Some(256)),
+            256 - RESERVED_DESCRIPTORS
+        );
+        assert_eq!(fit_to_descriptors(100, Some(1024)), 100);
+        assert_eq!(fit_to_descriptors(4096, None), 4096);
+        assert_eq!(fit_to_descriptors(10, Some(3)), 1);
+    }
 }

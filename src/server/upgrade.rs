@@ -20,8 +20,7 @@ use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 
 use super::config::Config;
 use super::frame_meter::{FrameMeter, RateLimit};
-use super::http::ApiError;
-use super::protocol::{ErrorCode, Refusal};
+use super::http_error::{ApiError, HttpCode};
 
 /// The WebSocket a connection is served on.
 pub type Ws = WebSocketStream<FrameMeter<TokioIo<hyper::upgrade::Upgraded>>>;
@@ -33,10 +32,17 @@ pub struct Upgrade {
 }
 
 fn bad(message: &str) -> ApiError {
-    ApiError::from(Refusal::new(
-        ErrorCode::BadRequest,
-        format!("not a WebSocket upgrade request: {message}"),
-    ))
+    ApiError::bad_request(format!("not a WebSocket upgrade request: {message}"))
+}
+
+/// A plain request on a WebSocket route: 426, and the client is told which
+/// protocol to upgrade to (RFC 9110 15.5.22).
+fn upgrade_required(message: &str) -> ApiError {
+    ApiError::http(
+        StatusCode::UPGRADE_REQUIRED,
+        HttpCode::UpgradeRequired,
+        format!("this is a WebSocket route: {message}"),
+    )
 }
 
 fn header_has_token(headers: &HeaderMap, name: header::HeaderName, token: &str) -> bool {
@@ -53,13 +59,19 @@ impl<S: Send + Sync> FromRequestParts<S> for Upgrade {
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Upgrade, ApiError> {
         if parts.method != Method::GET {
-            return Err(bad("the method must be GET"));
+            return Err(ApiError::http(
+                StatusCode::METHOD_NOT_ALLOWED,
+                HttpCode::MethodNotAllowed,
+                "a WebSocket upgrade must be a GET",
+            ));
         }
         if !header_has_token(&parts.headers, header::CONNECTION, "upgrade") {
-            return Err(bad("the Connection header must include \"upgrade\""));
+            return Err(upgrade_required(
+                "the Connection header must include \"upgrade\"",
+            ));
         }
         if !header_has_token(&parts.headers, header::UPGRADE, "websocket") {
-            return Err(bad("the Upgrade header must be \"websocket\""));
+            return Err(upgrade_required("the Upgrade header must be \"websocket\""));
         }
         if parts
             .headers

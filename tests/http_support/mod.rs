@@ -25,12 +25,40 @@ pub async fn request(
     )
     .into_bytes();
     request.extend_from_slice(body);
+    let reply = exchange(addr, &request, wait).await?;
+    Ok((reply.status, reply.body))
+}
+
+/// A response read to the end of the connection.
+pub struct Reply {
+    pub status: u16,
+    /// The status line and headers, as sent.
+    pub head: String,
+    /// The body (a chunked body decoded).
+    pub body: String,
+}
+
+impl Reply {
+    /// The value of the first header with this (case-insensitive) name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.head.lines().skip(1).find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.trim()
+                .eq_ignore_ascii_case(name)
+                .then_some(value.trim())
+        })
+    }
+}
+
+/// Writes `request` (raw bytes, whatever they are) on a new connection and
+/// reads until the server closes it, bounded by `wait`.
+pub async fn exchange(addr: SocketAddr, request: &[u8], wait: Duration) -> Result<Reply, String> {
     let exchange = async {
         let mut stream = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
         // The server may answer (413, 400) before reading a large body and
         // close: a failed write is then not a failure of the exchange, and
         // whatever was read decides.
-        let _ = stream.write_all(&request).await;
+        let _ = stream.write_all(request).await;
         let mut raw = Vec::new();
         let _ = stream.read_to_end(&mut raw).await;
         Ok::<_, String>(raw)
@@ -41,8 +69,8 @@ pub async fn request(
     parse_response(&String::from_utf8_lossy(&raw))
 }
 
-/// Status and body of a whole response; a chunked body is decoded.
-fn parse_response(text: &str) -> Result<(u16, String), String> {
+/// Status, head and body of a whole response; a chunked body is decoded.
+fn parse_response(text: &str) -> Result<Reply, String> {
     let (head, rest) = text
         .split_once("\r\n\r\n")
         .ok_or_else(|| format!("no http response: {text:?}"))?;
@@ -59,7 +87,11 @@ fn parse_response(text: &str) -> Result<(u16, String), String> {
     } else {
         rest.to_string()
     };
-    Ok((status, body))
+    Ok(Reply {
+        status,
+        head: head.to_string(),
+        body,
+    })
 }
 
 /// The data of a chunked body; stops at the last chunk or at a truncated one.

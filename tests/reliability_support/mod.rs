@@ -61,6 +61,9 @@ impl ServerProcess {
             .arg(data_dir)
             .args(extra)
             .env_remove("RUST_LOG")
+            // These tests play hundreds of games from 127.0.0.1; the
+            // per-address creation limit is tested in server_http_limits.
+            .env("MARSEILLAIS_CREATE_RATE_PER_SEC", "0")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::from(log_file))

@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 #[path = "../http_support/mod.rs"]
-mod http_support;
+pub mod http_support;
 
 use std::net::SocketAddr;
 use std::time::Duration;

@@ -82,6 +82,8 @@ impl Spawned {
             .arg("127.0.0.1:0")
             .arg("--data-dir")
             .arg(dir.join("data"))
+            // All its games come from one address: no per-address creation limit.
+            .env("MARSEILLAIS_CREATE_RATE_PER_SEC", "0")
             .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
