@@ -45,6 +45,16 @@ pub struct ServeArgs {
     /// How long a finished game nobody watches stays in memory.
     #[arg(long, env = "MARSEILLAIS_RETIRE_AFTER_SECS", default_value_t = 120.0)]
     pub retire_after_secs: f64,
+    /// An open game nobody joined within this long of its creation ends as aborted.
+    #[arg(long, env = "MARSEILLAIS_OPEN_GAME_TTL_SECS", default_value_t = 3600.0)]
+    pub open_game_ttl_secs: f64,
+    /// An untimed game in which nothing happened (no sub-move, offer, ...) for this long ends as aborted.
+    #[arg(
+        long,
+        env = "MARSEILLAIS_IDLE_GAME_TTL_SECS",
+        default_value_t = 86400.0
+    )]
+    pub idle_game_ttl_secs: f64,
 }
 
 impl ServeArgs {
@@ -65,6 +75,8 @@ impl ServeArgs {
             disconnect_grace: secs("disconnect-grace-secs", self.disconnect_grace_secs)?,
             first_move: secs("first-move-secs", self.first_move_secs)?,
             retire_after: secs("retire-after-secs", self.retire_after_secs)?,
+            open_game_ttl: secs("open-game-ttl-secs", self.open_game_ttl_secs)?,
+            idle_game_ttl: secs("idle-game-ttl-secs", self.idle_game_ttl_secs)?,
         })
     }
 }
@@ -90,6 +102,8 @@ pub struct Config {
     pub disconnect_grace: Duration,
     pub first_move: Duration,
     pub retire_after: Duration,
+    pub open_game_ttl: Duration,
+    pub idle_game_ttl: Duration,
 }
 
 impl Config {
@@ -118,6 +132,8 @@ impl ServeArgs {
             disconnect_grace_secs: 60.0,
             first_move_secs: 30.0,
             retire_after_secs: 120.0,
+            open_game_ttl_secs: 3600.0,
+            idle_game_ttl_secs: 86400.0,
         }
     }
 }

@@ -18,6 +18,7 @@
 //! | embedded client files | [`assets`] |
 //! | replay page validation | [`replay`] |
 //! | PGN tags | [`export`] |
+//! | games that end by themselves | [`expiry`] |
 //! | ids and tokens | [`ids`] |
 //! | persistence | [`store`] |
 
@@ -25,6 +26,7 @@ pub mod assets;
 pub mod clock;
 pub mod config;
 pub mod events;
+pub mod expiry;
 pub mod export;
 pub mod http;
 pub mod ids;
@@ -121,6 +123,7 @@ pub async fn start_with_store(
         shutdown_rx.clone(),
     );
     let restored = rooms.restore_unfinished().await?;
+    rooms.spawn_sweeper();
     tracing::info!(restored, %addr, "server started");
     let app = http::router(http::AppState {
         rooms: Arc::clone(&rooms),
