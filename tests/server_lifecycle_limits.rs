@@ -214,7 +214,10 @@ async fn an_unlisted_game_is_in_no_listing_but_reachable_by_its_link() {
         .create(json!({"color": "white", "listed": false}))
         .await;
     let (public, _, _) = server.create(json!({"listed": true})).await;
-    assert_eq!(listed_ids(&server, "open").await, std::slice::from_ref(&public));
+    assert_eq!(
+        listed_ids(&server, "open").await,
+        std::slice::from_ref(&public)
+    );
     let state = json_of(&server, &format!("/api/games/{private}")).await;
     assert_eq!(state["status"], "open");
     // Whoever has the link joins; the game is in no listing while played nor once finished.
@@ -289,7 +292,10 @@ async fn an_open_game_nobody_joins_expires_to_aborted_and_leaves_the_lobby() {
     assert_eq!(end["d"]["reason"], "aborted");
     assert_aborted(&json_of(&server, &format!("/api/games/{id}")).await);
     assert!(listed_ids(&server, "open").await.is_empty());
-    assert_eq!(listed_ids(&server, "finished").await, std::slice::from_ref(&id));
+    assert_eq!(
+        listed_ids(&server, "finished").await,
+        std::slice::from_ref(&id)
+    );
     let (status, text) = server
         .http("POST", &format!("/api/games/{id}/join"), None)
         .await;
@@ -319,7 +325,10 @@ async fn an_open_game_whose_room_retired_is_expired_from_the_store() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(gone, "the expired game left the lobby");
-    assert_eq!(listed_ids(&server, "finished").await, std::slice::from_ref(&id));
+    assert_eq!(
+        listed_ids(&server, "finished").await,
+        std::slice::from_ref(&id)
+    );
     assert_aborted(&json_of(&server, &format!("/api/games/{id}")).await);
     server.stop().await;
 }
@@ -369,7 +378,10 @@ async fn at_startup_expired_games_end_in_one_pass_without_being_loaded() {
     // Only the clocked game is in memory; the two others were ended in the store.
     assert_eq!(server.live_games(), 1);
     assert!(listed_ids(&server, "open").await.is_empty());
-    assert_eq!(listed_ids(&server, "playing").await, std::slice::from_ref(&timed));
+    assert_eq!(
+        listed_ids(&server, "playing").await,
+        std::slice::from_ref(&timed)
+    );
     let finished = listed_ids(&server, "finished").await;
     assert_eq!(finished.len(), 2, "{finished:?}");
     assert!(finished.contains(&open) && finished.contains(&untimed));
