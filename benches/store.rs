@@ -46,6 +46,7 @@ async fn committer(store: Arc<SqliteStore>, game: String, until: Instant) -> Vec
                 created_ms: 1_764_400_000_000,
                 updated_ms: 1_764_400_000_000 + seq as i64,
                 summary: summary(&game, seq),
+                listed: true,
             },
         };
         let started = Instant::now();

@@ -51,6 +51,7 @@ fn listing(id: &str, status: GameStatus, updated_ms: i64) -> GameListing {
         created_ms: 1_000,
         updated_ms,
         summary: format!(r#"{{"id":"{id}","updated":{updated_ms}}}"#),
+        listed: true,
     }
 }
 
@@ -229,8 +230,158 @@ async fn check_commit_after_close_is_refused(store: &dyn Store) {
     ));
 }
 
+async fn check_commit_all_stores_every_commit_or_none(store: &dyn Store) {
+    store.commit(commit("old", 0, 3)).await.expect("old game");
+    // The second half conflicts (the old game has 3 events, not 2): nothing of the unit is stored.
+    match store
+        .commit_all(vec![commit("new", 0, 2), commit("old", 2, 1)])
+        .await
+    {
+        Err(StoreError::Conflict {
+            game_id,
+            expected: 3,
+            got: 2,
+        }) => assert_eq!(game_id, "old"),
+        other => panic!("expected a conflict on the old game, got {other:?}"),
+    }
+    assert!(store.load_game("new").await.expect("load").is_none());
+    assert_eq!(events_of(store, "old").await, expected_events("old", 3));
+    // Two commits of one game in one unit apply in order.
+    store
+        .commit_all(vec![
+            commit("new", 0, 2),
+            commit("old", 3, 1),
+            commit("old", 4, 2),
+        ])
+        .await
+        .expect("the whole unit");
+    assert_eq!(events_of(store, "new").await, expected_events("new", 2));
+    assert_eq!(events_of(store, "old").await, expected_events("old", 6));
+}
+
+async fn check_unlisted_games_are_in_no_listing_but_load(store: &dyn Store) {
+    for (id, status, listed) in [
+        ("pub-open", GameStatus::Open, true),
+        ("priv-open", GameStatus::Open, false),
+        ("priv-play", GameStatus::Playing, false),
+        ("priv-done", GameStatus::Finished, false),
+    ] {
+        let mut c = commit(id, 0, 1);
+        c.listing.status = status;
+        c.listing.listed = listed;
+        store.commit(c).await.expect("commit");
+    }
+    let ids = |rows: Vec<GameListing>| rows.into_iter().map(|l| l.id).collect::<Vec<_>>();
+    assert_eq!(
+        ids(store.list(GameStatus::Open, 10, 0).await.expect("open")),
+        ["pub-open"]
+    );
+    assert!(
+        store
+            .list(GameStatus::Playing, 10, 0)
+            .await
+            .expect("playing")
+            .is_empty()
+    );
+    assert!(
+        store
+            .list(GameStatus::Finished, 10, 0)
+            .await
+            .expect("done")
+            .is_empty()
+    );
+    let (listing, _) = store
+        .load_game("priv-open")
+        .await
+        .expect("load")
+        .expect("an unlisted game loads by id");
+    assert!(!listing.listed);
+    let playing = store.load_playing().await.expect("playing");
+    assert_eq!(
+        ids(playing.into_iter().map(|(l, _)| l).collect()),
+        ["priv-play"]
+    );
+}
+
+async fn check_load_stale_pages_old_games_of_one_status_oldest_first(store: &dyn Store) {
+    for (id, status, updated, listed) in [
+        ("o1", GameStatus::Open, 100, true),
+        ("o2", GameStatus::Open, 50, false),
+        ("o3", GameStatus::Open, 300, true),
+        ("o4", GameStatus::Open, 200, true),
+        ("p1", GameStatus::Playing, 10, true),
+    ] {
+        let mut c = commit(id, 0, 1);
+        c.listing = listing(id, status, updated);
+        c.listing.listed = listed;
+        store.commit(c).await.expect("commit");
+    }
+    let ids = |games: Vec<(GameListing, Vec<String>)>| {
+        games.into_iter().map(|(l, _)| l.id).collect::<Vec<_>>()
+    };
+    let stale = store
+        .load_stale(GameStatus::Open, 300, 10, 0)
+        .await
+        .expect("stale");
+    assert_eq!(stale[0].1, expected_events("o2", 1), "with their events");
+    assert_eq!(ids(stale), ["o2", "o1", "o4"]);
+    let page = store
+        .load_stale(GameStatus::Open, 300, 2, 1)
+        .await
+        .expect("page");
+    assert_eq!(ids(page), ["o1", "o4"]);
+    let playing = store
+        .load_stale(GameStatus::Playing, 11, 10, 0)
+        .await
+        .expect("playing");
+    assert_eq!(ids(playing), ["p1"]);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The same checks on both implementations.
+
+#[tokio::test]
+async fn commit_all_stores_every_commit_of_its_unit_or_none() {
+    let dir = TempDir::new("commit-all");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    bounded(check_commit_all_stores_every_commit_or_none(&store)).await;
+    bounded(check_commit_all_stores_every_commit_or_none(
+        &MemoryStore::new(),
+    ))
+    .await;
+}
+
+#[tokio::test]
+async fn unlisted_games_are_in_no_listing_but_load_by_id() {
+    let dir = TempDir::new("unlisted");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    bounded(check_unlisted_games_are_in_no_listing_but_load(&store)).await;
+    // Still so after reopening (the flag is a column, not only in memory).
+    bounded(store.close()).await;
+    let store = SqliteStore::open(dir.path()).expect("reopen");
+    let open = bounded(store.list(GameStatus::Open, 10, 0))
+        .await
+        .expect("open");
+    assert_eq!(open.len(), 1);
+    bounded(check_unlisted_games_are_in_no_listing_but_load(
+        &MemoryStore::new(),
+    ))
+    .await;
+}
+
+#[tokio::test]
+async fn load_stale_pages_old_games_of_one_status_oldest_first() {
+    let dir = TempDir::new("stale");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    bounded(check_load_stale_pages_old_games_of_one_status_oldest_first(
+        &store,
+    ))
+    .await;
+    bounded(check_load_stale_pages_old_games_of_one_status_oldest_first(
+        &MemoryStore::new(),
+    ))
+    .await;
+}
 
 #[tokio::test]
 async fn a_commit_with_the_wrong_first_seq_is_rejected_and_stores_nothing() {
@@ -601,6 +752,55 @@ async fn a_database_with_a_newer_schema_version_is_refused() {
         Err(other) => panic!("expected Io, got {other:?}"),
         Ok(_) => panic!("a newer schema must be refused"),
     }
+}
+
+#[tokio::test]
+async fn a_database_of_schema_version_1_is_migrated_to_version_2_with_every_game_listed() {
+    let dir = TempDir::new("schema-v1");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/schema_v1");
+    let db = dir.path().join("marseillais.sqlite3");
+    std::fs::copy(fixture.join("marseillais.sqlite3"), &db).expect("copy the fixture");
+    let raw = |sql: &str| -> i64 {
+        let conn = rusqlite::Connection::open(&db).expect("raw open");
+        conn.query_row(sql, [], |row| row.get(0)).expect("query")
+    };
+    assert_eq!(raw("PRAGMA user_version"), 1);
+    let games_before = raw("SELECT count(*) FROM games");
+    let events_before = raw("SELECT count(*) FROM events");
+
+    let store = SqliteStore::open(dir.path()).expect("open migrates");
+    let open = bounded(store.list(GameStatus::Open, 100, 0))
+        .await
+        .expect("open");
+    let playing = bounded(store.list(GameStatus::Playing, 100, 0))
+        .await
+        .expect("playing");
+    let finished = bounded(store.list(GameStatus::Finished, 100, 0))
+        .await
+        .expect("finished");
+    assert_eq!((open.len(), playing.len(), finished.len()), (1, 3, 3));
+    assert!(
+        [&open, &playing, &finished]
+            .iter()
+            .all(|rows| rows.iter().all(|l| l.listed))
+    );
+    let (_, events) = bounded(store.load_game(&open[0].id))
+        .await
+        .expect("load")
+        .expect("the open game");
+    assert_eq!(events.len(), 1);
+    bounded(store.close()).await;
+    drop(store);
+
+    assert_eq!(raw("PRAGMA user_version"), 2);
+    assert_eq!(raw("SELECT count(*) FROM games"), games_before);
+    assert_eq!(raw("SELECT count(*) FROM events"), events_before);
+    // Opening the migrated database again is a no-op.
+    let store = SqliteStore::open(dir.path()).expect("reopen");
+    let open_again = bounded(store.list(GameStatus::Open, 100, 0))
+        .await
+        .expect("open");
+    assert_eq!(open_again, open);
 }
 
 #[test]

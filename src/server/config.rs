@@ -99,6 +99,16 @@ pub struct ServeArgs {
     /// How long a replay waits for a free slot before `503 busy`.
     #[arg(long, env = "MARSEILLAIS_REPLAY_WAIT_SECS", default_value_t = 2.0)]
     pub replay_wait_secs: f64,
+    /// An open game nobody joined within this long of its creation ends as aborted.
+    #[arg(long, env = "MARSEILLAIS_OPEN_GAME_TTL_SECS", default_value_t = 3600.0)]
+    pub open_game_ttl_secs: f64,
+    /// An untimed game in which nothing happened (no sub-move, offer, ...) for this long ends as aborted.
+    #[arg(
+        long,
+        env = "MARSEILLAIS_IDLE_GAME_TTL_SECS",
+        default_value_t = 86400.0
+    )]
+    pub idle_game_ttl_secs: f64,
 }
 
 impl ServeArgs {
@@ -142,6 +152,8 @@ impl ServeArgs {
             create_burst: self.create_burst.max(1.0),
             max_concurrent_replays: self.max_concurrent_replays.max(1),
             replay_wait: secs("replay-wait-secs", self.replay_wait_secs)?,
+            open_game_ttl: secs("open-game-ttl-secs", self.open_game_ttl_secs)?,
+            idle_game_ttl: secs("idle-game-ttl-secs", self.idle_game_ttl_secs)?,
         })
     }
 }
@@ -183,6 +195,8 @@ pub struct Config {
     pub create_burst: f64,
     pub max_concurrent_replays: usize,
     pub replay_wait: Duration,
+    pub open_game_ttl: Duration,
+    pub idle_game_ttl: Duration,
     /// Test hook, off (`None`) by default and settable only by code that
     /// builds a `Config` (no flag, no environment variable, nothing on the
     /// wire): see [`PanicOnMove`].
@@ -255,6 +269,8 @@ impl ServeArgs {
             create_burst: 30.0,
             max_concurrent_replays: 2,
             replay_wait_secs: 2.0,
+            open_game_ttl_secs: 3600.0,
+            idle_game_ttl_secs: 86400.0,
         }
     }
 }

@@ -40,6 +40,10 @@ pub enum Event {
         clock: Option<ClockSpec>,
         creator: Side,
         seat_hash: String,
+        /// Whether the game appears in the lobby listings. Absent (old logs, and every listed
+        /// game: the log of a listed game is written exactly as before) means listed.
+        #[serde(default = "listed_by_default", skip_serializing_if = "is_listed")]
+        listed: bool,
     },
     /// The second seat was taken; the game starts.
     Joined {
@@ -68,14 +72,24 @@ pub enum Event {
         at_ms: i64,
         by: Side,
     },
+    /// `seat_hash` is the hash of the offerer's rematch token
+    /// ([`super::ids::rematch_token`]), taken while the offerer is here to present its token,
+    /// so that the rematch can be created while it is away. Absent in logs of older versions.
     RematchOffer {
         at_ms: i64,
         by: Side,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat_hash: Option<String>,
     },
-    /// A rematch game was created with this id.
+    /// A rematch game was created with this id. `derived_seats`: its seats belong to the
+    /// players' rematch tokens, derived from their tokens of this game, so that the server can
+    /// hand each player its new seat again whenever it comes back (false in older logs, whose
+    /// rematch tokens were random and are lost with the room).
     Rematch {
         at_ms: i64,
         id: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        derived_seats: bool,
     },
     /// The game ended. `reason` is a [`crate::rules::Termination`] tag text.
     End {
@@ -106,10 +120,59 @@ impl Event {
     }
 }
 
+fn listed_by_default() -> bool {
+    true
+}
+
+fn is_listed(listed: &bool) -> bool {
+    *listed
+}
+
 /// Unix-epoch milliseconds now.
 pub fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_written_before_listing_and_derived_rematch_seats_read_as_before() {
+        let created = r#"{"k":"created","at_ms":1,"variant":"balanced","start_fen":"8/8/8/8/8/8/8/8 w - - 0 1","clock":null,"creator":"white","seat_hash":"h"}"#;
+        let Ok(Event::Created { listed, .. }) = serde_json::from_str(created) else {
+            panic!("an old created event reads");
+        };
+        assert!(listed, "an old game is listed");
+        let Ok(Event::RematchOffer { seat_hash, .. }) =
+            serde_json::from_str(r#"{"k":"rematch_offer","at_ms":1,"by":"white"}"#)
+        else {
+            panic!("an old offer reads");
+        };
+        assert_eq!(seat_hash, None);
+        let Ok(Event::Rematch { derived_seats, .. }) =
+            serde_json::from_str(r#"{"k":"rematch","at_ms":1,"id":"AbCd1234"}"#)
+        else {
+            panic!("an old rematch reads");
+        };
+        assert!(!derived_seats);
+    }
+
+    #[test]
+    fn a_listed_game_is_logged_exactly_as_before_and_an_unlisted_one_says_so() {
+        let created = |listed| Event::Created {
+            at_ms: 1,
+            variant: Variant::Balanced,
+            start_fen: "f".into(),
+            clock: None,
+            creator: Side::White,
+            seat_hash: "h".into(),
+            listed,
+        };
+        assert!(!created(true).to_json().contains("listed"));
+        assert!(created(false).to_json().contains(r#""listed":false"#));
+    }
 }

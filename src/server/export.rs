@@ -1,6 +1,7 @@
 //! A game as comma PGN (`GET /game/{id}.pgn`): the server's tags around the
 //! rules engine's writer ([`crate::rules::pgn::write_game`]).
 
+use crate::rules::Color;
 use crate::rules::pgn::{PgnTags, write_game};
 
 use super::state::GameState;
@@ -12,13 +13,23 @@ pub fn pgn(state: &GameState) -> String {
         site: format!("/game/{}", state.id),
         date: pgn_date(state.created_ms),
         round: "-".into(),
-        white: "?".into(),
-        black: "?".into(),
+        white: player_name(state, Color::White).into(),
+        black: player_name(state, Color::Black).into(),
         time_control: state
             .clock_spec
             .map(|c| format!("{}+{}", c.base_secs, c.increment_secs)),
     };
     write_game(state.game(), &tags)
+}
+
+/// The `White` / `Black` tag: `Anonymous` for a seated player (there are no accounts yet, so
+/// no name to give), `?` (PGN's "unknown") only for a seat nobody has taken.
+fn player_name(state: &GameState, color: Color) -> &'static str {
+    if state.seat_taken(color) {
+        "Anonymous"
+    } else {
+        "?"
+    }
 }
 
 /// `YYYY.MM.DD` (UTC) of a Unix-epoch millisecond time.

@@ -63,6 +63,44 @@ pub fn token_matches(token: &str, stored: &str) -> bool {
     hashed.as_bytes().ct_eq(stored.as_bytes()).into()
 }
 
+/// The seat token of a player in the rematch of game `game_id`, derived from its seat token
+/// `token` of that game: HMAC-SHA256 (key: the old token; message: `rematch:` + the old game id),
+/// cut to 128 bits like every token, hex.
+///
+/// Why derived and not drawn: the server keeps no token, only hashes. A random rematch token
+/// exists only in memory, so a player away when the rematch was agreed lost its seat with the
+/// room (a restart, or just the room retiring). A derived one is recomputed whenever the old
+/// token says hello to the old game, and the old game's offer can carry its hash, taken while
+/// the offerer was connected. Nothing stored lets anyone compute it (the HMAC key is the token,
+/// known only to its holder). The old game's id, not the new one, is the message: the offer is
+/// stored before the new game exists, and a game has at most one rematch.
+pub fn rematch_token(token: &str, game_id: &str) -> String {
+    let mac = hmac_sha256(token.as_bytes(), format!("rematch:{game_id}").as_bytes());
+    hex(&mac[..16])
+}
+
+/// HMAC-SHA256 (RFC 2104) over the `sha2` crate: a dozen lines rather than one more
+/// dependency; checked against RFC 4231 in the tests.
+fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
+    const BLOCK: usize = 64;
+    let mut block = [0u8; BLOCK];
+    if key.len() > BLOCK {
+        block[..32].copy_from_slice(&Sha256::digest(key));
+    } else {
+        block[..key.len()].copy_from_slice(key);
+    }
+    let pad = |byte: u8| block.map(|b| b ^ byte);
+    let inner = Sha256::new()
+        .chain_update(pad(0x36))
+        .chain_update(message)
+        .finalize();
+    Sha256::new()
+        .chain_update(pad(0x5c))
+        .chain_update(inner)
+        .finalize()
+        .into()
+}
+
 fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(bytes.len() * 2);
@@ -95,5 +133,33 @@ mod tests {
         assert!(token_matches(&token, &stored));
         assert!(!token_matches(&new_token(), &stored));
         assert!(!token_matches("", &stored));
+    }
+
+    #[test]
+    fn hmac_sha256_matches_rfc_4231() {
+        // Test case 2 (short key) and test case 6 (key longer than a block).
+        assert_eq!(
+            hex(&hmac_sha256(b"Jefe", b"what do ya want for nothing?")),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+        assert_eq!(
+            hex(&hmac_sha256(
+                &[0xaa; 131],
+                b"Test Using Larger Than Block-Size Key - Hash Key First"
+            )),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        );
+    }
+
+    #[test]
+    fn a_rematch_token_is_fixed_by_the_old_token_and_game_and_looks_like_a_token() {
+        let token = new_token();
+        let derived = rematch_token(&token, "AbCd1234");
+        assert_eq!(derived, rematch_token(&token, "AbCd1234"));
+        assert_eq!(derived.len(), 32);
+        assert!(derived.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_ne!(derived, rematch_token(&token, "AbCd1235"));
+        assert_ne!(derived, rematch_token(&new_token(), "AbCd1234"));
+        assert_ne!(derived, token);
     }
 }

@@ -22,6 +22,7 @@
 //! | embedded client files | [`assets`] |
 //! | replay page validation | [`replay`] |
 //! | PGN tags | [`export`] |
+//! | games that end by themselves | [`expiry`] |
 //! | ids and tokens | [`ids`] |
 //! | persistence | [`store`] |
 
@@ -29,6 +30,7 @@ pub mod assets;
 pub mod clock;
 pub mod config;
 pub mod events;
+pub mod expiry;
 pub mod export;
 pub mod frame_meter;
 pub mod http;
@@ -136,6 +138,7 @@ pub async fn start_with_store(
         shutdown_rx.clone(),
     );
     let restored = rooms.restore_unfinished().await?;
+    rooms.spawn_sweeper();
     tracing::info!(restored, %addr, "server started");
     let app = http::router(http::AppState::new(Arc::clone(&rooms), shutdown_rx.clone()));
     let signal = shutdown_rx;

@@ -159,7 +159,6 @@ impl Room {
             away_since: [Some(now), Some(now)],
             idle_since: now,
             retry_at: None,
-            rematch_tokens: [None, None],
             last_presence: Presence::default(),
             presence_due: None,
             broken: false,
@@ -176,6 +175,9 @@ struct Subscriber {
     seat: Option<Color>,
     /// This connection's `hello`s: each one costs a full snapshot.
     hello: TokenBucket,
+    /// The seat token this socket proved (`seat` is its seat). Kept in memory only, to derive
+    /// the player's rematch token ([`ids::rematch_token`]); never stored, logged or sent.
+    token: Option<String>,
 }
 
 struct RoomTask {
@@ -190,8 +192,6 @@ struct RoomTask {
     idle_since: Instant,
     /// After a failed timeout commit: when to try again.
     retry_at: Option<Instant>,
-    /// The rematch seats handed out, by old colour, for late reconnects.
-    rematch_tokens: [Option<SeatGrant>; 2],
     /// The presence last broadcast, and when a coalesced one is due.
     last_presence: Presence,
     presence_due: Option<Instant>,
@@ -252,7 +252,16 @@ impl RoomTask {
             .then(|| self.idle_since + self.rooms.config.retire_after);
         // After a failed timeout commit, wait for the retry time rather than
         // the (past) flag time, or the task would spin.
-        let timers = self.retry_at.or_else(|| self.state.next_deadline());
+        let expiry = self
+            .rooms
+            .expiry()
+            .deadline(&self.state, Instant::now(), now_ms());
+        let timers = self.retry_at.or_else(|| {
+            [self.state.next_deadline(), expiry]
+                .into_iter()
+                .flatten()
+                .min()
+        });
         [timers, self.presence_due, retire]
             .into_iter()
             .flatten()
@@ -286,10 +295,16 @@ impl RoomTask {
         }
     }
 
-    /// Ends the game if a flag fell or a first turn timed out.
+    /// Ends the game if a flag fell, a first turn timed out or the game expired
+    /// ([`super::expiry`]).
     async fn check_timeouts(&mut self) {
         let now = Instant::now();
-        if let Some(event) = self.state.due_timeout(now, now_ms())
+        let at = now_ms();
+        let due = self
+            .state
+            .due_timeout(now, at)
+            .or_else(|| self.rooms.expiry().due_event(&self.state, at));
+        if let Some(event) = due
             && self.publish(vec![event], now, None).await.is_err()
         {
             self.retry_at = Some(now + Duration::from_secs(1));
@@ -374,6 +389,7 @@ impl RoomTask {
                         outbox,
                         seat: None,
                         hello,
+                        token: None,
                     },
                 );
                 self.hello(conn, token, since);
@@ -390,6 +406,8 @@ impl RoomTask {
                 received,
             } => self.act(conn, msg, received).await,
             Command::Join { reply } => {
+                // An open game past its time to live ends now rather than take a player.
+                self.check_timeouts().await;
                 let result = self.join().await;
                 let _ = reply.send(result);
             }
@@ -409,6 +427,7 @@ impl RoomTask {
                 Some(color) => {
                     if let Some(sub) = self.subs.get_mut(&conn) {
                         sub.seat = Some(color);
+                        sub.token = Some(token);
                     }
                 }
                 None => {
@@ -423,8 +442,7 @@ impl RoomTask {
             }
         }
         self.resync(conn, since);
-        let seat = self.subs.get(&conn).and_then(|s| s.seat);
-        if let Some(grant) = seat.and_then(|c| self.rematch_tokens[c as usize].clone()) {
+        if let Some(grant) = self.rematch_grant(conn) {
             self.send_to(conn, rematch_seat_msg(&grant));
         }
         if !self.after_membership_change() {
@@ -663,17 +681,20 @@ impl RoomTask {
                     .is_some_and(|since| now.saturating_duration_since(since) >= grace);
                 state.decide_claim_victory(color, away, now, at)?
             }
-            ClientMsg::RematchOffer => match state.decide_rematch_offer(color, at)? {
-                Some(event) => event,
-                None => {
-                    self.charge_game_rate(now)?;
-                    return self.rematch(now).await;
+            ClientMsg::RematchOffer => {
+                let seat_hash = self.rematch_seat_hash(conn)?;
+                match self.state.decide_rematch_offer(color, seat_hash, at)? {
+                    Some(event) => event,
+                    None => {
+                        self.charge_game_rate(now)?;
+                        return self.rematch(conn, color, now).await;
+                    }
                 }
-            },
+            }
             ClientMsg::RematchAccept => {
                 state.check_rematch_accept(color)?;
                 self.charge_game_rate(now)?;
-                return self.rematch(now).await;
+                return self.rematch(conn, color, now).await;
             }
             ClientMsg::Hello { .. } | ClientMsg::Ping => return Ok(()),
         };
@@ -693,23 +714,69 @@ impl RoomTask {
         ))
     }
 
-    /// Creates the rematch game (colours swapped), records it here, and
-    /// hands each player its new seat privately.
-    async fn rematch(&mut self, now: Instant) -> Result<(), Refusal> {
-        let grants = self.rooms.create_rematch(&self.state).await?;
+    /// The hash of the rematch token of the player on socket `conn`.
+    fn rematch_seat_hash(&self, conn: ConnId) -> Result<String, Refusal> {
+        self.subs
+            .get(&conn)
+            .and_then(|sub| sub.token.as_deref())
+            .map(|token| ids::token_hash(&ids::rematch_token(token, &self.state.id)))
+            .ok_or_else(|| Refusal::new(ErrorCode::NotAPlayer, "say hello with your seat token"))
+    }
+
+    /// The rematch seat of the player on socket `conn`, when this game has a rematch whose
+    /// seats are derived from this game's tokens: recomputed from the socket's token, so it is
+    /// handed out whenever the player comes back, after any restart.
+    fn rematch_grant(&self, conn: ConnId) -> Option<SeatGrant> {
+        let new_id = self.state.derived_rematch_id()?;
+        let sub = self.subs.get(&conn)?;
+        let (old_color, token) = (sub.seat?, sub.token.as_deref()?);
+        Some(SeatGrant {
+            id: new_id.to_owned(),
+            color: (!old_color).into(),
+            token: ids::rematch_token(token, &self.state.id),
+            url: format!("/game/{new_id}"),
+        })
+    }
+
+    /// Creates the rematch game (colours swapped) and records it here in ONE store commit, then
+    /// hands each connected player its new seat privately (an absent one gets it when it comes
+    /// back: [`Self::rematch_grant`]). `color` accepts the offer of the other side, whose
+    /// rematch token hash the offer carries.
+    async fn rematch(&mut self, conn: ConnId, color: Color, now: Instant) -> Result<(), Refusal> {
+        let mine = self.rematch_seat_hash(conn)?;
+        let theirs = match self.state.rematch_offer() {
+            Some((by, Some(hash))) if by == !color => hash.to_owned(),
+            // An offer stored by an older version has no hash: usable only if its author is
+            // here to present its token.
+            _ => self
+                .subs
+                .iter()
+                .find(|(_, sub)| sub.seat == Some(!color) && sub.token.is_some())
+                .map(|(other, _)| *other)
+                .map(|other| self.rematch_seat_hash(other))
+                .transpose()?
+                .ok_or_else(|| {
+                    Refusal::new(
+                        ErrorCode::NotAvailable,
+                        "this rematch offer cannot be accepted while its author is away; ask again",
+                    )
+                })?,
+        };
+        let mut seats = [String::new(), String::new()];
+        seats[color as usize] = mine;
+        seats[(!color) as usize] = theirs;
+        let (new_commit, new_room) = self.rooms.prepare_rematch(&self.state, seats)?;
         let event = Event::Rematch {
             at_ms: now_ms(),
-            id: grants[0].id.clone(),
+            id: new_room.id().to_owned(),
+            derived_seats: true,
         };
-        self.publish(vec![event], now, None).await?;
-        self.rematch_tokens = grants.map(Some);
-        let targets: Vec<(ConnId, Color)> = self
-            .subs
-            .iter()
-            .filter_map(|(conn, sub)| sub.seat.map(|c| (*conn, c)))
-            .collect();
-        for (conn, color) in targets {
-            if let Some(grant) = self.rematch_tokens[color as usize].clone() {
+        self.publish_with(vec![event], now, None, vec![new_commit])
+            .await?;
+        self.rooms.install_new(new_room);
+        let conns: Vec<ConnId> = self.subs.keys().copied().collect();
+        for conn in conns {
+            if let Some(grant) = self.rematch_grant(conn) {
                 self.send_to(conn, rematch_seat_msg(&grant));
             }
         }
@@ -758,6 +825,18 @@ impl RoomTask {
         now: Instant,
         ack: Option<(ConnId, Option<String>)>,
     ) -> Result<(), Refusal> {
+        self.publish_with(events, now, ack, Vec::new()).await
+    }
+
+    /// [`Self::publish`], storing `also` (other games' commits: a rematch's new game) in the
+    /// same atomic store commit: all of it is stored or none.
+    async fn publish_with(
+        &mut self,
+        events: Vec<Event>,
+        now: Instant,
+        ack: Option<(ConnId, Option<String>)>,
+        also: Vec<Commit>,
+    ) -> Result<(), Refusal> {
         let committed = self.state.version();
         let live = self.state.live_parts();
         let (all, messages) = match self.apply_all(events, now) {
@@ -774,7 +853,13 @@ impl RoomTask {
             listing: self.state.listing(),
         };
         let started = Instant::now();
-        let result = self.rooms.store.commit(commit).await;
+        let result = if also.is_empty() {
+            self.rooms.store.commit(commit).await
+        } else {
+            let mut all = vec![commit];
+            all.extend(also);
+            self.rooms.store.commit_all(all).await
+        };
         self.rooms.metrics.commit_latency.observe(started.elapsed());
         if let Err(error) = result {
             tracing::warn!(game = %self.state.id, %error, "commit failed");

@@ -53,6 +53,8 @@ pub struct GameState {
     pub clock_spec: Option<ClockSpec>,
     pub created_ms: i64,
     pub updated_ms: i64,
+    /// Whether the game appears in the lobby listings (see `Event::Created`).
+    pub listed: bool,
     game: Game,
     sans: Vec<String>,
     /// Token hashes, indexed by `Color as usize`.
@@ -67,7 +69,11 @@ pub struct GameState {
     ended: bool,
     draw_offer: Option<Color>,
     rematch_offer: Option<Color>,
+    /// The hash of the standing offer's rematch token (`Event::RematchOffer`).
+    rematch_offer_seat: Option<String>,
     rematch: Option<String>,
+    /// Whether the rematch's seats are derived from this game's tokens (`Event::Rematch`).
+    rematch_derived: bool,
     /// `"<colour>:<ack id>"` -> version of the accepted move.
     acks: HashMap<String, u64>,
     /// The version of the last event that changed the position (join,
@@ -118,6 +124,7 @@ impl GameState {
             clock,
             creator,
             seat_hash,
+            listed,
         } = event
         else {
             return Err(ApplyError::NotCreated);
@@ -132,6 +139,7 @@ impl GameState {
             clock_spec: *clock,
             created_ms: *at_ms,
             updated_ms: *at_ms,
+            listed: *listed,
             game: Game::new(start),
             sans: Vec::new(),
             seats,
@@ -148,7 +156,9 @@ impl GameState {
             ended: false,
             draw_offer: None,
             rematch_offer: None,
+            rematch_offer_seat: None,
             rematch: None,
+            rematch_derived: false,
             acks: HashMap::new(),
             position_version: 0,
             takebacks: [0, 0],
@@ -248,6 +258,19 @@ impl GameState {
         self.rematch.as_deref()
     }
 
+    /// The rematch game's id, when its seats belong to tokens derived from this game's
+    /// ([`ids::rematch_token`]), so that a player's new seat can be handed out again.
+    pub fn derived_rematch_id(&self) -> Option<&str> {
+        self.rematch.as_deref().filter(|_| self.rematch_derived)
+    }
+
+    /// The standing rematch offer: who made it and the hash of its rematch token, when the log
+    /// recorded one.
+    pub fn rematch_offer(&self) -> Option<(Color, Option<&str>)> {
+        self.rematch_offer
+            .map(|by| (by, self.rematch_offer_seat.as_deref()))
+    }
+
     /// The version of an already accepted move with this ack id from `color`.
     pub fn acked(&self, color: Color, ack: &str) -> Option<u64> {
         self.acks.get(&ack_key(color, ack)).copied()
@@ -324,13 +347,18 @@ impl GameState {
                 self.draw_offer = None;
                 Some(("draw_decline", json!({"by": by})))
             }
-            Event::RematchOffer { by, .. } => {
+            Event::RematchOffer { by, seat_hash, .. } => {
                 self.rematch_offer = Some(Color::from(*by));
+                self.rematch_offer_seat = seat_hash.clone();
                 Some(("rematch_offer", json!({"by": by})))
             }
-            Event::Rematch { id, .. } => {
+            Event::Rematch {
+                id, derived_seats, ..
+            } => {
                 self.rematch = Some(id.clone());
+                self.rematch_derived = *derived_seats;
                 self.rematch_offer = None;
+                self.rematch_offer_seat = None;
                 Some(("rematch", json!({"id": id})))
             }
             Event::End {
@@ -455,6 +483,7 @@ mod tests {
             }),
             creator: Side::White,
             seat_hash: ids::token_hash("w"),
+            listed: true,
         };
         let joined = Event::Joined {
             at_ms: 2,

@@ -273,8 +273,13 @@ impl GameState {
     }
 
     /// A rematch offer, or `Ok(None)` when it meets the opponent's offer
-    /// (then the room creates the rematch).
-    pub fn decide_rematch_offer(&self, color: Color, at_ms: i64) -> Result<Option<Event>, Refusal> {
+    /// (then the room creates the rematch). `seat_hash`: the hash of the offerer's rematch token.
+    pub fn decide_rematch_offer(
+        &self,
+        color: Color,
+        seat_hash: String,
+        at_ms: i64,
+    ) -> Result<Option<Event>, Refusal> {
         self.require_rematch_possible()?;
         match self.rematch_offer {
             Some(by) if by == !color => Ok(None),
@@ -285,6 +290,7 @@ impl GameState {
             None => Ok(Some(Event::RematchOffer {
                 at_ms,
                 by: color.into(),
+                seat_hash: Some(seat_hash),
             })),
         }
     }

@@ -171,6 +171,7 @@ impl GameState {
             created_ms: self.created_ms,
             updated_ms: self.updated_ms,
             summary: summary.to_string(),
+            listed: self.listed,
         }
     }
 }

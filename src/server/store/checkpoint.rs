@@ -140,6 +140,7 @@ mod tests {
                 created_ms: 0,
                 updated_ms: i64::try_from(seq).unwrap_or(0),
                 summary: "{}".to_owned(),
+                listed: true,
             },
         }
     }

@@ -69,9 +69,14 @@ pub struct GameListing {
     pub updated_ms: i64,
     /// JSON object owned by the room (players, clock, result, ...), returned as is by `list()`.
     pub summary: String,
+    /// Whether the game may appear in `list()` at all. An unlisted (private) game is reachable by
+    /// its id only: its invite link must not be grabbed by strangers from the lobby.
+    pub listed: bool,
 }
 
 /// One atomic, durable append: events `first_seq, first_seq+1, ...` of one game plus its new listing row.
+/// Several of them (of different games) can be made one all-or-nothing unit with
+/// [`Store::commit_all`].
 ///
 /// The store keys everything by `game_id`; `listing.id` is expected to be the same and is
 /// overwritten with `game_id` when stored, so the two can never disagree on disk.
@@ -121,11 +126,29 @@ pub trait Store: Send + Sync + 'static {
     /// polled: commits of one game issued back to back apply in call order, and dropping the future
     /// does not withdraw the commit (it may still be stored).
     fn commit(&self, commit: Commit) -> StoreFuture<()>;
-    /// Every game whose status is not Finished, with all its events in seq order (startup recovery).
+    /// Like [`Store::commit`] for several commits at once, of one game or several, as ONE unit:
+    /// all of them are stored, or (on any error, e.g. one `first_seq` conflict) none. A rematch
+    /// uses it to record the old game's `rematch` event and the new game's first events together.
+    /// The error is the first commit's that failed. Commits of the same game apply in order.
+    fn commit_all(&self, commits: Vec<Commit>) -> StoreFuture<()>;
+    /// Every game whose status is not Finished, with all its events in seq order.
     fn load_unfinished(&self) -> StoreFuture<Vec<LoadedGame>>;
+    /// Every game being played (status Playing), with all its events (startup recovery: open
+    /// games are loaded on demand, they have no timers to run).
+    fn load_playing(&self) -> StoreFuture<Vec<LoadedGame>>;
+    /// Games with this status whose listing row was last updated before `updated_before_ms`
+    /// (listed or not), with their events, oldest update first, paged: the candidates for
+    /// expiry (`rooms.rs`).
+    fn load_stale(
+        &self,
+        status: GameStatus,
+        updated_before_ms: i64,
+        limit: u32,
+        offset: u32,
+    ) -> StoreFuture<Vec<LoadedGame>>;
     /// One game (any status) with its events, or None.
     fn load_game(&self, id: &str) -> StoreFuture<Option<LoadedGame>>;
-    /// Listing rows with that status, newest updated first, paged.
+    /// Listed rows (`listed == true`) with that status, newest updated first, paged.
     fn list(&self, status: GameStatus, limit: u32, offset: u32) -> StoreFuture<Vec<GameListing>>;
     /// Flush and stop the writer (graceful shutdown). Idempotent.
     fn close(&self) -> BoxFuture<'static, ()>;
@@ -163,49 +186,93 @@ impl MemoryStore {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn commit_now(&self, commit: Commit) -> Result<(), StoreError> {
+    /// Checks every commit against the stored counts (and the commits before it in the same
+    /// unit), then applies them all: nothing is changed unless everything fits.
+    fn commit_now(&self, commits: Vec<Commit>) -> Result<(), StoreError> {
         let mut inner = self.lock();
         if inner.closed {
             return Err(StoreError::Closed);
         }
-        let stored = inner
-            .games
-            .get(&commit.game_id)
-            .map_or(0, |(_, events)| events.len() as u64);
-        if commit.first_seq != stored {
-            return Err(StoreError::Conflict {
-                game_id: commit.game_id,
-                expected: stored,
-                got: commit.first_seq,
-            });
+        let mut counts: HashMap<&str, u64> = HashMap::new();
+        for commit in &commits {
+            let stored = match counts.get(commit.game_id.as_str()) {
+                Some(count) => *count,
+                None => inner
+                    .games
+                    .get(&commit.game_id)
+                    .map_or(0, |(_, events)| events.len() as u64),
+            };
+            if commit.first_seq != stored {
+                return Err(StoreError::Conflict {
+                    game_id: commit.game_id.clone(),
+                    expected: stored,
+                    got: commit.first_seq,
+                });
+            }
+            counts.insert(&commit.game_id, stored + commit.events.len() as u64);
         }
-        let mut listing = commit.listing;
-        listing.id = commit.game_id.clone();
-        let entry = inner
-            .games
-            .entry(commit.game_id)
-            .or_insert_with(|| (listing.clone(), Vec::new()));
-        entry.0 = listing;
-        entry.1.extend(commit.events);
+        for commit in commits {
+            let mut listing = commit.listing;
+            listing.id = commit.game_id.clone();
+            let entry = inner
+                .games
+                .entry(commit.game_id)
+                .or_insert_with(|| (listing.clone(), Vec::new()));
+            entry.0 = listing;
+            entry.1.extend(commit.events);
+        }
         Ok(())
+    }
+
+    fn games_where(&self, keep: impl Fn(&GameListing) -> bool) -> Vec<LoadedGame> {
+        let mut games: Vec<LoadedGame> = self
+            .lock()
+            .games
+            .values()
+            .filter(|(listing, _)| keep(listing))
+            .cloned()
+            .collect();
+        games.sort_by(|a, b| a.0.id.cmp(&b.0.id));
+        games
     }
 }
 
 impl Store for MemoryStore {
     fn commit(&self, commit: Commit) -> StoreFuture<()> {
-        let result = self.commit_now(commit);
+        self.commit_all(vec![commit])
+    }
+
+    fn commit_all(&self, commits: Vec<Commit>) -> StoreFuture<()> {
+        let result = self.commit_now(commits);
         Box::pin(async move { result })
     }
 
     fn load_unfinished(&self) -> StoreFuture<Vec<LoadedGame>> {
-        let mut games: Vec<LoadedGame> = self
-            .lock()
-            .games
-            .values()
-            .filter(|(listing, _)| listing.status != GameStatus::Finished)
-            .cloned()
+        let games = self.games_where(|listing| listing.status != GameStatus::Finished);
+        Box::pin(async move { Ok(games) })
+    }
+
+    fn load_playing(&self) -> StoreFuture<Vec<LoadedGame>> {
+        let games = self.games_where(|listing| listing.status == GameStatus::Playing);
+        Box::pin(async move { Ok(games) })
+    }
+
+    fn load_stale(
+        &self,
+        status: GameStatus,
+        updated_before_ms: i64,
+        limit: u32,
+        offset: u32,
+    ) -> StoreFuture<Vec<LoadedGame>> {
+        let mut games = self.games_where(|listing| {
+            listing.status == status && listing.updated_ms < updated_before_ms
+        });
+        games.sort_by(|a, b| (a.0.updated_ms, &a.0.id).cmp(&(b.0.updated_ms, &b.0.id)));
+        let games = games
+            .into_iter()
+            .skip(offset as usize)
+            .take(limit as usize)
             .collect();
-        games.sort_by(|a, b| a.0.id.cmp(&b.0.id));
         Box::pin(async move { Ok(games) })
     }
 
@@ -219,7 +286,7 @@ impl Store for MemoryStore {
             .lock()
             .games
             .values()
-            .filter(|(listing, _)| listing.status == status)
+            .filter(|(listing, _)| listing.status == status && listing.listed)
             .map(|(listing, _)| listing.clone())
             .collect();
         rows.sort_by(listing_order);
@@ -282,8 +349,30 @@ impl Store for FailingStore {
         self.inner.commit(commit)
     }
 
+    fn commit_all(&self, commits: Vec<Commit>) -> StoreFuture<()> {
+        if self.is_failing() {
+            return Box::pin(async { Err(StoreError::Io("injected".to_owned())) });
+        }
+        self.inner.commit_all(commits)
+    }
+
     fn load_unfinished(&self) -> StoreFuture<Vec<LoadedGame>> {
         self.inner.load_unfinished()
+    }
+
+    fn load_playing(&self) -> StoreFuture<Vec<LoadedGame>> {
+        self.inner.load_playing()
+    }
+
+    fn load_stale(
+        &self,
+        status: GameStatus,
+        updated_before_ms: i64,
+        limit: u32,
+        offset: u32,
+    ) -> StoreFuture<Vec<LoadedGame>> {
+        self.inner
+            .load_stale(status, updated_before_ms, limit, offset)
     }
 
     fn load_game(&self, id: &str) -> StoreFuture<Option<LoadedGame>> {

@@ -23,8 +23,9 @@ use super::{Commit, GameListing, GameStatus, LoadedGame, Store, StoreError, Stor
 pub const DB_FILE_NAME: &str = "marseillais.sqlite3";
 
 /// The schema this program writes (`PRAGMA user_version`). A database with a newer version was
-/// written by a newer program and is refused rather than misread.
-pub const SCHEMA_VERSION: i64 = 1;
+/// written by a newer program and is refused rather than misread; an older one is migrated
+/// ([`MIGRATIONS`]).
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// How long a connection waits on a lock held by another connection before failing. Only a
 /// checkpoint or a second process should ever hold one; waiting beats failing a move.
@@ -35,7 +36,8 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// open hundreds of connections and blocking threads.
 const MAX_READERS: usize = 4;
 
-const SCHEMA: &str = "
+/// Version 1: the games' listing rows and their event logs.
+const SCHEMA_V1: &str = "
 CREATE TABLE IF NOT EXISTS games (
     id          TEXT PRIMARY KEY NOT NULL,
     status      TEXT NOT NULL,
@@ -51,6 +53,19 @@ CREATE TABLE IF NOT EXISTS events (
     PRIMARY KEY (game_id, seq)
 ) WITHOUT ROWID;
 ";
+
+/// Version 2: unlisted (private) games. Rows written by version 1 are listed, as every game was.
+/// The lobby index gets `listed` after `status` so that `list()` still reads one index range;
+/// it replaces the version 1 index (one index to maintain per commit, as before).
+const SCHEMA_V2: &str = "
+ALTER TABLE games ADD COLUMN listed INTEGER NOT NULL DEFAULT 1;
+DROP INDEX IF EXISTS games_by_status_updated;
+CREATE INDEX games_by_status_listed_updated ON games (status, listed, updated_ms, id);
+";
+
+/// `MIGRATIONS[n]` takes a database from version `n` to `n + 1` (version 0: empty). Each runs in
+/// the same transaction as the version bump, so a crash mid-migration leaves the old version.
+const MIGRATIONS: [&str; 2] = [SCHEMA_V1, SCHEMA_V2];
 
 /// What the writer has done since the store was opened (for tests, metrics and benchmarks).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -258,25 +273,42 @@ fn open_writer(path: &Path, options: SqliteOptions) -> Result<Connection, StoreE
     Ok(conn)
 }
 
-/// Creates the schema in an empty database, accepts the current version, refuses newer ones.
+/// Brings the database to [`SCHEMA_VERSION`]: creates the schema in an empty database, runs the
+/// migrations an older one needs (all in one transaction), refuses newer ones.
 fn migrate(conn: &Connection) -> Result<(), StoreError> {
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .map_err(io)?;
-    match version {
-        0 => conn
-            .execute_batch(&format!(
-                "BEGIN IMMEDIATE; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
-            ))
-            .map_err(|e| {
-                let _ = conn.execute_batch("ROLLBACK");
-                io(e)
-            }),
-        SCHEMA_VERSION => Ok(()),
-        newer => Err(StoreError::Io(format!(
-            "database schema version {newer} is not supported (this program knows version {SCHEMA_VERSION})"
-        ))),
+    if !(0..=SCHEMA_VERSION).contains(&version) {
+        return Err(StoreError::Io(format!(
+            "database schema version {version} is not supported (this program knows version {SCHEMA_VERSION})"
+        )));
     }
+    if version == SCHEMA_VERSION {
+        return Ok(());
+    }
+    let steps: String = MIGRATIONS
+        .iter()
+        .skip(usize::try_from(version).unwrap_or(0))
+        .copied()
+        .collect();
+    conn.execute_batch(&format!(
+        "BEGIN IMMEDIATE; {steps} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+    ))
+    .map_err(|e| {
+        let _ = conn.execute_batch("ROLLBACK");
+        StoreError::Io(format!(
+            "cannot migrate the database from schema version {version} to {SCHEMA_VERSION}: {e}"
+        ))
+    })?;
+    if version > 0 {
+        tracing::info!(
+            from = version,
+            to = SCHEMA_VERSION,
+            "store: database schema migrated"
+        );
+    }
+    Ok(())
 }
 
 /// The checkpoint thread's connection: it writes the database file (copying WAL pages), never
@@ -317,6 +349,7 @@ fn listing_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<GameList
         created_ms: row.get(2)?,
         updated_ms: row.get(3)?,
         summary: row.get(4)?,
+        listed: row.get(5)?,
     }))
 }
 
@@ -344,15 +377,45 @@ fn events_of(conn: &Connection, game_id: &str) -> Result<Vec<String>, StoreError
     Ok(events)
 }
 
-const LISTING_COLUMNS: &str = "id, status, created_ms, updated_ms, summary";
+const LISTING_COLUMNS: &str = "id, status, created_ms, updated_ms, summary, listed";
+
+/// Runs a listing query and loads every game it returns with its events, all in one read
+/// transaction (listings and events come from the same snapshot).
+fn load_games_where(
+    conn: &mut Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> Result<Vec<LoadedGame>, StoreError> {
+    let tx = conn.transaction().map_err(io)?;
+    let listings = {
+        let mut stmt = tx.prepare_cached(sql).map_err(io)?;
+        let rows = stmt.query_map(params, listing_from_row).map_err(io)?;
+        let mut listings = Vec::new();
+        for row in rows {
+            listings.push(row.map_err(io)??);
+        }
+        listings
+    };
+    let mut games = Vec::with_capacity(listings.len());
+    for listing in listings {
+        let events = events_of(&tx, &listing.id)?;
+        games.push((listing, events));
+    }
+    tx.finish().map_err(io)?;
+    Ok(games)
+}
 
 impl Store for SqliteStore {
     fn commit(&self, commit: Commit) -> StoreFuture<()> {
+        self.commit_all(vec![commit])
+    }
+
+    fn commit_all(&self, commits: Vec<Commit>) -> StoreFuture<()> {
         let (done, outcome) = oneshot::channel();
         // Sent now, not when the future is first polled: commits reach the writer in call order,
         // which is what lets a room pipeline commits for the same game.
         let sent = match lock(&self.shared.to_writer).as_ref() {
-            Some(to_writer) => to_writer.send(Pending { commit, done }).is_ok(),
+            Some(to_writer) => to_writer.send(Pending { commits, done }).is_ok(),
             None => false,
         };
         Box::pin(async move {
@@ -369,35 +432,46 @@ impl Store for SqliteStore {
 
     fn load_unfinished(&self) -> StoreFuture<Vec<LoadedGame>> {
         self.read(|conn| {
-            // One read transaction: listings and events come from the same snapshot.
-            let tx = conn.transaction().map_err(io)?;
-            let listings = {
-                let mut stmt = tx
-                    .prepare(&format!(
-                        // IN rather than <> 'finished': uses the status index instead of scanning
-                        // every game ever played at each startup.
-                        "SELECT {LISTING_COLUMNS} FROM games WHERE status IN (?1, ?2) ORDER BY id"
-                    ))
-                    .map_err(io)?;
-                let rows = stmt
-                    .query_map(
-                        [GameStatus::Open.as_str(), GameStatus::Playing.as_str()],
-                        listing_from_row,
-                    )
-                    .map_err(io)?;
-                let mut listings = Vec::new();
-                for row in rows {
-                    listings.push(row.map_err(io)??);
-                }
-                listings
-            };
-            let mut games = Vec::with_capacity(listings.len());
-            for listing in listings {
-                let events = events_of(&tx, &listing.id)?;
-                games.push((listing, events));
-            }
-            tx.finish().map_err(io)?;
-            Ok(games)
+            load_games_where(
+                conn,
+                // IN rather than <> 'finished': uses the status index instead of scanning
+                // every game ever played at each startup.
+                &format!(
+                    "SELECT {LISTING_COLUMNS} FROM games WHERE status IN (?1, ?2) ORDER BY id"
+                ),
+                [GameStatus::Open.as_str(), GameStatus::Playing.as_str()],
+            )
+        })
+    }
+
+    fn load_playing(&self) -> StoreFuture<Vec<LoadedGame>> {
+        self.read(|conn| {
+            load_games_where(
+                conn,
+                &format!("SELECT {LISTING_COLUMNS} FROM games WHERE status = ?1 ORDER BY id"),
+                [GameStatus::Playing.as_str()],
+            )
+        })
+    }
+
+    fn load_stale(
+        &self,
+        status: GameStatus,
+        updated_before_ms: i64,
+        limit: u32,
+        offset: u32,
+    ) -> StoreFuture<Vec<LoadedGame>> {
+        self.read(move |conn| {
+            load_games_where(
+                conn,
+                // `listed IN (0, 1)`: both ranges of the (status, listed, updated_ms) index.
+                &format!(
+                    "SELECT {LISTING_COLUMNS} FROM games
+                     WHERE status = ?1 AND listed IN (0, 1) AND updated_ms < ?2
+                     ORDER BY updated_ms, id LIMIT ?3 OFFSET ?4"
+                ),
+                params![status.as_str(), updated_before_ms, limit, offset],
+            )
         })
     }
 
@@ -431,7 +505,7 @@ impl Store for SqliteStore {
         self.read(move |conn| {
             let mut stmt = conn
                 .prepare_cached(&format!(
-                    "SELECT {LISTING_COLUMNS} FROM games WHERE status = ?1
+                    "SELECT {LISTING_COLUMNS} FROM games WHERE status = ?1 AND listed = 1
                      ORDER BY updated_ms DESC, id DESC LIMIT ?2 OFFSET ?3"
                 ))
                 .map_err(io)?;

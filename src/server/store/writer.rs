@@ -3,9 +3,9 @@
 //! single fsync makes a whole batch durable. Only after that transaction commits does it complete
 //! the callers' futures; a commit is never acknowledged before it is on disk.
 //!
-//! Within a batch each commit runs inside its own savepoint: a commit whose `first_seq` does not
-//! match (or that fails for a reason local to it) is undone alone and the rest of the batch goes
-//! on. A storage failure (disk full, I/O error, ...) rolls back the whole transaction and fails
+//! Within a batch each caller's unit (one commit, or the several of a `commit_all`) runs inside
+//! its own savepoint: a unit with a commit whose `first_seq` does not match (or that fails for a
+//! reason local to it) is undone alone, all of it, and the rest of the batch goes on. A storage failure (disk full, I/O error, ...) rolls back the whole transaction and fails
 //! every commit of the batch with [`StoreError::Io`]; the thread keeps running and later batches
 //! may succeed.
 
@@ -23,9 +23,10 @@ use super::{Commit, StoreError};
 /// still amortising the fsync over hundreds of games.
 pub(super) const MAX_BATCH: usize = 512;
 
-/// A commit waiting for the writer, with the channel its caller awaits.
+/// A unit of commits waiting for the writer (stored all or none), with the channel its caller
+/// awaits.
 pub(super) struct Pending {
-    pub(super) commit: Commit,
+    pub(super) commits: Vec<Commit>,
     pub(super) done: oneshot::Sender<Result<(), StoreError>>,
 }
 
@@ -212,21 +213,25 @@ fn write_in_transaction(
             return Err(BatchError::TransactionLost);
         }
         conn.prepare_cached("SAVEPOINT one_commit")?.execute([])?;
-        let outcome = match write_one(conn, &pending.commit) {
+        let written = pending
+            .commits
+            .iter()
+            .try_for_each(|commit| write_one(conn, commit).map_err(|e| (commit, e)));
+        let outcome = match written {
             Ok(()) => {
                 conn.prepare_cached("RELEASE one_commit")?.execute([])?;
                 Ok(())
             }
-            Err(CommitFailure::WholeBatch(e)) => return Err(e.into()),
-            Err(CommitFailure::Conflict { expected, got }) => {
+            Err((_, CommitFailure::WholeBatch(e))) => return Err(e.into()),
+            Err((commit, CommitFailure::Conflict { expected, got })) => {
                 undo_savepoint(conn)?;
                 Err(StoreError::Conflict {
-                    game_id: pending.commit.game_id.clone(),
+                    game_id: commit.game_id.clone(),
                     expected,
                     got,
                 })
             }
-            Err(CommitFailure::ThisCommit(e)) => {
+            Err((_, CommitFailure::ThisCommit(e))) => {
                 undo_savepoint(conn)?;
                 Err(StoreError::Io(e.to_string()))
             }
@@ -291,9 +296,11 @@ fn write_one(conn: &Connection, commit: &Commit) -> Result<(), CommitFailure> {
     }
     let listing = &commit.listing;
     conn.prepare_cached(
-        "INSERT INTO games (id, status, created_ms, updated_ms, summary) VALUES (?1, ?2, ?3, ?4, ?5)
+        "INSERT INTO games (id, status, created_ms, updated_ms, summary, listed)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
          ON CONFLICT (id) DO UPDATE SET status = excluded.status, created_ms = excluded.created_ms,
-             updated_ms = excluded.updated_ms, summary = excluded.summary",
+             updated_ms = excluded.updated_ms, summary = excluded.summary,
+             listed = excluded.listed",
     )
     .map_err(classify)?
     .execute(params![
@@ -301,7 +308,8 @@ fn write_one(conn: &Connection, commit: &Commit) -> Result<(), CommitFailure> {
         listing.status.as_str(),
         listing.created_ms,
         listing.updated_ms,
-        listing.summary
+        listing.summary,
+        listing.listed
     ])
     .map_err(classify)?;
     Ok(())

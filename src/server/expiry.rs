@@ -1,0 +1,145 @@
+//! Games nobody plays any more end by themselves, so that they leave the lobby and the store's
+//! unfinished set instead of living forever:
+//! - an **open** game nobody joined within `--open-game-ttl-secs` (default 1 h) of its creation;
+//! - an **untimed** game being played in which nothing happened (no sub-move, takeback, offer,
+//!   ...) for `--idle-game-ttl-secs` (default 24 h). That covers a rematch nobody came to, and a
+//!   game abandoned mid-way: without a clock no side can fairly be said to have lost on time.
+//!
+//! Timed games need neither: their first turns are timed (`--first-move-secs`) and then their
+//! clocks run. Either way the game ends with an ordinary stored `end` event, no winner, reason
+//! `aborted` (result `*`). The room applies this at its timer like a flag fall; games that are not
+//! in memory (open games whose room retired, everything at startup) are ended by
+//! [`super::rooms::Rooms::expire_stale_open`] and the startup pass, straight in the store.
+
+use std::time::{Duration, Instant};
+
+use super::config::Config;
+use super::events::Event;
+use super::state::GameState;
+use super::store::GameStatus;
+use crate::rules::Termination;
+
+/// The two time-to-live figures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Expiry {
+    /// An open game ends this long after its creation.
+    pub open: Duration,
+    /// An untimed game being played ends after this long without any event.
+    pub idle_untimed: Duration,
+}
+
+/// A duration in whole milliseconds, saturating.
+pub fn millis(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+}
+
+impl Expiry {
+    pub fn from_config(config: &Config) -> Expiry {
+        Expiry {
+            open: config.open_game_ttl,
+            idle_untimed: config.idle_game_ttl,
+        }
+    }
+
+    /// The Unix-millisecond time at which `state` expires, if it can.
+    pub fn due_ms(&self, state: &GameState) -> Option<i64> {
+        match state.status() {
+            GameStatus::Open => Some(state.created_ms.saturating_add(millis(self.open))),
+            GameStatus::Playing if state.clock_spec.is_none() => {
+                Some(state.updated_ms.saturating_add(millis(self.idle_untimed)))
+            }
+            GameStatus::Playing | GameStatus::Finished => None,
+        }
+    }
+
+    /// When (as an `Instant`, for the room's timer) `state` expires, given the wall clock
+    /// `now_ms` at `now`; an expiry in the past is `now`.
+    pub fn deadline(&self, state: &GameState, now: Instant, now_ms: i64) -> Option<Instant> {
+        let due = self.due_ms(state)?;
+        let wait = u64::try_from(due.saturating_sub(now_ms)).unwrap_or(0);
+        Some(now + Duration::from_millis(wait))
+    }
+
+    /// The `end` event that expires `state` at `at_ms`, if it is due.
+    pub fn due_event(&self, state: &GameState, at_ms: i64) -> Option<Event> {
+        (self.due_ms(state)? <= at_ms).then(|| Event::End {
+            at_ms,
+            winner: None,
+            reason: Termination::Aborted.as_str().to_owned(),
+            clock: None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::fen::INITIAL_FEN;
+    use crate::server::events::{ClockSpec, Variant};
+    use crate::server::ids;
+    use crate::server::protocol::Side;
+
+    const HOUR: Duration = Duration::from_secs(3600);
+
+    fn game(clock: Option<ClockSpec>, joined: bool) -> GameState {
+        let mut log = vec![
+            Event::Created {
+                at_ms: 1_000,
+                variant: Variant::Balanced,
+                start_fen: INITIAL_FEN.into(),
+                clock,
+                creator: Side::White,
+                seat_hash: ids::token_hash("w"),
+                listed: true,
+            }
+            .to_json(),
+        ];
+        if joined {
+            log.push(
+                Event::Joined {
+                    at_ms: 2_000,
+                    color: Side::Black,
+                    seat_hash: ids::token_hash("b"),
+                }
+                .to_json(),
+            );
+        }
+        GameState::replay("g", &log, Duration::from_secs(30), Instant::now())
+            .expect("replays")
+            .0
+    }
+
+    #[test]
+    fn an_open_game_expires_its_ttl_after_creation_and_ends_aborted() {
+        let expiry = Expiry {
+            open: HOUR,
+            idle_untimed: 24 * HOUR,
+        };
+        let open = game(None, false);
+        assert_eq!(expiry.due_ms(&open), Some(1_000 + 3_600_000));
+        assert_eq!(expiry.due_event(&open, 3_600_999), None);
+        let Some(Event::End { winner, reason, .. }) = expiry.due_event(&open, 3_601_000) else {
+            panic!("due");
+        };
+        assert_eq!((winner, reason.as_str()), (None, "aborted"));
+    }
+
+    #[test]
+    fn only_untimed_games_being_played_expire_when_idle() {
+        let expiry = Expiry {
+            open: HOUR,
+            idle_untimed: 24 * HOUR,
+        };
+        let untimed = game(None, true);
+        assert_eq!(expiry.due_ms(&untimed), Some(2_000 + 86_400_000));
+        let timed = game(
+            Some(ClockSpec {
+                base_secs: 60,
+                increment_secs: 0,
+            }),
+            true,
+        );
+        assert_eq!(expiry.due_ms(&timed), None);
+        assert_eq!(expiry.due_event(&timed, i64::MAX), None);
+    }
+}
