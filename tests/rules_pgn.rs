@@ -402,6 +402,7 @@ fn reason_name(reason: &CheckReason) -> String {
             SanIssue::MissingCheckMark { .. } => "MissingCheckMark",
             SanIssue::WrongCheckMark { .. } => "WrongCheckMark",
             SanIssue::NonStandard { .. } => "NonStandard",
+            SanIssue::FalseEnPassantMark { .. } => "FalseEnPassantMark",
         },
         CheckReason::MoveNumber { .. } => "MoveNumber",
         CheckReason::MissingMoveNumber { .. } => "MissingMoveNumber",
@@ -507,6 +508,66 @@ fn strict_check_lists_every_non_fatal_problem_in_order() {
         .map(|p| reason_name(&p.reason))
         .collect();
     assert_eq!(names, ["OverDisambiguated", "WrongCheckMark", "MoveNumber"]);
+}
+
+/// The three false `e.p.` marks found by hostile clients: an ordinary
+/// capture of a knight standing on the old target square, the same written
+/// without a space, and a double step. Each is the game's only problem.
+const FALSE_EN_PASSANT: [(&str, &str); 3] = [
+    ("1. e4 d5,d4 2. c4,Nc3 dxc3 e.p. *", "'dxc3"),
+    (
+        "[SetUp \"1\"]\n[FEN \"4k3/8/4n3/3P4/8/8/8/4K3 w - - 0 21\"]\n\n21. dxe6e.p.,Kd2 *",
+        "'dxe6e.p.'",
+    ),
+    ("1. e4 d5,d4 2. c4e.p.,Nf3 *", "'c4e.p.'"),
+];
+
+#[test]
+fn strict_check_rejects_an_e_p_mark_on_a_sub_move_that_is_not_en_passant() {
+    for (text, token) in FALSE_EN_PASSANT {
+        let reports = check_games(&format!("[Result \"*\"]\n{text}"));
+        assert_eq!(reports.len(), 1, "{text}");
+        let problems = &reports[0].problems;
+        assert_eq!(problems.len(), 1, "{text}: {problems:?}");
+        let message = problems[0].to_string();
+        assert!(message.contains(token), "{text}: {message}");
+        assert!(
+            message.contains("not an en-passant capture"),
+            "{text}: {message}"
+        );
+        assert!(
+            matches!(
+                problems[0].reason,
+                CheckReason::San(SanIssue::FalseEnPassantMark { .. })
+            ),
+            "{text}: {message}"
+        );
+    }
+}
+
+#[test]
+fn import_still_accepts_a_false_e_p_mark_as_the_capture_or_step_it_names() {
+    for (text, _) in FALSE_EN_PASSANT {
+        let game = read_one(text).game;
+        assert!(!game.submoves().is_empty(), "{text}");
+    }
+    let back = read_one(FALSE_EN_PASSANT[0].0);
+    assert_eq!(
+        uci(&back.game),
+        ["e2e4", "d7d5", "d5d4", "c2c4", "b1c3", "d4c3"]
+    );
+}
+
+#[test]
+fn strict_check_accepts_a_true_e_p_mark() {
+    let fen = "4k3/3p1p2/8/4P1P1/8/8/8/4K3 b - - 0 5";
+    for capture in ["exd6 e.p.", "exd6e.p."] {
+        let text = format!(
+            "[Result \"*\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n5... d5,Kf8 6. {capture},Ke2 *"
+        );
+        let reports = check_games(&text);
+        assert!(reports[0].is_good(), "{text}: {:?}", reports[0].problems);
+    }
 }
 
 // ---- the command -----------------------------------------------------------
