@@ -13,8 +13,11 @@ pub fn perft(position: &Position, depth: u32) -> u64 {
         return 1;
     }
     let mut nodes = 0;
-    for mv in position.legal_submoves() {
-        nodes += perft(&position.play_unchecked(mv), depth - 1);
+    // By reference: moving the list into an iterator would copy it.
+    for &mv in &position.legal_submoves() {
+        let mut child = *position;
+        child.play_in_place(mv);
+        nodes += perft(&child, depth - 1);
     }
     nodes
 }
