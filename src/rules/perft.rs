@@ -4,7 +4,7 @@
 //! anything else, because the move generator alone decides.
 
 use super::position::Position;
-use super::submove::SubMove;
+use super::submove::{SubMove, SubMoveList};
 
 /// Counts leaf nodes by making every move down to depth 0 (no bulk counting
 /// at the last ply, so the figure measures the whole make-move path).
@@ -13,8 +13,11 @@ pub fn perft(position: &Position, depth: u32) -> u64 {
         return 1;
     }
     let mut nodes = 0;
-    // By reference: moving the list into an iterator would copy it.
-    for &mv in &position.legal_submoves() {
+    // Generated in place and read by reference: returning the list from
+    // `legal_submoves` or moving it into an iterator copies all of it.
+    let mut list = SubMoveList::new();
+    position.generate(&mut list);
+    for &mv in &list {
         let mut child = *position;
         child.play_in_place(mv);
         nodes += perft(&child, depth - 1);

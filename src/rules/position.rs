@@ -414,19 +414,23 @@ impl Position {
             // What the opponent may take next turn: targets this side made
             // on its S1 that still exist, and the one a double step makes now.
             // The opponent's own rights from before lapse (rules 2.4).
-            let mut targets = if phase == Phase::Second {
+            // The target a double step makes now always exists (the square
+            // it passed is empty, the pawn stands beyond it); only S1's need
+            // checking, and only at S2.
+            let made_on_first = if phase == Phase::Second {
                 ep & Rank::Third.relative_to(us).bitboard()
             } else {
                 BitBoard::EMPTY
             };
+            let mut targets = if made_on_first.is_empty() {
+                BitBoard::EMPTY
+            } else {
+                next.existing_targets(made_on_first, us)
+            };
             if let Some(target) = double_step {
                 targets |= target.bitboard();
             }
-            next.ep = if targets.is_empty() {
-                targets
-            } else {
-                next.existing_targets(targets, us)
-            };
+            next.ep = targets;
             next.side = them;
             next.hash ^= zobrist::side(Color::Black);
             if us == Color::Black {
