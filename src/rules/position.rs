@@ -348,13 +348,6 @@ impl Position {
             return;
         };
         let captured = next.board.piece_on(mv.to);
-        let (castling, halfmove, phase, ep, rules) = (
-            next.castling,
-            next.halfmove,
-            next.phase,
-            next.ep,
-            next.rules,
-        );
         let en_passant =
             moved == Piece::Pawn && captured.is_none() && mv.from.file() != mv.to.file();
 
@@ -384,8 +377,8 @@ impl Position {
             next.put_piece(rook_to, us, Piece::Rook);
             touched |= rook_from.bitboard() | rook_to.bitboard();
         }
-        let rights = castling.after_move(mv.from, mv.to);
-        if rights != castling {
+        let rights = next.castling.after_move(mv.from, mv.to);
+        if rights != next.castling {
             next.set_castling(rights);
         }
 
@@ -393,7 +386,7 @@ impl Position {
         next.halfmove = if moved == Piece::Pawn || captured.is_some() {
             0
         } else {
-            halfmove.saturating_add(1)
+            next.halfmove.saturating_add(1)
         };
 
         let double_step = (moved == Piece::Pawn
@@ -405,7 +398,7 @@ impl Position {
             Some(king) => next.checkers_after(king, us, placed, mv.to, touched),
             None => BitBoard::EMPTY,
         };
-        let turn_ends = match phase {
+        let turn_ends = match next.phase {
             Phase::Single | Phase::Second => true,
             Phase::First => !their_king_attackers.is_empty(),
         };
@@ -417,8 +410,8 @@ impl Position {
             // The target a double step makes now always exists (the square
             // it passed is empty, the pawn stands beyond it); only S1's need
             // checking, and only at S2.
-            let made_on_first = if phase == Phase::Second {
-                ep & Rank::Third.relative_to(us).bitboard()
+            let made_on_first = if next.phase == Phase::Second {
+                next.ep & Rank::Third.relative_to(us).bitboard()
             } else {
                 BitBoard::EMPTY
             };
@@ -436,7 +429,7 @@ impl Position {
             if us == Color::Black {
                 next.fullmove = next.fullmove.saturating_add(1);
             }
-            next.phase = match rules {
+            next.phase = match next.rules {
                 Rules::Marseillais => Phase::First,
                 Rules::Orthodox => Phase::Single,
             };
@@ -446,7 +439,7 @@ impl Position {
             // target usable (rules 2.3); a double step on S1 makes a target
             // for the opponent's next turn.
             next.ep = if en_passant {
-                next.existing_targets(ep & !mv.to.bitboard(), them)
+                next.existing_targets(next.ep & !mv.to.bitboard(), them)
             } else if let Some(target) = double_step {
                 target.bitboard()
             } else {
