@@ -6,6 +6,8 @@
 //! On a shared machine, `PERFT_BEST_OF=20 cargo bench --bench perft` instead
 //! times every case 20 times, ours and cozy-chess interleaved, and prints the
 //! best time of each: the figure least disturbed by other processes.
+//! `PERFT_CASE=kiwipete` (any part of a case's name) runs only the matching
+//! cases, e.g. `PERFT_BEST_OF=1 PERFT_CASE="initial 5, cozy"` under callgrind.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -125,6 +127,13 @@ fn best_of(runs: u32) {
             Box::new(move || perft(black_box(&kiwipete), 4))
         }),
     ];
+    // PERFT_CASE=text keeps only the cases whose name contains it (to count
+    // one case's instructions under callgrind).
+    let only = std::env::var("PERFT_CASE").unwrap_or_default();
+    let cases: Vec<(&str, Case)> = cases
+        .into_iter()
+        .filter(|(name, _)| name.contains(only.as_str()))
+        .collect();
     let mut best = vec![(u64::MAX, Duration::MAX); cases.len()];
     for _ in 0..runs {
         for (slot, (_, run)) in best.iter_mut().zip(&cases) {
@@ -145,11 +154,13 @@ fn best_of(runs: u32) {
             rate(result)
         );
     }
-    println!(
-        "ratio ours/cozy-chess: initial {:.2}, kiwipete {:.2}",
-        rate(best[0]) / rate(best[1]),
-        rate(best[2]) / rate(best[3])
-    );
+    if best.len() == 6 {
+        println!(
+            "ratio ours/cozy-chess: initial {:.2}, kiwipete {:.2}",
+            rate(best[0]) / rate(best[1]),
+            rate(best[2]) / rate(best[3])
+        );
+    }
 }
 
 criterion_group!(benches, orthodox_perft, marseillais_perft);
