@@ -129,7 +129,7 @@ fn a_declared_ending_is_written_with_its_termination() {
 }
 
 #[test]
-fn long_movetext_is_wrapped_at_80_columns_between_tokens() {
+fn long_movetext_is_wrapped_below_80_columns_between_tokens() {
     // A long legal game: a fixed walk through the legal sub-moves.
     let mut game = Game::new(Position::initial());
     for step in 0..120usize {
@@ -144,11 +144,62 @@ fn long_movetext_is_wrapped_at_80_columns_between_tokens() {
     let text = pgn::movetext(&game);
     assert!(text.lines().count() > 3, "{text}");
     for line in text.lines() {
-        assert!(line.len() <= 80, "line too long: {line}");
+        assert!(line.len() < 80, "line too long: {line}");
         assert!(!line.starts_with(' ') && !line.ends_with(' '), "{line:?}");
     }
     let back = read_one(&pgn::write_game(&game, &PgnTags::default()));
     assert_eq!(uci(&back.game), uci(&game));
+}
+
+/// A small deterministic generator (xorshift64*), so that the test below
+/// plays the same games on every run.
+struct Seeded(u64);
+
+impl Seeded {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
+    }
+}
+
+#[test]
+fn every_exported_movetext_line_is_shorter_than_80_and_reads_back() {
+    // PGN export format (8.2.1): movetext lines of less than 80 characters.
+    // 300 random games of up to 240 sub-moves from three starts; lines of
+    // exactly 80 came up in such games before the wrap was fixed.
+    let starts = [
+        Position::initial(),
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 5"
+            .parse()
+            .unwrap(),
+        "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N w - - 0 5".parse().unwrap(),
+    ];
+    let mut random = Seeded(0x9E37_79B9_7F4A_7C15);
+    let mut lines_checked = 0;
+    for index in 0..300 {
+        let mut game = Game::new(starts[index % starts.len()]);
+        for _ in 0..240 {
+            if game.outcome().is_some() {
+                break;
+            }
+            let legal = game.position().legal_submoves();
+            let mv = legal[random.below(legal.len())];
+            game.play(mv).unwrap();
+        }
+        let text = pgn::write_game(&game, &PgnTags::default());
+        let movetext = text.split_once("\n\n").map_or("", |(_, m)| m);
+        for line in movetext.lines() {
+            assert!(line.len() < 80, "{} characters: {line}", line.len());
+            lines_checked += 1;
+        }
+        let back = read_one(&text);
+        assert_eq!(uci(&back.game), uci(&game), "{text}");
+        assert_eq!(back.game.outcome(), game.outcome(), "{text}");
+        assert!(check_games(&text)[0].is_good(), "{text}");
+    }
+    assert!(lines_checked > 1000, "{lines_checked}");
 }
 
 // ---- reading ---------------------------------------------------------------
@@ -402,6 +453,7 @@ fn reason_name(reason: &CheckReason) -> String {
             SanIssue::MissingCheckMark { .. } => "MissingCheckMark",
             SanIssue::WrongCheckMark { .. } => "WrongCheckMark",
             SanIssue::NonStandard { .. } => "NonStandard",
+            SanIssue::FalseEnPassantMark { .. } => "FalseEnPassantMark",
         },
         CheckReason::MoveNumber { .. } => "MoveNumber",
         CheckReason::MissingMoveNumber { .. } => "MissingMoveNumber",
@@ -507,6 +559,66 @@ fn strict_check_lists_every_non_fatal_problem_in_order() {
         .map(|p| reason_name(&p.reason))
         .collect();
     assert_eq!(names, ["OverDisambiguated", "WrongCheckMark", "MoveNumber"]);
+}
+
+/// The three false `e.p.` marks found by hostile clients: an ordinary
+/// capture of a knight standing on the old target square, the same written
+/// without a space, and a double step. Each is the game's only problem.
+const FALSE_EN_PASSANT: [(&str, &str); 3] = [
+    ("1. e4 d5,d4 2. c4,Nc3 dxc3 e.p. *", "'dxc3"),
+    (
+        "[SetUp \"1\"]\n[FEN \"4k3/8/4n3/3P4/8/8/8/4K3 w - - 0 21\"]\n\n21. dxe6e.p.,Kd2 *",
+        "'dxe6e.p.'",
+    ),
+    ("1. e4 d5,d4 2. c4e.p.,Nf3 *", "'c4e.p.'"),
+];
+
+#[test]
+fn strict_check_rejects_an_e_p_mark_on_a_sub_move_that_is_not_en_passant() {
+    for (text, token) in FALSE_EN_PASSANT {
+        let reports = check_games(&format!("[Result \"*\"]\n{text}"));
+        assert_eq!(reports.len(), 1, "{text}");
+        let problems = &reports[0].problems;
+        assert_eq!(problems.len(), 1, "{text}: {problems:?}");
+        let message = problems[0].to_string();
+        assert!(message.contains(token), "{text}: {message}");
+        assert!(
+            message.contains("not an en-passant capture"),
+            "{text}: {message}"
+        );
+        assert!(
+            matches!(
+                problems[0].reason,
+                CheckReason::San(SanIssue::FalseEnPassantMark { .. })
+            ),
+            "{text}: {message}"
+        );
+    }
+}
+
+#[test]
+fn import_still_accepts_a_false_e_p_mark_as_the_capture_or_step_it_names() {
+    for (text, _) in FALSE_EN_PASSANT {
+        let game = read_one(text).game;
+        assert!(!game.submoves().is_empty(), "{text}");
+    }
+    let back = read_one(FALSE_EN_PASSANT[0].0);
+    assert_eq!(
+        uci(&back.game),
+        ["e2e4", "d7d5", "d5d4", "c2c4", "b1c3", "d4c3"]
+    );
+}
+
+#[test]
+fn strict_check_accepts_a_true_e_p_mark() {
+    let fen = "4k3/3p1p2/8/4P1P1/8/8/8/4K3 b - - 0 5";
+    for capture in ["exd6 e.p.", "exd6e.p."] {
+        let text = format!(
+            "[Result \"*\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n5... d5,Kf8 6. {capture},Ke2 *"
+        );
+        let reports = check_games(&text);
+        assert!(reports[0].is_good(), "{text}: {:?}", reports[0].problems);
+    }
 }
 
 // ---- the command -----------------------------------------------------------

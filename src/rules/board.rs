@@ -59,11 +59,20 @@ impl Board {
         self.colors[color as usize] & self.pieces[piece as usize]
     }
 
+    /// The piece on `square`, read branch-free as the three bits of its
+    /// index (`Piece::ALL` order: pawn 0, knight 1, bishop 2, rook 3, queen
+    /// 4, king 5) instead of testing up to six bitboards one by one: this
+    /// runs twice per sub-move played, on the perft hot path.
     #[inline]
     pub fn piece_on(&self, square: Square) -> Option<Piece> {
-        Piece::ALL
-            .into_iter()
-            .find(|&piece| self.pieces[piece as usize].has(square))
+        if !self.occupied().has(square) {
+            return None;
+        }
+        let shift = square as u32;
+        let bit = |board: BitBoard| ((board.0 >> shift) & 1) as usize;
+        let p = &self.pieces;
+        let index = bit(p[1] | p[3] | p[5]) | bit(p[2] | p[3]) << 1 | bit(p[4] | p[5]) << 2;
+        Piece::try_index(index)
     }
 
     #[inline]

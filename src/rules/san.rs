@@ -37,6 +37,13 @@ pub enum SanIssue {
     WrongCheckMark { written: String, standard: String },
     #[error("'{written}' is not standard SAN; write '{standard}'")]
     NonStandard { written: String, standard: String },
+    /// `e.p.` written after a sub-move that does not take en passant (an
+    /// ordinary capture, a pawn step, a piece move): the rules allow the
+    /// mark only on an en-passant capture.
+    #[error(
+        "'{written}' is marked e.p. but is not an en-passant capture; standard SAN is '{standard}'"
+    )]
+    FalseEnPassantMark { written: String, standard: String },
 }
 
 /// What strict reading found wrong: either the text names no single legal
@@ -200,6 +207,8 @@ struct Reading {
     parsed: Parsed,
     /// The `+`/`#` characters written, in order.
     marks: String,
+    /// An `e.p.` suffix was written.
+    en_passant_mark: bool,
 }
 
 fn is_annotation(c: char) -> bool {
@@ -214,9 +223,11 @@ fn read(text: &str) -> Option<Reading> {
         return None;
     }
     let mut marks = String::new();
+    let mut en_passant_mark = false;
     loop {
         if let Some(stripped) = rest.strip_suffix("e.p.") {
             rest = stripped.trim_end();
+            en_passant_mark = true;
         } else if let Some(c) = rest.chars().last().filter(|&c| is_annotation(c)) {
             rest = &rest[..rest.len() - c.len_utf8()];
         } else if let Some(c) = rest.chars().last().filter(|&c| c == '+' || c == '#') {
@@ -227,7 +238,11 @@ fn read(text: &str) -> Option<Reading> {
         }
     }
     let parsed = parse_castle(rest).or_else(|| parse_move(rest.as_bytes()))?;
-    Some(Reading { parsed, marks })
+    Some(Reading {
+        parsed,
+        marks,
+        en_passant_mark,
+    })
 }
 
 fn parse_castle(text: &str) -> Option<Parsed> {
@@ -365,7 +380,8 @@ pub fn parse(position: &Position, text: &str) -> Result<SubMove, SanError> {
 }
 
 /// Reads like [`parse`] and also lists how the text departs from standard
-/// SAN (`0-0` and `e.p.` are allowed by the rules and not reported).
+/// SAN (`0-0`, and `e.p.` on an en-passant capture, are allowed by the
+/// rules and not reported; `e.p.` on any other sub-move is).
 pub fn parse_checked(
     position: &Position,
     text: &str,
@@ -426,6 +442,12 @@ pub fn parse_checked(
                 });
             }
         }
+    }
+    if reading.en_passant_mark && !position.is_en_passant(mv) {
+        issues.push(SanIssue::FalseEnPassantMark {
+            written: written.clone(),
+            standard: standard.clone(),
+        });
     }
     if reading.marks != standard_mark {
         let issue = if reading.marks.is_empty() {

@@ -16,8 +16,93 @@ pub struct SubMove {
     pub promotion: Option<Piece>,
 }
 
-/// At most 218 legal moves exist in any chess position; 256 leaves room.
-pub type SubMoveList = arrayvec::ArrayVec<SubMove, 256>;
+/// An upper bound on the legal sub-moves of ANY position the FEN reader
+/// accepts, which places any number of pieces (only one king each and no
+/// pawn on a back rank): 486. Reachable chess positions have at most 218
+/// legal moves, but the reader does not limit material, and crowded FENs
+/// from hostile clients have 263 (`tests/rules_move_list.rs`), which
+/// overflowed the 256 this list once held and panicked the server.
+///
+/// The argument, one square at a time:
+/// - A non-knight sub-move (king step, castling, pawn push, double step or
+///   capture, en passant, bishop, rook or queen move) goes from `from` to
+///   `to` along one of the 8 directions with every square between them
+///   empty. So `from` is the first piece met looking from `to` back along
+///   that direction: each `to` is reached by at most one piece per direction
+///   in which it has a neighbour, `rays(to)` (3 in a corner, 5 on an edge,
+///   8 inside), and only if `to` does not hold a piece of the mover.
+/// - A knight sub-move starts on a square that holds a knight of the
+///   mover, and each knight has `knight(from)` targets (2 to 8).
+/// - So every square counts either as a target of non-knight moves (not the
+///   mover's) or as the start of knight moves (the mover's), never both, and
+///   the (from, to) pairs number at most the sum over the 64 squares of
+///   `max(rays, knight)` = 420.
+/// - A promotion turns one (from, to) pair into four sub-moves. Such pairs
+///   reach the last rank from the rank before it, at most 3 per target
+///   square (2 in a corner): 22 pairs, 3 × 22 = 66 extra sub-moves.
+///
+/// 420 + 66 = 486, computed below from the board's geometry so that the
+/// number and the argument cannot drift apart.
+pub const MAX_LEGAL_SUBMOVES: usize = max_legal_submoves();
+
+const fn max_legal_submoves() -> usize {
+    const KNIGHT: [(i32, i32); 8] = [
+        (1, 2),
+        (2, 1),
+        (2, -1),
+        (1, -2),
+        (-1, -2),
+        (-2, -1),
+        (-2, 1),
+        (-1, 2),
+    ];
+    const RAYS: [(i32, i32); 8] = [
+        (0, 1),
+        (1, 1),
+        (1, 0),
+        (1, -1),
+        (0, -1),
+        (-1, -1),
+        (-1, 0),
+        (-1, 1),
+    ];
+    const fn on_board(file: i32, rank: i32) -> bool {
+        file >= 0 && file < 8 && rank >= 0 && rank < 8
+    }
+    const fn count(file: i32, rank: i32, steps: &[(i32, i32); 8]) -> usize {
+        let mut n = 0;
+        let mut i = 0;
+        while i < 8 {
+            if on_board(file + steps[i].0, rank + steps[i].1) {
+                n += 1;
+            }
+            i += 1;
+        }
+        n
+    }
+    let mut pairs = 0;
+    let mut promotion_pairs = 0;
+    let mut square = 0;
+    while square < 64 {
+        let (file, rank) = (square % 8, square / 8);
+        let rays = count(file, rank, &RAYS);
+        let knight = count(file, rank, &KNIGHT);
+        pairs += if rays > knight { rays } else { knight };
+        if rank == 7 {
+            // From the seventh rank: straight down and both diagonals.
+            promotion_pairs += 1 + on_board(file - 1, 6) as usize + on_board(file + 1, 6) as usize;
+        }
+        square += 1;
+    }
+    // The same pairs exist for Black on the first rank, but only one side
+    // moves at a time.
+    pairs + 3 * promotion_pairs
+}
+
+/// The legal sub-moves of one position. A fixed-capacity list (no
+/// allocation on the perft hot path) sized by [`MAX_LEGAL_SUBMOVES`], so
+/// that no accepted position can overflow it.
+pub type SubMoveList = arrayvec::ArrayVec<SubMove, MAX_LEGAL_SUBMOVES>;
 
 impl SubMove {
     pub const fn new(from: Square, to: Square) -> Self {
@@ -93,6 +178,11 @@ impl fmt::Display for SubMove {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_move_list_bound_is_420_pairs_plus_66_promotion_extras() {
+        assert_eq!(MAX_LEGAL_SUBMOVES, 420 + 66);
+    }
 
     #[test]
     fn uci_round_trips_plain_and_promotion_moves() {

@@ -1,5 +1,5 @@
-//! Writing a game as comma PGN: tags, then the movetext wrapped at 80
-//! columns between tokens, ending with the result.
+//! Writing a game as comma PGN: tags, then the movetext wrapped between
+//! tokens into lines of less than 80 characters, ending with the result.
 
 use std::fmt::Write;
 
@@ -11,8 +11,9 @@ use super::super::outcome::Termination;
 use super::super::san::san;
 use super::{GameResult, PgnTags};
 
-/// Lines of movetext stay within this many columns.
-const WIDTH: usize = 80;
+/// Lines of movetext have at most this many characters: PGN export format
+/// (standard 8.2.1) wants every movetext line shorter than 80.
+const WIDTH: usize = 79;
 
 /// The whole PGN of `game`: the seven standard tags, `Variant`, `SetUp` and
 /// `FEN` for a non-standard start, `TimeControl` when known, `Termination`,
@@ -65,7 +66,7 @@ fn escape(value: &str) -> String {
 }
 
 /// The movetext alone: move numbers, comma-joined turns and the result,
-/// wrapped at 80 columns.
+/// wrapped into lines of at most 79 characters.
 pub fn movetext(game: &Game) -> String {
     let positions = game.positions();
     let mut tokens: Vec<String> = Vec::new();
@@ -109,4 +110,30 @@ fn wrap(tokens: &[String]) -> String {
         column += token.len();
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_that_would_be_exactly_80_characters_is_broken_before_its_last_token() {
+        // Nine tokens of 8 characters and the spaces between them: 80.
+        let tokens: Vec<String> = (0..9).map(|i| format!("{i}.Nf3,Nc")).collect();
+        assert_eq!(tokens.iter().map(String::len).sum::<usize>() + 8, 80);
+        let text = wrap(&tokens);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert_eq!(lines[0].len(), 71, "{text}");
+        assert_eq!(lines[1], "8.Nf3,Nc");
+    }
+
+    #[test]
+    fn a_line_of_79_characters_stays_one_line() {
+        let mut tokens: Vec<String> = (0..8).map(|i| format!("{i}.Nf3,Nc")).collect();
+        tokens.push("8.Nf3,N".to_string());
+        let text = wrap(&tokens);
+        assert_eq!(text.len(), 79);
+        assert_eq!(text.lines().count(), 1, "{text}");
+    }
 }
