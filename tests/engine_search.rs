@@ -178,3 +178,34 @@ fn game_over_gives_no_move() {
     let (_, result) = search(mated, Limits::depth(3));
     assert_eq!(result.best, None);
 }
+
+/// The mates in one turn of benches/search.rs (time to mate is measured there).
+const MATES_IN_ONE_TURN: [&str; 7] = [
+    "k7/8/1K6/8/8/8/7Q/8 w - - 0 5",
+    "7k/1n4pp/8/8/8/8/8/1R4K1 w - - 0 5",
+    "r5k1/5ppp/8/8/8/8/5PPP/4R1K1 w - - 0 5",
+    "4k3/8/8/8/8/8/8/KR5R w - - 0 5",
+    "7k/8/4K3/8/8/8/8/1R6 w - - 0 5",
+    "k7/8/3K4/8/8/8/8/7R w - - 0 5",
+    "k7/2P5/1K6/8/8/8/8/8 w - - 0 5",
+];
+
+#[test]
+fn finds_every_mate_in_one_turn_within_a_few_thousand_nodes() {
+    for fen in MATES_IN_ONE_TURN {
+        let start = pos(fen);
+        assert!(mates_in_one_turn(&start), "{fen} is a mate in one turn");
+        let (engine, result) = search(start, Limits::nodes(5_000));
+        let s1 = result.best.unwrap();
+        let after = start.play(s1).unwrap();
+        let end = match engine.planned_reply(&after) {
+            Some(s2) => after.play(s2).unwrap(),
+            None => after,
+        };
+        assert!(
+            is_checkmate(&end),
+            "{fen}: {s1} and its planned S2 do not mate"
+        );
+        assert!(matches!(score(&result), Score::Mate(1 | 2)), "{fen}");
+    }
+}
