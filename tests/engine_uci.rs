@@ -255,3 +255,17 @@ fn skill_level_and_hash_options_are_accepted() {
         .is_legal(best)
     );
 }
+
+#[test]
+fn a_clocked_turn_gets_a_bestmove_at_s1_and_at_s2() {
+    let mut uci = Uci::start();
+    uci.send("position startpos moves e2e4");
+    uci.send("go wtime 3000 btime 3000 winc 10 binc 10");
+    let s1: SubMove = uci.bestmove().parse().unwrap();
+    let after_e4 = Position::initial().play("e2e4".parse().unwrap()).unwrap();
+    let after_s1 = after_e4.play(s1).unwrap();
+    uci.send(&format!("position startpos moves e2e4 {s1}"));
+    uci.send("go wtime 3000 btime 2900 winc 10 binc 10");
+    let s2: SubMove = uci.bestmove().parse().unwrap();
+    assert!(after_s1.is_legal(s2), "{s2} is not a legal S2");
+}

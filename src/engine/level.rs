@@ -42,7 +42,7 @@ impl Level {
         // halves the noise. Level 7 is capped at 40 000 nodes (a few tens of
         // milliseconds); level 8 has no cap: the clock decides.
         let (depth, nodes, noise) = match self.0 {
-            1 => (Some(1), Some(50), 300),
+            1 => (Some(1), Some(30), 600),
             2 => (Some(2), Some(150), 200),
             3 => (Some(3), Some(500), 120),
             4 => (Some(4), Some(1_500), 70),
