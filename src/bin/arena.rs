@@ -119,7 +119,38 @@ impl Player {
 }
 
 /// A random opening of `plies` sub-moves, the same for both games of a pair.
+/// Openings after which the side to move mates at once are drawn again
+/// (bounded): they would decide the game before either player chose a move.
 fn opening(seed: u64, plies: u32) -> Game {
+    let mut rng = seed;
+    for _ in 0..100 {
+        rng = splitmix(rng);
+        let game = random_opening(rng, plies);
+        if game.outcome().is_none() && !mates_in_one_turn(game.position()) {
+            return game;
+        }
+    }
+    Game::new(Position::initial())
+}
+
+/// Brute force: does the side to move have a turn that checkmates?
+fn mates_in_one_turn(position: &Position) -> bool {
+    let us = position.side_to_move();
+    let mated = |p: &Position| p.is_check() && !p.has_legal_submove();
+    position.legal_submoves().into_iter().any(|s1| {
+        let after = position.play_unchecked(s1);
+        if after.side_to_move() != us {
+            mated(&after)
+        } else {
+            after
+                .legal_submoves()
+                .into_iter()
+                .any(|s2| mated(&after.play_unchecked(s2)))
+        }
+    })
+}
+
+fn random_opening(seed: u64, plies: u32) -> Game {
     let mut game = Game::new(Position::initial());
     let mut rng = seed;
     for _ in 0..plies {

@@ -102,3 +102,20 @@ mod tests {
         assert_eq!(b.hard, Some(Duration::from_millis(485)));
     }
 }
+
+#[cfg(test)]
+mod overflow_tests {
+    use super::*;
+
+    #[test]
+    fn huge_clock_values_from_a_gui_do_not_overflow() {
+        let clock = Clock {
+            time: Some(Duration::from_millis(u64::MAX)),
+            inc: Duration::from_millis(u64::MAX),
+        };
+        for phase in [Phase::Single, Phase::First, Phase::Second] {
+            let b = budget(None, clock, phase, Some(Duration::from_millis(u64::MAX)));
+            assert!(b.hard.is_some());
+        }
+    }
+}
