@@ -269,3 +269,27 @@ fn a_clocked_turn_gets_a_bestmove_at_s1_and_at_s2() {
     let s2: SubMove = uci.bestmove().parse().unwrap();
     assert!(after_s1.is_legal(s2), "{s2} is not a legal S2");
 }
+
+#[test]
+fn startpos_has_a_single_submove_first_turn_so_black_answers_in_the_pv() {
+    let mut uci = Uci::start();
+    uci.send("position startpos");
+    uci.send("go depth 3");
+    let lines = uci.until("bestmove");
+    let info = lines
+        .iter()
+        .find(|l| l.starts_with("info depth 3"))
+        .expect("depth 3 reported");
+    let pv: Vec<SubMove> = info
+        .split(" pv ")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .map(|m| m.parse().unwrap())
+        .collect();
+    let after_white = Position::initial().play(pv[0]).unwrap();
+    assert_eq!(after_white.side_to_move(), marseillais::rules::Color::Black);
+    // The second and third sub-moves of the PV are Black's S1 and S2.
+    let after_s1 = after_white.play(pv[1]).unwrap();
+    assert!(after_s1.play(pv[2]).is_ok());
+}
