@@ -47,7 +47,7 @@ impl Level {
             3 => (Some(3), Some(500), 120),
             4 => (Some(4), Some(1_500), 70),
             5 => (Some(5), Some(5_000), 40),
-            6 => (Some(6), Some(15_000), 20),
+            6 => (Some(6), Some(12_000), 25),
             7 => (None, Some(40_000), 10),
             _ => (None, None, 0),
         };
