@@ -2,5 +2,6 @@
 //!
 //! [`rules`] is the game itself, pure and synchronous; the server builds on it.
 
+pub mod engine;
 pub mod rules;
 pub mod server;

@@ -38,6 +38,8 @@ enum Command {
         #[arg(long)]
         divide: bool,
     },
+    /// Play as a UCI engine on stdin/stdout (see docs/engine.md).
+    Uci,
     /// Comma-PGN tools.
     Pgn {
         #[command(subcommand)]
@@ -65,6 +67,10 @@ fn main() -> ExitCode {
         Some(Command::Pgn {
             command: PgnCommand::Check { file },
         }) => run_pgn_check(&file),
+        Some(Command::Uci) => {
+            marseillais::engine::uci::run(std::io::stdin().lock(), Box::new(std::io::stdout()));
+            ExitCode::SUCCESS
+        }
     }
 }
 

@@ -1,0 +1,345 @@
+//! The computer opponent: a search over sub-moves ([`search`]), its
+//! evaluation ([`eval`]), time management per turn ([`time`]), playing
+//! levels ([`level`]), the UCI front end ([`uci`]) and, for the match
+//! harness, an implementation of vchess's algorithm ([`vchess`]).
+//!
+//! [`Engine`] is the API: give it a [`Game`] (for repetitions) and
+//! [`Limits`], get a [`SearchResult`] with one sub-move. It keeps what
+//! carries over from one search to the next: the transposition table, the
+//! history heuristic, and the plan of the turn made at S1 (which S2 it
+//! expects to play, and how much of the turn's time is left for it).
+//! See `docs/engine.md`.
+
+pub mod eval;
+pub mod level;
+pub mod ordering;
+pub mod search;
+pub mod time;
+pub mod tt;
+pub mod uci;
+pub mod vchess;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::rules::{Color, Game, Phase, Position, SubMove};
+
+pub use level::Level;
+use ordering::Heuristics;
+pub use search::Features;
+use search::{MATE, MATE_BOUND, Search};
+use time::{Budget, Clock};
+use tt::Tt;
+
+/// The deepest iteration when nothing else limits the search.
+pub const MAX_DEPTH: i32 = 64;
+
+/// What limits one search (the arguments of UCI `go`). With none set the
+/// search runs to [`MAX_DEPTH`] or until stopped.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Deepest iteration, in sub-moves.
+    pub depth: Option<u32>,
+    /// Most nodes (positions visited, quiescence included).
+    pub nodes: Option<u64>,
+    /// Exactly this long for this sub-move.
+    pub movetime: Option<Duration>,
+    pub wtime: Option<Duration>,
+    pub btime: Option<Duration>,
+    pub winc: Duration,
+    pub binc: Duration,
+    /// Search until stopped, and report only when stopped.
+    pub infinite: bool,
+}
+
+impl Limits {
+    pub fn nodes(n: u64) -> Limits {
+        Limits {
+            nodes: Some(n),
+            ..Limits::default()
+        }
+    }
+
+    pub fn depth(d: u32) -> Limits {
+        Limits {
+            depth: Some(d),
+            ..Limits::default()
+        }
+    }
+
+    pub fn movetime(t: Duration) -> Limits {
+        Limits {
+            movetime: Some(t),
+            ..Limits::default()
+        }
+    }
+
+    fn clock(&self, side: Color) -> Clock {
+        match side {
+            Color::White => Clock {
+                time: self.wtime,
+                inc: self.winc,
+            },
+            Color::Black => Clock {
+                time: self.btime,
+                inc: self.binc,
+            },
+        }
+    }
+}
+
+/// A score as UCI reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// Centipawns for the side to move.
+    Cp(i32),
+    /// Mate in this many sub-moves (both sides' sub-moves, counted from the
+    /// current position up to and including the mating one); negative when
+    /// the side to move is the one mated.
+    Mate(i32),
+}
+
+impl Score {
+    pub fn from_internal(score: i32) -> Score {
+        if score >= MATE_BOUND {
+            Score::Mate(MATE - score)
+        } else if score <= -MATE_BOUND {
+            Score::Mate(-(MATE + score))
+        } else {
+            Score::Cp(score)
+        }
+    }
+}
+
+/// What the search reports after each iteration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchInfo {
+    pub depth: u32,
+    pub seldepth: u32,
+    pub score: Score,
+    pub nodes: u64,
+    pub time: Duration,
+    pub pv: Vec<SubMove>,
+}
+
+impl SearchInfo {
+    pub fn nps(&self) -> u64 {
+        let micros = self.time.as_micros().max(1);
+        (self.nodes as u128 * 1_000_000 / micros) as u64
+    }
+}
+
+/// The answer of one search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    /// `None` only when the game is over (UCI `bestmove 0000`).
+    pub best: Option<SubMove>,
+    /// The last iteration's report.
+    pub info: Option<SearchInfo>,
+}
+
+/// The S2 the S1 search expects to play, and the turn's time left for it.
+#[derive(Clone, Copy, Debug)]
+struct TurnPlan {
+    /// Hash of the position after the planned S1.
+    expect: u64,
+    reply: SubMove,
+    left_of_turn: Option<Duration>,
+}
+
+/// The engine: a search and what it keeps between searches.
+pub struct Engine {
+    tt: Tt,
+    heur: Heuristics,
+    level: Level,
+    seed: u64,
+    features: Features,
+    plan: Option<TurnPlan>,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new()
+    }
+}
+
+impl Engine {
+    pub fn new() -> Engine {
+        Engine {
+            tt: Tt::new(Tt::DEFAULT_MB),
+            heur: Heuristics::default(),
+            level: Level::FULL,
+            seed: 0,
+            features: Features::default(),
+            plan: None,
+        }
+    }
+
+    /// Resizes (and clears) the transposition table.
+    pub fn set_hash_mb(&mut self, megabytes: usize) {
+        self.tt = Tt::new(megabytes);
+    }
+
+    pub fn set_level(&mut self, level: Level) {
+        self.level = level;
+    }
+
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// The seed of the level noise (the harness varies it between games).
+    pub fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
+    }
+
+    pub fn set_features(&mut self, features: Features) {
+        self.features = features;
+    }
+
+    /// Forgets everything learnt: a new game starts.
+    pub fn new_game(&mut self) {
+        self.tt.clear();
+        self.heur.clear();
+        self.plan = None;
+    }
+
+    /// The S2 that the last S1 search planned, if `pos` is the position it
+    /// expected after that S1.
+    pub fn planned_reply(&self, pos: &Position) -> Option<SubMove> {
+        self.plan
+            .filter(|p| p.expect == pos.hash())
+            .map(|p| p.reply)
+            .filter(|&mv| pos.is_legal(mv))
+    }
+
+    /// Searches the current position of `game` and returns one sub-move.
+    /// `stop` ends the search early (UCI `stop`); `on_info` is called after
+    /// every iteration.
+    pub fn search(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        stop: &AtomicBool,
+        mut on_info: impl FnMut(&SearchInfo),
+    ) -> SearchResult {
+        let started = Instant::now();
+        let root = *game.position();
+        if game.outcome().is_some() || !root.has_legal_submove() {
+            self.plan = None;
+            return SearchResult {
+                best: None,
+                info: None,
+            };
+        }
+        let params = self.level.params();
+        let left_of_turn = self
+            .plan
+            .filter(|p| p.expect == root.hash())
+            .and_then(|p| p.left_of_turn);
+        let budget: Budget = if limits.infinite {
+            Budget::default()
+        } else {
+            time::budget(
+                limits.movetime,
+                limits.clock(root.side_to_move()),
+                root.phase(),
+                left_of_turn,
+            )
+        };
+        let max_depth = [
+            limits.depth.map(|d| d.clamp(1, MAX_DEPTH as u32) as i32),
+            params.max_depth,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(MAX_DEPTH);
+        let max_nodes = [limits.nodes, params.max_nodes].into_iter().flatten().min();
+        let history: Vec<u64> = game
+            .positions()
+            .iter()
+            .rev()
+            .skip(1)
+            .take(root.halfmove_clock() as usize)
+            .rev()
+            .map(|p| if p.is_turn_start() { p.hash() } else { 0 })
+            .collect();
+
+        self.tt.new_search();
+        self.heur.age();
+        let mut search = Search::new(
+            &mut self.tt,
+            &mut self.heur,
+            stop,
+            budget.hard,
+            max_nodes,
+            params.noise,
+            self.seed,
+            self.features,
+            history,
+        );
+        let mut best: Option<search::Iteration> = None;
+        let mut info = None;
+        for depth in 1..=max_depth {
+            let Some(iteration) = search.iterate(&root, depth) else {
+                break;
+            };
+            let report = SearchInfo {
+                depth: depth as u32,
+                seldepth: (search.seldepth as u32).max(depth as u32),
+                score: Score::from_internal(iteration.score),
+                nodes: search.nodes,
+                time: search.start.elapsed(),
+                pv: iteration.pv.clone(),
+            };
+            on_info(&report);
+            info = Some(report);
+            let mate_found =
+                iteration.score.abs() >= MATE_BOUND && (MATE - iteration.score.abs()) < depth;
+            best = Some(iteration);
+            if search.aborted || mate_found && !limits.infinite {
+                break;
+            }
+            if let Some(soft) = budget.soft
+                && search.start.elapsed() >= soft
+            {
+                break;
+            }
+        }
+        drop(search);
+        if limits.infinite {
+            // UCI: the answer of `go infinite` waits for `stop`. Bounded by
+            // the caller, who always sends stop; the sleep keeps it cheap.
+            while !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+        let Some(best) = best else {
+            // Unreachable in practice (depth 1 is never aborted); still a move.
+            let mv = root.legal_submoves().first().copied();
+            return SearchResult {
+                best: mv,
+                info: None,
+            };
+        };
+        let mv = best.pv[0];
+        self.plan = None;
+        if root.phase() == Phase::First && best.pv.len() >= 2 {
+            let after = root.play_unchecked(mv);
+            if after.side_to_move() == root.side_to_move() {
+                self.plan = Some(TurnPlan {
+                    expect: after.hash(),
+                    reply: best.pv[1],
+                    left_of_turn: budget
+                        .turn
+                        .map(|turn| turn.saturating_sub(started.elapsed())),
+                });
+            }
+        }
+        SearchResult {
+            best: Some(mv),
+            info,
+        }
+    }
+}

@@ -1,0 +1,423 @@
+//! The search over sub-moves: negamax alpha-beta with principal variation
+//! search (PVS), iterative deepening, a transposition table, quiescence on
+//! captures and check evasions.
+//!
+//! Depth counts sub-moves (plies), not turns. The one Marseillais twist is
+//! the sign: a score is always from the side to move's point of view, and it
+//! flips only when the side to move changes. After a quiet S1 the child is
+//! S2 of the *same* side, searched with the same window and no negation;
+//! after S2, a single-sub-move turn or a checking S1 (check ends the turn,
+//! which [`Position::play_unchecked`] already applies) the child is the
+//! opponent's, searched with the negated window as usual.
+//!
+//! Endings inside the search are exact: no legal sub-move at a turn start is
+//! checkmate (`-MATE + ply`) if in check, else stalemate (0); no legal S2 is
+//! the second-move stalemate (0). Insufficient material, the 75-move rule and
+//! a repetition of a turn-start position (one repetition is enough inside the
+//! search) score 0.
+//!
+//! Pruning that assumes one move per turn is left out: see `docs/engine.md`
+//! for null move, futility and late-move reductions and what was measured.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use arrayvec::ArrayVec;
+
+use crate::rules::{Phase, Position, SubMove};
+
+use super::eval::evaluate;
+use super::level::noise;
+use super::ordering::{Heuristics, Picker, is_tactical};
+use super::tt::{Bound, Tt};
+
+/// The score of giving checkmate now; a mate `n` plies away is `MATE - n`.
+pub const MATE: i32 = 30_000;
+/// Scores beyond this (in absolute value) are mate scores.
+pub const MATE_BOUND: i32 = MATE - 1_000;
+pub const INF: i32 = 31_000;
+/// The deepest ply the search reaches, quiescence included.
+pub const MAX_PLY: usize = 96;
+/// How many plies of check evasions quiescence follows.
+const QS_EVASION_PLIES: usize = 6;
+
+/// Optional techniques, each measured before being enabled (see docs/engine.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Features {
+    /// Late-move reductions of quiet sub-moves.
+    pub lmr: bool,
+}
+
+/// One search's working state; lives for one `go`.
+pub struct Search<'a> {
+    pub tt: &'a mut Tt,
+    pub heur: &'a mut Heuristics,
+    pub stop: &'a AtomicBool,
+    pub start: Instant,
+    pub hard: Option<Duration>,
+    pub max_nodes: Option<u64>,
+    pub noise: i32,
+    pub seed: u64,
+    pub features: Features,
+    pub nodes: u64,
+    pub seldepth: usize,
+    pub aborted: bool,
+    /// Aborting is only allowed once depth 1 is complete, so that every
+    /// search has a move.
+    can_abort: bool,
+    /// Hashes of the game's positions before the root and of the path, one
+    /// per sub-move; 0 for positions in the middle of a turn.
+    path: Vec<u64>,
+    pv: Vec<ArrayVec<SubMove, MAX_PLY>>,
+    /// The best root score among fully searched root moves this iteration.
+    root_partial_score: i32,
+}
+
+/// The result of one completed (or usefully interrupted) iteration.
+#[derive(Clone, Debug)]
+pub struct Iteration {
+    pub depth: i32,
+    pub score: i32,
+    pub pv: Vec<SubMove>,
+}
+
+impl<'a> Search<'a> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        tt: &'a mut Tt,
+        heur: &'a mut Heuristics,
+        stop: &'a AtomicBool,
+        hard: Option<Duration>,
+        max_nodes: Option<u64>,
+        noise: i32,
+        seed: u64,
+        features: Features,
+        history: Vec<u64>,
+    ) -> Search<'a> {
+        Search {
+            tt,
+            heur,
+            stop,
+            start: Instant::now(),
+            hard,
+            max_nodes,
+            noise,
+            seed,
+            features,
+            nodes: 0,
+            seldepth: 0,
+            aborted: false,
+            can_abort: false,
+            path: history,
+            pv: vec![ArrayVec::new(); MAX_PLY + 2],
+            root_partial_score: -INF,
+        }
+    }
+
+    /// One iteration at `depth` sub-moves from `root`. `None` when it was
+    /// aborted before any root move was searched to the end.
+    pub fn iterate(&mut self, root: &Position, depth: i32) -> Option<Iteration> {
+        self.can_abort = depth > 1;
+        self.seldepth = 0;
+        self.root_partial_score = -INF;
+        let score = self.negamax(root, depth, 0, -INF, INF);
+        let pv: Vec<SubMove> = self.pv[0].iter().copied().collect();
+        if pv.is_empty() {
+            return None;
+        }
+        // An aborted iteration still has a usable best move: every root move
+        // that updated the PV was searched to the end. Its score is the
+        // best among those, so it is reported as well.
+        let score = if self.aborted {
+            self.root_partial_score
+        } else {
+            score
+        };
+        Some(Iteration { depth, score, pv })
+    }
+
+    fn out_of_budget(&mut self) -> bool {
+        if self.aborted {
+            return true;
+        }
+        if !self.can_abort {
+            return false;
+        }
+        if self.max_nodes.is_some_and(|max| self.nodes >= max) {
+            self.aborted = true;
+        } else if self.nodes & 1023 == 0 {
+            if self.stop.load(Ordering::Relaxed) {
+                self.aborted = true;
+            } else if let Some(hard) = self.hard
+                && self.start.elapsed() >= hard
+            {
+                self.aborted = true;
+            }
+        }
+        self.aborted
+    }
+
+    /// The evaluation plus the level's noise, for the side to move.
+    fn eval(&self, pos: &Position) -> i32 {
+        let base = evaluate(pos);
+        if self.noise == 0 {
+            return base;
+        }
+        let n = noise(pos.incremental_hash(), self.seed, self.noise);
+        match pos.side_to_move() {
+            crate::rules::Color::White => base + n,
+            crate::rules::Color::Black => base - n,
+        }
+    }
+
+    /// Whether `key` (a turn start) already stood at a turn start since the
+    /// last capture or pawn move, in the game or on the path.
+    fn is_repetition(&self, key: u64, halfmove: u32) -> bool {
+        let n = self.path.len();
+        let back = (halfmove as usize).min(n);
+        self.path[n - back..].iter().rev().any(|&k| k == key)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn child(
+        &mut self,
+        child: &Position,
+        same_side: bool,
+        depth: i32,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        if same_side {
+            self.negamax(child, depth, ply, alpha, beta)
+        } else {
+            -self.negamax(child, depth, ply, -beta, -alpha)
+        }
+    }
+
+    fn negamax(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        ply: usize,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        self.pv[ply].clear();
+        if self.out_of_budget() {
+            return 0;
+        }
+        self.nodes += 1;
+        let key = pos.hash();
+        let turn_start = pos.is_turn_start();
+        if ply > 0
+            && turn_start
+            && (pos.is_insufficient_material()
+                || pos.halfmove_clock() >= 150
+                || self.is_repetition(key, pos.halfmove_clock()))
+        {
+            return 0;
+        }
+        let moves = pos.legal_submoves();
+        if moves.is_empty() {
+            return terminal_score(pos, ply);
+        }
+        if ply >= MAX_PLY - 1 {
+            return self.eval(pos);
+        }
+        let in_check = pos.is_check();
+        // Check extension: a check costs the checker its whole turn (check
+        // ends the turn), so following it is cheap and finds mates.
+        let depth = if in_check && ply < MAX_PLY / 2 {
+            depth + 1
+        } else {
+            depth
+        };
+        if depth <= 0 {
+            return self.quiesce(pos, ply, alpha, beta, 0);
+        }
+        // Mate-distance pruning: no line from here beats a mate already found closer.
+        let mate_here = MATE - ply as i32;
+        let (alpha_md, beta_md) = (alpha.max(-mate_here), beta.min(mate_here - 1));
+        if ply > 0 && alpha_md >= beta_md {
+            return alpha_md;
+        }
+        let pv_node = beta - alpha > 1;
+        let entry = self.tt.probe(key, ply);
+        let tt_move = entry.and_then(|e| e.mv).filter(|m| moves.contains(m));
+        if let Some(e) = entry
+            && ply > 0
+            && !pv_node
+            && e.depth as i32 >= depth
+        {
+            let cut = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => e.score >= beta,
+                Bound::Upper => e.score <= alpha,
+            };
+            if cut {
+                return e.score;
+            }
+        }
+
+        let alpha_orig = alpha;
+        self.path.push(if turn_start { key } else { 0 });
+        let mut best = -INF;
+        let mut best_move = None;
+        let mut quiets: ArrayVec<SubMove, 256> = ArrayVec::new();
+        let picker = Picker::new(pos, moves, tt_move, self.heur, ply);
+        let side = pos.side_to_move();
+        for (i, mv) in picker.enumerate() {
+            let child = pos.play_unchecked(mv);
+            let same = child.side_to_move() == side;
+            let tactical = is_tactical(pos, mv);
+            let score = if i == 0 {
+                self.child(&child, same, depth - 1, ply + 1, alpha, beta)
+            } else {
+                let reduction = if self.features.lmr
+                    && depth >= 3
+                    && i >= 4
+                    && !tactical
+                    && !in_check
+                    && !child.is_check()
+                {
+                    if i >= 12 { 2 } else { 1 }
+                } else {
+                    0
+                };
+                let mut s = self.child(
+                    &child,
+                    same,
+                    depth - 1 - reduction,
+                    ply + 1,
+                    alpha,
+                    alpha + 1,
+                );
+                if s > alpha && reduction > 0 && !self.aborted {
+                    s = self.child(&child, same, depth - 1, ply + 1, alpha, alpha + 1);
+                }
+                if s > alpha && s < beta && !self.aborted {
+                    s = self.child(&child, same, depth - 1, ply + 1, alpha, beta);
+                }
+                s
+            };
+            if self.aborted {
+                self.path.pop();
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = Some(mv);
+                if score > alpha {
+                    alpha = score;
+                    let (head, tail) = self.pv.split_at_mut(ply + 1);
+                    let line = &mut head[ply];
+                    line.clear();
+                    line.push(mv);
+                    for &m in tail[0].iter().take(MAX_PLY - 1) {
+                        line.push(m);
+                    }
+                    if ply == 0 {
+                        self.root_partial_score = score;
+                    }
+                    if score >= beta {
+                        if !tactical {
+                            self.heur.reward(side, ply, mv, depth, &quiets);
+                        }
+                        break;
+                    }
+                }
+            }
+            if !tactical {
+                quiets.push(mv);
+            }
+        }
+        self.path.pop();
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > alpha_orig {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(key, ply, best_move, best, depth, bound);
+        best
+    }
+
+    /// Captures and promotions (all evasions when in check) until the
+    /// position is quiet. Standing pat is allowed at S1 and at S2 alike:
+    /// the mover is never forced to capture.
+    fn quiesce(
+        &mut self,
+        pos: &Position,
+        ply: usize,
+        mut alpha: i32,
+        beta: i32,
+        qply: usize,
+    ) -> i32 {
+        self.pv[ply].clear();
+        if self.out_of_budget() {
+            return 0;
+        }
+        self.nodes += 1;
+        self.seldepth = self.seldepth.max(ply);
+        if pos.is_turn_start() && pos.is_insufficient_material() {
+            return 0;
+        }
+        let moves = pos.legal_submoves();
+        if moves.is_empty() {
+            return terminal_score(pos, ply);
+        }
+        if ply >= MAX_PLY - 1 {
+            return self.eval(pos);
+        }
+        let evading = pos.is_check() && qply < QS_EVASION_PLIES;
+        let mut best;
+        let picker = if evading {
+            best = -INF;
+            Picker::new(pos, moves, None, self.heur, ply)
+        } else {
+            let stand = self.eval(pos);
+            if stand >= beta {
+                return stand;
+            }
+            alpha = alpha.max(stand);
+            best = stand;
+            Picker::tactical(pos, &moves)
+        };
+        let side = pos.side_to_move();
+        for mv in picker {
+            let child = pos.play_unchecked(mv);
+            let score = if child.side_to_move() == side {
+                self.quiesce(&child, ply + 1, alpha, beta, qply + 1)
+            } else {
+                -self.quiesce(&child, ply + 1, -beta, -alpha, qply + 1)
+            };
+            if self.aborted {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+}
+
+/// The exact score of a position without legal sub-moves, for its mover.
+pub fn terminal_score(pos: &Position, ply: usize) -> i32 {
+    if pos.phase() == Phase::Second {
+        // No legal S2 after a non-checking S1: second-move stalemate.
+        0
+    } else if pos.is_check() {
+        -(MATE - ply as i32)
+    } else {
+        0
+    }
+}
