@@ -24,7 +24,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the game server (the default when no subcommand is given).
-    Serve(marseillais::server::config::ServeArgs),
+    Serve(Box<marseillais::server::config::ServeArgs>),
     /// Count the sequences of exactly DEPTH legal sub-moves.
     Perft {
         depth: u32,
@@ -57,7 +57,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         None => marseillais::server::run_blocking(cli.serve),
-        Some(Command::Serve(args)) => marseillais::server::run_blocking(args),
+        Some(Command::Serve(args)) => marseillais::server::run_blocking(*args),
         Some(Command::Perft {
             depth,
             fen,
