@@ -962,6 +962,18 @@ async fn maybe_screenshot(s: &Session, name: &str) {
     }
 }
 
+/// The ids `GET /api/games?status=open` lists, fetched by the page.
+async fn open_game_ids(s: &Session) -> Vec<String> {
+    let ids = js_async(
+        s,
+        "const done = arguments[arguments.length - 1];
+         fetch('/api/games?status=open').then((r) => r.json()).then((j) => done(j.games.map((g) => g.id)));",
+        vec![],
+    )
+    .await;
+    serde_json::from_value(ids).unwrap_or_default()
+}
+
 /// What the browser computed for one square: its `::before` content (the
 /// rank label, or `none`) and its background image (where the dot is drawn).
 async fn square_style(s: &Session, name: &str) -> (String, String) {
@@ -1173,8 +1185,8 @@ async fn the_lobby_can_create_unlisted_games_words_its_errors_and_lists_recent_f
     }
     set_value(&white, "#fen-input", "").await;
 
-    // Unlisted: the request says so (the server may not know the field yet:
-    // then it refuses the game, which is not what this checks).
+    // Unlisted: the request says so, and the server keeps the game out of
+    // every listing while its link still opens it.
     js(&white, "sessionStorage.removeItem('sent'); return true").await;
     click(&white, "label[for=listed]").await;
     assert_eq!(
@@ -1189,6 +1201,21 @@ async fn the_lobby_can_create_unlisted_games_words_its_errors_and_lists_recent_f
     assert_eq!(
         sent[0]["clock"],
         json!({"base_secs": 300, "increment_secs": 3})
+    );
+    let path = wait_for(
+        &white,
+        "location.pathname.startsWith('/game/') && location.pathname",
+        "the unlisted game's page",
+    )
+    .await;
+    let unlisted = path
+        .as_str()
+        .unwrap_or_default()
+        .trim_start_matches("/game/")
+        .to_string();
+    assert!(
+        !open_game_ids(&white).await.contains(&unlisted),
+        "{unlisted} is unlisted"
     );
     // Listed is the default, so it is not sent.
     white.client.goto(&rig.url("/")).await.expect("lobby");
@@ -1211,6 +1238,7 @@ async fn the_lobby_can_create_unlisted_games_words_its_errors_and_lists_recent_f
         .to_string();
     let sent = js(&white, "return JSON.parse(sessionStorage.getItem('sent'))").await;
     assert!(sent[0].get("listed").is_none(), "sent {sent}");
+    assert!(open_game_ids(&white).await.contains(&id), "{id} listed");
 
     // A finished game: one sub-move, then White resigns.
     black
