@@ -21,38 +21,10 @@ use std::time::Instant;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-/// A token bucket: `burst` frames at once, refilled at `rate` per second.
-#[derive(Debug, Clone)]
-pub struct RateLimit {
-    tokens: f64,
-    rate: f64,
-    burst: f64,
-    at: Instant,
-}
+use super::bucket::TokenBucket;
 
-impl RateLimit {
-    pub fn new(rate_per_sec: f64, burst: f64, now: Instant) -> RateLimit {
-        RateLimit {
-            tokens: burst,
-            rate: rate_per_sec,
-            burst,
-            at: now,
-        }
-    }
-
-    /// Takes one token; false when none is left.
-    pub fn allow(&mut self, now: Instant) -> bool {
-        let elapsed = now.saturating_duration_since(self.at).as_secs_f64();
-        self.at = now;
-        self.tokens = (self.tokens + elapsed * self.rate).min(self.burst);
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            true
-        } else {
-            false
-        }
-    }
-}
+/// The per-connection limit: `burst` frames at once, refilled at `rate` per second.
+pub type RateLimit = TokenBucket;
 
 /// Why a metered read failed: the client sent frames faster than its limit.
 /// Carried inside an [`io::Error`] (kind `Other`) through tungstenite.
@@ -174,7 +146,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for FrameMeter<S> {
         let limit = &mut this.limit;
         let within = this
             .headers
-            .feed(&buf.filled()[before..], || limit.allow(now));
+            .feed(&buf.filled()[before..], || limit.take(now));
         if within {
             Poll::Ready(Ok(()))
         } else {
@@ -312,12 +284,12 @@ mod tests {
     fn the_bucket_refills_at_its_rate_up_to_its_burst() {
         let start = Instant::now();
         let mut limit = RateLimit::new(2.0, 3.0, start);
-        assert!((0..3).all(|_| limit.allow(start)));
-        assert!(!limit.allow(start));
+        assert!((0..3).all(|_| limit.take(start)));
+        assert!(!limit.take(start));
         let later = start + std::time::Duration::from_millis(500);
-        assert!(limit.allow(later));
-        assert!(!limit.allow(later));
+        assert!(limit.take(later));
+        assert!(!limit.take(later));
         let much_later = later + std::time::Duration::from_secs(60);
-        assert_eq!((0..10).filter(|_| limit.allow(much_later)).count(), 3);
+        assert_eq!((0..10).filter(|_| limit.take(much_later)).count(), 3);
     }
 }

@@ -27,6 +27,7 @@
 //! | persistence | [`store`] |
 
 pub mod assets;
+pub mod bucket;
 pub mod clock;
 pub mod config;
 pub mod events;

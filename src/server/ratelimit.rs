@@ -18,6 +18,8 @@ use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::Instant;
 
+use super::bucket::TokenBucket;
+
 /// Most client addresses remembered at once.
 pub const MAX_ADDRESSES: usize = 16_384;
 
@@ -41,19 +43,13 @@ impl From<IpAddr> for Client {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Bucket {
-    tokens: f64,
-    at: Instant,
-}
-
 /// The limiter: `burst` grants at once per address, refilled at `rate`
 /// per second. A rate of 0 turns it off.
 pub struct AddressLimiter {
     rate: f64,
     burst: f64,
     capacity: usize,
-    table: Mutex<HashMap<Client, Bucket>>,
+    table: Mutex<HashMap<Client, TokenBucket>>,
 }
 
 /// Refused: seconds until the next grant is possible.
@@ -88,34 +84,25 @@ impl AddressLimiter {
         if !table.contains_key(&client) && table.len() >= self.capacity {
             self.make_room(&mut table, now);
         }
-        let bucket = table.entry(client).or_insert(Bucket {
-            tokens: self.burst,
-            at: now,
-        });
-        let elapsed = now.saturating_duration_since(bucket.at).as_secs_f64();
-        bucket.tokens = (bucket.tokens + elapsed * self.rate).min(self.burst);
-        bucket.at = now;
-        if bucket.tokens >= 1.0 {
-            bucket.tokens -= 1.0;
+        let bucket = table
+            .entry(client)
+            .or_insert_with(|| TokenBucket::new(self.rate, self.burst, now));
+        if bucket.take(now) {
             Ok(())
         } else {
-            let wait = (1.0 - bucket.tokens) / self.rate;
             Err(Limited {
-                retry_after_secs: wait.ceil().clamp(1.0, 86_400.0) as u64,
+                retry_after_secs: bucket.wait_secs().ceil().clamp(1.0, 86_400.0) as u64,
             })
         }
     }
 
     /// Drops every refilled bucket; if none was, the least recently used.
-    fn make_room(&self, table: &mut HashMap<Client, Bucket>, now: Instant) {
-        let full_after = self.burst / self.rate;
-        table.retain(|_, bucket| {
-            now.saturating_duration_since(bucket.at).as_secs_f64() < full_after
-        });
+    fn make_room(&self, table: &mut HashMap<Client, TokenBucket>, now: Instant) {
+        table.retain(|_, bucket| !bucket.is_full_at(now));
         if table.len() >= self.capacity
             && let Some(oldest) = table
                 .iter()
-                .min_by_key(|(_, bucket)| bucket.at)
+                .min_by_key(|(_, bucket)| bucket.last_used())
                 .map(|(client, _)| *client)
         {
             table.remove(&oldest);

@@ -8,8 +8,6 @@
 //! through each socket's bounded queue with `try_send`, never waiting on a
 //! slow client (a full queue disconnects that client, the game goes on).
 
-mod bucket;
-
 use std::collections::{HashMap, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -21,6 +19,7 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
+use super::bucket::TokenBucket;
 use super::config::PanicSite;
 use super::events::{Event, now_ms};
 use super::export;
@@ -30,7 +29,6 @@ use super::rooms::Rooms;
 use super::state::{GameState, LiveParts, Presence};
 use super::store::{Commit, GameStatus};
 use crate::rules::{Color, SubMove};
-use bucket::TokenBucket;
 
 /// How many recent public events a room keeps for reconnecting clients.
 pub const RECENT_EVENTS: usize = 64;

@@ -61,9 +61,13 @@ impl ServerProcess {
             .arg(data_dir)
             .args(extra)
             .env_remove("RUST_LOG")
-            // These tests play hundreds of games from 127.0.0.1; the
-            // per-address creation limit is tested in server_http_limits.
+            // These tests play hundreds of games from 127.0.0.1, each as
+            // fast as acks come back; the per-address creation limit and the
+            // per-game action rate are tested in server_http_limits and
+            // server_room_limits.
             .env("MARSEILLAIS_CREATE_RATE_PER_SEC", "0")
+            .env("MARSEILLAIS_GAME_RATE_PER_SEC", "1000000")
+            .env("MARSEILLAIS_GAME_RATE_BURST", "1000000")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::from(log_file))

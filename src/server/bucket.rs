@@ -1,6 +1,8 @@
-//! A token bucket driven by explicit `Instant`s: `burst` requests at once,
-//! refilled at `rate` per second. The room keeps one per game (player
-//! actions over all its sockets) and one per connection (`hello`s).
+//! The token bucket every rate limit of the server is made of, driven by
+//! explicit `Instant`s: `burst` requests at once, refilled at `rate` per
+//! second. Used for the frames of a WebSocket ([`super::frame_meter`]), a
+//! connection's `hello`s and a game's player actions ([`super::room`]), and
+//! seat grants per client address ([`super::ratelimit`]).
 
 use std::time::Instant;
 
@@ -36,6 +38,30 @@ impl TokenBucket {
             false
         }
     }
+
+    /// Seconds from the last `take` until a token is there again
+    /// (infinite for a bucket that never refills).
+    pub fn wait_secs(&self) -> f64 {
+        if self.tokens >= 1.0 {
+            0.0
+        } else if self.rate > 0.0 {
+            (1.0 - self.tokens) / self.rate
+        } else {
+            f64::INFINITY
+        }
+    }
+
+    /// Whether the bucket is full again at `now`: forgetting it then changes
+    /// nothing, since a new bucket starts full.
+    pub fn is_full_at(&self, now: Instant) -> bool {
+        let elapsed = now.saturating_duration_since(self.at).as_secs_f64();
+        self.tokens + elapsed * self.rate >= self.burst
+    }
+
+    /// When a token was last asked for.
+    pub fn last_used(&self) -> Instant {
+        self.at
+    }
 }
 
 #[cfg(test)]
@@ -56,6 +82,21 @@ mod tests {
         let later = t0 + Duration::from_secs(3600);
         assert!((0..3).all(|_| bucket.take(later)));
         assert!(!bucket.take(later));
+    }
+
+    #[test]
+    fn an_empty_bucket_says_how_long_until_its_next_token_and_when_it_is_full() {
+        let t0 = Instant::now();
+        let mut bucket = TokenBucket::new(2.0, 2.0, t0);
+        assert_eq!(bucket.wait_secs(), 0.0);
+        assert!(bucket.take(t0) && bucket.take(t0));
+        assert!(!bucket.take(t0));
+        assert_eq!(bucket.wait_secs(), 0.5);
+        assert!(!bucket.is_full_at(t0 + Duration::from_millis(900)));
+        assert!(bucket.is_full_at(t0 + Duration::from_secs(1)));
+        let mut never = TokenBucket::new(0.0, 1.0, t0);
+        assert!(never.take(t0) && !never.take(t0 + Duration::from_secs(60)));
+        assert!(never.wait_secs().is_infinite());
     }
 
     #[test]
