@@ -23,8 +23,10 @@ use serde_json::{Value, json};
 async fn serve(dir: &Path, store: Arc<dyn Store>) -> ServerHandle {
     let mut config = Config::new(SocketAddr::from(([127, 0, 0, 1], 0)), dir);
     // These tests play moves as fast as the acks come back (on loopback,
-    // far above a person's pace); the rate limit is not what they test.
+    // far above a person's pace); the rate limits are not what they test.
     config.rate_per_sec = 1e6;
+    config.game_rate_per_sec = 1e6;
+    config.game_rate_burst = 1e6;
     start_with_store(config, store)
         .await
         .expect("server starts")
