@@ -35,6 +35,7 @@ struct NewGame {
     clock: Option<ClockSpec>,
     fen: Option<String>,
     variant: Option<Variant>,
+    listed: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize)]
@@ -55,6 +56,7 @@ fuzz_target!(|data: &[u8]| {
             clock: None,
             fen: None,
             variant: None,
+            listed: None,
         }
     } else {
         match serde_json::from_slice(data) {
@@ -92,6 +94,7 @@ fuzz_target!(|data: &[u8]| {
         clock: request.clock,
         creator,
         seat_hash: "0".repeat(64),
+        listed: request.listed.unwrap_or(true),
     };
     let stored = created.to_json();
     let again: Event = match serde_json::from_str(&stored) {
@@ -99,9 +102,13 @@ fuzz_target!(|data: &[u8]| {
         Err(err) => panic!("stored event does not read back ({err}): {stored}"),
     };
     assert_eq!(again, created);
-    let Event::Created { start_fen, .. } = again else {
+    let Event::Created {
+        start_fen, listed, ..
+    } = again
+    else {
         unreachable!("read back as the same event");
     };
+    assert_eq!(listed, request.listed.unwrap_or(true), "{stored}");
     match Position::from_fen(&start_fen, Rules::Marseillais) {
         Ok(replayed) => assert_eq!(replayed, start, "{start_fen}"),
         Err(err) => panic!("stored start {start_fen} does not read back: {err}"),
