@@ -339,6 +339,7 @@ impl Position {
     /// keeps it avoids copying the finished position once more, a copy that
     /// also read back the one-byte fields just written (a store-forwarding
     /// stall that perf found in a quarter of `play_unchecked`'s samples).
+    #[inline(always)]
     pub fn play_in_place(&mut self, mv: SubMove) {
         let next = self;
         let us = next.side;
@@ -459,7 +460,7 @@ impl Position {
     /// (`touched`: from, to, the en-passant victim, the castling rook's
     /// squares). The slider lookups run only when such a square lies on a
     /// diagonal or line of the king. Equal to `attackers(king, us, ..)`.
-    #[inline]
+    #[inline(always)]
     fn checkers_after(
         &self,
         king: Square,
