@@ -352,7 +352,6 @@ impl Position {
         let en_passant =
             moved == Piece::Pawn && captured.is_none() && mv.from.file() != mv.to.file();
 
-        next.remove_piece(mv.from, us, moved);
         if let Some(piece) = captured {
             next.remove_piece(mv.to, them, piece);
         }
@@ -360,7 +359,10 @@ impl Position {
             next.remove_piece(Square::new(mv.to.file(), mv.from.rank()), them, Piece::Pawn);
         }
         let placed = mv.promotion.unwrap_or(moved);
-        next.put_piece(mv.to, us, placed);
+        // One update of our colour's bitboard and one of the hash for both
+        // squares, after the capture has emptied `to`.
+        next.board.relocate(mv.from, mv.to, us, moved, placed);
+        next.hash ^= zobrist::piece(us, moved, mv.from) ^ zobrist::piece(us, placed, mv.to);
         // The squares whose change may let one of our sliders see their king.
         let mut touched = mv.from.bitboard() | mv.to.bitboard();
         if en_passant {
