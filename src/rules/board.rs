@@ -103,6 +103,22 @@ impl Board {
         self.pieces[piece as usize] |= square.bitboard();
     }
 
+    /// Moves a piece of `color` from `from` to the empty square `to`,
+    /// arriving as `placed` (the promotion piece, or `moved` itself).
+    #[inline]
+    pub fn relocate(
+        &mut self,
+        from: Square,
+        to: Square,
+        color: Color,
+        moved: Piece,
+        placed: Piece,
+    ) {
+        self.colors[color as usize] ^= from.bitboard() | to.bitboard();
+        self.pieces[moved as usize] ^= from.bitboard();
+        self.pieces[placed as usize] ^= to.bitboard();
+    }
+
     /// Removes whatever stands on `square`.
     #[inline]
     pub fn remove(&mut self, square: Square, color: Color, piece: Piece) {

@@ -339,6 +339,7 @@ impl Position {
     /// keeps it avoids copying the finished position once more, a copy that
     /// also read back the one-byte fields just written (a store-forwarding
     /// stall that perf found in a quarter of `play_unchecked`'s samples).
+    #[inline(always)]
     pub fn play_in_place(&mut self, mv: SubMove) {
         let next = self;
         let us = next.side;
@@ -351,7 +352,6 @@ impl Position {
         let en_passant =
             moved == Piece::Pawn && captured.is_none() && mv.from.file() != mv.to.file();
 
-        next.remove_piece(mv.from, us, moved);
         if let Some(piece) = captured {
             next.remove_piece(mv.to, them, piece);
         }
@@ -359,7 +359,10 @@ impl Position {
             next.remove_piece(Square::new(mv.to.file(), mv.from.rank()), them, Piece::Pawn);
         }
         let placed = mv.promotion.unwrap_or(moved);
-        next.put_piece(mv.to, us, placed);
+        // One update of our colour's bitboard and one of the hash for both
+        // squares, after the capture has emptied `to`.
+        next.board.relocate(mv.from, mv.to, us, moved, placed);
+        next.hash ^= zobrist::piece(us, moved, mv.from) ^ zobrist::piece(us, placed, mv.to);
         // The squares whose change may let one of our sliders see their king.
         let mut touched = mv.from.bitboard() | mv.to.bitboard();
         if en_passant {
@@ -459,7 +462,7 @@ impl Position {
     /// (`touched`: from, to, the en-passant victim, the castling rook's
     /// squares). The slider lookups run only when such a square lies on a
     /// diagonal or line of the king. Equal to `attackers(king, us, ..)`.
-    #[inline]
+    #[inline(always)]
     fn checkers_after(
         &self,
         king: Square,

@@ -20,7 +20,21 @@ const fn table<const N: usize>(seed: u64) -> [u64; N] {
     out
 }
 
-static PIECES: [u64; 2 * 6 * 64] = table(1);
+/// The piece keys by colour, piece and square: the same values, in the same
+/// order, as the flat table of 768 they are made from (hashes must not
+/// change), but indexed by the three enums, so that no index needs a bounds
+/// check on the make-move path.
+static PIECES: [[[u64; 64]; 6]; 2] = by_color_piece_square(table(1));
+
+const fn by_color_piece_square(flat: [u64; 2 * 6 * 64]) -> [[[u64; 64]; 6]; 2] {
+    let mut out = [[[0u64; 64]; 6]; 2];
+    let mut i = 0;
+    while i < 2 * 6 * 64 {
+        out[i / (6 * 64)][i / 64 % 6][i % 64] = flat[i];
+        i += 1;
+    }
+    out
+}
 static CASTLING: [u64; 16] = table(2);
 static EP: [u64; 64] = table(3);
 static PHASE: [u64; 3] = table(4);
@@ -28,7 +42,7 @@ const SIDE: u64 = splitmix(5);
 
 #[inline]
 pub fn piece(color: Color, piece: Piece, square: Square) -> u64 {
-    PIECES[(color as usize * 6 + piece as usize) * 64 + square as usize]
+    PIECES[color as usize][piece as usize][square as usize]
 }
 
 #[inline]
