@@ -14,10 +14,8 @@
 use std::time::{Duration, Instant};
 
 use super::config::Config;
-use super::events::Event;
-use super::state::GameState;
+use super::game::{Checked, GameState};
 use super::store::GameStatus;
-use crate::rules::Termination;
 
 /// The two time-to-live figures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,52 +59,45 @@ impl Expiry {
     }
 
     /// The `end` event that expires `state` at `at_ms`, if it is due.
-    pub fn due_event(&self, state: &GameState, at_ms: i64) -> Option<Event> {
-        (self.due_ms(state)? <= at_ms).then(|| Event::End {
-            at_ms,
-            winner: None,
-            reason: Termination::Aborted.as_str().to_owned(),
-            clock: None,
-        })
+    pub fn due(&self, state: &GameState, at_ms: i64) -> Option<Checked> {
+        (self.due_ms(state)? <= at_ms).then(|| state.expire(at_ms))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::fen::INITIAL_FEN;
-    use crate::server::events::{ClockSpec, Variant};
+    use crate::rules::{Color, Position};
+    use crate::server::game::{ClockSpec, Event, Variant, policy};
     use crate::server::ids;
-    use crate::server::protocol::Side;
 
     const HOUR: Duration = Duration::from_secs(3600);
 
     fn game(clock: Option<ClockSpec>, joined: bool) -> GameState {
-        let mut log = vec![
-            Event::Created {
-                at_ms: 1_000,
-                variant: Variant::Balanced,
-                start_fen: INITIAL_FEN.into(),
-                clock,
-                creator: Side::White,
-                seat_hash: ids::token_hash("w"),
-                listed: true,
-            }
-            .to_json(),
-        ];
+        let mut log = vec![Event::Created {
+            at_ms: 1_000,
+            variant: Variant::Balanced,
+            start: Position::initial(),
+            clock,
+            creator: Color::White,
+            seat_hash: ids::token_hash("w"),
+            listed: true,
+        }];
         if joined {
-            log.push(
-                Event::Joined {
-                    at_ms: 2_000,
-                    color: Side::Black,
-                    seat_hash: ids::token_hash("b"),
-                }
-                .to_json(),
-            );
+            log.push(Event::Joined {
+                at_ms: 2_000,
+                color: Color::Black,
+                seat_hash: ids::token_hash("b"),
+            });
         }
-        GameState::replay("g", &log, Duration::from_secs(30), Instant::now())
-            .expect("replays")
-            .0
+        GameState::replay(
+            "g",
+            &log,
+            Duration::from_secs(30),
+            Instant::now(),
+            |_, _, _| {},
+        )
+        .expect("replays")
     }
 
     #[test]
@@ -117,11 +108,13 @@ mod tests {
         };
         let open = game(None, false);
         assert_eq!(expiry.due_ms(&open), Some(1_000 + 3_600_000));
-        assert_eq!(expiry.due_event(&open, 3_600_999), None);
-        let Some(Event::End { winner, reason, .. }) = expiry.due_event(&open, 3_601_000) else {
+        assert!(expiry.due(&open, 3_600_999).is_none());
+        let Some(Event::End { outcome, .. }) =
+            expiry.due(&open, 3_601_000).map(|c| c.event().clone())
+        else {
             panic!("due");
         };
-        assert_eq!((winner, reason.as_str()), (None, "aborted"));
+        assert_eq!(outcome, policy::aborted());
     }
 
     #[test]
@@ -140,6 +133,6 @@ mod tests {
             true,
         );
         assert_eq!(expiry.due_ms(&timed), None);
-        assert_eq!(expiry.due_event(&timed, i64::MAX), None);
+        assert!(expiry.due(&timed, i64::MAX).is_none());
     }
 }

@@ -4,7 +4,7 @@
 use crate::rules::Color;
 use crate::rules::pgn::{PgnTags, write_game};
 
-use super::state::GameState;
+use super::game::GameState;
 
 /// The comma PGN of a game, finished or not (`Result "*"` while it goes on).
 pub fn pgn(state: &GameState) -> String {

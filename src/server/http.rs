@@ -17,11 +17,12 @@ use tokio::sync::{oneshot, watch};
 
 pub use super::http_error::ApiError;
 use super::http_error::{json_errors, read_json_body, unknown_route};
+use super::lobby::NewGame;
 use super::protocol::{ErrorCode, Refusal};
 use super::ratelimit::AddressLimiter;
 use super::replay::ReplayPool;
 use super::room::{Command, Room};
-use super::rooms::{NewGame, Rooms};
+use super::rooms::Rooms;
 use super::serve::ConnectionSlot;
 use super::store::GameStatus;
 use super::{assets, socket, upgrade};

@@ -1,69 +1,32 @@
-//! All live games: `DashMap<GameId, Arc<Room>>`. Creates games, finds a game
-//! (loading it from the store when it is not in memory, e.g. a finished game
-//! whose room retired), rebuilds every game being played at startup, ends
-//! expired games that are not in memory ([`super::expiry`]), and forgets
-//! rooms that retire.
+//! The registry of live games: `DashMap<GameId, Arc<Room>>`. Finds a game (loading it from
+//! the store when it is not in memory, e.g. a finished game whose room retired), starts the
+//! room of a new game once the lobby's first commit is stored, rebuilds every game being
+//! played at startup, ends expired games that are not in memory ([`super::expiry`]), and
+//! forgets rooms that retire (it is their [`Host`]).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use dashmap::DashMap;
-use serde::Deserialize;
 use tokio::sync::watch;
 
 use super::config::Config;
-use super::events::{ClockSpec, Event, Variant, now_ms};
 use super::expiry::{Expiry, millis};
+use super::game::{Event, GameState, now_ms};
 use super::ids;
+use super::lobby::{self, NewGame};
 use super::metrics::Metrics;
-use super::protocol::{ErrorCode, Refusal, Side};
-use super::room::{Room, SeatGrant};
-use super::state::GameState;
-use super::store::{Commit, GameStatus, Store, StoreError};
-use crate::rules::{Color, Position, Rules};
-
-/// A `POST /api/games` body; every field optional.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NewGame {
-    pub color: Option<ColorChoice>,
-    pub clock: Option<ClockSpec>,
-    pub fen: Option<String>,
-    pub variant: Option<Variant>,
-    /// `false`: a private game, in no listing, reachable by its id (invite link) only.
-    pub listed: Option<bool>,
-}
-
-/// A new game's state, built and checked but not yet stored: commit its [`Commit`], then
-/// [`Rooms::install_new`] it.
-pub struct NewRoom {
-    state: GameState,
-    recent: Vec<(u64, String)>,
-}
-
-impl NewRoom {
-    pub fn id(&self) -> &str {
-        &self.state.id
-    }
-}
+use super::project;
+use super::protocol::{ErrorCode, Refusal};
+use super::room::{Host, Room, RoomDeps, SeatGrant, replay_history};
+use super::store::{Commit, GameStatus, Store, StoreError, codec};
 
 /// Open games read from the store per expiry page.
 const EXPIRY_PAGE: u32 = 256;
 
 /// Pages per expiry pass: bounds one pass (the next pass goes on where it stopped).
 const EXPIRY_PAGES: usize = 64;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ColorChoice {
-    White,
-    Black,
-    Random,
-}
-
-/// The initial position with White's first turn of two sub-moves.
-const MARSEILLAIS_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 1";
 
 pub struct Rooms {
     map: DashMap<String, Arc<Room>>,
@@ -72,11 +35,45 @@ pub struct Rooms {
     pub metrics: Arc<Metrics>,
     shutdown: watch::Receiver<bool>,
     next_instance: AtomicU64,
+    /// Itself, for the rooms' [`Host`] (a weak reference: rooms do not keep the registry).
+    me: Weak<Rooms>,
 }
 
 fn store_refusal(error: StoreError) -> Refusal {
     tracing::warn!(%error, "store failure");
     Refusal::new(ErrorCode::StoreFailure, "the game store failed; try again")
+}
+
+/// A stored log as events and the state they make, with the public messages of the last ones.
+fn replay_stored(
+    id: &str,
+    texts: &[String],
+    config: &Config,
+    now: Instant,
+) -> Result<(GameState, Vec<(u64, String)>), String> {
+    let events = texts
+        .iter()
+        .map(|t| codec::decode(t))
+        .collect::<Result<Vec<Event>, _>>()
+        .map_err(|e| e.to_string())?;
+    replay_history(id, &events, config.first_move, now).map_err(|e| e.to_string())
+}
+
+/// The registry as the rooms see it.
+struct Registry(Weak<Rooms>);
+
+impl Host for Registry {
+    fn retired(&self, id: &str, instance: u64) {
+        if let Some(rooms) = self.0.upgrade() {
+            rooms.remove(id, instance);
+        }
+    }
+
+    fn start(&self, state: GameState, recent: Vec<(u64, String)>) {
+        if let Some(rooms) = self.0.upgrade() {
+            rooms.install(state, recent);
+        }
+    }
 }
 
 impl Rooms {
@@ -86,13 +83,14 @@ impl Rooms {
         metrics: Arc<Metrics>,
         shutdown: watch::Receiver<bool>,
     ) -> Arc<Rooms> {
-        Arc::new(Rooms {
+        Arc::new_cyclic(|me| Rooms {
             map: DashMap::new(),
             store,
             config,
             metrics,
             shutdown,
             next_instance: AtomicU64::new(1),
+            me: me.clone(),
         })
     }
 
@@ -105,26 +103,29 @@ impl Rooms {
         self.map.remove_if(id, |_, room| room.instance == instance);
     }
 
+    fn deps(&self) -> RoomDeps {
+        RoomDeps {
+            store: Arc::clone(&self.store),
+            config: Arc::clone(&self.config),
+            metrics: Arc::clone(&self.metrics),
+            host: Arc::new(Registry(self.me.clone())),
+            shutdown: self.shutdown.clone(),
+        }
+    }
+
     /// Starts a room for `state` unless one is already live (then that one wins).
-    fn install(self: &Arc<Self>, state: GameState, recent: Vec<(u64, String)>) -> Arc<Room> {
+    fn install(&self, state: GameState, recent: Vec<(u64, String)>) -> Arc<Room> {
         let id = state.id.clone();
         let entry = self.map.entry(id);
         let room = entry.or_insert_with(|| {
             let instance = self.next_instance.fetch_add(1, Ordering::Relaxed);
-            Room::spawn(
-                Arc::clone(self),
-                state,
-                recent,
-                instance,
-                self.shutdown.clone(),
-            )
+            Room::spawn(self.deps(), state, recent, instance)
         });
         Arc::clone(room.value())
     }
 
-    /// The live room of a game, loading it from the store if needed; `None`
-    /// for an unknown id.
-    pub async fn get(self: &Arc<Self>, id: &str) -> Result<Option<Arc<Room>>, Refusal> {
+    /// The live room of a game, loading it from the store if needed; `None` for an unknown id.
+    pub async fn get(&self, id: &str) -> Result<Option<Arc<Room>>, Refusal> {
         if !ids::is_game_id(id) {
             return Ok(None);
         }
@@ -133,12 +134,11 @@ impl Rooms {
             if !room.is_closed() {
                 return Ok(Some(room));
             }
-            // A room retires (or gives up) by removing itself from the map
-            // first, and shutdown stops everything: a stopped room still in
-            // the map died, i.e. its task panicked outside the guard of
-            // `RoomTask::handle_guarded`. Forget it and start the game
-            // again from the store, so that a bug never leaves a game
-            // unplayable until the next restart.
+            // A room retires (or gives up) by removing itself from the map first, and
+            // shutdown stops everything: a stopped room still in the map died, i.e. its task
+            // panicked outside the guard of the room's handler. Forget it and start the game
+            // again from the store, so that a bug never leaves a game unplayable until the
+            // next restart.
             if !*self.shutdown.borrow() {
                 tracing::error!(
                     game = id,
@@ -149,16 +149,14 @@ impl Rooms {
             }
             self.remove(id, room.instance);
         }
-        let Some((_, events)) = self.store.load_game(id).await.map_err(store_refusal)? else {
+        let Some((_, texts)) = self.store.load_game(id).await.map_err(store_refusal)? else {
             return Ok(None);
         };
         let (state, recent) =
-            GameState::replay(id, &events, self.config.first_move, Instant::now()).map_err(
-                |error| {
-                    tracing::error!(game = id, %error, "stored game does not replay");
-                    Refusal::new(ErrorCode::StoreFailure, "the stored game is damaged")
-                },
-            )?;
+            replay_stored(id, &texts, &self.config, Instant::now()).map_err(|error| {
+                tracing::error!(game = id, %error, "stored game does not replay");
+                Refusal::new(ErrorCode::StoreFailure, "the stored game is damaged")
+            })?;
         Ok(Some(self.install(state, recent)))
     }
 
@@ -169,7 +167,7 @@ impl Rooms {
     /// Startup: ends the expired games in one pass without keeping them in memory, and
     /// rebuilds every other game being played. Open games stay in the store until someone asks
     /// for one (they have no timers). Returns how many games were rebuilt.
-    pub async fn restore_unfinished(self: &Arc<Self>) -> Result<usize, StoreError> {
+    pub async fn restore_unfinished(&self) -> Result<usize, StoreError> {
         let expired_open = self.expire_stale_open().await?;
         let games = self.store.load_playing().await?;
         let now = Instant::now();
@@ -177,9 +175,9 @@ impl Rooms {
         let mut count = 0;
         // Issued together, so that the store writes them in one batch.
         let mut endings = Vec::new();
-        for (listing, events) in games {
-            match GameState::replay(&listing.id, &events, self.config.first_move, now) {
-                Ok((mut state, recent)) => match self.expiry_commit(&mut state, now, at) {
+        for (listing, texts) in games {
+            match replay_stored(&listing.id, &texts, &self.config, now) {
+                Ok((state, recent)) => match self.expiry_commit(&state, at) {
                     Some(commit) => endings.push((listing.id, self.store.commit(commit))),
                     None => {
                         self.install(state, recent);
@@ -204,20 +202,15 @@ impl Rooms {
         Ok(count)
     }
 
-    /// The commit that ends `state` by expiry at `at`, applied to `state`; `None` if it has
-    /// not expired.
-    fn expiry_commit(&self, state: &mut GameState, now: Instant, at: i64) -> Option<Commit> {
-        let event = self.expiry().due_event(state, at)?;
-        let first_seq = state.version() + 1;
-        if let Err(error) = state.apply(&event, now) {
-            tracing::error!(game = %state.id, %error, "cannot expire a game");
-            return None;
-        }
+    /// The commit that ends `state` by expiry at `at`; `None` if it has not expired.
+    fn expiry_commit(&self, state: &GameState, at: i64) -> Option<Commit> {
+        let end = self.expiry().due(state, at)?;
+        let listing = project::listing_after(state, std::slice::from_ref(&end));
         Some(Commit {
             game_id: state.id.clone(),
-            first_seq,
-            events: vec![event.to_json()],
-            listing: state.listing(),
+            first_seq: state.version() + 1,
+            events: vec![codec::encode(end.event())],
+            listing,
         })
     }
 
@@ -226,7 +219,7 @@ impl Rooms {
     ///
     /// A game loaded into a room meanwhile is safe: the first of the two commits wins the
     /// sequence check and the room follows the store.
-    pub async fn expire_stale_open(self: &Arc<Self>) -> Result<usize, StoreError> {
+    pub async fn expire_stale_open(&self) -> Result<usize, StoreError> {
         let now = Instant::now();
         let at = now_ms();
         let cutoff = at.saturating_sub(millis(self.config.open_game_ttl));
@@ -239,13 +232,13 @@ impl Rooms {
                 .await?;
             let full = page.len() == EXPIRY_PAGE as usize;
             let mut endings = Vec::new();
-            for (listing, events) in page {
+            for (listing, texts) in page {
                 let commit = if self.map.contains_key(&listing.id) {
                     None
                 } else {
-                    GameState::replay(&listing.id, &events, self.config.first_move, now)
+                    replay_stored(&listing.id, &texts, &self.config, now)
                         .ok()
-                        .and_then(|(mut state, _)| self.expiry_commit(&mut state, now, at))
+                        .and_then(|(state, _)| self.expiry_commit(&state, at))
                 };
                 match commit {
                     Some(commit) => endings.push(self.store.commit(commit)),
@@ -290,126 +283,23 @@ impl Rooms {
         });
     }
 
-    /// Creates a game from an HTTP request.
-    pub async fn create(self: &Arc<Self>, request: NewGame) -> Result<SeatGrant, Refusal> {
-        let bad = |message: String| Refusal::new(ErrorCode::BadRequest, message);
-        if let Some(clock) = request.clock {
-            if clock.base_secs > 10_800 || clock.increment_secs > 180 {
-                return Err(bad(
-                    "clock: base_secs at most 10800, increment_secs at most 180".into(),
-                ));
-            }
-            if clock.base_secs == 0 && clock.increment_secs == 0 {
-                return Err(bad(
-                    "clock: base_secs and increment_secs cannot both be 0".into()
-                ));
-            }
-        }
-        let variant = request.variant.unwrap_or(Variant::Balanced);
-        let start = match &request.fen {
-            Some(fen) => {
-                Position::from_fen(fen, Rules::Marseillais).map_err(|e| bad(format!("fen: {e}")))?
-            }
-            None => match variant {
-                Variant::Balanced => Position::initial(),
-                Variant::Marseillais => Position::from_fen(MARSEILLAIS_FEN, Rules::Marseillais)
-                    .map_err(|e| bad(format!("fen: {e}")))?,
-            },
-        };
-        if let Some(outcome) = start.board_outcome() {
-            return Err(bad(format!("fen: the game is already over ({outcome})")));
-        }
-        if start.legal_submoves().is_empty() {
-            return Err(bad("fen: the side to move has no legal sub-move".into()));
-        }
-        let color = match request.color.unwrap_or(ColorChoice::Random) {
-            ColorChoice::White => Color::White,
-            ColorChoice::Black => Color::Black,
-            ColorChoice::Random => {
-                if ids::coin_flip() {
-                    Color::White
-                } else {
-                    Color::Black
-                }
-            }
-        };
+    /// Creates a game from an HTTP request: the lobby checks it, the store commits its first
+    /// event, then its room starts.
+    pub async fn create(&self, request: NewGame) -> Result<SeatGrant, Refusal> {
         let token = ids::new_token();
-        let created = Event::Created {
-            at_ms: now_ms(),
-            variant,
-            start_fen: start.fen(),
-            clock: request.clock,
-            creator: color.into(),
-            seat_hash: ids::token_hash(&token),
-            listed: request.listed.unwrap_or(true),
-        };
-        let id = self.commit_new_game(vec![created]).await?;
+        let (created, color) = lobby::created_event(&request, ids::token_hash(&token), now_ms())?;
+        let prepared = lobby::prepare(vec![created], &self.config)?;
+        let started = Instant::now();
+        let result = self.store.commit(prepared.commit).await;
+        self.metrics.commit_latency.observe(started.elapsed());
+        result.map_err(store_refusal)?;
+        let id = prepared.state.id.clone();
+        self.install(prepared.state, prepared.recent);
         Ok(SeatGrant {
             url: format!("/game/{id}"),
             id,
             color: color.into(),
             token,
         })
-    }
-
-    /// The rematch of a finished game, ready to commit: same start, variant, clock and
-    /// listing, colours swapped. `seats`: the hashes of the players' rematch tokens, indexed by
-    /// their *old* colour. The room commits it together with the old game's `rematch` event.
-    pub fn prepare_rematch(
-        &self,
-        old: &GameState,
-        seats: [String; 2],
-    ) -> Result<(Commit, NewRoom), Refusal> {
-        let at_ms = now_ms();
-        let [white, black] = seats;
-        // The old white player sits as black in the rematch, and vice versa.
-        let created = Event::Created {
-            at_ms,
-            variant: old.variant,
-            start_fen: old.game().start().fen(),
-            clock: old.clock_spec,
-            creator: Side::Black,
-            seat_hash: white,
-            listed: old.listed,
-        };
-        let joined = Event::Joined {
-            at_ms,
-            color: Side::White,
-            seat_hash: black,
-        };
-        self.prepare_new_game(vec![created, joined])
-    }
-
-    /// Checks the first events of a new game under a fresh id.
-    fn prepare_new_game(&self, events: Vec<Event>) -> Result<(Commit, NewRoom), Refusal> {
-        let id = ids::new_game_id();
-        let texts: Vec<String> = events.iter().map(Event::to_json).collect();
-        let (state, recent) =
-            GameState::replay(&id, &texts, self.config.first_move, Instant::now())
-                .map_err(|e| Refusal::new(ErrorCode::BadRequest, e.to_string()))?;
-        let commit = Commit {
-            game_id: id,
-            first_seq: 0,
-            events: texts,
-            listing: state.listing(),
-        };
-        Ok((commit, NewRoom { state, recent }))
-    }
-
-    /// Starts the room of a new game once its first events are stored.
-    pub fn install_new(self: &Arc<Self>, new: NewRoom) -> Arc<Room> {
-        self.install(new.state, new.recent)
-    }
-
-    /// Commits the first events of a new game under a fresh id and starts its room.
-    async fn commit_new_game(self: &Arc<Self>, events: Vec<Event>) -> Result<String, Refusal> {
-        let (commit, new) = self.prepare_new_game(events)?;
-        let started = Instant::now();
-        let result = self.store.commit(commit).await;
-        self.metrics.commit_latency.observe(started.elapsed());
-        result.map_err(store_refusal)?;
-        let id = new.id().to_owned();
-        self.install_new(new);
-        Ok(id)
     }
 }

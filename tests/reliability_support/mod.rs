@@ -581,13 +581,20 @@ pub fn audit_game(id: &str, events: &[String]) -> Result<usize, String> {
     use marseillais::rules::pgn::{check_games, read_game};
     use marseillais::rules::{Game, Position, Rules, SubMove};
     use marseillais::server::export::pgn;
-    use marseillais::server::state::GameState;
+    use marseillais::server::game::GameState;
+    use marseillais::server::store::codec;
 
-    let (state, _) = GameState::replay(
+    let typed = events
+        .iter()
+        .map(|text| codec::decode(text))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("{id}: does not decode: {e}"))?;
+    let state = GameState::replay(
         id,
-        events,
+        &typed,
         Duration::from_secs(30),
         std::time::Instant::now(),
+        |_, _, _| {},
     )
     .map_err(|e| format!("{id}: does not replay: {e}"))?;
     // Independent replay of the sub-moves and takebacks.

@@ -8,6 +8,7 @@
 //! [`sqlite::SqliteStore`].
 
 mod checkpoint;
+pub mod codec;
 pub mod sqlite;
 mod writer;
 

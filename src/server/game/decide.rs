@@ -1,0 +1,490 @@
+//! The decisions: a player's request (or the clock) checked against a game's state and turned
+//! into the complete list of events to commit, or a typed refusal. Complete: a sub-move that
+//! ends the game on the board decides `[Move, End]` together, so the room commits both at once
+//! and never reads the applied state to find an ending it owes. Nothing here changes the
+//! state; what a decision found out (the next position, the SAN, the ending) travels with its
+//! events as [`Checked`] values, which [`GameState::apply`] folds in without judging again.
+
+use std::time::Instant;
+
+use super::event::{Event, Readings};
+use super::policy::{self, TakebackRefused};
+use super::state::GameState;
+use crate::rules::{Claim, Color, Outcome, PlayError, Position, SubMove, Termination};
+use crate::server::config::TakebackLimits;
+use crate::server::store::GameStatus;
+
+/// What a seated player (a socket or an in-process agent) asks of its game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Request {
+    Move {
+        mv: SubMove,
+        ack: Option<String>,
+    },
+    Takeback,
+    Resign,
+    DrawOffer,
+    DrawAccept,
+    DrawDecline,
+    /// A draw claim: the one named, or the first available.
+    DrawClaim(Option<Claim>),
+    Abort,
+    /// Victory by abandonment; whether the opponent is away is the room's knowledge.
+    ClaimVictory {
+        opponent_away: bool,
+    },
+    /// `seat_hash`: the hash of the offerer's rematch token.
+    RematchOffer {
+        seat_hash: String,
+    },
+    RematchAccept,
+}
+
+/// Why a request was refused; nothing changed. The wire code of each is chosen by the
+/// protocol (`protocol::project`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refused {
+    #[error("the game is over")]
+    GameOver,
+    #[error("waiting for an opponent")]
+    NotStarted,
+    #[error("it is not your turn")]
+    NotYourTurn,
+    #[error("{0}")]
+    Illegal(PlayError),
+    #[error("the position changed since version {seen} (now {now}); look again and replay")]
+    StalePosition { seen: u64, now: u64 },
+    #[error("version {seen} is ahead of the game (at {now}); resync")]
+    AheadOfGame { seen: u64, now: u64 },
+    #[error(transparent)]
+    Takeback(#[from] TakebackRefused),
+    #[error("you already offered a draw")]
+    DrawAlreadyOffered,
+    #[error("one draw offer per turn: offer again after the next move")]
+    OneDrawOfferPerTurn,
+    #[error("no draw offer to accept")]
+    NoDrawOfferToAccept,
+    #[error("no draw offer to decline")]
+    NoDrawOfferToDecline,
+    #[error("no draw claim is available now")]
+    NoClaim,
+    #[error("both sides have played: the game can no longer be aborted")]
+    AbortWindowOver,
+    #[error("the game has not really started: abort it instead")]
+    NotReallyStarted,
+    #[error("your opponent has not been disconnected long enough")]
+    OpponentNotAway,
+    #[error("the game is not over")]
+    RematchBeforeEnd,
+    #[error("the rematch already exists")]
+    RematchExists,
+    #[error("there was no opponent")]
+    NoOpponent,
+    #[error("you already offered a rematch")]
+    RematchAlreadyOffered,
+    #[error("no rematch offer to accept")]
+    NoRematchOffer,
+    #[error("both seats are taken")]
+    SeatsTaken,
+}
+
+/// What a sub-move's decision found out, kept for [`GameState::apply`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MovePreview {
+    pub(super) mv: SubMove,
+    pub(super) mover: Color,
+    pub(super) san: String,
+    pub(super) next: Position,
+    /// The game's ending after the sub-move (board or fivefold), if any.
+    pub(super) outcome: Option<Outcome>,
+}
+
+/// An event that was decided (or, replaying a log, checked) against the state it will be
+/// applied to: the only thing [`GameState::apply`] takes, so that applying cannot fail.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checked {
+    pub(super) event: Event,
+    pub(super) preview: Option<MovePreview>,
+}
+
+impl Checked {
+    pub fn event(&self) -> &Event {
+        &self.event
+    }
+
+    /// An event that needs no judging against the position (offers, rematch, end, join).
+    pub(super) fn plain(event: Event) -> Checked {
+        Checked {
+            event,
+            preview: None,
+        }
+    }
+}
+
+/// The events one request decided, in order: one, or a sub-move and the ending it caused.
+pub type Decision = Vec<Checked>;
+
+/// What a request came to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decided {
+    Events(Decision),
+    /// A rematch offer met the opponent's (or one was accepted): the lobby creates the new
+    /// game, then [`GameState::decide_rematch`] records it.
+    CreateRematch,
+}
+
+fn one(checked: Checked) -> Decided {
+    Decided::Events(vec![checked])
+}
+
+impl GameState {
+    /// Decides `request` from `color` at `now` (`at_ms`: the wall clock, for the events).
+    pub fn decide(
+        &self,
+        color: Color,
+        request: Request,
+        limits: TakebackLimits,
+        now: Instant,
+        at_ms: i64,
+    ) -> Result<Decided, Refused> {
+        Ok(match request {
+            Request::Move { mv, ack } => {
+                Decided::Events(self.decide_move(color, mv, ack, now, at_ms)?)
+            }
+            Request::Takeback => one(self.decide_takeback(color, limits, now, at_ms)?),
+            Request::Resign => {
+                self.require_playing()?;
+                one(self.end(
+                    Outcome::Win {
+                        winner: !color,
+                        reason: Termination::Resignation,
+                    },
+                    now,
+                    at_ms,
+                ))
+            }
+            Request::DrawOffer => self.decide_draw_offer(color, now, at_ms)?,
+            Request::DrawAccept => one(self.decide_draw_accept(color, now, at_ms)?),
+            Request::DrawDecline => {
+                self.require_playing()?;
+                if self.draw_offer != Some(!color) {
+                    return Err(Refused::NoDrawOfferToDecline);
+                }
+                one(Checked::plain(Event::DrawDecline { at_ms, by: color }))
+            }
+            Request::DrawClaim(wanted) => {
+                self.require_turn(color)?;
+                let available = self.game.available_claims();
+                let claim = match wanted {
+                    Some(claim) => available.iter().copied().find(|&c| c == claim),
+                    None => available.first().copied(),
+                }
+                .ok_or(Refused::NoClaim)?;
+                one(self.end(
+                    Outcome::Draw {
+                        reason: claim.termination(),
+                    },
+                    now,
+                    at_ms,
+                ))
+            }
+            Request::Abort => {
+                if self.ended {
+                    return Err(Refused::GameOver);
+                }
+                if !policy::abortable(self.turns_completed) {
+                    return Err(Refused::AbortWindowOver);
+                }
+                one(self.end(policy::aborted(), now, at_ms))
+            }
+            Request::ClaimVictory { opponent_away } => {
+                self.require_playing()?;
+                if policy::abortable(self.turns_completed) {
+                    return Err(Refused::NotReallyStarted);
+                }
+                if !opponent_away {
+                    return Err(Refused::OpponentNotAway);
+                }
+                one(self.end(
+                    Outcome::Win {
+                        winner: color,
+                        reason: Termination::Abandonment,
+                    },
+                    now,
+                    at_ms,
+                ))
+            }
+            Request::RematchOffer { seat_hash } => {
+                self.require_rematch_possible()?;
+                match self.rematch_offer {
+                    Some(by) if by == !color => Decided::CreateRematch,
+                    Some(_) => return Err(Refused::RematchAlreadyOffered),
+                    None => one(Checked::plain(Event::RematchOffer {
+                        at_ms,
+                        by: color,
+                        seat_hash: Some(seat_hash),
+                    })),
+                }
+            }
+            Request::RematchAccept => {
+                self.require_rematch_possible()?;
+                if self.rematch_offer != Some(!color) {
+                    return Err(Refused::NoRematchOffer);
+                }
+                Decided::CreateRematch
+            }
+        })
+    }
+
+    /// Refuses a `move` played on version `seen` when the position changed since (another tab
+    /// of the same seat moved or took back first) or when the game never had that version.
+    /// Events that leave the position alone (a draw offer, say) do not make a move stale.
+    /// `None` (a client that does not send `v`) is not checked.
+    pub fn check_seen(&self, seen: Option<u64>) -> Result<(), Refused> {
+        match seen {
+            Some(seen) if seen < self.position_version => Err(Refused::StalePosition {
+                seen,
+                now: self.version(),
+            }),
+            Some(seen) if seen > self.version() => Err(Refused::AheadOfGame {
+                seen,
+                now: self.version(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    fn require_playing(&self) -> Result<(), Refused> {
+        if self.ended {
+            return Err(Refused::GameOver);
+        }
+        if self.status() == GameStatus::Open {
+            return Err(Refused::NotStarted);
+        }
+        Ok(())
+    }
+
+    fn require_turn(&self, color: Color) -> Result<(), Refused> {
+        self.require_playing()?;
+        if self.game.position().side_to_move() != color {
+            return Err(Refused::NotYourTurn);
+        }
+        Ok(())
+    }
+
+    /// A sub-move by `color`, and the ending it causes on the board, if any.
+    fn decide_move(
+        &self,
+        color: Color,
+        mv: SubMove,
+        ack: Option<String>,
+        now: Instant,
+        at_ms: i64,
+    ) -> Result<Decision, Refused> {
+        self.require_turn(color)?;
+        let preview = self.preview(mv).map_err(Refused::Illegal)?;
+        let ended = policy::turn_ended(color, &preview.next, preview.outcome);
+        let clock = self.clock.as_ref().map(|clock| {
+            let mut clock = clock.clone();
+            match preview.outcome {
+                // The game ends: the mover's time is charged, without the increment.
+                Some(_) => clock.stop(now),
+                None if ended => clock.end_turn(now),
+                None => {}
+            }
+            clock.readings(now)
+        });
+        let outcome = preview.outcome;
+        let mut decision = Vec::with_capacity(2);
+        decision.push(Checked {
+            event: Event::Move {
+                at_ms,
+                mv,
+                ack,
+                clock,
+            },
+            preview: Some(preview),
+        });
+        if let Some(outcome) = outcome {
+            decision.push(Checked::plain(Event::End {
+                at_ms,
+                outcome,
+                clock,
+            }));
+        }
+        Ok(decision)
+    }
+
+    /// What playing `mv` would lead to. The rules module judges legality, the next position's
+    /// board ending and the SAN; the fivefold repetition needs the game's keys.
+    pub(super) fn preview(&self, mv: SubMove) -> Result<MovePreview, PlayError> {
+        let before = self.game.position();
+        // TEMPORARY until rules::Game::preview lands: plays on a copy of the game.
+        let mut copy = self.game.clone();
+        let san = before.san(mv);
+        copy.play(mv).map_err(|e| match e {
+            crate::rules::GameError::Play(play) => play,
+            crate::rules::GameError::GameOver(outcome) => PlayError::GameOver(outcome),
+            _ => PlayError::Illegal(mv),
+        })?;
+        Ok(MovePreview {
+            mv,
+            mover: before.side_to_move(),
+            san,
+            next: *copy.position(),
+            outcome: copy.outcome(),
+        })
+    }
+
+    fn decide_takeback(
+        &self,
+        color: Color,
+        limits: TakebackLimits,
+        now: Instant,
+        at_ms: i64,
+    ) -> Result<Checked, Refused> {
+        self.require_turn(color)?;
+        policy::takeback_allowed(
+            self.game.position(),
+            self.game.submoves().len(),
+            self.takebacks_this_turn,
+            self.takebacks[color as usize],
+            limits,
+        )?;
+        Ok(Checked::plain(Event::Takeback {
+            at_ms,
+            clock: self.readings(now),
+        }))
+    }
+
+    fn decide_draw_offer(
+        &self,
+        color: Color,
+        now: Instant,
+        at_ms: i64,
+    ) -> Result<Decided, Refused> {
+        self.require_playing()?;
+        match self.draw_offer {
+            Some(by) if by == !color => Ok(one(self.decide_draw_accept(color, now, at_ms)?)),
+            Some(_) => Err(Refused::DrawAlreadyOffered),
+            None if !policy::may_offer_draw(
+                self.draw_offered_at[color as usize],
+                self.turns_completed,
+            ) =>
+            {
+                Err(Refused::OneDrawOfferPerTurn)
+            }
+            None => Ok(one(Checked::plain(Event::DrawOffer { at_ms, by: color }))),
+        }
+    }
+
+    fn decide_draw_accept(
+        &self,
+        color: Color,
+        now: Instant,
+        at_ms: i64,
+    ) -> Result<Checked, Refused> {
+        self.require_playing()?;
+        if self.draw_offer != Some(!color) {
+            return Err(Refused::NoDrawOfferToAccept);
+        }
+        Ok(self.end(
+            Outcome::Draw {
+                reason: Termination::Agreement,
+            },
+            now,
+            at_ms,
+        ))
+    }
+
+    fn require_rematch_possible(&self) -> Result<(), Refused> {
+        if !self.ended {
+            return Err(Refused::RematchBeforeEnd);
+        }
+        if self.rematch.is_some() {
+            return Err(Refused::RematchExists);
+        }
+        if !(self.seat_taken(Color::White) && self.seat_taken(Color::Black)) {
+            return Err(Refused::NoOpponent);
+        }
+        Ok(())
+    }
+
+    /// The `rematch` event recording the new game `id` (created by the lobby after
+    /// [`Decided::CreateRematch`]).
+    pub fn decide_rematch(&self, id: String, at_ms: i64) -> Result<Checked, Refused> {
+        self.require_rematch_possible()?;
+        Ok(Checked::plain(Event::Rematch {
+            at_ms,
+            id,
+            derived_seats: true,
+        }))
+    }
+
+    /// The HTTP join: the free seat for `seat_hash`.
+    pub fn decide_join(&self, seat_hash: String, at_ms: i64) -> Result<Checked, Refused> {
+        let color = self.free_seat().ok_or(if self.ended {
+            Refused::GameOver
+        } else {
+            Refused::SeatsTaken
+        })?;
+        Ok(Checked::plain(Event::Joined {
+            at_ms,
+            color,
+            seat_hash,
+        }))
+    }
+
+    fn readings(&self, now: Instant) -> Option<Readings> {
+        self.clock.as_ref().map(|c| c.readings(now))
+    }
+
+    /// The game ends now with `outcome` (from off the board, a claim, or the clock).
+    pub fn end(&self, outcome: Outcome, now: Instant, at_ms: i64) -> Checked {
+        Checked::plain(Event::End {
+            at_ms,
+            outcome,
+            clock: self.readings(now),
+        })
+    }
+
+    /// The game expired ([`crate::server::expiry`]): it ends aborted, without clock readings.
+    pub fn expire(&self, at_ms: i64) -> Checked {
+        Checked::plain(Event::End {
+            at_ms,
+            outcome: policy::aborted(),
+            clock: None,
+        })
+    }
+
+    /// An ending the clocks impose at `now`: a flag fall, or a first turn not played in time
+    /// (abort).
+    pub fn due_timeout(&self, now: Instant, at_ms: i64) -> Option<Checked> {
+        if self.ended || self.status() != GameStatus::Playing {
+            return None;
+        }
+        if let Some(loser) = self.clock.as_ref().and_then(|c| c.flagged(now)) {
+            let outcome = policy::time_forfeit(self.game.position(), loser);
+            return Some(self.end(outcome, now, at_ms));
+        }
+        let since = self.first_move_since?;
+        policy::first_move_expired(since, self.first_move_limit, now)
+            .then(|| self.end(policy::aborted(), now, at_ms))
+    }
+
+    /// When [`GameState::due_timeout`] may next return an event.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        if self.ended || self.status() != GameStatus::Playing {
+            return None;
+        }
+        let flag = self
+            .clock
+            .as_ref()
+            .and_then(crate::server::clock::Clock::flag_deadline);
+        let first = self.first_move_since.map(|s| s + self.first_move_limit);
+        match (flag, first) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}

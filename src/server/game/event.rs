@@ -1,0 +1,119 @@
+//! The events of one game (event sourcing), typed: one [`Event`] per state change. Event *n* of a
+//! game is its version `v = n`. Events hold what cannot be recomputed (wall-clock times, clock
+//! readings, client ack ids, token hashes, never tokens); positions, SAN and board endings are
+//! recomputed by replaying the sub-moves.
+//!
+//! Pure values. Their stored text is the store's business ([`crate::server::store::codec`]),
+//! byte-compatible with every log written so far; only the two plain records below derive
+//! serde, because their field names are the same on the wire, in requests and on disk.
+
+use serde::{Deserialize, Serialize};
+
+use crate::rules::{Color, Outcome, Position, SubMove};
+
+/// Which first turn a game from the initial position has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// White's first turn is one sub-move (the default).
+    Balanced,
+    /// White's first turn is two sub-moves (initial FEN with phase 1).
+    Marseillais,
+}
+
+/// A time control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockSpec {
+    pub base_secs: u32,
+    pub increment_secs: u32,
+}
+
+/// Both clock readings (white, black) in milliseconds.
+pub type Readings = [u64; 2];
+
+/// One state change of a game. `at_ms` is Unix-epoch milliseconds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// Always event 0.
+    Created {
+        at_ms: i64,
+        variant: Variant,
+        start: Position,
+        clock: Option<ClockSpec>,
+        creator: Color,
+        seat_hash: String,
+        /// Whether the game appears in the lobby listings.
+        listed: bool,
+    },
+    /// The second seat was taken; the game starts.
+    Joined {
+        at_ms: i64,
+        color: Color,
+        seat_hash: String,
+    },
+    /// An accepted sub-move; `clock` holds both readings right after it, increment included.
+    Move {
+        at_ms: i64,
+        mv: SubMove,
+        ack: Option<String>,
+        clock: Option<Readings>,
+    },
+    /// The mover withdrew its S1; `clock` is the readings at that moment.
+    Takeback {
+        at_ms: i64,
+        clock: Option<Readings>,
+    },
+    DrawOffer {
+        at_ms: i64,
+        by: Color,
+    },
+    DrawDecline {
+        at_ms: i64,
+        by: Color,
+    },
+    /// `seat_hash` is the hash of the offerer's rematch token
+    /// ([`crate::server::ids::rematch_token`]), taken while the offerer is here to present its
+    /// token, so that the rematch can be created while it is away. `None` in older logs.
+    RematchOffer {
+        at_ms: i64,
+        by: Color,
+        seat_hash: Option<String>,
+    },
+    /// A rematch game was created with this id. `derived_seats`: its seats belong to the
+    /// players' rematch tokens, derived from their tokens of this game (false in older logs).
+    Rematch {
+        at_ms: i64,
+        id: String,
+        derived_seats: bool,
+    },
+    /// The game ended.
+    End {
+        at_ms: i64,
+        outcome: Outcome,
+        clock: Option<Readings>,
+    },
+}
+
+impl Event {
+    pub fn at_ms(&self) -> i64 {
+        match self {
+            Event::Created { at_ms, .. }
+            | Event::Joined { at_ms, .. }
+            | Event::Move { at_ms, .. }
+            | Event::Takeback { at_ms, .. }
+            | Event::DrawOffer { at_ms, .. }
+            | Event::DrawDecline { at_ms, .. }
+            | Event::RematchOffer { at_ms, .. }
+            | Event::Rematch { at_ms, .. }
+            | Event::End { at_ms, .. } => *at_ms,
+        }
+    }
+}
+
+/// Unix-epoch milliseconds now.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}

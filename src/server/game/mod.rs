@@ -1,0 +1,17 @@
+//! The game core, pure: a game's typed events ([`event`]), what they mean ([`state`], the fold),
+//! how requests become events ([`decide`]), how events are folded in ([`apply`]), and the rules
+//! of game management ([`policy`]). No I/O, no async, no wire or stored text: the protocol
+//! projects the state into messages (`protocol::project`), the store encodes the events
+//! (`store::codec`), the room runs the move path (decide -> commit -> apply -> project ->
+//! publish).
+
+pub mod apply;
+pub mod decide;
+pub mod event;
+pub mod policy;
+pub mod state;
+
+pub use apply::ReplayError;
+pub use decide::{Checked, Decided, Decision, Refused, Request};
+pub use event::{ClockSpec, Event, Readings, Variant, now_ms};
+pub use state::{ACK_WINDOW, GameState, LiveParts, RecordEntry};

@@ -1,0 +1,238 @@
+//! The rules of game management, in one place: what the chess rules (`crate::rules`) leave to
+//! the server. Pure functions of explicit values and instants, like [`crate::server::clock`]:
+//! the decisions (`decide.rs`) and the fold (`state.rs`) ask here, and nowhere else says it.
+//!
+//! | rule | function |
+//! |---|---|
+//! | a turn has ended (the mover changed, or the game ended on the board) | [`turn_ended`] |
+//! | the abort window: until both sides completed a turn | [`abortable`] |
+//! | clocks run only once both sides completed a turn | [`clocks_run`] |
+//! | the first-move timer: each side's first turn in a clocked game is timed | [`first_move_timer_runs`] |
+//! | the time-forfeit outcome (a draw when the winner cannot mate) | [`time_forfeit`] |
+//! | the outcome and result of an aborted game (no result: `*`) | [`aborted`], [`result_token`] |
+//! | the takeback precondition and limits | [`takeback_allowed`] |
+//! | a draw offer lapses when the side it was made to completes a turn | [`draw_offer_lapses`] |
+//! | one draw offer per side per turn | [`may_offer_draw`] |
+//! | victory by abandonment needs the opponent away for the grace period | [`abandoned`] |
+
+use std::time::{Duration, Instant};
+
+use crate::rules::{Color, Outcome, Phase, Position, Termination};
+use crate::server::config::TakebackLimits;
+
+/// Whether the sub-move that led from a position with `mover` to move to `after` (with the
+/// game's `outcome` after it) completed the mover's turn.
+pub fn turn_ended(mover: Color, after: &Position, outcome: Option<Outcome>) -> bool {
+    after.side_to_move() != mover || outcome.is_some()
+}
+
+/// A game can be aborted (without result) until both sides have completed a turn.
+pub fn abortable(turns_completed: u32) -> bool {
+    turns_completed < 2
+}
+
+/// Clocks start once both sides have completed a turn.
+pub fn clocks_run(turns_completed: u32) -> bool {
+    !abortable(turns_completed)
+}
+
+/// In a clocked game, until the clocks run, the side to move's turn is timed by the
+/// first-move limit (`--first-move-secs`); untimed games have no such timer.
+pub fn first_move_timer_runs(clocked: bool, turns_completed: u32) -> bool {
+    clocked && !clocks_run(turns_completed)
+}
+
+/// Whether the first-move timer started at `since` has run out at `now`.
+pub fn first_move_expired(since: Instant, limit: Duration, now: Instant) -> bool {
+    now.saturating_duration_since(since) >= limit
+}
+
+/// The outcome when `loser`'s flag falls in `position`: a win for the opponent, or a draw if
+/// the opponent cannot checkmate with what it has left (FIDE 6.9).
+pub fn time_forfeit(position: &Position, loser: Color) -> Outcome {
+    let winner = !loser;
+    if position.can_checkmate(winner) {
+        Outcome::Win {
+            winner,
+            reason: Termination::TimeForfeit,
+        }
+    } else {
+        Outcome::Draw {
+            reason: Termination::TimeForfeit,
+        }
+    }
+}
+
+/// The outcome of an aborted game (recorded as a draw, reason `aborted`).
+pub fn aborted() -> Outcome {
+    Outcome::Draw {
+        reason: Termination::Aborted,
+    }
+}
+
+/// The result token of an outcome: `1-0`, `0-1`, `1/2-1/2`, or `*` for an aborted game, which
+/// has no result.
+pub fn result_token(outcome: Outcome) -> &'static str {
+    if outcome.reason() == Termination::Aborted {
+        "*"
+    } else {
+        outcome.result_str()
+    }
+}
+
+/// Why a takeback is not allowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TakebackRefused {
+    #[error("there is no first sub-move of this turn to take back")]
+    NothingToTakeBack,
+    #[error("at most {0} takeback(s) per turn: play your turn")]
+    PerTurn(u32),
+    #[error("you have used your {0} takebacks of this game")]
+    PerGame(u32),
+}
+
+/// The side to move may withdraw its own S1 while it is at S2, within the limits: a takeback
+/// and the sub-move played again are two events that do not advance the game, so without a
+/// bound a client looping them grows the log forever.
+pub fn takeback_allowed(
+    position: &Position,
+    submoves_played: usize,
+    this_turn: u32,
+    this_game: u32,
+    limits: TakebackLimits,
+) -> Result<(), TakebackRefused> {
+    if position.phase() != Phase::Second || submoves_played == 0 {
+        return Err(TakebackRefused::NothingToTakeBack);
+    }
+    if this_turn >= limits.per_turn {
+        return Err(TakebackRefused::PerTurn(limits.per_turn));
+    }
+    if this_game >= limits.per_game {
+        return Err(TakebackRefused::PerGame(limits.per_game));
+    }
+    Ok(())
+}
+
+/// A standing draw offer `by` lapses when `mover`, the side it was made to, completes a turn
+/// without accepting it.
+pub fn draw_offer_lapses(offer_by: Option<Color>, mover: Color, turn_ended: bool) -> bool {
+    turn_ended && offer_by == Some(!mover)
+}
+
+/// One draw offer per side per turn, or "offer, decline" loops would grow the log forever:
+/// `last_offer_at` is the number of completed turns when `color` last offered.
+pub fn may_offer_draw(last_offer_at: Option<u32>, turns_completed: u32) -> bool {
+    last_offer_at != Some(turns_completed)
+}
+
+/// Whether a seat that has had no connection since `away_since` counts as abandoned at `now`.
+pub fn abandoned(away_since: Option<Instant>, grace: Duration, now: Instant) -> bool {
+    away_since.is_some_and(|since| now.saturating_duration_since(since) >= grace)
+}
+
+/// How long until a seat away since `away_since` counts as abandoned (zero once it does).
+pub fn abandonment_in(away_since: Instant, grace: Duration, now: Instant) -> Duration {
+    grace.saturating_sub(now.saturating_duration_since(away_since))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+
+    fn position(fen: &str) -> Position {
+        Position::from_fen(fen, Rules::Marseillais).expect("fen")
+    }
+
+    #[test]
+    fn a_game_can_be_aborted_until_both_sides_completed_a_turn_and_clocks_run_after() {
+        assert!(abortable(0) && abortable(1));
+        assert!(!abortable(2) && clocks_run(2));
+        assert!(first_move_timer_runs(true, 1));
+        assert!(!first_move_timer_runs(true, 2));
+        assert!(
+            !first_move_timer_runs(false, 0),
+            "untimed games have no first-move timer"
+        );
+    }
+
+    #[test]
+    fn a_flag_against_a_side_whose_opponent_cannot_mate_is_a_draw() {
+        // White has a lone king: Black's flag falling cannot give White the win.
+        let bare = position("4k3/8/8/8/8/8/8/4K2q w - - 0 1");
+        assert_eq!(
+            time_forfeit(&bare, Color::Black),
+            Outcome::Draw {
+                reason: Termination::TimeForfeit
+            }
+        );
+        assert_eq!(
+            time_forfeit(&bare, Color::White),
+            Outcome::Win {
+                winner: Color::Black,
+                reason: Termination::TimeForfeit
+            }
+        );
+    }
+
+    #[test]
+    fn an_aborted_game_has_no_result() {
+        assert_eq!(result_token(aborted()), "*");
+        let resigned = Outcome::Win {
+            winner: Color::Black,
+            reason: Termination::Resignation,
+        };
+        assert_eq!(result_token(resigned), "0-1");
+    }
+
+    #[test]
+    fn a_takeback_needs_a_first_submove_of_this_turn_and_respects_both_limits() {
+        let limits = TakebackLimits {
+            per_turn: 1,
+            per_game: 5,
+        };
+        let at_first = Position::initial();
+        assert_eq!(
+            takeback_allowed(&at_first, 0, 0, 0, limits),
+            Err(TakebackRefused::NothingToTakeBack)
+        );
+        let at_second = position("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 2");
+        assert_eq!(takeback_allowed(&at_second, 3, 0, 0, limits), Ok(()));
+        assert_eq!(
+            takeback_allowed(&at_second, 3, 1, 1, limits),
+            Err(TakebackRefused::PerTurn(1))
+        );
+        assert_eq!(
+            takeback_allowed(&at_second, 3, 0, 5, limits),
+            Err(TakebackRefused::PerGame(5))
+        );
+    }
+
+    #[test]
+    fn a_draw_offer_lapses_only_when_the_side_it_was_made_to_completes_a_turn() {
+        assert!(draw_offer_lapses(Some(Color::White), Color::Black, true));
+        assert!(!draw_offer_lapses(Some(Color::White), Color::Black, false));
+        assert!(!draw_offer_lapses(Some(Color::White), Color::White, true));
+        assert!(!draw_offer_lapses(None, Color::Black, true));
+    }
+
+    #[test]
+    fn one_draw_offer_per_side_per_turn() {
+        assert!(may_offer_draw(None, 3));
+        assert!(!may_offer_draw(Some(3), 3));
+        assert!(may_offer_draw(Some(3), 4));
+    }
+
+    #[test]
+    fn a_seat_is_abandoned_only_after_the_whole_grace_period() {
+        let t0 = Instant::now();
+        let grace = Duration::from_secs(30);
+        assert!(!abandoned(None, grace, t0 + grace));
+        assert!(!abandoned(Some(t0), grace, t0 + Duration::from_secs(29)));
+        assert!(abandoned(Some(t0), grace, t0 + grace));
+        assert_eq!(
+            abandonment_in(t0, grace, t0 + Duration::from_secs(10)),
+            Duration::from_secs(20)
+        );
+    }
+}

@@ -1,0 +1,315 @@
+//! What a game's event log means: [`GameState`] is the fold of its events with the accessors
+//! the room and the projections read. Pure: no I/O, no async, no wire or stored text; the
+//! current instant is always an argument. Requests become events in `decide.rs`; events are
+//! folded in by `apply.rs`; the rules of game management are in `policy.rs`.
+//!
+//! What it keeps is what the room needs, bounded whatever the game's length apart from the
+//! record itself (the [`Game`]: sub-moves and repetition keys): the last sub-move's SAN (for
+//! its message), the ack ids of the last [`ACK_WINDOW`] accepted sub-moves (for idempotency),
+//! offers, seats, the clock. The SAN of the whole record is recomputed when a snapshot is
+//! built ([`GameState::record`]), which the room does once per version.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use super::event::{ClockSpec, Event, Variant};
+use super::policy;
+use crate::rules::{Color, Game, Position, SubMove};
+use crate::server::clock::Clock;
+use crate::server::ids;
+use crate::server::store::GameStatus;
+
+/// How many accepted sub-moves' ack ids a game remembers. A client re-sends only the moves it
+/// has no ack for, which are its last ones (one in flight per seat and tab); 64 covers many
+/// tabs and reconnects, and keeps a long game's idempotency table from growing with it.
+pub const ACK_WINDOW: usize = 64;
+
+/// One game as its log says, plus the live clock.
+#[derive(Clone, Debug)]
+pub struct GameState {
+    pub id: String,
+    pub variant: Variant,
+    pub clock_spec: Option<ClockSpec>,
+    pub created_ms: i64,
+    pub updated_ms: i64,
+    /// Whether the game appears in the lobby listings (see `Event::Created`).
+    pub listed: bool,
+    pub(super) game: Game,
+    /// The SAN and mover of the last sub-move played (what its `move` message carries).
+    pub(super) last_san: Option<String>,
+    pub(super) last_mover: Option<Color>,
+    /// The S1 the last takeback withdrew (what its `takeback` message carries).
+    pub(super) taken_back: Option<SubMove>,
+    /// Token hashes, indexed by `Color as usize`.
+    pub(super) seats: [Option<String>; 2],
+    pub(super) clock: Option<Clock>,
+    /// Clock readings frozen at the end.
+    pub(super) end_clock: Option<[u64; 2]>,
+    pub(super) turns_completed: u32,
+    /// While the first-move timer runs ([`policy::first_move_timer_runs`]): since when.
+    pub(super) first_move_since: Option<Instant>,
+    pub(super) first_move_limit: Duration,
+    pub(super) ended: bool,
+    pub(super) draw_offer: Option<Color>,
+    pub(super) rematch_offer: Option<Color>,
+    /// The hash of the standing offer's rematch token (`Event::RematchOffer`).
+    pub(super) rematch_offer_seat: Option<String>,
+    pub(super) rematch: Option<String>,
+    /// Whether the rematch's seats are derived from this game's tokens (`Event::Rematch`).
+    pub(super) rematch_derived: bool,
+    /// The last [`ACK_WINDOW`] accepted sub-moves with an ack id: (mover, id, version).
+    pub(super) acks: VecDeque<(Color, Box<str>, u64)>,
+    /// The version of the last event that changed the position (join, move, takeback): a
+    /// `move` played on an older version is stale.
+    pub(super) position_version: u64,
+    /// Takebacks made in this game, indexed by `Color as usize`.
+    pub(super) takebacks: [u32; 2],
+    /// Takebacks the side to move made in the current turn.
+    pub(super) takebacks_this_turn: u32,
+    /// Per colour: `turns_completed` when it last offered a draw ([`policy::may_offer_draw`]).
+    pub(super) draw_offered_at: [Option<u32>; 2],
+    /// Number of events applied; the next event's version.
+    pub(super) events: u64,
+}
+
+/// The parts of a [`GameState`] that do not come from its event log but from when things
+/// happened in this process: the running clock, the first-turn timer, the clocks frozen at
+/// the end. A replay restarts them at its `now`; a room that rebuilds its state from the store
+/// puts the live ones back, so that a store failure neither gives nor takes time.
+#[derive(Clone, Debug)]
+pub struct LiveParts {
+    clock: Option<Clock>,
+    end_clock: Option<[u64; 2]>,
+    first_move_since: Option<Instant>,
+}
+
+/// One sub-move of the record, for snapshots.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordEntry {
+    pub mv: SubMove,
+    pub san: String,
+    pub color: Color,
+}
+
+impl GameState {
+    /// The state of a new game: event 0 applied.
+    pub(super) fn new(id: &str, created: &Event, first_move_limit: Duration) -> Option<GameState> {
+        let Event::Created {
+            at_ms,
+            variant,
+            start,
+            clock,
+            creator,
+            seat_hash,
+            listed,
+        } = created
+        else {
+            return None;
+        };
+        let mut seats = [None, None];
+        seats[*creator as usize] = Some(seat_hash.clone());
+        Some(GameState {
+            id: id.to_string(),
+            variant: *variant,
+            clock_spec: *clock,
+            created_ms: *at_ms,
+            updated_ms: *at_ms,
+            listed: *listed,
+            game: Game::new(*start),
+            last_san: None,
+            last_mover: None,
+            taken_back: None,
+            seats,
+            clock: clock.map(|c| {
+                Clock::new(
+                    u64::from(c.base_secs) * 1000,
+                    u64::from(c.increment_secs) * 1000,
+                )
+            }),
+            end_clock: None,
+            turns_completed: 0,
+            first_move_since: None,
+            first_move_limit,
+            ended: false,
+            draw_offer: None,
+            rematch_offer: None,
+            rematch_offer_seat: None,
+            rematch: None,
+            rematch_derived: false,
+            acks: VecDeque::new(),
+            position_version: 0,
+            takebacks: [0, 0],
+            takebacks_this_turn: 0,
+            draw_offered_at: [None, None],
+            events: 1,
+        })
+    }
+
+    /// A copy of the live (not logged) parts: small, whatever the game's length.
+    pub fn live_parts(&self) -> LiveParts {
+        LiveParts {
+            clock: self.clock.clone(),
+            end_clock: self.end_clock,
+            first_move_since: self.first_move_since,
+        }
+    }
+
+    /// Puts back live parts taken from a state at the same version.
+    pub fn restore_live_parts(&mut self, live: LiveParts) {
+        self.clock = live.clock;
+        self.end_clock = live.end_clock;
+        self.first_move_since = live.first_move_since;
+    }
+
+    /// The version of the last applied event.
+    pub fn version(&self) -> u64 {
+        self.events - 1
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    pub fn position(&self) -> &Position {
+        self.game.position()
+    }
+
+    /// The SAN of the last sub-move played, if the last position change was one.
+    pub fn last_san(&self) -> Option<&str> {
+        self.last_san.as_deref()
+    }
+
+    /// The colour that played the last sub-move.
+    pub fn last_mover(&self) -> Option<Color> {
+        self.last_mover
+    }
+
+    /// The S1 withdrawn by the last takeback.
+    pub fn taken_back(&self) -> Option<SubMove> {
+        self.taken_back
+    }
+
+    /// The side to move's legal sub-moves.
+    pub fn legal_submoves(&self) -> crate::rules::SubMoveList {
+        self.game.position().legal_submoves()
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.ended
+    }
+
+    pub fn status(&self) -> GameStatus {
+        if self.ended {
+            GameStatus::Finished
+        } else if self.seats.iter().all(Option::is_some) {
+            GameStatus::Playing
+        } else {
+            GameStatus::Open
+        }
+    }
+
+    /// The seat `token` belongs to, if any.
+    pub fn seat_of(&self, token: &str) -> Option<Color> {
+        Color::ALL.into_iter().find(|&c| {
+            self.seats[c as usize]
+                .as_deref()
+                .is_some_and(|hash| ids::token_matches(token, hash))
+        })
+    }
+
+    pub fn seat_taken(&self, color: Color) -> bool {
+        self.seats[color as usize].is_some()
+    }
+
+    /// The free seat, if the game can still be joined.
+    pub fn free_seat(&self) -> Option<Color> {
+        if self.ended {
+            return None;
+        }
+        Color::ALL.into_iter().find(|&c| !self.seat_taken(c))
+    }
+
+    pub fn clock(&self) -> Option<&Clock> {
+        self.clock.as_ref()
+    }
+
+    /// Both readings at `now`, or the readings frozen at the end.
+    pub fn clock_readings(&self, now: Instant) -> Option<[u64; 2]> {
+        let clock = self.clock.as_ref()?;
+        Some(self.end_clock.unwrap_or_else(|| clock.readings(now)))
+    }
+
+    /// How long the side to move has left for its first turn, while that timer runs.
+    pub fn first_move_left(&self, now: Instant) -> Option<Duration> {
+        let since = self.first_move_since?;
+        Some(
+            self.first_move_limit
+                .saturating_sub(now.saturating_duration_since(since)),
+        )
+    }
+
+    pub fn draw_offer(&self) -> Option<Color> {
+        self.draw_offer
+    }
+
+    pub fn rematch_offered_by(&self) -> Option<Color> {
+        self.rematch_offer
+    }
+
+    pub fn rematch_id(&self) -> Option<&str> {
+        self.rematch.as_deref()
+    }
+
+    /// The rematch game's id, when its seats belong to tokens derived from this game's
+    /// ([`ids::rematch_token`]), so that a player's new seat can be handed out again.
+    pub fn derived_rematch_id(&self) -> Option<&str> {
+        self.rematch.as_deref().filter(|_| self.rematch_derived)
+    }
+
+    /// The standing rematch offer: who made it and the hash of its rematch token, when the log
+    /// recorded one.
+    pub fn rematch_offer(&self) -> Option<(Color, Option<&str>)> {
+        self.rematch_offer
+            .map(|by| (by, self.rematch_offer_seat.as_deref()))
+    }
+
+    /// The version of an already accepted sub-move with this ack id from `color` (among the
+    /// last [`ACK_WINDOW`]).
+    pub fn acked(&self, color: Color, ack: &str) -> Option<u64> {
+        self.acks
+            .iter()
+            .rev()
+            .find(|(by, id, _)| *by == color && &**id == ack)
+            .map(|(_, _, v)| *v)
+    }
+
+    /// The version of the last event that changed the position.
+    pub fn position_version(&self) -> u64 {
+        self.position_version
+    }
+
+    /// Whether both sides have completed a turn (the abort window is over, clocks run).
+    pub fn started(&self) -> bool {
+        !policy::abortable(self.turns_completed)
+    }
+
+    /// The record with SAN and movers, recomputed by replaying the sub-moves (the state keeps
+    /// only the last SAN: see the module comment). O(length); the room calls it once per
+    /// version for its cached snapshot.
+    pub fn record(&self) -> Vec<RecordEntry> {
+        let mut position = *self.game.start();
+        self.game
+            .submoves()
+            .iter()
+            .map(|&mv| {
+                let entry = RecordEntry {
+                    mv,
+                    san: position.san(mv),
+                    color: position.side_to_move(),
+                };
+                position = position.play_unchecked(mv);
+                entry
+            })
+            .collect()
+    }
+}

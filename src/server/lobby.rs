@@ -1,0 +1,157 @@
+//! Game creation: the `POST /api/games` request and its validation, the first events of a new
+//! game (created; a rematch's created and joined, colours swapped), and the new game's state
+//! and commit, ready for the store. Pure: the registry ([`super::rooms`]) commits and starts
+//! the room; a finished game's room commits its rematch together with its own `rematch` event.
+
+use std::time::Instant;
+
+use serde::Deserialize;
+
+use super::config::Config;
+use super::game::{ClockSpec, Event, GameState, Variant};
+use super::ids;
+use super::project;
+use super::protocol::{ErrorCode, Refusal};
+use super::room::replay_history;
+use super::store::{Commit, codec};
+use crate::rules::{Color, Position, Rules};
+
+/// A `POST /api/games` body; every field optional.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewGame {
+    pub color: Option<ColorChoice>,
+    pub clock: Option<ClockSpec>,
+    pub fen: Option<String>,
+    pub variant: Option<Variant>,
+    /// `false`: a private game, in no listing, reachable by its id (invite link) only.
+    pub listed: Option<bool>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColorChoice {
+    White,
+    Black,
+    Random,
+}
+
+/// The initial position with White's first turn of two sub-moves.
+const MARSEILLAIS_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 1";
+
+/// Longest accepted base time and increment.
+const MAX_BASE_SECS: u32 = 10_800;
+const MAX_INCREMENT_SECS: u32 = 180;
+
+/// A new game, built and checked but not yet stored: commit `commit`, then start a room for
+/// `state` (with `recent`, its public messages so far).
+pub struct Prepared {
+    pub state: GameState,
+    pub recent: Vec<(u64, String)>,
+    pub commit: Commit,
+}
+
+/// The `created` event a request asks for, with the creator's colour, or why it is refused.
+pub fn created_event(
+    request: &NewGame,
+    seat_hash: String,
+    at_ms: i64,
+) -> Result<(Event, Color), Refusal> {
+    let bad = |message: String| Refusal::new(ErrorCode::BadRequest, message);
+    if let Some(clock) = request.clock {
+        if clock.base_secs > MAX_BASE_SECS || clock.increment_secs > MAX_INCREMENT_SECS {
+            return Err(bad(format!(
+                "clock: base_secs at most {MAX_BASE_SECS}, increment_secs at most {MAX_INCREMENT_SECS}"
+            )));
+        }
+        if clock.base_secs == 0 && clock.increment_secs == 0 {
+            return Err(bad(
+                "clock: base_secs and increment_secs cannot both be 0".into()
+            ));
+        }
+    }
+    let variant = request.variant.unwrap_or(Variant::Balanced);
+    let start = match &request.fen {
+        Some(fen) => {
+            Position::from_fen(fen, Rules::Marseillais).map_err(|e| bad(format!("fen: {e}")))?
+        }
+        None => match variant {
+            Variant::Balanced => Position::initial(),
+            Variant::Marseillais => Position::from_fen(MARSEILLAIS_FEN, Rules::Marseillais)
+                .map_err(|e| bad(format!("fen: {e}")))?,
+        },
+    };
+    if let Some(outcome) = start.board_outcome() {
+        return Err(bad(format!("fen: the game is already over ({outcome})")));
+    }
+    if !start.has_legal_submove() {
+        return Err(bad("fen: the side to move has no legal sub-move".into()));
+    }
+    let color = match request.color.unwrap_or(ColorChoice::Random) {
+        ColorChoice::White => Color::White,
+        ColorChoice::Black => Color::Black,
+        ColorChoice::Random => {
+            if ids::coin_flip() {
+                Color::White
+            } else {
+                Color::Black
+            }
+        }
+    };
+    let created = Event::Created {
+        at_ms,
+        variant,
+        start,
+        clock: request.clock,
+        creator: color,
+        seat_hash,
+        listed: request.listed.unwrap_or(true),
+    };
+    Ok((created, color))
+}
+
+/// The rematch of a finished game, ready to commit: same start, variant, clock and listing,
+/// colours swapped. `seats`: the hashes of the players' rematch tokens, indexed by their *old*
+/// colour.
+pub fn rematch(
+    old: &GameState,
+    seats: [String; 2],
+    at_ms: i64,
+    config: &Config,
+) -> Result<Prepared, Refusal> {
+    let [white, black] = seats;
+    // The old white player sits as black in the rematch, and vice versa.
+    let created = Event::Created {
+        at_ms,
+        variant: old.variant,
+        start: *old.game().start(),
+        clock: old.clock_spec,
+        creator: Color::Black,
+        seat_hash: white,
+        listed: old.listed,
+    };
+    let joined = Event::Joined {
+        at_ms,
+        color: Color::White,
+        seat_hash: black,
+    };
+    prepare(vec![created, joined], config)
+}
+
+/// The state and first commit of a new game made of `events`, under a fresh id.
+pub fn prepare(events: Vec<Event>, config: &Config) -> Result<Prepared, Refusal> {
+    let id = ids::new_game_id();
+    let (state, recent) = replay_history(&id, &events, config.first_move, Instant::now())
+        .map_err(|e| Refusal::new(ErrorCode::BadRequest, e.to_string()))?;
+    let commit = Commit {
+        game_id: id,
+        first_seq: 0,
+        events: events.iter().map(codec::encode).collect(),
+        listing: project::listing(&state),
+    };
+    Ok(Prepared {
+        state,
+        recent,
+        commit,
+    })
+}

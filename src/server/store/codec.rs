@@ -1,0 +1,339 @@
+//! Events as the store keeps them: one JSON object per event, `{"k": kind, ...}`, byte for byte
+//! the text every earlier version wrote (a database written by any of them is served unchanged).
+//! The typed [`Event`] is the game's; this is the only place that knows its stored text.
+//!
+//! The field order, the names and the omissions (`listed` only when false, `seat_hash` of a
+//! rematch offer only when present, `derived_seats` only when true) are part of that format:
+//! `tests/store_fixture_*.rs` replays databases written by earlier versions.
+
+use serde::{Deserialize, Serialize};
+
+use crate::rules::{Color, Outcome, Position, Rules, SubMove, Termination};
+use crate::server::game::{ClockSpec, Event, Readings, Variant};
+use crate::server::protocol::Side;
+
+/// Why a stored event could not be read: a corrupt or foreign log.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CodecError {
+    #[error("event is not valid JSON for this version: {0}")]
+    Json(String),
+    #[error("bad start position: {0}")]
+    Fen(String),
+    #[error("bad sub-move {uci:?}: {reason}")]
+    SubMove { uci: String, reason: String },
+    #[error("unknown end reason {0:?}")]
+    Reason(String),
+}
+
+/// The stored form. Field order is the stored order.
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "k", rename_all = "snake_case")]
+enum Stored {
+    Created {
+        at_ms: i64,
+        variant: Variant,
+        start_fen: String,
+        clock: Option<ClockSpec>,
+        creator: Side,
+        seat_hash: String,
+        #[serde(default = "listed_by_default", skip_serializing_if = "is_listed")]
+        listed: bool,
+    },
+    Joined {
+        at_ms: i64,
+        color: Side,
+        seat_hash: String,
+    },
+    Move {
+        at_ms: i64,
+        uci: String,
+        ack: Option<String>,
+        clock: Option<Readings>,
+    },
+    Takeback {
+        at_ms: i64,
+        clock: Option<Readings>,
+    },
+    DrawOffer {
+        at_ms: i64,
+        by: Side,
+    },
+    DrawDecline {
+        at_ms: i64,
+        by: Side,
+    },
+    RematchOffer {
+        at_ms: i64,
+        by: Side,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat_hash: Option<String>,
+    },
+    Rematch {
+        at_ms: i64,
+        id: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        derived_seats: bool,
+    },
+    /// `reason` is a [`Termination`] tag text.
+    End {
+        at_ms: i64,
+        winner: Option<Side>,
+        reason: String,
+        clock: Option<Readings>,
+    },
+}
+
+fn listed_by_default() -> bool {
+    true
+}
+
+fn is_listed(listed: &bool) -> bool {
+    *listed
+}
+
+/// The stored text of `event`.
+pub fn encode(event: &Event) -> String {
+    let stored = match event.clone() {
+        Event::Created {
+            at_ms,
+            variant,
+            start,
+            clock,
+            creator,
+            seat_hash,
+            listed,
+        } => Stored::Created {
+            at_ms,
+            variant,
+            start_fen: start.fen(),
+            clock,
+            creator: creator.into(),
+            seat_hash,
+            listed,
+        },
+        Event::Joined {
+            at_ms,
+            color,
+            seat_hash,
+        } => Stored::Joined {
+            at_ms,
+            color: color.into(),
+            seat_hash,
+        },
+        Event::Move {
+            at_ms,
+            mv,
+            ack,
+            clock,
+        } => Stored::Move {
+            at_ms,
+            uci: mv.to_string(),
+            ack,
+            clock,
+        },
+        Event::Takeback { at_ms, clock } => Stored::Takeback { at_ms, clock },
+        Event::DrawOffer { at_ms, by } => Stored::DrawOffer {
+            at_ms,
+            by: by.into(),
+        },
+        Event::DrawDecline { at_ms, by } => Stored::DrawDecline {
+            at_ms,
+            by: by.into(),
+        },
+        Event::RematchOffer {
+            at_ms,
+            by,
+            seat_hash,
+        } => Stored::RematchOffer {
+            at_ms,
+            by: by.into(),
+            seat_hash,
+        },
+        Event::Rematch {
+            at_ms,
+            id,
+            derived_seats,
+        } => Stored::Rematch {
+            at_ms,
+            id,
+            derived_seats,
+        },
+        Event::End {
+            at_ms,
+            outcome,
+            clock,
+        } => Stored::End {
+            at_ms,
+            winner: outcome.winner().map(Side::from),
+            reason: outcome.reason().as_str().to_owned(),
+            clock,
+        },
+    };
+    // Serializing these plain values cannot fail (no maps with non-string keys, no floats).
+    serde_json::to_string(&stored).unwrap_or_default()
+}
+
+/// The event stored as `text`.
+pub fn decode(text: &str) -> Result<Event, CodecError> {
+    let stored: Stored = serde_json::from_str(text).map_err(|e| CodecError::Json(e.to_string()))?;
+    Ok(match stored {
+        Stored::Created {
+            at_ms,
+            variant,
+            start_fen,
+            clock,
+            creator,
+            seat_hash,
+            listed,
+        } => Event::Created {
+            at_ms,
+            variant,
+            start: Position::from_fen(&start_fen, Rules::Marseillais)
+                .map_err(|e| CodecError::Fen(e.to_string()))?,
+            clock,
+            creator: creator.into(),
+            seat_hash,
+            listed,
+        },
+        Stored::Joined {
+            at_ms,
+            color,
+            seat_hash,
+        } => Event::Joined {
+            at_ms,
+            color: color.into(),
+            seat_hash,
+        },
+        Stored::Move {
+            at_ms,
+            uci,
+            ack,
+            clock,
+        } => Event::Move {
+            at_ms,
+            mv: uci.parse::<SubMove>().map_err(|e| CodecError::SubMove {
+                reason: e.to_string(),
+                uci,
+            })?,
+            ack,
+            clock,
+        },
+        Stored::Takeback { at_ms, clock } => Event::Takeback { at_ms, clock },
+        Stored::DrawOffer { at_ms, by } => Event::DrawOffer {
+            at_ms,
+            by: by.into(),
+        },
+        Stored::DrawDecline { at_ms, by } => Event::DrawDecline {
+            at_ms,
+            by: by.into(),
+        },
+        Stored::RematchOffer {
+            at_ms,
+            by,
+            seat_hash,
+        } => Event::RematchOffer {
+            at_ms,
+            by: by.into(),
+            seat_hash,
+        },
+        Stored::Rematch {
+            at_ms,
+            id,
+            derived_seats,
+        } => Event::Rematch {
+            at_ms,
+            id,
+            derived_seats,
+        },
+        Stored::End {
+            at_ms,
+            winner,
+            reason,
+            clock,
+        } => {
+            let reason: Termination = reason.parse().map_err(|_| CodecError::Reason(reason))?;
+            let outcome = match winner {
+                Some(side) => Outcome::Win {
+                    winner: Color::from(side),
+                    reason,
+                },
+                None => Outcome::Draw { reason },
+            };
+            Event::End {
+                at_ms,
+                outcome,
+                clock,
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One line per kind, as stored by the versions before the typed core (copied from a
+    /// database of the previous version).
+    const STORED: [&str; 12] = [
+        r#"{"k":"created","at_ms":1,"variant":"balanced","start_fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1","clock":{"base_secs":60,"increment_secs":2},"creator":"white","seat_hash":"h"}"#,
+        r#"{"k":"created","at_ms":1,"variant":"marseillais","start_fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 1","clock":null,"creator":"black","seat_hash":"h","listed":false}"#,
+        r#"{"k":"joined","at_ms":2,"color":"black","seat_hash":"b"}"#,
+        r#"{"k":"move","at_ms":3,"uci":"e2e4","ack":"7","clock":[60000,60000]}"#,
+        r#"{"k":"move","at_ms":3,"uci":"e7e8q","ack":null,"clock":null}"#,
+        r#"{"k":"takeback","at_ms":4,"clock":null}"#,
+        r#"{"k":"draw_offer","at_ms":5,"by":"white"}"#,
+        r#"{"k":"draw_decline","at_ms":6,"by":"black"}"#,
+        r#"{"k":"rematch_offer","at_ms":7,"by":"white","seat_hash":"r"}"#,
+        r#"{"k":"rematch","at_ms":8,"id":"AbCd1234","derived_seats":true}"#,
+        r#"{"k":"end","at_ms":9,"winner":"white","reason":"checkmate","clock":[1,2]}"#,
+        r#"{"k":"end","at_ms":9,"winner":null,"reason":"second-move stalemate","clock":null}"#,
+    ];
+
+    #[test]
+    fn every_stored_kind_reads_and_is_written_back_byte_for_byte() {
+        for text in STORED {
+            let event = decode(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(encode(&event), text);
+        }
+    }
+
+    #[test]
+    fn events_written_before_listing_and_derived_rematch_seats_read_as_before() {
+        let created = r#"{"k":"created","at_ms":1,"variant":"balanced","start_fen":"4k3/8/8/8/8/8/8/4K3 w - - 0 1","clock":null,"creator":"white","seat_hash":"h"}"#;
+        let Ok(Event::Created { listed, .. }) = decode(created) else {
+            panic!("an old created event reads");
+        };
+        assert!(listed, "an old game is listed");
+        let Ok(Event::RematchOffer { seat_hash, .. }) =
+            decode(r#"{"k":"rematch_offer","at_ms":1,"by":"white"}"#)
+        else {
+            panic!("an old offer reads");
+        };
+        assert_eq!(seat_hash, None);
+        let Ok(Event::Rematch { derived_seats, .. }) =
+            decode(r#"{"k":"rematch","at_ms":1,"id":"AbCd1234"}"#)
+        else {
+            panic!("an old rematch reads");
+        };
+        assert!(!derived_seats);
+    }
+
+    #[test]
+    fn a_corrupt_event_is_a_typed_error() {
+        assert!(matches!(decode("{"), Err(CodecError::Json(_))));
+        assert!(matches!(
+            decode(r#"{"k":"move","at_ms":3,"uci":"e2","ack":null,"clock":null}"#),
+            Err(CodecError::SubMove { .. })
+        ));
+        assert!(matches!(
+            decode(r#"{"k":"end","at_ms":9,"winner":null,"reason":"boredom","clock":null}"#),
+            Err(CodecError::Reason(_))
+        ));
+        assert!(matches!(
+            decode(
+                r#"{"k":"created","at_ms":1,"variant":"balanced","start_fen":"x","clock":null,"creator":"white","seat_hash":"h"}"#
+            ),
+            Err(CodecError::Fen(_))
+        ));
+    }
+}
