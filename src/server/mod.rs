@@ -94,6 +94,20 @@ impl ServerHandle {
         self.rooms.live_games()
     }
 
+    /// Joins game `id` as an in-process agent (a computer player, say) holding `token`'s seat,
+    /// or as a spectator without a token: the same path as a socket.
+    pub async fn attach_agent(
+        &self,
+        id: &str,
+        token: Option<String>,
+    ) -> Result<room::agent::Agent, protocol::Refusal> {
+        let unavailable = || protocol::Refusal::new(protocol::ErrorCode::NotFound, "no such game");
+        let room = self.rooms.get(id).await?.ok_or_else(unavailable)?;
+        room::agent::Agent::attach(room, token, None, self.rooms.config.outgoing_queue)
+            .await
+            .map_err(|_| unavailable())
+    }
+
     /// Closes every socket (1001), stops the rooms and flushes the store.
     pub async fn shutdown(self) {
         let _ = self.shutdown.send(true);

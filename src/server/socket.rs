@@ -9,7 +9,7 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
@@ -35,8 +35,6 @@ mod close_code {
     pub const SIZE: u16 = 1009;
     pub const ERROR: u16 = 1011;
 }
-
-static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
 /// How long a closing connection waits for the client's close frame.
 const CLOSE_WAIT: Duration = Duration::from_secs(3);
@@ -80,7 +78,7 @@ pub async fn run(
     rooms.metrics.connections.fetch_add(1, Ordering::Relaxed);
     let _counted = Counted(Arc::clone(&rooms));
     let config = Arc::clone(&rooms.config);
-    let conn: ConnId = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
+    let conn: ConnId = super::room::fanout::next_conn();
     let (queue, mut inbox) = mpsc::channel::<Utf8Bytes>(config.outgoing_queue);
     let lagged = Arc::new(AtomicBool::new(false));
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use super::decide::{Checked, MovePreview};
 use super::event::Event;
 use super::policy;
-use super::state::{ACK_WINDOW, GameState};
+use super::state::GameState;
 use crate::rules::{Claim, Termination};
 use crate::server::clock::Clock;
 
@@ -215,10 +215,7 @@ impl GameState {
                 };
         }
         if let Some(ack) = ack {
-            if self.acks.len() == ACK_WINDOW {
-                self.acks.pop_front();
-            }
-            self.acks.push_back((mover, ack.into_boxed_str(), index));
+            self.acks.push(mover, ack, index);
         }
         if let (Some(clock), Some(spec)) = (self.clock.as_mut(), self.clock_spec) {
             if let Some(readings) = readings {

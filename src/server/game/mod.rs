@@ -11,6 +11,9 @@ pub mod event;
 pub mod policy;
 pub mod state;
 
+#[cfg(test)]
+mod tests;
+
 pub use apply::ReplayError;
 pub use decide::{Checked, Decided, Decision, Refused, Request};
 pub use event::{ClockSpec, Event, Readings, Variant, now_ms};

@@ -57,8 +57,7 @@ pub struct GameState {
     pub(super) rematch: Option<String>,
     /// Whether the rematch's seats are derived from this game's tokens (`Event::Rematch`).
     pub(super) rematch_derived: bool,
-    /// The last [`ACK_WINDOW`] accepted sub-moves with an ack id: (mover, id, version).
-    pub(super) acks: VecDeque<(Color, Box<str>, u64)>,
+    pub(super) acks: RecentAcks,
     /// The version of the last event that changed the position (join, move, takeback): a
     /// `move` played on an older version is stale.
     pub(super) position_version: u64,
@@ -70,6 +69,29 @@ pub struct GameState {
     pub(super) draw_offered_at: [Option<u32>; 2],
     /// Number of events applied; the next event's version.
     pub(super) events: u64,
+}
+
+/// The ack ids of the last [`ACK_WINDOW`] accepted sub-moves that had one: (mover, id,
+/// version), oldest first.
+#[derive(Clone, Debug, Default)]
+pub struct RecentAcks(VecDeque<(Color, Box<str>, u64)>);
+
+impl RecentAcks {
+    pub fn push(&mut self, mover: Color, id: String, v: u64) {
+        if self.0.len() == ACK_WINDOW {
+            self.0.pop_front();
+        }
+        self.0.push_back((mover, id.into_boxed_str(), v));
+    }
+
+    /// The version of `color`'s accepted sub-move with ack id `id`.
+    pub fn find(&self, color: Color, id: &str) -> Option<u64> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(by, known, _)| *by == color && &**known == id)
+            .map(|(_, _, v)| *v)
+    }
 }
 
 /// The parts of a [`GameState`] that do not come from its event log but from when things
@@ -136,7 +158,7 @@ impl GameState {
             rematch_offer_seat: None,
             rematch: None,
             rematch_derived: false,
-            acks: VecDeque::new(),
+            acks: RecentAcks::default(),
             position_version: 0,
             takebacks: [0, 0],
             takebacks_this_turn: 0,
@@ -276,11 +298,7 @@ impl GameState {
     /// The version of an already accepted sub-move with this ack id from `color` (among the
     /// last [`ACK_WINDOW`]).
     pub fn acked(&self, color: Color, ack: &str) -> Option<u64> {
-        self.acks
-            .iter()
-            .rev()
-            .find(|(by, id, _)| *by == color && &**id == ack)
-            .map(|(_, _, v)| *v)
+        self.acks.find(color, ack)
     }
 
     /// The version of the last event that changed the position.
@@ -311,5 +329,23 @@ impl GameState {
                 entry
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ack_ids_are_remembered_for_the_last_window_of_accepted_submoves_per_side() {
+        let mut acks = RecentAcks::default();
+        for v in 0..(ACK_WINDOW as u64 + 10) {
+            acks.push(Color::White, format!("m{v}"), v);
+        }
+        assert_eq!(acks.find(Color::White, "m9"), None, "outside the window");
+        assert_eq!(acks.find(Color::White, "m10"), Some(10));
+        let newest = format!("m{}", ACK_WINDOW + 9);
+        assert_eq!(acks.find(Color::White, &newest), Some(ACK_WINDOW as u64 + 9));
+        assert_eq!(acks.find(Color::Black, &newest), None, "ids are per side");
     }
 }

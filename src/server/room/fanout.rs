@@ -8,13 +8,20 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 /// A connection to a room: a socket, or an in-process agent (a computer player).
 pub type ConnId = u64;
+
+static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
+
+/// A fresh connection id, unique in this process (sockets and agents draw from the same).
+pub fn next_conn() -> ConnId {
+    NEXT_CONN.fetch_add(1, Ordering::Relaxed)
+}
 
 /// A subscriber's side of the room: where to send it messages.
 pub struct Outbox {

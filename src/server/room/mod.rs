@@ -15,6 +15,7 @@
 //! [`history`], delivery is [`fanout`]; the room reaches the rest of the server through
 //! [`RoomDeps`] only.
 
+pub mod agent;
 pub mod crowd;
 pub mod fanout;
 pub mod history;

@@ -1,0 +1,279 @@
+//! The fold and the decisions together, driven by made-up instants: what a game does as its
+//! events are decided and applied, and what a replay of its log gives back.
+
+use std::time::{Duration, Instant};
+
+use super::*;
+use crate::rules::{Color, Outcome, Position, Rules, Termination};
+use crate::server::config::TakebackLimits;
+use crate::server::ids;
+
+const LIMITS: TakebackLimits = TakebackLimits {
+    per_turn: 1,
+    per_game: 5,
+};
+
+fn created(start: Position, clock: Option<ClockSpec>) -> Event {
+    Event::Created {
+        at_ms: 1,
+        variant: Variant::Balanced,
+        start,
+        clock,
+        creator: Color::White,
+        seat_hash: ids::token_hash("w"),
+        listed: true,
+    }
+}
+
+fn joined() -> Event {
+    Event::Joined {
+        at_ms: 2,
+        color: Color::Black,
+        seat_hash: ids::token_hash("b"),
+    }
+}
+
+const ONE_MINUTE_PLUS_TWO: ClockSpec = ClockSpec {
+    base_secs: 60,
+    increment_secs: 2,
+};
+
+/// A game with both seats taken, and its log.
+fn new_game(start: Position, clock: Option<ClockSpec>, now: Instant) -> (GameState, Vec<Event>) {
+    let log = vec![created(start, clock), joined()];
+    let state = GameState::replay("g", &log, Duration::from_secs(30), now, |_, _, _| {})
+        .expect("replays");
+    (state, log)
+}
+
+/// Decides `request` and applies what it decided, appending it to `log`.
+fn act(
+    state: &mut GameState,
+    log: &mut Vec<Event>,
+    color: Color,
+    request: Request,
+    now: Instant,
+) -> Vec<Event> {
+    let Decided::Events(events) = state
+        .decide(color, request, LIMITS, now, 3)
+        .unwrap_or_else(|e| panic!("refused: {e}"))
+    else {
+        panic!("not events");
+    };
+    let mut applied = Vec::new();
+    for checked in events {
+        applied.push(checked.event().clone());
+        log.push(checked.event().clone());
+        state.apply(checked, now);
+    }
+    applied
+}
+
+fn play(state: &mut GameState, log: &mut Vec<Event>, color: Color, uci: &str, now: Instant) {
+    let mv = uci.parse().expect("uci");
+    act(
+        state,
+        log,
+        color,
+        Request::Move {
+            mv,
+            ack: Some(uci.into()),
+        },
+        now,
+    );
+}
+
+#[test]
+fn replaying_a_log_rebuilds_the_same_game_and_acks() {
+    let t0 = Instant::now();
+    let (mut live, mut log) = new_game(Position::initial(), Some(ONE_MINUTE_PLUS_TWO), t0);
+    play(&mut live, &mut log, Color::White, "e2e4", t0);
+    play(&mut live, &mut log, Color::Black, "e7e5", t0);
+    play(&mut live, &mut log, Color::Black, "g8f6", t0);
+    let replayed =
+        GameState::replay("g", &log, Duration::from_secs(30), t0, |_, _, _| {}).expect("replays");
+    assert_eq!(replayed.version(), live.version());
+    assert_eq!(replayed.game().submoves(), live.game().submoves());
+    assert_eq!(replayed.record(), live.record());
+    assert_eq!(replayed.acked(Color::Black, "g8f6"), Some(4));
+    assert_eq!(replayed.acked(Color::White, "g8f6"), None);
+    assert_eq!(replayed.last_san(), Some("Nf6"));
+}
+
+#[test]
+fn a_replayed_state_given_back_its_live_parts_keeps_the_running_clock() {
+    let t0 = Instant::now();
+    let (mut state, mut log) = new_game(Position::initial(), Some(ONE_MINUTE_PLUS_TWO), t0);
+    play(&mut state, &mut log, Color::White, "e2e4", t0);
+    play(&mut state, &mut log, Color::Black, "e7e5", t0);
+    play(&mut state, &mut log, Color::Black, "g8f6", t0);
+    let live = state.live_parts();
+    let later = t0 + Duration::from_secs(10);
+    let mut replayed =
+        GameState::replay("g", &log, Duration::from_secs(30), later, |_, _, _| {})
+            .expect("replays");
+    // Replaying restarts White's running clock at `later`...
+    assert_ne!(replayed.next_deadline(), state.next_deadline());
+    replayed.restore_live_parts(live);
+    // ...the live parts put it back where it was.
+    assert_eq!(replayed.next_deadline(), state.next_deadline());
+}
+
+#[test]
+fn a_draw_offer_lapses_when_the_opponent_completes_a_turn() {
+    let t0 = Instant::now();
+    let (mut state, mut log) = new_game(Position::initial(), None, t0);
+    act(&mut state, &mut log, Color::White, Request::DrawOffer, t0);
+    play(&mut state, &mut log, Color::White, "e2e4", t0);
+    assert!(state.decide(Color::Black, Request::DrawAccept, LIMITS, t0, 3).is_ok());
+    play(&mut state, &mut log, Color::Black, "e7e5", t0);
+    assert!(state.decide(Color::Black, Request::DrawAccept, LIMITS, t0, 3).is_ok());
+    play(&mut state, &mut log, Color::Black, "g8f6", t0);
+    assert_eq!(
+        state.decide(Color::Black, Request::DrawAccept, LIMITS, t0, 3),
+        Err(Refused::NoDrawOfferToAccept)
+    );
+}
+
+#[test]
+fn clocks_start_after_both_first_turns_and_abort_is_over_then() {
+    let t0 = Instant::now();
+    let (mut state, mut log) = new_game(Position::initial(), Some(ONE_MINUTE_PLUS_TWO), t0);
+    assert!(state.next_deadline().is_some(), "first-turn deadline");
+    play(&mut state, &mut log, Color::White, "e2e4", t0);
+    play(&mut state, &mut log, Color::Black, "e7e5", t0);
+    assert!(state.decide(Color::Black, Request::Abort, LIMITS, t0, 3).is_ok());
+    play(&mut state, &mut log, Color::Black, "g8f6", t0);
+    assert_eq!(
+        state.decide(Color::White, Request::Abort, LIMITS, t0, 3),
+        Err(Refused::AbortWindowOver)
+    );
+    let flag = state.next_deadline().expect("White's flag time");
+    assert_eq!(flag, t0 + Duration::from_secs(60));
+    let later = t0 + Duration::from_secs(61);
+    let Some(Event::End { outcome, .. }) = state.due_timeout(later, 4).map(|c| c.event().clone())
+    else {
+        panic!("White's flag has fallen");
+    };
+    assert_eq!(
+        outcome,
+        Outcome::Win {
+            winner: Color::Black,
+            reason: Termination::TimeForfeit
+        }
+    );
+}
+
+#[test]
+fn a_mating_submove_decides_the_move_and_the_end_together() {
+    let t0 = Instant::now();
+    // Black to play S2 of its turn: Qh4 mates (fool's mate shape).
+    let start = Position::from_fen(
+        "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2 2",
+        Rules::Marseillais,
+    )
+    .expect("fen");
+    let (mut state, mut log) = new_game(start, None, t0);
+    let events = act(
+        &mut state,
+        &mut log,
+        Color::Black,
+        Request::Move {
+            mv: "d8h4".parse().expect("uci"),
+            ack: None,
+        },
+        t0,
+    );
+    assert!(matches!(events[0], Event::Move { .. }));
+    assert_eq!(
+        events.get(1),
+        Some(&Event::End {
+            at_ms: 3,
+            outcome: Outcome::Win {
+                winner: Color::Black,
+                reason: Termination::Checkmate
+            },
+            clock: None,
+        })
+    );
+    assert!(state.is_finished());
+    assert_eq!(state.last_san(), Some("Qh4#"));
+}
+
+#[test]
+fn a_game_ending_submove_charges_the_clock_without_the_increment() {
+    let t0 = Instant::now();
+    let (mut state, mut log) = new_game(Position::initial(), Some(ONE_MINUTE_PLUS_TWO), t0);
+    // Both sides complete a turn (the clocks start), then White's second turn.
+    play(&mut state, &mut log, Color::White, "f2f3", t0);
+    play(&mut state, &mut log, Color::Black, "e7e5", t0);
+    play(&mut state, &mut log, Color::Black, "a7a6", t0);
+    play(&mut state, &mut log, Color::White, "g2g4", t0);
+    play(&mut state, &mut log, Color::White, "a2a3", t0);
+    let before = state.clock_readings(t0).expect("clocked");
+    assert_eq!(state.clock().and_then(|c| c.running()), Some(Color::Black));
+    // Black mates with its first sub-move five seconds later.
+    let events = act(
+        &mut state,
+        &mut log,
+        Color::Black,
+        Request::Move {
+            mv: "d8h4".parse().expect("uci"),
+            ack: None,
+        },
+        t0 + Duration::from_secs(5),
+    );
+    let Event::Move {
+        clock: Some(after), ..
+    } = events[0]
+    else {
+        panic!("a clocked move");
+    };
+    assert_eq!(after[0], before[0]);
+    assert_eq!(after[1], before[1] - 5_000, "charged 5 s, no increment");
+    assert!(matches!(
+        &events[1],
+        Event::End { clock: Some(end), outcome: Outcome::Win { reason: Termination::Checkmate, .. }, .. } if *end == after
+    ));
+}
+
+#[test]
+fn a_replay_refuses_a_log_that_no_game_could_have_written() {
+    let t0 = Instant::now();
+    let illegal = vec![
+        created(Position::initial(), None),
+        joined(),
+        Event::Move {
+            at_ms: 3,
+            mv: "e2e5".parse().expect("uci"),
+            ack: None,
+            clock: None,
+        },
+    ];
+    assert!(matches!(
+        GameState::replay("g", &illegal, Duration::from_secs(30), t0, |_, _, _| {}),
+        Err(ReplayError::Inconsistent { index: 2, .. })
+    ));
+    let second_join = vec![created(Position::initial(), None), joined(), joined()];
+    assert!(GameState::replay("g", &second_join, Duration::from_secs(30), t0, |_, _, _| {}).is_err());
+    let checkmate_declared = vec![
+        created(Position::initial(), None),
+        joined(),
+        Event::End {
+            at_ms: 3,
+            outcome: Outcome::Win {
+                winner: Color::White,
+                reason: Termination::Checkmate,
+            },
+            clock: None,
+        },
+    ];
+    assert!(
+        GameState::replay("g", &checkmate_declared, Duration::from_secs(30), t0, |_, _, _| {})
+            .is_err()
+    );
+    assert_eq!(
+        GameState::replay("g", &[joined()], Duration::from_secs(30), t0, |_, _, _| {}).err(),
+        Some(ReplayError::NotCreated)
+    );
+}
