@@ -9,7 +9,10 @@
 //! - `NAME >> TEXT`: what a client sent;
 //! - `NAME << TEXT`: a text frame that client received, in order;
 //! - `NAME connects PATH`: a WebSocket opened (tokens shown as `<token>`);
-//! - `HTTP METHOD PATH [BODY]` then `-> STATUS BODY`.
+//! - `HTTP METHOD PATH [BODY]` then `-> STATUS BODY`;
+//! - after `# stored events`: `GAME SEQ PAYLOAD`, every event the store holds
+//!   for the scenario's games (read from the database file), so that the
+//!   stored bytes are pinned too.
 //!
 //! Every step waits for exactly the frames it causes on every connected
 //! client before the next step, so the transcript does not depend on timing.
@@ -24,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use golden_support::{ClockReadings, Normalizer};
+use golden_support::{Mode, Normalizer};
 use serde_json::{Value, json};
 use server_support::{Client, TestServer, WAIT, s};
 use tokio_tungstenite::tungstenite::Message;
@@ -84,7 +87,7 @@ impl Script {
         .await;
         Script {
             server,
-            norm: Normalizer::new(ClockReadings::All),
+            norm: Normalizer::new(Mode::Wire),
             out: String::new(),
             seen: BTreeSet::new(),
         }
@@ -207,7 +210,31 @@ impl Script {
         }
     }
 
-    async fn finish(self, name: &str) -> BTreeSet<String> {
+    /// Appends every stored event of every game of the scenario, in order:
+    /// the bytes the store holds must not change either.
+    fn stored_events(&mut self) {
+        let db = self.server.config.data_dir.join("marseillais.sqlite3");
+        let conn = rusqlite::Connection::open(&db).expect("open the database");
+        self.out.push_str("# stored events\n");
+        for id in self.norm.ids() {
+            let mut stmt = conn
+                .prepare("SELECT seq, payload FROM events WHERE game_id = ?1 ORDER BY seq")
+                .expect("prepare");
+            let rows: Vec<(i64, String)> = stmt
+                .query_map([&id], |row| Ok((row.get(0)?, row.get(1)?)))
+                .expect("query")
+                .collect::<Result<_, _>>()
+                .expect("rows");
+            let game = self.norm.game(&id);
+            for (seq, payload) in rows {
+                let shown = self.norm.json(&payload);
+                self.out.push_str(&format!("{game} {seq} {shown}\n"));
+            }
+        }
+    }
+
+    async fn finish(mut self, name: &str) -> BTreeSet<String> {
+        self.stored_events();
         golden_support::check(&golden_dir(), &format!("{name}.txt"), &self.out);
         self.server.stop().await;
         self.seen
@@ -568,7 +595,7 @@ fn every_golden_file_belongs_to_a_scenario() {
 
 #[test]
 fn the_normalizer_replaces_only_volatile_values_and_keeps_key_order() {
-    let mut norm = Normalizer::new(ClockReadings::All);
+    let mut norm = Normalizer::new(Mode::Wire);
     let text = r#"{"t":"state","v":3,"d":{"id":"k3Xq9aPz","url":"/game/k3Xq9aPz","token":"ab","clock":{"white":299000,"black":300000,"running":"white"},"first_move_ms":null,"created_ms":17,"moves":[{"uci":"e2e4"}],"claim_in_ms":{"white":12,"black":null},"z":1.5e3}}"#;
     assert_eq!(
         norm.json(text),
@@ -579,10 +606,20 @@ fn the_normalizer_replaces_only_volatile_values_and_keeps_key_order() {
         norm.json(r#"{"t":"ack","d":{"id":"w1","v":2}}"#),
         r#"{"t":"ack","d":{"id":"w1","v":2}}"#
     );
-    let mut stored = Normalizer::new(ClockReadings::RunningOnly);
+    let mut stored = Normalizer::new(Mode::Stored);
     assert_eq!(
-        stored.json(r#"{"clock":{"white":1,"black":2,"running":"black"},"first_move_ms":5}"#),
-        r#"{"clock":{"white":1,"black":<clock>,"running":"black"},"first_move_ms":<first_move_ms>}"#
+        stored.json(
+            r#"{"id":"AbCd1234","clock":{"white":1,"black":2,"running":"black"},"first_move_ms":5,"created_ms":9}"#
+        ),
+        r#"{"id":"AbCd1234","clock":{"white":1,"black":<clock>,"running":"black"},"first_move_ms":<first_move_ms>,"created_ms":9}"#
+    );
+    assert_eq!(
+        stored.text("[Site \"/game/AbCd1234\"]\n[Date \"2026.12.01\"]\n"),
+        "[Site \"/game/AbCd1234\"]\n[Date \"2026.12.01\"]\n"
+    );
+    assert_eq!(
+        norm.json(r#"{"k":"move","at_ms":5,"uci":"e2e4","ack":"w1","clock":[299997,300000],"seat_hash":"ab"}"#),
+        r#"{"k":"move","at_ms":<ms>,"uci":"e2e4","ack":"w1","clock":[<clock>,<clock>],"seat_hash":"<seat_hash>"}"#
     );
     assert_eq!(
         norm.text("[Site \"/game/k3Xq9aPz\"]\n[Date \"2026.12.01\"]\n\n*\n"),

@@ -25,20 +25,25 @@
 //!   `Site` tag) becomes `<game-N>`, numbered in the order the ids were first
 //!   registered or seen, so that the golden still shows which game is which.
 //!   (The tests choose ack ids that are not 8 characters long.)
-//! - it is a seat token: the string under the key `token` -> `"<token>"`;
+//! - it is a seat token or its stored hash: the string under the key `token`
+//!   -> `"<token>"`, under `seat_hash` -> `"<seat_hash>"`;
 //! - it is a wall-clock timestamp: the number under `at_ms`, `created_ms`,
 //!   `updated_ms` -> `<ms>`;
 //! - it is a reading of a clock taken at some moment: the number under
 //!   `first_move_ms` -> `<first_move_ms>`, under `white`/`black` of a
 //!   `claim_in_ms` object -> `<claim_in_ms>`, and under `white`/`black` of a
-//!   `clock` object -> `<clock>` (with [`ClockReadings::RunningOnly`], only
-//!   the side named by that clock's `running`, for snapshots of a stored game
-//!   whose other readings are fixed).
+//!   `clock` object -> `<clock>`, and each number of a `clock` array (a
+//!   stored event's readings) -> `<clock>`.
+//!
+//! In [`Mode::Stored`] (what a fixture database serves) ids, tokens,
+//! timestamps and dates are fixed and kept; only live readings are replaced:
+//! `first_move_ms`, `claim_in_ms`, and in a `clock` only the side named by its
+//! `running` (the other side's reading is the stored one).
 //!
 //! A placeholder replaces only a number (or, for ids and tokens, a string):
 //! `null` stays `null`, so a value that changes type still shows.
 //! In PGN text the ids are replaced the same way and the `Date` tag's value
-//! (the creation day) becomes `<date>` unless [`Normalizer::keep_dates`].
+//! (the creation day) becomes `<date>` ([`Mode::Wire`] only).
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -46,36 +51,32 @@ use std::path::{Path, PathBuf};
 /// The switch that (re)writes golden files instead of comparing.
 pub const BLESS_ENV: &str = "MARSEILLAIS_BLESS";
 
-/// Which clock readings are volatile.
+/// What is volatile in the text being normalized.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum ClockReadings {
-    /// Every `clock.white` / `clock.black` number.
-    All,
-    /// Only the running side's (a stored game's other readings are fixed).
-    RunningOnly,
+pub enum Mode {
+    /// Output about games played during the test: everything listed in the
+    /// module documentation.
+    Wire,
+    /// Output about games stored earlier (a fixture database): ids,
+    /// timestamps and dates are fixed, and so is every clock reading but the
+    /// running side's; only live readings (the running clock, a pending
+    /// `first_move_ms`, `claim_in_ms`) are replaced.
+    Stored,
 }
 
 /// Replaces the volatile values of server output by placeholders (see the
 /// module documentation for the complete list).
 pub struct Normalizer {
     ids: Vec<String>,
-    clocks: ClockReadings,
-    dates: bool,
+    mode: Mode,
 }
 
 impl Normalizer {
-    pub fn new(clocks: ClockReadings) -> Normalizer {
+    pub fn new(mode: Mode) -> Normalizer {
         Normalizer {
             ids: Vec::new(),
-            clocks,
-            dates: true,
+            mode,
         }
-    }
-
-    /// Leaves PGN `Date` tags alone (a stored game's date is fixed).
-    pub fn keep_dates(mut self) -> Normalizer {
-        self.dates = false;
-        self
     }
 
     /// Registers a game id (numbered in registration order); returns its
@@ -98,15 +99,17 @@ impl Normalizer {
             at: 0,
             out: String::with_capacity(text.len()),
             found_ids: Vec::new(),
-            clocks: self.clocks,
+            mode: self.mode,
         };
         if scan.value(None, None).is_err() || scan.at != text.len() {
             // Not one JSON value: leave it to the id replacement only, so
             // the golden shows exactly what came.
             scan.out = text.to_string();
         }
-        for id in std::mem::take(&mut scan.found_ids) {
-            self.game(&id);
+        if self.mode == Mode::Wire {
+            for id in std::mem::take(&mut scan.found_ids) {
+                self.game(&id);
+            }
         }
         self.replace_ids(&scan.out)
     }
@@ -114,7 +117,7 @@ impl Normalizer {
     /// A PGN (or other plain) text, normalized.
     pub fn text(&mut self, text: &str) -> String {
         let mut out = self.replace_ids(text);
-        if self.dates {
+        if self.mode == Mode::Wire {
             out = out
                 .lines()
                 .map(|line| {
@@ -131,6 +134,11 @@ impl Normalizer {
             }
         }
         out
+    }
+
+    /// The game ids registered or seen so far, in placeholder order.
+    pub fn ids(&self) -> Vec<String> {
+        self.ids.clone()
     }
 
     fn replace_ids(&self, text: &str) -> String {
@@ -153,7 +161,7 @@ struct Scan<'a> {
     at: usize,
     out: String,
     found_ids: Vec<String>,
-    clocks: ClockReadings,
+    mode: Mode,
 }
 
 /// One scanned value: its normalized text, and the raw text of a string
@@ -191,7 +199,13 @@ impl Scan<'_> {
 
     fn value(&mut self, key: Option<&str>, parent: Option<&str>) -> Result<(), Fail> {
         let scanned = self.scan_value(key)?;
-        let placeholder = placeholder(key, parent, &scanned, self.clocks);
+        let placeholder = match (key, parent, &scanned.kind) {
+            // A stored event's clocks: `"clock":[299997,300000]`.
+            (None, Some("clock"), Kind::Number) if self.mode == Mode::Wire => {
+                Some("<clock>".to_string())
+            }
+            _ => placeholder(key, parent, &scanned, self.mode),
+        };
         if scanned.kind == Kind::String
             && matches!(key, Some("id") | Some("rematch"))
             && is_game_id(&scanned.raw)
@@ -367,9 +381,9 @@ impl Scan<'_> {
             self.out.push_str(&lead);
             self.out.push_str(&key_text);
             self.out.push_str(&colon);
-            let mut replaced = placeholder(Some(&name), key, &scanned, self.clocks);
+            let mut replaced = placeholder(Some(&name), key, &scanned, self.mode);
             if key == Some("clock")
-                && self.clocks == ClockReadings::RunningOnly
+                && self.mode == Mode::Stored
                 && running.as_deref() != Some(name.as_str())
                 && replaced.as_deref() == Some("<clock>")
             {
@@ -400,18 +414,19 @@ fn placeholder(
     key: Option<&str>,
     parent: Option<&str>,
     scanned: &Scanned,
-    _clocks: ClockReadings,
+    mode: Mode,
 ) -> Option<String> {
     let key = key?;
     match scanned.kind {
         Kind::Number => match (parent, key) {
-            (_, "at_ms" | "created_ms" | "updated_ms") => Some("<ms>".into()),
+            (_, "at_ms" | "created_ms" | "updated_ms") if mode == Mode::Wire => Some("<ms>".into()),
             (_, "first_move_ms") => Some("<first_move_ms>".into()),
             (Some("clock"), "white" | "black") => Some("<clock>".into()),
             (Some("claim_in_ms"), "white" | "black") => Some("<claim_in_ms>".into()),
             _ => None,
         },
-        Kind::String if key == "token" => Some("\"<token>\"".into()),
+        Kind::String if key == "token" && mode == Mode::Wire => Some("\"<token>\"".into()),
+        Kind::String if key == "seat_hash" && mode == Mode::Wire => Some("\"<seat_hash>\"".into()),
         _ => None,
     }
 }
