@@ -562,6 +562,16 @@ async fn mate_scenario(
     wait_text(black, "#status", "Your turn: move 1 of 2").await;
     wait_text(black, "#status", "Check").await;
     wait_text(watcher, "#status", "Check: White's turn ended").await;
+    // A turn ended by check is a turn of one sub-move, live and from a snapshot.
+    watcher.client.refresh().await.expect("reload");
+    wait_moves(&[watcher], 5).await;
+    wait_text(watcher, "#status", "Check: White's turn ended").await;
+    for s in all {
+        assert_eq!(
+            js(s, MOVE_ROWS).await,
+            json!([[["Kf1", "Ke1"], ["d5", "g5"]], [["exd6+"], []]])
+        );
+    }
     for s in all {
         assert_eq!(
             js(s, &format!("return {}", piece_on("d5"))).await,
@@ -907,6 +917,21 @@ async fn the_replay_page_explains_a_bad_pgn_and_steps_through_a_good_one() {
         js(&s, &format!("return {}", piece_on("h5"))).await,
         json!("Q")
     );
+
+    // A record taken up at S2: the server's turns, its one sub-move marked "2".
+    set_value(
+        &s,
+        "#replay-input",
+        &format!("[SetUp \"1\"]\n[FEN \"{SECOND_SUBMOVE_FEN}\"]\n\n1. ,d4 e5,Nc6 *"),
+    )
+    .await;
+    click(&s, "#replay-load").await;
+    wait_moves(&[&s], 3).await;
+    assert_eq!(js(&s, MOVE_ROWS).await, json!([[["d4"], ["e5", "Nc6"]]]));
+    wait_text(&s, "#movelist .turn.white", ",d4").await;
+    click(&s, "#movelist .mv[data-index='0']").await;
+    wait_text(&s, "#replay-where", "sub-move 2: d4").await;
+    assert_eq!(marks_on(&s, "d4").await, json!([false, true]));
     rig.stop(vec![s]).await;
 }
 
@@ -2289,5 +2314,143 @@ async fn typing_a_sub_move_in_san_or_uci_and_enter_plays_it() {
     .await;
     type_move(&white, "Ke2").await;
     wait_moves(&[&white, &black], 5).await;
+    rig.stop(vec![white, black]).await;
+}
+
+// ---------------------------------------------------------------------------
+// Turns grouped from the server's colours (issue 9): no rule of turn length,
+// check or phase is re-derived in the page.
+// ---------------------------------------------------------------------------
+
+/// White at the second sub-move of its turn, with nothing of that turn in the record.
+const SECOND_SUBMOVE_FEN: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1 2";
+
+/// The move list as the page shows it: per row, the sub-moves of White's and Black's cells.
+const MOVE_ROWS: &str = "return [...document.querySelectorAll('#movelist li')].map((li) =>
+     [...li.querySelectorAll('.turn')].map((t) => [...t.querySelectorAll('.mv')].map((b) => b.textContent)))";
+
+/// The classes of the "1" and "2" marks on a square.
+async fn marks_on(s: &Session, name: &str) -> Value {
+    js(
+        s,
+        &format!(
+            "const c = document.querySelector(\"{}\").classList; return [c.contains('last1-to'), c.contains('last2-to')]",
+            square(name)
+        ),
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_starting_at_the_second_submove_opens_with_a_comma_marks_it_2_and_has_nothing_to_take_back()
+ {
+    if !browser_available("a_game_starting_at_the_second_submove...") {
+        return;
+    }
+    let _serial = SERIAL.lock().await;
+    let rig = Rig::start().await;
+    let white = rig.driver.session().await;
+    let black = rig.driver.session().await;
+    two_player_game(&rig, &white, &black, json!({"fen": SECOND_SUBMOVE_FEN})).await;
+    wait_text(&white, "#status", "Your turn: move 2 of 2").await;
+    // The record holds no sub-move of this turn: there is nothing to withdraw.
+    assert_eq!(
+        js(
+            &white,
+            "const b = document.querySelector('#btn-takeback'); return !!b && b.disabled"
+        )
+        .await,
+        json!(true),
+        "no takeback before any sub-move of the turn is in the record"
+    );
+    click_move(&white, "d2", "d4").await;
+    wait_moves(&[&white, &black], 1).await;
+    wait_text(&black, "#status", "Your turn: move 1 of 2").await;
+    assert!(
+        !text(&black, "#status").await.contains("Check"),
+        "a plain second sub-move ended the turn"
+    );
+    for s in [&white, &black] {
+        assert_eq!(
+            marks_on(s, "d4").await,
+            json!([false, true]),
+            "the one sub-move of a turn begun at S2 is its second"
+        );
+    }
+    click_move(&black, "e7", "e5").await;
+    wait_moves(&[&white, &black], 2).await;
+    click_move(&black, "b8", "c6").await;
+    wait_moves(&[&white, &black], 3).await;
+    wait_text(&white, "#status", "Your turn: move 1 of 2").await;
+    black.client.refresh().await.expect("reload");
+    wait_moves(&[&black], 3).await;
+    for s in [&white, &black] {
+        assert_eq!(
+            js(s, "return document.querySelector('#movelist').dataset.pgn").await,
+            json!("1. ,d4 e5,Nc6"),
+            "live and after a reload"
+        );
+        assert_eq!(js(s, MOVE_ROWS).await, json!([[["d4"], ["e5", "Nc6"]]]));
+        assert_eq!(marks_on(s, "e5").await, json!([true, false]));
+        assert_eq!(marks_on(s, "c6").await, json!([false, true]));
+    }
+    rig.stop(vec![white, black]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_marseillais_first_turn_is_two_submoves_in_one_turn_and_abort_stays_until_black_has_played()
+ {
+    if !browser_available("a_marseillais_first_turn...") {
+        return;
+    }
+    let _serial = SERIAL.lock().await;
+    let rig = Rig::start().await;
+    let white = rig.driver.session().await;
+    let black = rig.driver.session().await;
+    let body = json!({"variant": "marseillais", "clock": {"base_secs": 300, "increment_secs": 3}});
+    two_player_game(&rig, &white, &black, body).await;
+    wait_text(&white, "#status", "Your turn: move 1 of 2").await;
+    click_move(&white, "e2", "e4").await;
+    wait_moves(&[&white, &black], 1).await;
+    wait_text(&white, "#status", "Your turn: move 2 of 2").await;
+    wait_for(
+        &white,
+        "!document.querySelector('#btn-takeback').disabled",
+        "the first sub-move of the turn may be taken back",
+    )
+    .await;
+    click_move(&white, "d2", "d4").await;
+    wait_moves(&[&white, &black], 2).await;
+    wait_text(&black, "#status", "Your turn: move 1 of 2").await;
+    // One side has completed a turn: the game may still be aborted.
+    for s in [&white, &black] {
+        wait_for(
+            s,
+            "!!document.querySelector('#btn-abort')",
+            "the abort button",
+        )
+        .await;
+        assert_eq!(js(s, MOVE_ROWS).await, json!([[["e4", "d4"], []]]));
+    }
+    click_move(&black, "e7", "e5").await;
+    wait_moves(&[&white, &black], 3).await;
+    click_move(&black, "g8", "f6").await;
+    wait_moves(&[&white, &black], 4).await;
+    for s in [&white, &black] {
+        wait_for(
+            s,
+            "!document.querySelector('#btn-abort')",
+            "no abort once both sides have completed a turn",
+        )
+        .await;
+        assert_eq!(
+            js(s, "return document.querySelector('#movelist').dataset.pgn").await,
+            json!("1. e4,d4 e5,Nf6")
+        );
+        assert_eq!(
+            js(s, MOVE_ROWS).await,
+            json!([[["e4", "d4"], ["e5", "Nf6"]]])
+        );
+    }
     rig.stop(vec![white, black]).await;
 }
