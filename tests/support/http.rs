@@ -132,6 +132,14 @@ pub async fn half_open(addr: SocketAddr, prefix: &[u8]) -> Option<TcpStream> {
     Some(stream)
 }
 
+/// A connection that has sent all of `bytes`; Err if it cannot connect or
+/// the write fails.
+pub async fn connect_and_send(addr: SocketAddr, bytes: &[u8]) -> Result<TcpStream, String> {
+    let mut stream = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
+    stream.write_all(bytes).await.map_err(|e| e.to_string())?;
+    Ok(stream)
+}
+
 /// Everything the server sends on `stream` until it closes it; `None` if it
 /// is still open after `wait`.
 pub async fn read_until_closed(stream: &mut TcpStream, wait: Duration) -> Option<Vec<u8>> {

@@ -149,9 +149,9 @@ impl Rig {
     }
 
     /// Starts again on the same data directory (and the same port with
-    /// `keep_port`: retried within [`WAIT`] while the port is not free).
+    /// `keep_port`: retried for twice [`WAIT`] while the port is not free).
     pub async fn resume(&mut self) {
-        let deadline = tokio::time::Instant::now() + WAIT;
+        let deadline = tokio::time::Instant::now() + 2 * WAIT;
         loop {
             match start(self.config.clone()).await {
                 Ok(handle) => {
