@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use support::game::play_both_first_turns;
 use support::rig::Rig;
 use support::s;
+use support::ws::{Client, ConnectError};
 
 #[tokio::test]
 async fn every_bad_message_gets_a_typed_error_and_changes_nothing() {
@@ -255,14 +256,9 @@ async fn seat_tokens_never_reach_spectators_or_opponents() {
 #[tokio::test]
 async fn a_websocket_to_an_unknown_game_is_refused_with_404() {
     let server = Rig::start().await;
-    let url = format!("ws://{}/ws/game/zzzzzzzz", server.addr());
-    let refused = tokio::time::timeout(support::WAIT, tokio_tungstenite::connect_async(url))
-        .await
-        .expect("answer in time");
+    let refused = Client::try_connect(server.addr(), "zzzzzzzz", "").await;
     match refused {
-        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
-            assert_eq!(response.status().as_u16(), 404);
-        }
+        Err(ConnectError::Refused(status)) => assert_eq!(status, 404),
         other => panic!("expected an HTTP 404, got {:?}", other.map(|_| ())),
     }
     server.stop().await;

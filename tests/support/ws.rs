@@ -15,7 +15,7 @@ use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
-use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use super::WAIT;
@@ -86,6 +86,26 @@ pub enum Ended {
     Open,
 }
 
+/// Why a connection was not made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConnectError {
+    /// The server answered the upgrade with this HTTP status.
+    Refused(u16),
+    /// No answer within [`WAIT`].
+    Timeout,
+    Failed(String),
+}
+
+impl fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConnectError::Refused(status) => write!(f, "upgrade refused with HTTP {status}"),
+            ConnectError::Timeout => write!(f, "ws connect timeout"),
+            ConnectError::Failed(why) => write!(f, "{why}"),
+        }
+    }
+}
+
 /// One step of reading.
 #[derive(Debug)]
 pub enum Recv {
@@ -106,7 +126,11 @@ pub struct Client {
 
 impl Client {
     /// Connects to `/ws/game/{id}?{query}` (no `?` if the query is empty).
-    pub async fn try_connect(addr: SocketAddr, id: &str, query: &str) -> Result<Client, String> {
+    pub async fn try_connect(
+        addr: SocketAddr,
+        id: &str,
+        query: &str,
+    ) -> Result<Client, ConnectError> {
         let url = if query.is_empty() {
             format!("ws://{addr}/ws/game/{id}")
         } else {
@@ -114,8 +138,13 @@ impl Client {
         };
         let (ws, _) = tokio::time::timeout(WAIT, tokio_tungstenite::connect_async(url))
             .await
-            .map_err(|_| "ws connect timeout".to_string())?
-            .map_err(|e| e.to_string())?;
+            .map_err(|_| ConnectError::Timeout)?
+            .map_err(|e| match e {
+                tungstenite::Error::Http(response) => {
+                    ConnectError::Refused(response.status().as_u16())
+                }
+                other => ConnectError::Failed(other.to_string()),
+            })?;
         Ok(Client {
             ws,
             seen: Vec::new(),
