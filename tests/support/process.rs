@@ -1,8 +1,11 @@
 //! The real `marseillais` binary as a child process: started on a data
 //! directory with `serve --listen 127.0.0.1:0`, its address read from its
 //! `listening on http://ADDR` line, then killed with SIGKILL, stopped with
-//! SIGTERM, or measured (memory, open files) through /proc.
+//! SIGTERM, or measured (memory, open files) through /proc. Also [`run`]:
+//! one of the package's command-line tools run to its end.
 
+use std::ffi::OsStr;
+use std::io::Read;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
@@ -18,6 +21,64 @@ use super::WAIT;
 const STARTUP: Duration = Duration::from_secs(30);
 /// How long a graceful shutdown may take.
 const SHUTDOWN: Duration = Duration::from_secs(20);
+
+/// Only a guard against a hung tool: a command-line run that takes longer
+/// is killed and fails.
+const CLI_HANG_GUARD: Duration = Duration::from_secs(300);
+
+/// Runs `exe` (e.g. `env!("CARGO_BIN_EXE_marseillais")`) with `args` to its
+/// end, stdin empty, and returns its exit status and output. Panics if it
+/// cannot start or hangs past the guard.
+pub fn run<S: AsRef<OsStr>>(exe: &str, args: &[S]) -> std::process::Output {
+    let mut child = std::process::Command::new(exe)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{exe} does not start: {e}"));
+    // Drained on threads, so that a full pipe cannot stall the child.
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let deadline = std::time::Instant::now() + CLI_HANG_GUARD;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            other => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{exe} did not finish within {CLI_HANG_GUARD:?}: {other:?}");
+            }
+        }
+    };
+    std::process::Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    }
+}
 
 /// A fresh data directory and log file under one temporary directory.
 pub struct Scratch {
