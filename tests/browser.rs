@@ -10,7 +10,9 @@
 //! `cargo test --test browser -- --ignored capture_screenshots` rewrites the
 //! PNGs of docs/screenshots/ (lobby, game in progress, finished game, phone).
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
+mod support;
+
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -20,9 +22,7 @@ use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use marseillais::server::config::Config;
-use marseillais::server::{ServerHandle, start};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// One browser scenario at a time (an async mutex: it is held for the
 /// whole scenario, across awaits).
@@ -144,9 +144,7 @@ struct Session {
 
 /// The server, a chromedriver and the address to browse.
 struct Rig {
-    server: Option<ServerHandle>,
-    config: Config,
-    _data: tempfile::TempDir,
+    server: support::rig::Rig,
     driver: Driver,
     base: String,
 }
@@ -157,20 +155,18 @@ impl Rig {
     }
 
     /// [`Rig::start`] with some settings changed first.
-    async fn start_with(edit: impl FnOnce(&mut Config)) -> Rig {
-        let data = tempfile::tempdir().expect("data dir");
-        let mut config = Config::new(SocketAddr::from(([127, 0, 0, 1], 0)), data.path());
-        // Short, so that claiming victory over a vanished opponent is quick to test.
-        config.disconnect_grace = Duration::from_secs(1);
-        edit(&mut config);
-        let server = start(config.clone()).await.expect("the server starts");
-        // Restarts listen on the same port, so that browsers can reconnect.
-        config.listen = server.addr();
+    async fn start_with(edit: impl FnOnce(&mut Config) + 'static) -> Rig {
+        let server = support::rig::Rig::builder()
+            // Short, so that claiming victory over a vanished opponent is quick to test.
+            .config(|config| config.disconnect_grace = Duration::from_secs(1))
+            .config(edit)
+            // Restarts listen on the same port, so that browsers can reconnect.
+            .keep_port()
+            .start()
+            .await;
         let base = format!("http://{}", server.addr());
         Rig {
-            server: Some(server),
-            config,
-            _data: data,
+            server,
             driver: Driver::start(),
             base,
         }
@@ -178,69 +174,28 @@ impl Rig {
 
     /// Stops the server (sockets close with 1001); [`Rig::resume`] starts it again.
     async fn pause(&mut self) {
-        if let Some(server) = self.server.take() {
-            server.shutdown().await;
-        }
+        self.server.pause().await;
     }
 
     /// Starts the server again on the same port and data directory.
     async fn resume(&mut self) {
-        let deadline = Instant::now() + WAIT;
-        loop {
-            match start(self.config.clone()).await {
-                Ok(server) => {
-                    self.server = Some(server);
-                    return;
-                }
-                Err(e) => {
-                    assert!(
-                        Instant::now() < deadline,
-                        "the server does not restart: {e}"
-                    );
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-            }
-        }
+        self.server.resume().await;
     }
 
     fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
 
-    async fn stop(mut self, sessions: Vec<Session>) {
+    async fn stop(self, sessions: Vec<Session>) {
         for s in sessions {
             let _ = s.client.close().await;
         }
-        if let Some(server) = self.server.take() {
-            server.shutdown().await;
-        }
+        self.server.stop().await;
     }
 
-    /// `GET path` over a plain HTTP/1.1 connection: (status, body).
+    /// `GET path`: (status, body).
     async fn get(&self, path: &str) -> (u16, String) {
-        let addr = self.server.as_ref().expect("running").addr();
-        let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-        let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-        stream.write_all(request.as_bytes()).await.expect("write");
-        let mut raw = Vec::new();
-        tokio::time::timeout(WAIT, stream.read_to_end(&mut raw))
-            .await
-            .expect("reply in time")
-            .expect("read");
-        let text = String::from_utf8_lossy(&raw).into_owned();
-        let (head, body) = text.split_once("\r\n\r\n").expect("an HTTP reply");
-        let status = head
-            .split_whitespace()
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .expect("a status");
-        assert!(
-            !head
-                .to_ascii_lowercase()
-                .contains("transfer-encoding: chunked"),
-            "the test reader expects a plain body"
-        );
-        (status, body.to_string())
+        support::http::http(self.server.addr(), "GET", path, None).await
     }
 }
 
