@@ -23,8 +23,9 @@
 //   `first_move_ms`; the abandonment grace: `claim_in_ms`; the end, its result
 //   and a time forfeit: the `end` event (the page never flags by itself);
 // - replay page: the reply's own `turns`, not regrouped.
-// Still here, and why: no rematch offered after an abort (the server accepts
-// one; this page is that rule's only home); on `end` the page clears
+// Still here, and why: no rematch button after an abort (the server refuses
+// one: game/policy.rs rematch_possible; the page only hides what would be
+// refused); on `end` the page clears
 // `legal`, `draw_offer` and `first_move_ms` to what a snapshot says of a
 // finished game (docs/protocol.md 3.3). Chess knowledge kept for display
 // only: fen.js applyUci (castling, en passant) replays the record to review

@@ -297,9 +297,7 @@ pub fn refusal(refused: &Refused) -> Refusal {
         | Refused::AbortWindowOver
         | Refused::NotReallyStarted
         | Refused::OpponentNotAway
-        | Refused::RematchBeforeEnd
-        | Refused::RematchExists
-        | Refused::NoOpponent
+        | Refused::Rematch(_)
         | Refused::RematchAlreadyOffered
         | Refused::NoRematchOffer => ErrorCode::NotAvailable,
     };

@@ -8,7 +8,7 @@
 use std::time::Instant;
 
 use super::event::{Event, Readings};
-use super::policy::{self, TakebackRefused};
+use super::policy::{self, RematchRefused, TakebackRefused};
 use super::state::GameState;
 use crate::rules::{Claim, Color, Outcome, PlayError, Position, SubMove, Termination};
 use crate::server::config::TakebackLimits;
@@ -74,12 +74,8 @@ pub enum Refused {
     NotReallyStarted,
     #[error("your opponent has not been disconnected long enough")]
     OpponentNotAway,
-    #[error("the game is not over")]
-    RematchBeforeEnd,
-    #[error("the rematch already exists")]
-    RematchExists,
-    #[error("there was no opponent")]
-    NoOpponent,
+    #[error(transparent)]
+    Rematch(#[from] RematchRefused),
     #[error("you already offered a rematch")]
     RematchAlreadyOffered,
     #[error("no rematch offer to accept")]
@@ -398,16 +394,9 @@ impl GameState {
     }
 
     fn require_rematch_possible(&self) -> Result<(), Refused> {
-        if !self.ended {
-            return Err(Refused::RematchBeforeEnd);
-        }
-        if self.rematch.is_some() {
-            return Err(Refused::RematchExists);
-        }
-        if !(self.seat_taken(Color::White) && self.seat_taken(Color::Black)) {
-            return Err(Refused::NoOpponent);
-        }
-        Ok(())
+        let outcome = self.game.outcome().filter(|_| self.ended);
+        let both = self.seat_taken(Color::White) && self.seat_taken(Color::Black);
+        Ok(policy::rematch_possible(outcome, both, self.rematch.is_some())?)
     }
 
     /// The `rematch` event recording the new game `id` (created by the lobby after

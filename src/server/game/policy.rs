@@ -14,6 +14,7 @@
 //! | a draw offer lapses when the side it was made to completes a turn | [`draw_offer_lapses`] |
 //! | one draw offer per side per turn | [`may_offer_draw`] |
 //! | victory by abandonment needs the opponent away for the grace period | [`abandoned`] |
+//! | a rematch needs a finished game that had two players and was not aborted | [`rematch_possible`] |
 
 use std::time::{Duration, Instant};
 
@@ -135,6 +136,39 @@ pub fn abandonment_in(away_since: Instant, grace: Duration, now: Instant) -> Dur
     grace.saturating_sub(now.saturating_duration_since(away_since))
 }
 
+/// Why a rematch cannot be offered or accepted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RematchRefused {
+    #[error("the game is not over")]
+    NotOver,
+    #[error("the rematch already exists")]
+    Exists,
+    #[error("there was no opponent")]
+    NoOpponent,
+    #[error("the game was aborted: start a new one instead")]
+    Aborted,
+}
+
+/// A rematch is for a game that was played: finished (`outcome`), with both seats taken, not
+/// aborted (an aborted game never started: there is nothing to play again), and only once.
+pub fn rematch_possible(
+    outcome: Option<Outcome>,
+    both_seated: bool,
+    rematch_exists: bool,
+) -> Result<(), RematchRefused> {
+    let outcome = outcome.ok_or(RematchRefused::NotOver)?;
+    if rematch_exists {
+        return Err(RematchRefused::Exists);
+    }
+    if !both_seated {
+        return Err(RematchRefused::NoOpponent);
+    }
+    if outcome.reason() == Termination::Aborted {
+        return Err(RematchRefused::Aborted);
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,6 +255,22 @@ mod tests {
         assert!(may_offer_draw(None, 3));
         assert!(!may_offer_draw(Some(3), 3));
         assert!(may_offer_draw(Some(3), 4));
+    }
+
+    #[test]
+    fn a_rematch_needs_a_finished_game_between_two_players_that_was_not_aborted() {
+        let resigned = Some(Outcome::Win {
+            winner: Color::White,
+            reason: Termination::Resignation,
+        });
+        assert_eq!(rematch_possible(resigned, true, false), Ok(()));
+        assert_eq!(rematch_possible(None, true, false), Err(RematchRefused::NotOver));
+        assert_eq!(rematch_possible(resigned, true, true), Err(RematchRefused::Exists));
+        assert_eq!(rematch_possible(resigned, false, false), Err(RematchRefused::NoOpponent));
+        assert_eq!(
+            rematch_possible(Some(aborted()), true, false),
+            Err(RematchRefused::Aborted)
+        );
     }
 
     #[test]
