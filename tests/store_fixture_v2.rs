@@ -2,7 +2,7 @@
 //! `tests/data/schema_v2/`) is served unchanged: every game replays, and the
 //! snapshots (`GET /api/games/{id}`), PGN exports and listings are exactly the
 //! texts that server served (`served.txt`), normalized only for live clock
-//! readings (`tests/golden_support`, `Mode::Stored`); the game in progress can
+//! readings (`tests/support/golden.rs`, `Mode::Stored`); the game in progress can
 //! be continued, and the rematch seats derived from the old tokens still open
 //! the rematch.
 //!
@@ -17,15 +17,17 @@
 //! `MARSEILLAIS_BLESS=1` rewrites only `served.txt`, from the committed
 //! database (for an intended wire change).
 
-mod golden_support;
-mod server_support;
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use golden_support::{Mode, Normalizer};
 use serde_json::{Value, json};
-use server_support::{Client, TestServer, play_until_white_mates_in_one, s};
+use support::game::{play_both_first_turns, play_until_white_mates_in_one};
+use support::golden::{self, Mode, Normalizer};
+use support::rig::Rig;
+use support::s;
+use support::ws::Client;
 
 /// Set to `1` to write the fixture again (see the module documentation).
 const GENERATE_ENV: &str = "MARSEILLAIS_FIXTURE_V2_GENERATE";
@@ -50,10 +52,10 @@ const GAMES: &[&str] = &[
 
 /// A server on `data`, with time-to-lives and timers long enough that the
 /// fixture's old games neither expire at start nor during the test.
-async fn server_on(data: &Path) -> TestServer {
+async fn server_on(data: &Path) -> Rig {
     let data = data.to_owned();
     let century = Duration::from_secs(3600 * 24 * 365 * 100);
-    TestServer::start_with(move |c| {
+    Rig::start_with(move |c| {
         c.data_dir = data;
         c.open_game_ttl = century;
         c.idle_game_ttl = century;
@@ -64,7 +66,7 @@ async fn server_on(data: &Path) -> TestServer {
 }
 
 /// What the server serves for the fixture's games, as one text.
-async fn served(server: &TestServer, tokens: &Value) -> String {
+async fn served(server: &Rig, tokens: &Value) -> String {
     let mut norm = Normalizer::new(Mode::Stored);
     let mut out = String::new();
     for name in GAMES {
@@ -126,7 +128,7 @@ async fn a_database_of_schema_version_2_serves_every_game_byte_for_byte_and_play
 
     let mut server = server_on(data.path()).await;
     let first = served(&server, &tokens).await;
-    golden_support::check(&fixture_dir(), "served.txt", &first);
+    golden::check(&fixture_dir(), "served.txt", &first);
     // Again after a restart on the database this server has opened.
     server.restart().await;
     assert_eq!(served(&server, &tokens).await, first);
@@ -135,10 +137,10 @@ async fn a_database_of_schema_version_2_serves_every_game_byte_for_byte_and_play
     let game = &tokens["clocked_mid_turn"];
     let id = s(&game["id"]);
     let mut white = server.seat(&id, &s(&game["white"])).await;
-    assert_eq!(white.expect("state").await["d"]["you"], "white");
+    assert_eq!(white.recv_type("state").await.d["you"], "white");
     let event = white.play("g1f3", "fixture-w1").await;
-    assert_eq!(event["d"]["san"], "Nf3");
-    assert_eq!(event["d"]["turn"], "black");
+    assert_eq!(event.d["san"], "Nf3");
+    assert_eq!(event.d["turn"], "black");
     assert!(server.pgn(&id).await.contains("1. e4 e5,Nf6 2. d4,Nf3 *"));
     // Stored as today's code stores a sub-move (only the time and clocks vary).
     let conn = rusqlite::Connection::open(&db).expect("raw open");
@@ -160,13 +162,13 @@ async fn a_database_of_schema_version_2_serves_every_game_byte_for_byte_and_play
     // from its old token), and that token holds the rematch's White seat.
     let old = &tokens["resigned"];
     let mut black = server.seat(&s(&old["id"]), &s(&old["black"])).await;
-    let seat = black.expect("rematch_seat").await;
+    let seat = black.recv_type("rematch_seat").await;
     let rematch = &tokens["rematch"];
-    assert_eq!(seat["d"]["id"], rematch["id"]);
-    assert_eq!(seat["d"]["color"], "white");
-    assert_eq!(seat["d"]["token"], rematch["white"]);
+    assert_eq!(seat.d["id"], rematch["id"]);
+    assert_eq!(seat.d["color"], "white");
+    assert_eq!(seat.d["token"], rematch["white"]);
     let mut new_white = server.seat(&s(&rematch["id"]), &s(&rematch["white"])).await;
-    assert_eq!(new_white.expect("state").await["d"]["you"], "white");
+    assert_eq!(new_white.recv_type("state").await.d["you"], "white");
     server.stop().await;
 }
 
@@ -180,8 +182,8 @@ async fn pause() {
 }
 
 async fn both_end(white: &mut Client, black: &mut Client) {
-    white.expect("end").await;
-    black.expect("end").await;
+    white.recv_type("end").await;
+    black.recv_type("end").await;
 }
 
 #[tokio::test]
@@ -221,16 +223,16 @@ async fn generate() {
     b.send(json!({"t": "resign"})).await;
     both_end(&mut w, &mut b).await;
     w.send(json!({"t": "rematch_offer"})).await;
-    w.expect("rematch_offer").await;
+    w.recv_type("rematch_offer").await;
     b.send(json!({"t": "rematch_accept"})).await;
-    let w_seat = w.expect("rematch_seat").await;
-    let b_seat = b.expect("rematch_seat").await;
+    let w_seat = w.recv_type("rematch_seat").await;
+    let b_seat = b.recv_type("rematch_seat").await;
     keep("resigned", &id, &wt, &bt);
-    let rid = s(&w_seat["d"]["id"]);
-    let (rw, rb) = (s(&b_seat["d"]["token"]), s(&w_seat["d"]["token"]));
-    assert_eq!(b_seat["d"]["color"], "white");
+    let rid = w_seat.str("id");
+    let (rw, rb) = (b_seat.str("token"), w_seat.str("token"));
+    assert_eq!(b_seat.d["color"], "white");
     let mut nw = server.seat(&rid, &rw).await;
-    nw.expect("state").await;
+    nw.recv_type("state").await;
     nw.play("e2e4", "w1").await;
     nw.play("d2d4", "w2").await;
     keep("rematch", &rid, &rw, &rb);
@@ -243,7 +245,7 @@ async fn generate() {
     b.play("e7e5", "b1").await;
     b.play("b8c6", "b2").await;
     w.send(json!({"t": "draw_offer"})).await;
-    b.expect("draw_offer").await;
+    b.recv_type("draw_offer").await;
     b.send(json!({"t": "draw_accept"})).await;
     both_end(&mut w, &mut b).await;
     keep("agreement", &id, &wt, &bt);
@@ -265,7 +267,7 @@ async fn generate() {
         .game_between_two(json!({"clock": {"base_secs": 300, "increment_secs": 2}}))
         .await;
     let (mut w, mut b) = (server.seat(&id, &wt).await, server.seat(&id, &bt).await);
-    server_support::play_both_first_turns(&mut w, &mut b).await;
+    play_both_first_turns(&mut w, &mut b).await;
     w.play("d2d4", "w2").await;
     keep("clocked_mid_turn", &id, &wt, &bt);
     pause().await;
@@ -292,17 +294,17 @@ async fn generate() {
     w.play("e2e4", "w1").await;
     b.play("e7e5", "b1").await;
     b.send(json!({"t": "takeback_submove"})).await;
-    w.expect("takeback").await;
-    b.expect("takeback").await;
+    w.recv_type("takeback").await;
+    b.recv_type("takeback").await;
     b.play("d7d5", "b2").await;
     b.play("b8c6", "b3").await;
     w.play("g1f3", "w2").await;
     w.send(json!({"t": "takeback_submove"})).await;
-    w.expect("takeback").await;
+    w.recv_type("takeback").await;
     w.play("d2d4", "w3").await;
     w.play("c2c4", "w4").await;
     b.send(json!({"t": "draw_offer"})).await;
-    b.expect("draw_offer").await;
+    b.recv_type("draw_offer").await;
     keep("takebacks", &id, &wt, &bt);
 
     // Shutdown folds the write-ahead log into the database file.

@@ -1,7 +1,7 @@
 //! The wire, byte for byte: scripted games on the real server whose every
 //! WebSocket text frame and HTTP reply body is recorded, normalized only for
 //! values that cannot repeat (game ids, tokens, timestamps, clock readings:
-//! see `tests/golden_support`), and compared with
+//! see `tests/support/golden.rs`), and compared with
 //! `tests/data/golden/*.txt`, so that a rewrite of the server core keeps the
 //! exact bytes (key order included) of every server -> client message type.
 //!
@@ -19,18 +19,17 @@
 //! To rewrite the golden files from the current server (for an intended wire
 //! change only): `MARSEILLAIS_BLESS=1 cargo test --release --test wire_golden`.
 
-mod golden_support;
-mod server_support;
+mod support;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
-use golden_support::{Mode, Normalizer};
 use serde_json::{Value, json};
-use server_support::{Client, TestServer, WAIT, s};
-use tokio_tungstenite::tungstenite::Message;
+use support::golden::{self, Mode, Normalizer};
+use support::rig::Rig;
+use support::ws::Client;
+use support::{WAIT, s};
 
 /// Every server -> client message type (docs/protocol.md 3).
 const SERVER_TYPES: &[&str] = &[
@@ -69,7 +68,7 @@ struct Peer {
 
 /// A scenario in progress: the server and the transcript.
 struct Script {
-    server: TestServer,
+    server: Rig,
     norm: Normalizer,
     out: String,
     /// Server -> client message types received.
@@ -80,7 +79,7 @@ impl Script {
     async fn start() -> Script {
         // Generous first-move and disconnect timers: a slow step on a loaded
         // machine must not abort a game and change the transcript.
-        let server = TestServer::start_with(|c| {
+        let server = Rig::start_with(|c| {
             c.first_move = Duration::from_secs(3600);
             c.disconnect_grace = Duration::from_secs(3600);
         })
@@ -173,18 +172,14 @@ impl Script {
     async fn send_text(&mut self, peer: &mut Peer, text: &str) {
         let shown = self.norm.json(text);
         self.out.push_str(&format!("{} >> {shown}\n", peer.name));
-        peer.client
-            .ws
-            .send(Message::text(text.to_string()))
-            .await
-            .expect("ws send");
+        peer.client.send_text(text).await;
     }
 
     /// Receives exactly `n` text frames on `peer`, recorded; returns them raw.
     async fn recv(&mut self, peer: &mut Peer, n: usize) -> Vec<String> {
         let mut got = Vec::new();
         for _ in 0..n {
-            let text = next_text(&mut peer.client).await.unwrap_or_else(|| {
+            let text = peer.client.recv_text(WAIT).await.unwrap_or_else(|| {
                 panic!(
                     "{}: no frame in time after:\n{}",
                     peer.name,
@@ -203,11 +198,9 @@ impl Script {
     /// Closes a client's socket (a clean close) and forgets it.
     async fn close(&mut self, mut peer: Peer) {
         self.out.push_str(&format!("{} closes\n", peer.name));
-        let _ = peer.client.ws.close(None).await;
+        peer.client.close().await;
         // Drain to the server's close reply, bounded.
-        let deadline = tokio::time::Instant::now() + WAIT;
-        while let Ok(Some(Ok(_))) = tokio::time::timeout_at(deadline, peer.client.ws.next()).await {
-        }
+        peer.client.ended(WAIT).await;
     }
 
     /// Appends every stored event of every game of the scenario, in order:
@@ -235,7 +228,7 @@ impl Script {
 
     async fn finish(mut self, name: &str) -> BTreeSet<String> {
         self.stored_events();
-        golden_support::check(&golden_dir(), &format!("{name}.txt"), &self.out);
+        golden::check(&golden_dir(), &format!("{name}.txt"), &self.out);
         self.server.stop().await;
         self.seen
     }
@@ -244,21 +237,6 @@ impl Script {
 fn tail(text: &str) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(8)..].join("\n")
-}
-
-/// The next text frame (ignoring pings), raw, within [`WAIT`].
-async fn next_text(client: &mut Client) -> Option<String> {
-    let deadline = tokio::time::Instant::now() + WAIT;
-    loop {
-        match tokio::time::timeout_at(deadline, client.ws.next())
-            .await
-            .ok()??
-        {
-            Ok(Message::Text(text)) => return Some(text.as_str().to_string()),
-            Ok(Message::Close(_)) | Err(_) => return None,
-            Ok(_) => continue,
-        }
-    }
 }
 
 fn mv(uci: &str, id: &str) -> Value {

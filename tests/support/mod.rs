@@ -9,6 +9,7 @@
 
 pub mod audit;
 pub mod game;
+pub mod golden;
 pub mod http;
 pub mod process;
 pub mod raw_ws;

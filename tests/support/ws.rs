@@ -219,6 +219,29 @@ impl Client {
         }
     }
 
+    /// The next text frame within `wait`, exactly as sent (for byte-for-byte
+    /// checks: [`Incoming::json`] is re-parsed and loses key order); pings
+    /// are answered and skipped, a message is also kept in [`Client::seen`].
+    /// `None` on timeout or end.
+    pub async fn recv_text(&mut self, wait: Duration) -> Option<String> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            match tokio::time::timeout_at(deadline, self.ws.next())
+                .await
+                .ok()??
+            {
+                Ok(Message::Text(text)) => {
+                    if let Ok(msg) = Incoming::decode(text.as_str()) {
+                        self.seen.push(msg);
+                    }
+                    return Some(text.as_str().to_string());
+                }
+                Ok(Message::Close(_)) | Err(_) => return None,
+                Ok(_) => continue,
+            }
+        }
+    }
+
     /// The next message within `wait`; `None` on timeout or end. Panics if
     /// the server sends a text frame that is not a message.
     pub async fn try_recv(&mut self, wait: Duration) -> Option<Incoming> {

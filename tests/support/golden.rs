@@ -44,8 +44,6 @@
 //! `null` stays `null`, so a value that changes type still shows.
 //! In PGN text the ids are replaced the same way and the `Date` tag's value
 //! (the creation day) becomes `<date>` ([`Mode::Wire`] only).
-#![allow(dead_code)]
-
 use std::path::{Path, PathBuf};
 
 /// The switch that (re)writes golden files instead of comparing.
