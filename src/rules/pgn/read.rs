@@ -310,6 +310,8 @@ impl Replayer {
             );
         }
 
+        // The position the previous sub-move of this turn was played from.
+        let mut played_from: Option<Position> = None;
         for (offset, part) in parts.iter().enumerate() {
             let index = first_index.saturating_add(u8::try_from(offset).unwrap_or(u8::MAX));
             let before = *self.game.position();
@@ -317,8 +319,7 @@ impl Replayer {
                 return Err(error(index, part, MoveError::GameOver(outcome)));
             }
             if offset > 0 && before.phase() != Phase::Second {
-                let previous = self.game.positions().iter().rev().nth(1).copied();
-                let reason = match previous.map(|p| p.phase()) {
+                let reason = match played_from.map(|p| p.phase()) {
                     Some(Phase::Single) => MoveError::SingleSubMoveTurn,
                     Some(Phase::First) => MoveError::CheckEndsTurn,
                     _ => MoveError::TooManySubMoves,
@@ -341,6 +342,7 @@ impl Replayer {
                 )
             })?;
             self.last = at(index);
+            played_from = Some(before);
         }
         self.previous = Some((text.to_string(), side));
         Ok(())
