@@ -215,6 +215,20 @@ impl Game {
         }))
     }
 
+    /// The heap memory the game holds beyond `size_of::<Game>()`: the
+    /// record (one [`SubMove`] per sub-move) and the repetition keys that
+    /// can still repeat (at most 151, see [`Game::play_previewed`]).
+    pub fn heap_bytes(&self) -> usize {
+        self.submoves.capacity() * std::mem::size_of::<SubMove>()
+            + self.keys.capacity() * std::mem::size_of::<Key>()
+    }
+
+    /// How many repetition keys the game keeps: those of the turn starts
+    /// since the last capture or pawn move.
+    pub fn kept_repetition_keys(&self) -> usize {
+        self.keys.len()
+    }
+
     /// The ending declared off the board or by a claim, if any.
     pub fn declared_outcome(&self) -> Option<Outcome> {
         self.declared
@@ -287,7 +301,8 @@ impl Game {
             // A capture or a pawn move can never be undone, so no position
             // before the last one can repeat: the halfmove clock says how
             // far back that was. The 75-move rule ends the game after 150
-            // sub-moves without one, so at most 76 keys are ever kept.
+            // sub-moves without one, and a turn has at least one sub-move,
+            // so at most 151 keys are ever kept (76 when no S1 gives check).
             let clock = preview.next.position.halfmove_clock();
             let floor = ply.saturating_sub(usize::try_from(clock).unwrap_or(usize::MAX));
             let stale = self.keys.iter().take_while(|k| k.ply < floor).count();

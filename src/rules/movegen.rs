@@ -14,8 +14,6 @@ use cozy_chess::{
     get_pawn_quiets, get_rook_moves, get_rook_rays,
 };
 
-use arrayvec::ArrayVec;
-
 use super::position::{CastleSide, Position};
 use super::submove::{SubMove, SubMoveList};
 
@@ -121,12 +119,8 @@ impl Position {
             None => !ours,
             Some(checker) => get_between_rays(king, checker) | checker.bitboard(),
         };
-        if self.checkers.is_empty() {
-            for castle in self.castling_moves(king) {
-                if visit(king, castle.bitboard(), false) {
-                    return true;
-                }
-            }
+        if self.checkers.is_empty() && self.visit_castling(king, &mut visit) {
+            return true;
         }
 
         let pinned = self.pinned(king);
@@ -168,12 +162,7 @@ impl Position {
             }
         }
 
-        for (from, to) in self.en_passant_moves(king) {
-            if visit(from, to.bitboard(), false) {
-                return true;
-            }
-        }
-        false
+        self.visit_en_passant(king, &mut visit)
     }
 
     /// Own pieces that stand alone between our king and an enemy slider.
@@ -195,14 +184,18 @@ impl Position {
         pinned
     }
 
-    /// Where the king may castle to now (king side first), given that it
-    /// is not in check.
-    fn castling_moves(&self, king: Square) -> ArrayVec<Square, 2> {
-        let mut moves = ArrayVec::new();
+    /// Visits each castling move (king side first), given that the king is
+    /// not in check; stops when `visit` returns true.
+    #[inline(always)]
+    fn visit_castling(
+        &self,
+        king: Square,
+        visit: &mut impl FnMut(Square, BitBoard, bool) -> bool,
+    ) -> bool {
         let us = self.side;
         let home = Square::new(File::E, Rank::First.relative_to(us));
         if king != home || (self.castling.bits() & castling_bits(us)) == 0 {
-            return moves;
+            return false;
         }
         let occupied = self.board.occupied();
         let rank = home.rank();
@@ -225,25 +218,28 @@ impl Position {
                 self.attackers(Square::new(file, rank), !us, occupied)
                     .is_empty()
             });
-            if safe {
-                moves.push(Square::new(king_to, rank));
+            if safe && visit(home, Square::new(king_to, rank).bitboard(), false) {
+                return true;
             }
         }
-        moves
+        false
     }
 
     /// En passant on the targets this sub-move may use: only the opponent's
     /// (on the mover's sixth rank); the turn state has already dropped those
     /// the rules forbid. Legality is decided by playing the capture on the
-    /// occupancy and looking at the king. At most 16: eight targets on one
-    /// rank, each taken from at most two squares.
-    fn en_passant_moves(&self, king: Square) -> ArrayVec<(Square, Square), 16> {
-        let mut moves = ArrayVec::new();
+    /// occupancy and looking at the king. Stops when `visit` returns true.
+    #[inline(always)]
+    fn visit_en_passant(
+        &self,
+        king: Square,
+        visit: &mut impl FnMut(Square, BitBoard, bool) -> bool,
+    ) -> bool {
         let us = self.side;
         let them = !us;
         let usable = self.ep & Rank::Sixth.relative_to(us).bitboard();
         if usable.is_empty() {
-            return moves;
+            return false;
         }
         let occupied = self.board.occupied();
         for target in usable {
@@ -256,12 +252,12 @@ impl Position {
             for from in capturers {
                 let after = (occupied ^ from.bitboard() ^ victim.bitboard()) | target.bitboard();
                 let attackers = self.attackers(king, them, after) & !victim.bitboard();
-                if attackers.is_empty() {
-                    moves.push((from, target));
+                if attackers.is_empty() && visit(from, target.bitboard(), false) {
+                    return true;
                 }
             }
         }
-        moves
+        false
     }
 }
 
