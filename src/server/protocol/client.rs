@@ -1,108 +1,13 @@
-//! The WebSocket wire format (docs/protocol.md section 3): what clients may
-//! send ([`ClientMsg`], parsed strictly with a typed error), the error codes
-//! ([`ErrorCode`]), and the envelope every server message is written in.
-//! The contents of game events are built by [`super::state`].
+//! What clients may send: [`ClientMsg`], parsed strictly from one text frame
+//! by [`parse_client`], with a typed [`Refusal`] for anything else (bad
+//! JSON, an unknown type, a bad or duplicated field).
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 
-use crate::rules::{Claim, Color, SubMove};
-
-/// A colour as it appears on the wire and in stored events.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Side {
-    White,
-    Black,
-}
-
-impl From<Color> for Side {
-    fn from(color: Color) -> Side {
-        match color {
-            Color::White => Side::White,
-            Color::Black => Side::Black,
-        }
-    }
-}
-
-impl From<Side> for Color {
-    fn from(side: Side) -> Color {
-        match side {
-            Side::White => Color::White,
-            Side::Black => Color::Black,
-        }
-    }
-}
-
-/// Why a client message or HTTP request was refused. Serialized snake_case
-/// in `{"code": ..., "message": ...}`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorCode {
-    BadJson,
-    UnknownType,
-    BadMessage,
-    BadToken,
-    NotAPlayer,
-    NotYourTurn,
-    IllegalMove,
-    GameNotStarted,
-    GameOver,
-    NotAvailable,
-    StoreFailure,
-    /// A `move` played on a version older than the current position (another
-    /// tab of the same seat moved first), or on a version the game never had.
-    Stale,
-    /// Too many requests: `hello`s on one connection, events in one game,
-    /// or (HTTP, 429) games created or joined from one address.
-    RateLimited,
-    // HTTP only.
-    BadRequest,
-    NotFound,
-    SeatTaken,
-}
-
-/// A refusal: the code and a human-readable message.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
-#[error("{code:?}: {message}")]
-pub struct Refusal {
-    pub code: ErrorCode,
-    pub message: String,
-}
-
-impl Refusal {
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> Refusal {
-        Refusal {
-            code,
-            message: message.into(),
-        }
-    }
-}
-
-/// A draw claim named on the wire.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ClaimName {
-    ThreefoldRepetition,
-    FiftyMoveRule,
-}
-
-impl From<ClaimName> for Claim {
-    fn from(name: ClaimName) -> Claim {
-        match name {
-            ClaimName::ThreefoldRepetition => Claim::ThreefoldRepetition,
-            ClaimName::FiftyMoveRule => Claim::FiftyMoveRule,
-        }
-    }
-}
-
-/// The wire name of a claim.
-pub fn claim_name(claim: Claim) -> &'static str {
-    match claim {
-        Claim::ThreefoldRepetition => "threefold_repetition",
-        Claim::FiftyMoveRule => "fifty_move_rule",
-    }
-}
+use super::error::{ErrorCode, Refusal};
+use super::names::ClaimName;
+use crate::rules::{Claim, SubMove};
 
 /// Longest accepted client ack id.
 pub const MAX_ACK_ID_LEN: usize = 64;
@@ -371,27 +276,6 @@ fn ack_id(value: Option<Value>) -> Result<Option<String>, Refusal> {
     Ok(Some(text))
 }
 
-/// A server message as text: `{"t": t, "v": v, "d": d}` (`v` only for game events).
-pub fn server_msg(t: &str, v: Option<u64>, d: Value) -> String {
-    #[derive(Serialize)]
-    struct Out<'a> {
-        t: &'a str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        v: Option<u64>,
-        d: Value,
-    }
-    serde_json::to_string(&Out { t, v, d }).unwrap_or_else(|_| String::from("{}"))
-}
-
-/// An `error` message, echoing the move's ack id when there is one.
-pub fn error_msg(refusal: &Refusal, id: Option<&str>) -> String {
-    let mut d = serde_json::json!({"code": refusal.code, "message": refusal.message});
-    if let (Some(id), Some(map)) = (id, d.as_object_mut()) {
-        map.insert("id".into(), Value::String(id.to_string()));
-    }
-    server_msg("error", None, d)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -504,15 +388,6 @@ mod tests {
                 token: Some("t".into()),
                 v: Some(3)
             })
-        );
-    }
-
-    #[test]
-    fn error_codes_serialize_snake_case() {
-        let text = error_msg(&Refusal::new(ErrorCode::NotYourTurn, "wait"), Some("a"));
-        assert_eq!(
-            text,
-            r#"{"t":"error","d":{"code":"not_your_turn","id":"a","message":"wait"}}"#
         );
     }
 }
