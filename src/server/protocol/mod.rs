@@ -5,7 +5,7 @@
 //! |---|---|
 //! | what clients send, parsed strictly | [`client`] ([`ClientMsg`], [`parse_client`]) |
 //! | what the server sends, in its envelope | [`server`] ([`ServerMsg`]) |
-//! | the whole public state (`state`, HTTP snapshot) | [`snapshot`] |
+//! | the whole public state (`state`, HTTP snapshot, lobby summary) | [`snapshot`] |
 //! | the one table of wire names | [`names`] |
 //! | error codes and refusals | [`error`] ([`ErrorCode`], [`Refusal`]) |
 //!
@@ -31,5 +31,6 @@ pub use server::{
     server_msg,
 };
 pub use snapshot::{
-    GameSnapshot, LiveState, MoveRecord, SeatView, Seats, SharedState, SharedText, StateMsg,
+    GameSnapshot, GameSummary, LiveState, MoveRecord, SeatView, Seats, SeatsTaken, SharedState,
+    SharedText, StateMsg,
 };

@@ -8,6 +8,9 @@
 //! - [`LiveState`], what depends on the moment and the reader (clocks, the
 //!   first-turn timer, presence, `you`): small, written per message.
 //!
+//! [`GameSummary`] is a game as the lobby lists it (`GET /api/games`): the
+//! text the store keeps in each listing row.
+//!
 //! Key order is part of the wire: `state`'s `d` is the live fields (sorted)
 //! followed by the shared fields (sorted), as the two parts were joined
 //! when they were `json!` objects; the HTTP reply has all keys sorted and no
@@ -17,10 +20,10 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::names::{ClaimName, GameStatus, PhaseName, Side};
+use super::names::{ClaimName, GameResult, GameStatus, PhaseName, Reason, Side};
 use super::server::{ClockView, OutcomeView, uci, uci_list};
 use crate::rules::SubMove;
-use crate::server::events::Variant;
+use crate::server::events::{ClockSpec, Variant};
 
 /// One seat as the public sees it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -346,4 +349,32 @@ impl GameSnapshot {
             variant,
         }
     }
+}
+
+/// Which seats are taken, in a [`GameSummary`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeatsTaken {
+    pub black: bool,
+    pub white: bool,
+}
+
+/// A game as the lobby lists it: the `summary` of its listing row, written
+/// with every commit and served as-is in `GET /api/games` (`games`). Keys
+/// sorted. Rows written by older versions are served as they were stored,
+/// so the HTTP route need not read them with this type.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameSummary {
+    pub clock: Option<ClockSpec>,
+    pub created_ms: i64,
+    pub id: String,
+    /// Set once the game has ended, with `result`.
+    pub reason: Option<Reason>,
+    pub result: Option<GameResult>,
+    pub seats: SeatsTaken,
+    pub status: GameStatus,
+    pub sub_moves: usize,
+    pub updated_ms: i64,
+    pub variant: Variant,
 }

@@ -18,10 +18,11 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::rules::{Color, Termination};
+use crate::server::events::ClockSpec;
 use crate::server::events::Variant;
 use crate::server::protocol::names::{GameStatus, reason_name, result_str};
 use crate::server::protocol::snapshot::{
-    GameSnapshot, LiveState, MoveRecord, SeatView, Seats, SharedState,
+    GameSnapshot, GameSummary, LiveState, MoveRecord, SeatView, Seats, SeatsTaken, SharedState,
 };
 
 const RECORDED: &str = include_str!("../../../../tests/data/server_messages.jsonl");
@@ -501,6 +502,57 @@ fn the_http_snapshot_merges_both_parts_with_every_key_sorted_and_no_you() {
         serde_json::from_str::<GameSnapshot>(&text).ok(),
         Some(snapshot)
     );
+}
+
+#[test]
+fn a_lobby_summary_writes_every_key_sorted_with_null_result_until_the_end() {
+    let clock = Some(ClockSpec {
+        base_secs: 300,
+        increment_secs: 3,
+    });
+    let aborted = Outcome::Draw {
+        reason: Termination::Aborted,
+    };
+    let mate = Outcome::Win {
+        winner: Color::Black,
+        reason: Termination::Checkmate,
+    };
+    for (clock, outcome) in [(None, None), (clock, Some(aborted)), (clock, Some(mate))] {
+        let summary = GameSummary {
+            clock,
+            created_ms: 1_764_000_000_000,
+            id: "k3Xq9aPz".into(),
+            reason: outcome.map(|o| o.reason().into()),
+            result: outcome.map(GameResult::from),
+            seats: SeatsTaken {
+                black: false,
+                white: true,
+            },
+            status: GameStatus::Open,
+            sub_moves: 7,
+            updated_ms: 1_764_000_000_500,
+            variant: Variant::Balanced,
+        };
+        // view.rs `listing`.
+        let old = json!({
+            "id": summary.id,
+            "status": summary.status,
+            "variant": summary.variant,
+            "clock": clock,
+            "seats": {"white": true, "black": false},
+            "sub_moves": 7,
+            "result": outcome.map(result_str),
+            "reason": outcome.map(|o| reason_name(o.reason())),
+            "created_ms": summary.created_ms,
+            "updated_ms": summary.updated_ms,
+        })
+        .to_string();
+        assert_eq!(serde_json::to_string(&summary).ok(), Some(old.clone()));
+        assert_eq!(
+            serde_json::from_str::<GameSummary>(&old).ok(),
+            Some(summary)
+        );
+    }
 }
 
 // ---- the envelope ----
