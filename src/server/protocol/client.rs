@@ -2,7 +2,8 @@
 //! by [`parse_client`], with a typed [`Refusal`] for anything else (bad
 //! JSON, an unknown type, a bad or duplicated field).
 
-use serde::Deserialize;
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::{ErrorCode, Refusal};
@@ -46,6 +47,83 @@ impl ClientMsg {
     /// Whether only a seated player may send it.
     pub fn needs_seat(&self) -> bool {
         !matches!(self, ClientMsg::Hello { .. } | ClientMsg::Ping)
+    }
+
+    /// The `t` of the envelope.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            ClientMsg::Hello { .. } => "hello",
+            ClientMsg::Move { .. } => "move",
+            ClientMsg::TakebackSubmove => "takeback_submove",
+            ClientMsg::Resign => "resign",
+            ClientMsg::DrawOffer => "draw_offer",
+            ClientMsg::DrawAccept => "draw_accept",
+            ClientMsg::DrawDecline => "draw_decline",
+            ClientMsg::DrawClaim { .. } => "draw_claim",
+            ClientMsg::Abort => "abort",
+            ClientMsg::RematchOffer => "rematch_offer",
+            ClientMsg::RematchAccept => "rematch_accept",
+            ClientMsg::ClaimVictory => "claim_victory",
+            ClientMsg::Ping => "ping",
+        }
+    }
+
+    /// The text frame a client sends (test clients, the load generator):
+    /// `{"t": type}`, with `d` only when there is data, absent fields left
+    /// out. [`parse_client`] reads it back to the same message.
+    pub fn to_text(&self) -> String {
+        // Unreachable fallback: every field serializes.
+        serde_json::to_string(self).unwrap_or_else(|_| String::from("{}"))
+    }
+}
+
+impl Serialize for ClientMsg {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct HelloOut<'a> {
+            #[serde(skip_serializing_if = "Option::is_none")]
+            token: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            v: Option<u64>,
+        }
+        #[derive(Serialize)]
+        struct MoveOut<'a> {
+            #[serde(with = "super::server::uci")]
+            uci: SubMove,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            id: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            v: Option<u64>,
+        }
+        #[derive(Serialize)]
+        struct ClaimOut {
+            claim: ClaimName,
+        }
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("t", self.type_name())?;
+        match self {
+            ClientMsg::Hello { token, v } if token.is_some() || v.is_some() => {
+                let token = token.as_deref();
+                map.serialize_entry("d", &HelloOut { token, v: *v })?;
+            }
+            ClientMsg::Move { mv, id, v } => {
+                let id = id.as_deref();
+                map.serialize_entry(
+                    "d",
+                    &MoveOut {
+                        uci: *mv,
+                        id,
+                        v: *v,
+                    },
+                )?;
+            }
+            ClientMsg::DrawClaim { claim: Some(claim) } => {
+                let claim = ClaimName::from(*claim);
+                map.serialize_entry("d", &ClaimOut { claim })?;
+            }
+            _ => {}
+        }
+        map.end()
     }
 }
 
@@ -389,5 +467,63 @@ mod tests {
                 v: Some(3)
             })
         );
+    }
+
+    #[test]
+    fn every_client_message_written_by_to_text_parses_back_to_itself() {
+        let all = [
+            ClientMsg::Hello {
+                token: None,
+                v: None,
+            },
+            ClientMsg::Hello {
+                token: Some("t\"ok".into()),
+                v: Some(7),
+            },
+            ClientMsg::Move {
+                mv: "a7a8q".parse().unwrap(),
+                id: Some("a1".into()),
+                v: Some(7),
+            },
+            ClientMsg::Move {
+                mv: "e1g1".parse().unwrap(),
+                id: None,
+                v: None,
+            },
+            ClientMsg::TakebackSubmove,
+            ClientMsg::Resign,
+            ClientMsg::DrawOffer,
+            ClientMsg::DrawAccept,
+            ClientMsg::DrawDecline,
+            ClientMsg::DrawClaim { claim: None },
+            ClientMsg::DrawClaim {
+                claim: Some(Claim::FiftyMoveRule),
+            },
+            ClientMsg::Abort,
+            ClientMsg::RematchOffer,
+            ClientMsg::RematchAccept,
+            ClientMsg::ClaimVictory,
+            ClientMsg::Ping,
+        ];
+        for msg in all {
+            let text = msg.to_text();
+            assert_eq!(parse_client(&text), Ok(msg), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_client_message_writes_d_only_with_data_and_leaves_absent_fields_out() {
+        let mv = ClientMsg::Move {
+            mv: "e2e4".parse().unwrap(),
+            id: Some("a1".into()),
+            v: None,
+        };
+        assert_eq!(mv.to_text(), r#"{"t":"move","d":{"uci":"e2e4","id":"a1"}}"#);
+        assert_eq!(ClientMsg::Resign.to_text(), r#"{"t":"resign"}"#);
+        let hello = ClientMsg::Hello {
+            token: None,
+            v: Some(3),
+        };
+        assert_eq!(hello.to_text(), r#"{"t":"hello","d":{"v":3}}"#);
     }
 }
