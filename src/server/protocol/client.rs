@@ -88,7 +88,7 @@ impl Serialize for ClientMsg {
         }
         #[derive(Serialize)]
         struct MoveOut<'a> {
-            #[serde(with = "super::server::uci")]
+            #[serde(with = "super::uci::submove")]
             uci: SubMove,
             #[serde(skip_serializing_if = "Option::is_none")]
             id: Option<&'a str>,

@@ -1,6 +1,7 @@
 //! Why a request was refused: the closed set of error codes ([`ErrorCode`],
 //! the `code` of a WebSocket `error` message and of an HTTP error body) and
-//! a refusal carrying one ([`Refusal`]).
+//! a refusal carrying one ([`Refusal`]), and the `d` of the `error`
+//! message that tells a client ([`ErrorMsg`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +31,27 @@ pub enum ErrorCode {
     BadRequest,
     NotFound,
     SeatTaken,
+}
+
+/// `error`: the refusal, and the ack id of the move it refuses (the key is
+/// absent when there is none).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorMsg {
+    pub code: ErrorCode,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub message: String,
+}
+
+impl ErrorMsg {
+    pub fn new(refusal: &Refusal, id: Option<&str>) -> ErrorMsg {
+        ErrorMsg {
+            code: refusal.code,
+            id: id.map(str::to_string),
+            message: refusal.message.clone(),
+        }
+    }
 }
 
 /// A refusal: the code and a human-readable message.

@@ -7,7 +7,8 @@
 //! | what the server sends, in its envelope | [`server`] ([`ServerMsg`]) |
 //! | the whole public state (`state`, HTTP snapshot, lobby summary) | [`snapshot`] |
 //! | the one table of wire names | [`names`] |
-//! | error codes and refusals | [`error`] ([`ErrorCode`], [`Refusal`]) |
+//! | error codes, refusals, the `error` payload | [`error`] ([`ErrorCode`], [`Refusal`], [`ErrorMsg`]) |
+//! | a sub-move as UCI text in serde | [`uci`] |
 //!
 //! The server serializes, test clients and the load generator deserialize
 //! the same types. Turning a game's state or events into these messages is
@@ -18,15 +19,17 @@ pub mod error;
 pub mod names;
 pub mod server;
 pub mod snapshot;
+pub mod uci;
 
+/// Defined with the store (it is a column there); one of the wire names.
+pub use crate::server::store::GameStatus;
 pub use client::{ClientMsg, MAX_ACK_ID_LEN, parse_client};
-pub use error::{ErrorCode, Refusal};
+pub use error::{ErrorCode, ErrorMsg, Refusal};
 pub use names::{
-    ClaimName, GameResult, GameStatus, PhaseName, Reason, Side, claim_name, phase_name,
-    reason_name, result_str,
+    ClaimName, GameResult, PhaseName, Reason, Side, claim_name, phase_name, reason_name, result_str,
 };
 pub use server::{
-    AckMsg, ByMsg, ClaimInMs, ClockView, EndMsg, ErrorMsg, JoinMsg, MoveMsg, MsgType, OutcomeView,
+    AckMsg, ByMsg, ClaimInMs, ClockView, EndMsg, JoinMsg, MoveMsg, MsgType, OutcomeView,
     PositionFields, PresenceMsg, RematchMsg, RematchSeatMsg, ServerMsg, TakebackMsg, error_msg,
     server_msg,
 };

@@ -12,14 +12,13 @@
 //! | [`Reason`] | a [`Termination`] in snake_case: `time_forfeit`, ... |
 //! | [`ClaimName`] | `threefold_repetition`, `fifty_move_rule` |
 //! | [`GameResult`] | `1-0`, `0-1`, `1/2-1/2`, `*` (aborted) |
-//! | [`GameStatus`] | `open`, `playing`, `finished` (defined with the store, which keeps it as a column) |
+//! | `GameStatus` | `open`, `playing`, `finished`: defined with the store, which keeps it as a column (`crate::server::store::GameStatus`); re-exported beside these by `protocol` |
+//!
+//! Self-contained (the rules and serde only): the fuzz targets compile it on its own.
 
 use serde::{Deserialize, Serialize};
 
 use crate::rules::{Claim, Color, Outcome, Phase, Termination};
-
-/// Defined with the store (it is also a column there); part of this table.
-pub use crate::server::store::GameStatus;
 
 /// A colour as it appears on the wire and in stored events.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -273,6 +272,7 @@ pub fn claim_name(claim: Claim) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::store::GameStatus;
 
     /// `value` serializes to `"name"` and `"name"` deserializes to `value`.
     fn assert_wire_name<T>(value: T, name: &str)

@@ -21,9 +21,10 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
-use super::error::{ErrorCode, Refusal};
+use super::error::{ErrorMsg, Refusal};
 use super::names::{ClaimName, GameResult, PhaseName, Reason, Side};
 use super::snapshot::StateMsg;
+use super::uci::{submove, submoves};
 use crate::rules::{Outcome, SubMove};
 
 /// A message from the server to one client or to everyone in a room.
@@ -191,7 +192,7 @@ pub struct JoinMsg {
     pub color: Side,
     pub fen: String,
     pub first_move_ms: Option<u64>,
-    #[serde(with = "uci_list")]
+    #[serde(with = "submoves")]
     pub legal: Vec<SubMove>,
     pub phase: PhaseName,
     pub turn: Side,
@@ -235,12 +236,12 @@ pub struct MoveMsg {
     pub draw_offer: Option<Side>,
     pub fen: String,
     pub first_move_ms: Option<u64>,
-    #[serde(with = "uci_list")]
+    #[serde(with = "submoves")]
     pub legal: Vec<SubMove>,
     pub phase: PhaseName,
     pub san: String,
     pub turn: Side,
-    #[serde(with = "uci")]
+    #[serde(with = "submove")]
     pub uci: SubMove,
 }
 
@@ -289,11 +290,11 @@ pub struct TakebackMsg {
     pub clock: Option<ClockView>,
     pub fen: String,
     pub first_move_ms: Option<u64>,
-    #[serde(with = "uci_list")]
+    #[serde(with = "submoves")]
     pub legal: Vec<SubMove>,
     pub phase: PhaseName,
     pub turn: Side,
-    #[serde(with = "uci")]
+    #[serde(with = "submove")]
     pub uci: SubMove,
 }
 
@@ -389,27 +390,6 @@ impl EndMsg {
 pub struct AckMsg {
     pub id: Option<String>,
     pub v: u64,
-}
-
-/// `error`: the refusal, and the ack id of the move it refuses (the key is
-/// absent when there is none).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ErrorMsg {
-    pub code: ErrorCode,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    pub message: String,
-}
-
-impl ErrorMsg {
-    pub fn new(refusal: &Refusal, id: Option<&str>) -> ErrorMsg {
-        ErrorMsg {
-            code: refusal.code,
-            id: id.map(str::to_string),
-            message: refusal.message.clone(),
-        }
-    }
 }
 
 /// `presence`: which seats have a socket, how many spectators, and for an
@@ -716,75 +696,6 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
 impl<'de> Deserialize<'de> for ServerMsg {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<ServerMsg, D::Error> {
         deserializer.deserialize_map(EnvelopeVisitor)
-    }
-}
-
-/// A [`SubMove`] on the wire: its UCI text (`e2e4`, `a7a8q`).
-pub(super) mod uci {
-    use serde::{Deserializer, Serializer};
-
-    use crate::rules::SubMove;
-
-    pub fn serialize<S: Serializer>(mv: &SubMove, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(mv)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<SubMove, D::Error> {
-        deserializer.deserialize_str(UciVisitor)
-    }
-
-    /// Parses the text where it lies (no copy).
-    pub(super) struct UciVisitor;
-
-    impl serde::de::Visitor<'_> for UciVisitor {
-        type Value = SubMove;
-
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a sub-move in UCI notation")
-        }
-
-        fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<SubMove, E> {
-            text.parse().map_err(E::custom)
-        }
-    }
-
-    /// One sub-move in a list: the same text form.
-    pub(super) struct Uci(pub SubMove);
-
-    impl serde::Serialize for Uci {
-        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            serializer.collect_str(&self.0)
-        }
-    }
-
-    impl<'de> serde::Deserialize<'de> for Uci {
-        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Uci, D::Error> {
-            deserializer.deserialize_str(UciVisitor).map(Uci)
-        }
-    }
-}
-
-/// A list of [`SubMove`]s on the wire: their UCI texts.
-pub(super) mod uci_list {
-    use serde::ser::SerializeSeq;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    use super::uci::Uci;
-    use crate::rules::SubMove;
-
-    pub fn serialize<S: Serializer>(moves: &[SubMove], serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(moves.len()))?;
-        for mv in moves {
-            seq.serialize_element(&Uci(*mv))?;
-        }
-        seq.end()
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Vec<SubMove>, D::Error> {
-        let moves = Vec::<Uci>::deserialize(deserializer)?;
-        Ok(moves.into_iter().map(|Uci(mv)| mv).collect())
     }
 }
 

@@ -20,8 +20,10 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::names::{ClaimName, GameResult, GameStatus, PhaseName, Reason, Side};
-use super::server::{ClockView, OutcomeView, uci, uci_list};
+use super::GameStatus;
+use super::names::{ClaimName, GameResult, PhaseName, Reason, Side};
+use super::server::{ClockView, OutcomeView};
+use super::uci::{submove, submoves};
 use crate::rules::SubMove;
 use crate::server::events::{ClockSpec, Variant};
 
@@ -59,7 +61,7 @@ pub struct LiveState {
 pub struct MoveRecord {
     pub color: Side,
     pub san: String,
-    #[serde(with = "uci")]
+    #[serde(with = "submove")]
     pub uci: SubMove,
 }
 
@@ -72,7 +74,7 @@ pub struct SharedState {
     pub draw_offer: Option<Side>,
     pub fen: String,
     pub id: String,
-    #[serde(with = "uci_list")]
+    #[serde(with = "submoves")]
     pub legal: Vec<SubMove>,
     pub moves: Vec<MoveRecord>,
     /// Set once the game has ended.
@@ -167,7 +169,7 @@ struct StateFields {
     draw_offer: Option<Side>,
     fen: String,
     id: String,
-    #[serde(with = "uci_list")]
+    #[serde(with = "submoves")]
     legal: Vec<SubMove>,
     moves: Vec<MoveRecord>,
     outcome: Option<OutcomeView>,
@@ -287,7 +289,7 @@ pub struct GameSnapshot {
     pub fen: String,
     pub first_move_ms: Option<u64>,
     pub id: String,
-    #[serde(with = "uci_list")]
+    #[serde(with = "submoves")]
     pub legal: Vec<SubMove>,
     pub moves: Vec<MoveRecord>,
     pub outcome: Option<OutcomeView>,

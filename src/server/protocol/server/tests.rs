@@ -20,7 +20,9 @@ use super::*;
 use crate::rules::{Color, Termination};
 use crate::server::events::ClockSpec;
 use crate::server::events::Variant;
-use crate::server::protocol::names::{GameStatus, reason_name, result_str};
+use crate::server::protocol::GameStatus;
+use crate::server::protocol::error::ErrorCode;
+use crate::server::protocol::names::{reason_name, result_str};
 use crate::server::protocol::snapshot::{
     GameSnapshot, GameSummary, LiveState, MoveRecord, SeatView, Seats, SeatsTaken, SharedState,
 };
