@@ -396,7 +396,11 @@ impl GameState {
     fn require_rematch_possible(&self) -> Result<(), Refused> {
         let outcome = self.game.outcome().filter(|_| self.ended);
         let both = self.seat_taken(Color::White) && self.seat_taken(Color::Black);
-        Ok(policy::rematch_possible(outcome, both, self.rematch.is_some())?)
+        Ok(policy::rematch_possible(
+            outcome,
+            both,
+            self.rematch.is_some(),
+        )?)
     }
 
     /// The `rematch` event recording the new game `id` (created by the lobby after

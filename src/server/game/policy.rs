@@ -264,9 +264,18 @@ mod tests {
             reason: Termination::Resignation,
         });
         assert_eq!(rematch_possible(resigned, true, false), Ok(()));
-        assert_eq!(rematch_possible(None, true, false), Err(RematchRefused::NotOver));
-        assert_eq!(rematch_possible(resigned, true, true), Err(RematchRefused::Exists));
-        assert_eq!(rematch_possible(resigned, false, false), Err(RematchRefused::NoOpponent));
+        assert_eq!(
+            rematch_possible(None, true, false),
+            Err(RematchRefused::NotOver)
+        );
+        assert_eq!(
+            rematch_possible(resigned, true, true),
+            Err(RematchRefused::Exists)
+        );
+        assert_eq!(
+            rematch_possible(resigned, false, false),
+            Err(RematchRefused::NoOpponent)
+        );
         assert_eq!(
             rematch_possible(Some(aborted()), true, false),
             Err(RematchRefused::Aborted)

@@ -345,7 +345,10 @@ mod tests {
         assert_eq!(acks.find(Color::White, "m9"), None, "outside the window");
         assert_eq!(acks.find(Color::White, "m10"), Some(10));
         let newest = format!("m{}", ACK_WINDOW + 9);
-        assert_eq!(acks.find(Color::White, &newest), Some(ACK_WINDOW as u64 + 9));
+        assert_eq!(
+            acks.find(Color::White, &newest),
+            Some(ACK_WINDOW as u64 + 9)
+        );
         assert_eq!(acks.find(Color::Black, &newest), None, "ids are per side");
     }
 }

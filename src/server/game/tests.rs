@@ -41,8 +41,8 @@ const ONE_MINUTE_PLUS_TWO: ClockSpec = ClockSpec {
 /// A game with both seats taken, and its log.
 fn new_game(start: Position, clock: Option<ClockSpec>, now: Instant) -> (GameState, Vec<Event>) {
     let log = vec![created(start, clock), joined()];
-    let state = GameState::replay("g", &log, Duration::from_secs(30), now, |_, _, _| {})
-        .expect("replays");
+    let state =
+        GameState::replay("g", &log, Duration::from_secs(30), now, |_, _, _| {}).expect("replays");
     (state, log)
 }
 
@@ -109,9 +109,8 @@ fn a_replayed_state_given_back_its_live_parts_keeps_the_running_clock() {
     play(&mut state, &mut log, Color::Black, "g8f6", t0);
     let live = state.live_parts();
     let later = t0 + Duration::from_secs(10);
-    let mut replayed =
-        GameState::replay("g", &log, Duration::from_secs(30), later, |_, _, _| {})
-            .expect("replays");
+    let mut replayed = GameState::replay("g", &log, Duration::from_secs(30), later, |_, _, _| {})
+        .expect("replays");
     // Replaying restarts White's running clock at `later`...
     assert_ne!(replayed.next_deadline(), state.next_deadline());
     replayed.restore_live_parts(live);
@@ -125,9 +124,17 @@ fn a_draw_offer_lapses_when_the_opponent_completes_a_turn() {
     let (mut state, mut log) = new_game(Position::initial(), None, t0);
     act(&mut state, &mut log, Color::White, Request::DrawOffer, t0);
     play(&mut state, &mut log, Color::White, "e2e4", t0);
-    assert!(state.decide(Color::Black, Request::DrawAccept, LIMITS, t0, 3).is_ok());
+    assert!(
+        state
+            .decide(Color::Black, Request::DrawAccept, LIMITS, t0, 3)
+            .is_ok()
+    );
     play(&mut state, &mut log, Color::Black, "e7e5", t0);
-    assert!(state.decide(Color::Black, Request::DrawAccept, LIMITS, t0, 3).is_ok());
+    assert!(
+        state
+            .decide(Color::Black, Request::DrawAccept, LIMITS, t0, 3)
+            .is_ok()
+    );
     play(&mut state, &mut log, Color::Black, "g8f6", t0);
     assert_eq!(
         state.decide(Color::Black, Request::DrawAccept, LIMITS, t0, 3),
@@ -142,7 +149,11 @@ fn clocks_start_after_both_first_turns_and_abort_is_over_then() {
     assert!(state.next_deadline().is_some(), "first-turn deadline");
     play(&mut state, &mut log, Color::White, "e2e4", t0);
     play(&mut state, &mut log, Color::Black, "e7e5", t0);
-    assert!(state.decide(Color::Black, Request::Abort, LIMITS, t0, 3).is_ok());
+    assert!(
+        state
+            .decide(Color::Black, Request::Abort, LIMITS, t0, 3)
+            .is_ok()
+    );
     play(&mut state, &mut log, Color::Black, "g8f6", t0);
     assert_eq!(
         state.decide(Color::White, Request::Abort, LIMITS, t0, 3),
@@ -255,7 +266,9 @@ fn a_replay_refuses_a_log_that_no_game_could_have_written() {
         Err(ReplayError::Inconsistent { index: 2, .. })
     ));
     let second_join = vec![created(Position::initial(), None), joined(), joined()];
-    assert!(GameState::replay("g", &second_join, Duration::from_secs(30), t0, |_, _, _| {}).is_err());
+    assert!(
+        GameState::replay("g", &second_join, Duration::from_secs(30), t0, |_, _, _| {}).is_err()
+    );
     let checkmate_declared = vec![
         created(Position::initial(), None),
         joined(),
@@ -269,8 +282,14 @@ fn a_replay_refuses_a_log_that_no_game_could_have_written() {
         },
     ];
     assert!(
-        GameState::replay("g", &checkmate_declared, Duration::from_secs(30), t0, |_, _, _| {})
-            .is_err()
+        GameState::replay(
+            "g",
+            &checkmate_declared,
+            Duration::from_secs(30),
+            t0,
+            |_, _, _| {}
+        )
+        .is_err()
     );
     assert_eq!(
         GameState::replay("g", &[joined()], Duration::from_secs(30), t0, |_, _, _| {}).err(),

@@ -79,6 +79,9 @@ impl Agent {
 
     /// Leaves the room.
     pub async fn detach(self) {
-        let _ = self.room.send(Command::Disconnect { conn: self.conn }).await;
+        let _ = self
+            .room
+            .send(Command::Disconnect { conn: self.conn })
+            .await;
     }
 }
