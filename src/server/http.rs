@@ -194,10 +194,7 @@ async fn public_state(
     State(app): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let mut snapshot = ask(&app, &id, |reply| Command::Snapshot { reply }).await?;
-    if let Some(map) = snapshot.as_object_mut() {
-        map.remove("you");
-    }
+    let snapshot = ask(&app, &id, |reply| Command::Snapshot { reply }).await?;
     Ok(axum::Json(snapshot).into_response())
 }
 

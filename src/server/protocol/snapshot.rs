@@ -95,6 +95,11 @@ pub struct SharedState {
 pub struct SharedText(Arc<str>);
 
 impl SharedText {
+    /// No shared fields (`{}`): what a reader gets if the shared part could not be written.
+    pub fn empty() -> SharedText {
+        SharedText(Arc::from("{}"))
+    }
+
     pub fn new(shared: &SharedState) -> Result<SharedText, serde_json::Error> {
         serde_json::to_string(shared).map(|text| SharedText(Arc::from(text)))
     }

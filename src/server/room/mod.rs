@@ -26,7 +26,6 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
-use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
@@ -43,20 +42,35 @@ use super::ids;
 use super::lobby;
 use super::metrics::Metrics;
 use super::project;
-use super::protocol::{ClientMsg, ErrorCode, Refusal, Side, error_msg, server_msg};
+use super::protocol::{
+    AckMsg, ClaimInMs, ClientMsg, ErrorCode, GameSnapshot, PresenceMsg, Refusal, RematchSeatMsg,
+    ServerMsg, SharedText, Side,
+};
 use super::store::{Commit, GameStatus, Store, StoreError, codec};
 use crate::rules::Color;
 
 /// Commands a room's inbox holds before senders wait.
 const INBOX: usize = 256;
 
-/// A seat handed to a player: the HTTP reply to create / join.
-#[derive(Clone, Debug, serde::Serialize)]
+/// A seat handed to a player: the HTTP reply to create / join. Holds a seat token, so its
+/// `Debug` does not show it (secrets are never logged).
+#[derive(Clone, serde::Serialize)]
 pub struct SeatGrant {
     pub id: String,
     pub color: Side,
     pub token: String,
     pub url: String,
+}
+
+impl std::fmt::Debug for SeatGrant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SeatGrant")
+            .field("id", &self.id)
+            .field("color", &self.color)
+            .field("token", &"<secret>")
+            .field("url", &self.url)
+            .finish()
+    }
 }
 
 /// What a room needs from the server that hosts it: the registry implements it (so the room
@@ -104,7 +118,7 @@ pub enum Command {
     },
     /// HTTP: the public state.
     Snapshot {
-        reply: oneshot::Sender<Value>,
+        reply: oneshot::Sender<GameSnapshot>,
     },
     /// HTTP: the comma PGN.
     Pgn {
@@ -199,7 +213,7 @@ struct RoomTask {
     /// rate limit, this bounds what they add to the log.
     game_rate: TokenBucket,
     /// The shared part of the snapshot, serialized, and its version.
-    snapshot: Option<(u64, Arc<str>)>,
+    snapshot: Option<(u64, SharedText)>,
 }
 
 /// The public messages of the last [`history::RECENT_EVENTS`] events of a replayed log.
@@ -216,9 +230,9 @@ pub fn replay_history(
     let mut recent = Vec::new();
     let state = GameState::replay(id, events, first_move, now, |state, event, v| {
         if v > keep_from
-            && let Some(text) = project::event(state, event, v, now)
+            && let Some(msg) = project::event(state, event, v, now)
         {
-            recent.push((v, text));
+            recent.push((v, msg.to_text()));
         }
     })?;
     Ok((state, recent))
@@ -362,7 +376,7 @@ impl RoomTask {
                 ErrorCode::NotAvailable,
                 "internal error while handling this message; the game was reloaded from its log, nothing else changed",
             );
-            self.send_to(conn, error_msg(&refusal, id.as_deref()));
+            self.send_to(conn, &ServerMsg::error(&refusal, id.as_deref()));
         }
     }
 
@@ -419,12 +433,7 @@ impl RoomTask {
             }
             Command::Snapshot { reply } => {
                 let presence = self.crowd.presence();
-                let _ = reply.send(project::snapshot(
-                    &self.state,
-                    presence,
-                    None,
-                    Instant::now(),
-                ));
+                let _ = reply.send(project::snapshot(&self.state, presence, Instant::now()));
             }
             Command::Pgn { reply } => {
                 let _ = reply.send(export::pgn(&self.state));
@@ -453,17 +462,17 @@ impl RoomTask {
                     self.deps.metrics.bad_tokens.fetch_add(1, Ordering::Relaxed);
                     let refusal =
                         Refusal::new(ErrorCode::BadToken, "that token holds no seat in this game");
-                    self.send_to(conn, error_msg(&refusal, None));
+                    self.send_to(conn, &ServerMsg::error(&refusal, None));
                 }
             }
         }
         self.resync(conn, since);
         if let Some(grant) = self.rematch_grant(conn) {
-            self.send_to(conn, rematch_seat_msg(&grant));
+            self.send_to(conn, &grant);
         }
         if !self.after_membership_change() {
-            let text = self.presence_msg();
-            self.send_to(conn, text);
+            let msg = self.presence_msg();
+            self.send_to(conn, &msg);
         }
     }
 
@@ -481,33 +490,34 @@ impl RoomTask {
             return;
         }
         let you = self.crowd.get(conn).and_then(|m| m.seat);
-        let text = self.state_text(you);
-        self.send_to(conn, text);
+        let msg = self.state_msg(you);
+        self.send_to(conn, &msg);
     }
 
     /// The `state` message for one subscriber: the shared part of the snapshot (the whole
     /// record: 148 KB for a game of 3,000 sub-moves), serialized once per version and reused
     /// by every subscriber and every `hello` until the next event, joined with this
     /// subscriber's live fields (clocks as of now, presence, `you`), which are small.
-    fn state_text(&mut self, you: Option<Color>) -> String {
+    fn state_msg(&mut self, you: Option<Color>) -> ServerMsg {
         let version = self.state.version();
         let shared = match &self.snapshot {
-            Some((v, text)) if *v == version => Arc::clone(text),
+            Some((v, text)) if *v == version => text.clone(),
             _ => {
                 let record = self.state.record();
-                let text: Arc<str> =
-                    Arc::from(project::snapshot_shared(&self.state, &record).to_string());
+                // Serializing a plain record cannot fail; if it ever did, the reader gets an
+                // empty shared part rather than the room a panic.
+                let text = SharedText::new(&project::shared_state(&self.state, &record))
+                    .unwrap_or_else(|_| SharedText::empty());
                 self.deps
                     .metrics
                     .snapshots_serialized
                     .fetch_add(1, Ordering::Relaxed);
-                self.snapshot = Some((version, Arc::clone(&text)));
+                self.snapshot = Some((version, text.clone()));
                 text
             }
         };
-        let live = project::snapshot_live(&self.state, self.crowd.presence(), you, Instant::now())
-            .to_string();
-        project::state_message(version, &live, &shared)
+        let live = project::live_state(&self.state, self.crowd.presence(), you, Instant::now());
+        project::state_msg(version, live, shared)
     }
 
     /// Tells everyone who is here: at once when a seat's connection changed, coalesced when
@@ -525,36 +535,32 @@ impl RoomTask {
     /// The `presence` message. For a taken seat with no connection it also says in how many
     /// ms its opponent may claim victory, so that pages can count down instead of offering a
     /// claim the server would refuse.
-    fn presence_msg(&self) -> String {
+    fn presence_msg(&self) -> ServerMsg {
         let presence = self.crowd.presence();
         let now = Instant::now();
         let grace = self.deps.config.disconnect_grace;
         let claim_in = |color: Color, here: bool| {
             if !self.state.seat_taken(color) {
-                return Value::Null;
+                return None;
             }
             self.crowd
                 .claim_in(color, here, grace, now)
-                .map_or(Value::Null, |left| json!(project::millis(left)))
+                .map(project::millis)
         };
-        server_msg(
-            "presence",
-            None,
-            json!({
-                "white": presence.white,
-                "black": presence.black,
-                "spectators": presence.spectators,
-                "claim_in_ms": {
-                    "white": claim_in(Color::White, presence.white),
-                    "black": claim_in(Color::Black, presence.black),
-                },
-            }),
-        )
+        ServerMsg::Presence(PresenceMsg {
+            black: presence.black,
+            claim_in_ms: ClaimInMs {
+                black: claim_in(Color::Black, presence.black),
+                white: claim_in(Color::White, presence.white),
+            },
+            spectators: presence.spectators,
+            white: presence.white,
+        })
     }
 
     fn broadcast_presence(&mut self) {
         self.crowd.told();
-        let text = self.presence_msg();
+        let text = self.presence_msg().to_text();
         self.broadcast(Utf8Bytes::from(text));
     }
 
@@ -576,14 +582,15 @@ impl RoomTask {
                         config.hello_burst, config.hello_rate_per_sec
                     ),
                 );
-                self.send_to(conn, error_msg(&refusal, None));
+                self.send_to(conn, &ServerMsg::error(&refusal, None));
                 return;
             }
             self.hello(conn, token, v);
             return;
         }
         if let ClientMsg::Ping = msg {
-            self.send_to(conn, server_msg("pong", None, json!({})));
+            // The socket answers pings itself; an agent's ping is answered here.
+            self.send_to(conn, &ServerMsg::Pong);
             return;
         }
         let ack_id = match &msg {
@@ -592,13 +599,13 @@ impl RoomTask {
         };
         let Some(color) = seat else {
             let refusal = Refusal::new(ErrorCode::NotAPlayer, "spectators cannot act in the game");
-            self.send_to(conn, error_msg(&refusal, ack_id.as_deref()));
+            self.send_to(conn, &ServerMsg::error(&refusal, ack_id.as_deref()));
             return;
         };
         self.check_timeouts().await;
         let is_move = matches!(msg, ClientMsg::Move { .. });
         if let Err(refusal) = self.player_action(conn, color, msg).await {
-            self.send_to(conn, error_msg(&refusal, ack_id.as_deref()));
+            self.send_to(conn, &ServerMsg::error(&refusal, ack_id.as_deref()));
         } else if is_move {
             self.deps.metrics.move_latency.observe(received.elapsed());
         }
@@ -619,7 +626,7 @@ impl RoomTask {
                 // Idempotency first: a re-sent move that was applied is acknowledged again,
                 // whatever version it names.
                 if let Some(acked) = id.as_deref().and_then(|id| self.state.acked(color, id)) {
-                    self.send_to(conn, ack_msg(id.as_deref(), acked));
+                    self.send_to(conn, &ack_msg(id, acked));
                     return Ok(());
                 }
                 self.test_hook(PanicSite::Handling, mv);
@@ -691,16 +698,16 @@ impl RoomTask {
     /// The rematch seat of the player on `conn`, when this game has a rematch whose seats are
     /// derived from this game's tokens: recomputed from the connection's token, so it is
     /// handed out whenever the player comes back, after any restart.
-    fn rematch_grant(&self, conn: ConnId) -> Option<SeatGrant> {
+    fn rematch_grant(&self, conn: ConnId) -> Option<ServerMsg> {
         let new_id = self.state.derived_rematch_id()?;
         let member = self.crowd.get(conn)?;
         let (old_color, token) = (member.seat?, member.token.as_deref()?);
-        Some(SeatGrant {
-            id: new_id.to_owned(),
+        Some(ServerMsg::RematchSeat(RematchSeatMsg {
             color: (!old_color).into(),
+            id: new_id.to_owned(),
             token: ids::rematch_token(token, &self.state.id),
             url: format!("/game/{new_id}"),
-        })
+        }))
     }
 
     /// Creates the rematch game (colours swapped) and records it here in ONE store commit,
@@ -738,7 +745,7 @@ impl RoomTask {
         self.deps.host.start(new_game.state, new_game.recent);
         for conn in self.crowd.conns() {
             if let Some(grant) = self.rematch_grant(conn) {
-                self.send_to(conn, rematch_seat_msg(&grant));
+                self.send_to(conn, &grant);
             }
         }
         Ok(())
@@ -822,13 +829,13 @@ impl RoomTask {
             if let Event::End { outcome, .. } = &event {
                 tracing::info!(game = %self.state.id, winner = ?outcome.winner(), reason = %outcome.reason(), "game over");
             }
-            if let Some(text) = project::event(&self.state, &event, v, now) {
-                messages.push((v, Utf8Bytes::from(text)));
+            if let Some(msg) = project::event(&self.state, &event, v, now) {
+                messages.push((v, Utf8Bytes::from(msg.to_text())));
             }
         }
         if let Some((conn, id)) = ack {
             let v = messages.first().map_or(self.state.version(), |(v, _)| *v);
-            self.send_to(conn, ack_msg(id.as_deref(), v));
+            self.send_to(conn, &ack_msg(id, v));
         }
         for (v, text) in messages {
             self.history.push(v, text.clone());
@@ -883,8 +890,9 @@ impl RoomTask {
         }
     }
 
-    fn send_to(&mut self, conn: ConnId, text: String) {
-        self.send_bytes(conn, Utf8Bytes::from(text));
+    /// Serializes `msg` for one subscriber only (acks, errors, its own `state`).
+    fn send_to(&mut self, conn: ConnId, msg: &ServerMsg) {
+        self.send_bytes(conn, Utf8Bytes::from(msg.to_text()));
     }
 
     fn send_bytes(&mut self, conn: ConnId, text: Utf8Bytes) {
@@ -909,12 +917,8 @@ impl RoomTask {
     }
 }
 
-fn ack_msg(id: Option<&str>, v: u64) -> String {
-    server_msg("ack", None, json!({"id": id, "v": v}))
-}
-
-fn rematch_seat_msg(grant: &SeatGrant) -> String {
-    server_msg("rematch_seat", None, json!(grant))
+fn ack_msg(id: Option<String>, v: u64) -> ServerMsg {
+    ServerMsg::Ack(AckMsg { id, v })
 }
 
 async fn sleep_until(deadline: Option<Instant>) {
