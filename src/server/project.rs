@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use super::game::{Checked, Event, GameState, RecordEntry, Refused};
 use super::protocol::{
-    ByMsg, ClockView, EndMsg, ErrorCode, GameSnapshot, GameSummary, JoinMsg, LiveState,
-    MoveMsg, MoveRecord, OutcomeView, PositionFields, Refusal, RematchMsg, SeatView, Seats,
-    SeatsTaken, ServerMsg, SharedState, Side, StateMsg, TakebackMsg,
+    ByMsg, ClockView, EndMsg, ErrorCode, GameSnapshot, GameSummary, JoinMsg, LiveState, MoveMsg,
+    MoveRecord, OutcomeView, PositionFields, Refusal, RematchMsg, SeatView, Seats, SeatsTaken,
+    ServerMsg, SharedState, Side, StateMsg, TakebackMsg,
 };
 use super::store::{GameListing, GameStatus};
 use crate::rules::{Color, SubMove};
@@ -109,8 +109,11 @@ fn claims(state: &GameState) -> Vec<super::protocol::ClaimName> {
 }
 
 pub fn clock_view(state: &GameState, now: Instant) -> Option<ClockView> {
-    let (clock, spec, [white, black]) =
-        (state.clock()?, state.clock_spec?, state.clock_readings(now)?);
+    let (clock, spec, [white, black]) = (
+        state.clock()?,
+        state.clock_spec?,
+        state.clock_readings(now)?,
+    );
     Some(ClockView {
         base_secs: spec.base_secs,
         black,

@@ -29,8 +29,8 @@ use super::assets;
 use super::http::{ApiError, AppState};
 use super::http_error::{HttpCode, read_json_body};
 use super::metrics::Metrics;
-use super::protocol::reason_name;
 use super::protocol::Side;
+use super::protocol::reason_name;
 use crate::rules::pgn::{GameResult, MoveError, PgnError, read_game, read_game_prefix};
 use crate::rules::{Game, Position, Rules};
 

@@ -189,15 +189,19 @@ impl GameState {
         readings: Option<[u64; 2]>,
         now: Instant,
     ) {
+        let outcome = preview.outcome();
+        let next = *preview.next();
         let MovePreview {
             mv,
             mover,
             san,
-            next,
-            outcome,
+            preview,
         } = preview;
-        // TEMPORARY until rules::Game::play_previewed lands: judged legal by the preview.
-        let _ = self.game.play(mv);
+        // The preview was made on this very game by the decision (or the replay check) and
+        // nothing happened in between; should it ever be stale, play the sub-move afresh.
+        if self.game.play_previewed(preview).is_err() {
+            let _ = self.game.play(mv);
+        }
         self.last_san = Some(san);
         self.last_mover = Some(mover);
         let completed = policy::turn_ended(mover, &next, outcome);

@@ -10,7 +10,8 @@ use std::time::Instant;
 use super::event::{Event, Readings};
 use super::policy::{self, RematchRefused, TakebackRefused};
 use super::state::GameState;
-use crate::rules::{Claim, Color, Outcome, PlayError, Position, SubMove, Termination};
+use crate::rules::game::Preview;
+use crate::rules::{Claim, Color, GameError, Outcome, PlayError, Position, SubMove, Termination};
 use crate::server::config::TakebackLimits;
 use crate::server::store::GameStatus;
 
@@ -84,16 +85,40 @@ pub enum Refused {
     SeatsTaken,
 }
 
-/// What a sub-move's decision found out, kept for [`GameState::apply`].
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What a sub-move's decision found out, kept for [`GameState::apply`]: the rules' preview
+/// (the next position, its legal sub-moves, the ending it reaches), its SAN and mover.
+#[derive(Clone, Debug)]
 pub struct MovePreview {
     pub(super) mv: SubMove,
     pub(super) mover: Color,
     pub(super) san: String,
-    pub(super) next: Position,
-    /// The game's ending after the sub-move (board or fivefold), if any.
-    pub(super) outcome: Option<Outcome>,
+    pub(super) preview: Preview,
 }
+
+impl MovePreview {
+    /// The game's ending after the sub-move (board or fivefold), if any.
+    pub(super) fn outcome(&self) -> Option<Outcome> {
+        self.preview.outcome()
+    }
+
+    /// The position after the sub-move.
+    pub(super) fn next(&self) -> &Position {
+        self.preview.position()
+    }
+}
+
+/// Two previews are the same decision when they play the same sub-move, by the same side,
+/// to the same position (the rules' preview itself has no equality).
+impl PartialEq for MovePreview {
+    fn eq(&self, other: &MovePreview) -> bool {
+        self.mv == other.mv
+            && self.mover == other.mover
+            && self.san == other.san
+            && self.next() == other.next()
+    }
+}
+
+impl Eq for MovePreview {}
 
 /// An event that was decided (or, replaying a log, checked) against the state it will be
 /// applied to: the only thing [`GameState::apply`] takes, so that applying cannot fail.
@@ -279,10 +304,10 @@ impl GameState {
     ) -> Result<Decision, Refused> {
         self.require_turn(color)?;
         let preview = self.preview(mv).map_err(Refused::Illegal)?;
-        let ended = policy::turn_ended(color, &preview.next, preview.outcome);
+        let ended = policy::turn_ended(color, preview.next(), preview.outcome());
         let clock = self.clock.as_ref().map(|clock| {
             let mut clock = clock.clone();
-            match preview.outcome {
+            match preview.outcome() {
                 // The game ends: the mover's time is charged, without the increment.
                 Some(_) => clock.stop(now),
                 None if ended => clock.end_turn(now),
@@ -290,7 +315,7 @@ impl GameState {
             }
             clock.readings(now)
         });
-        let outcome = preview.outcome;
+        let outcome = preview.outcome();
         let mut decision = Vec::with_capacity(2);
         decision.push(Checked {
             event: Event::Move {
@@ -311,24 +336,19 @@ impl GameState {
         Ok(decision)
     }
 
-    /// What playing `mv` would lead to. The rules module judges legality, the next position's
-    /// board ending and the SAN; the fivefold repetition needs the game's keys.
+    /// What playing `mv` would lead to, judged by the rules with the game's cached legal list
+    /// (one legal-move generation: the next position's, which the next decision reuses).
     pub(super) fn preview(&self, mv: SubMove) -> Result<MovePreview, PlayError> {
-        let before = self.game.position();
-        // TEMPORARY until rules::Game::preview lands: plays on a copy of the game.
-        let mut copy = self.game.clone();
-        let san = before.san(mv);
-        copy.play(mv).map_err(|e| match e {
-            crate::rules::GameError::Play(play) => play,
-            crate::rules::GameError::GameOver(outcome) => PlayError::GameOver(outcome),
+        let preview = self.game.preview(mv).map_err(|e| match e {
+            GameError::Play(play) => play,
+            GameError::GameOver(outcome) => PlayError::GameOver(outcome),
             _ => PlayError::Illegal(mv),
         })?;
         Ok(MovePreview {
             mv,
-            mover: before.side_to_move(),
-            san,
-            next: *copy.position(),
-            outcome: copy.outcome(),
+            mover: self.game.position().side_to_move(),
+            san: self.game.san(&preview),
+            preview,
         })
     }
 

@@ -211,11 +211,6 @@ impl GameState {
         self.taken_back
     }
 
-    /// The side to move's legal sub-moves.
-    pub fn legal_submoves(&self) -> crate::rules::SubMoveList {
-        self.game.position().legal_submoves()
-    }
-
     pub fn is_finished(&self) -> bool {
         self.ended
     }
@@ -315,18 +310,13 @@ impl GameState {
     /// only the last SAN: see the module comment). O(length); the room calls it once per
     /// version for its cached snapshot.
     pub fn record(&self) -> Vec<RecordEntry> {
-        let mut position = *self.game.start();
         self.game
-            .submoves()
-            .iter()
-            .map(|&mv| {
-                let entry = RecordEntry {
-                    mv,
-                    san: position.san(mv),
-                    color: position.side_to_move(),
-                };
-                position = position.play_unchecked(mv);
-                entry
+            .positions_iter()
+            .zip(self.game.submoves())
+            .map(|(position, &mv)| RecordEntry {
+                mv,
+                san: position.san(mv),
+                color: position.side_to_move(),
             })
             .collect()
     }
