@@ -12,6 +12,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
+use marseillais::server::protocol::ServerMsg;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
@@ -38,6 +39,10 @@ pub struct Incoming {
     pub d: Value,
     /// The whole message as sent, for checks on its exact shape.
     pub json: Value,
+    /// The message read as the server's own typed [`ServerMsg`] (which refuses unknown fields
+    /// and missing ones): every message a test receives is checked against the types the
+    /// server writes.
+    pub msg: ServerMsg,
 }
 
 #[derive(Deserialize)]
@@ -52,6 +57,8 @@ struct Wire {
 impl Incoming {
     /// Reads one text frame; Err if it is not a server message.
     pub fn decode(text: &str) -> Result<Incoming, String> {
+        let msg =
+            ServerMsg::from_text(text).map_err(|e| format!("not a ServerMsg: {e}: {text:?}"))?;
         let json: Value = serde_json::from_str(text).map_err(|e| format!("{e}: {text:?}"))?;
         let wire: Wire =
             serde_json::from_value(json.clone()).map_err(|e| format!("{e}: {text:?}"))?;
@@ -60,6 +67,7 @@ impl Incoming {
             v: wire.v,
             d: wire.d,
             json,
+            msg,
         })
     }
 

@@ -3,8 +3,12 @@
 //! full `state` snapshot when it is no longer all here or would not fit in their queue.
 
 use std::collections::VecDeque;
+use std::time::{Duration, Instant};
 
 use tokio_tungstenite::tungstenite::Utf8Bytes;
+
+use crate::server::game::{Event, GameState, ReplayError};
+use crate::server::project;
 
 /// How many recent public messages a room keeps.
 pub const RECENT_EVENTS: usize = 64;
@@ -49,6 +53,28 @@ impl History {
                 .collect(),
         )
     }
+}
+
+/// The public messages of the last [`RECENT_EVENTS`] events of a replayed log.
+pub fn replay_history(
+    id: &str,
+    events: &[Event],
+    first_move: Duration,
+    now: Instant,
+) -> Result<(GameState, Vec<(u64, String)>), ReplayError> {
+    let last = u64::try_from(events.len())
+        .unwrap_or(u64::MAX)
+        .saturating_sub(1);
+    let keep_from = last.saturating_sub(RECENT_EVENTS as u64);
+    let mut recent = Vec::new();
+    let state = GameState::replay(id, events, first_move, now, |state, event, v| {
+        if v > keep_from
+            && let Some(msg) = project::event(state, event, v, now)
+        {
+            recent.push((v, msg.to_text()));
+        }
+    })?;
+    Ok((state, recent))
 }
 
 #[cfg(test)]

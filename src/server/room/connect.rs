@@ -1,0 +1,165 @@
+//! A room's subscribers coming and going: authenticating a `hello`, bringing a subscriber up to
+//! date (the events it missed from the history, or a `state` snapshot whose shared part is
+//! serialized once per version), telling everyone who is here, and delivering to one or all.
+
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use tokio_tungstenite::tungstenite::Utf8Bytes;
+
+use super::crowd::Tell;
+use super::fanout::ConnId;
+use super::{RoomTask, project};
+use crate::rules::Color;
+use crate::server::protocol::{ClaimInMs, ErrorCode, PresenceMsg, Refusal, ServerMsg, SharedText};
+
+impl RoomTask {
+    pub(super) fn leave(&mut self, conn: ConnId) {
+        self.fanout.unsubscribe(conn);
+        if self.crowd.remove(conn) {
+            self.after_membership_change();
+        }
+    }
+
+    /// Authenticates (when a token is given) and resyncs one subscriber.
+    pub(super) fn hello(&mut self, conn: ConnId, token: Option<String>, since: Option<u64>) {
+        if let Some(token) = token {
+            match self.state.seat_of(&token) {
+                Some(color) => {
+                    if let Some(member) = self.crowd.get_mut(conn) {
+                        member.seat = Some(color);
+                        member.token = Some(token);
+                    }
+                }
+                None => {
+                    self.deps.metrics.bad_tokens.fetch_add(1, Ordering::Relaxed);
+                    let refusal =
+                        Refusal::new(ErrorCode::BadToken, "that token holds no seat in this game");
+                    self.send_to(conn, &ServerMsg::error(&refusal, None));
+                }
+            }
+        }
+        self.resync(conn, since);
+        if let Some(grant) = self.rematch_grant(conn) {
+            self.send_to(conn, &grant);
+        }
+        if !self.after_membership_change() {
+            let msg = self.presence_msg();
+            self.send_to(conn, &msg);
+        }
+    }
+
+    /// Sends the events after `since`, or a snapshot when they are not all at hand.
+    pub(super) fn resync(&mut self, conn: ConnId, since: Option<u64>) {
+        let version = self.state.version();
+        if let Some(seen) = since
+            && let Some(missed) = self
+                .history
+                .since(seen, version, self.fanout.room_left(conn))
+        {
+            for text in missed {
+                self.send_bytes(conn, text);
+            }
+            return;
+        }
+        let you = self.crowd.get(conn).and_then(|m| m.seat);
+        let msg = self.state_msg(you);
+        self.send_to(conn, &msg);
+    }
+
+    /// The `state` message for one subscriber: the shared part of the snapshot (the whole
+    /// record: 148 KB for a game of 3,000 sub-moves), serialized once per version and reused
+    /// by every subscriber and every `hello` until the next event, joined with this
+    /// subscriber's live fields (clocks as of now, presence, `you`), which are small.
+    pub(super) fn state_msg(&mut self, you: Option<Color>) -> ServerMsg {
+        let version = self.state.version();
+        let shared = match &self.snapshot {
+            Some((v, text)) if *v == version => text.clone(),
+            _ => {
+                let record = self.state.record();
+                // Serializing a plain record cannot fail; if it ever did, the reader gets an
+                // empty shared part rather than the room a panic.
+                let text = SharedText::new(&project::shared_state(&self.state, &record))
+                    .unwrap_or_else(|_| SharedText::empty());
+                self.deps
+                    .metrics
+                    .snapshots_serialized
+                    .fetch_add(1, Ordering::Relaxed);
+                self.snapshot = Some((version, text.clone()));
+                text
+            }
+        };
+        let live = project::live_state(&self.state, self.crowd.presence(), you, Instant::now());
+        project::state_msg(version, live, shared)
+    }
+
+    /// Tells everyone who is here: at once when a seat's connection changed, coalesced when
+    /// only the spectator count did. Returns whether presence was broadcast now.
+    pub(super) fn after_membership_change(&mut self) -> bool {
+        match self.crowd.changed(Instant::now()) {
+            Some(Tell::Now) => {
+                self.broadcast_presence();
+                true
+            }
+            Some(Tell::Later) | None => false,
+        }
+    }
+
+    /// The `presence` message. For a taken seat with no connection it also says in how many
+    /// ms its opponent may claim victory, so that pages can count down instead of offering a
+    /// claim the server would refuse.
+    pub(super) fn presence_msg(&self) -> ServerMsg {
+        let presence = self.crowd.presence();
+        let now = Instant::now();
+        let grace = self.deps.config.disconnect_grace;
+        let claim_in = |color: Color, here: bool| {
+            if !self.state.seat_taken(color) {
+                return None;
+            }
+            self.crowd
+                .claim_in(color, here, grace, now)
+                .map(project::millis)
+        };
+        ServerMsg::Presence(PresenceMsg {
+            black: presence.black,
+            claim_in_ms: ClaimInMs {
+                black: claim_in(Color::Black, presence.black),
+                white: claim_in(Color::White, presence.white),
+            },
+            spectators: presence.spectators,
+            white: presence.white,
+        })
+    }
+
+    pub(super) fn broadcast_presence(&mut self) {
+        self.crowd.told();
+        let text = self.presence_msg().to_text();
+        self.broadcast(Utf8Bytes::from(text));
+    }
+
+    /// Serializes `msg` for one subscriber only (acks, errors, its own `state`).
+    pub(super) fn send_to(&mut self, conn: ConnId, msg: &ServerMsg) {
+        self.send_bytes(conn, Utf8Bytes::from(msg.to_text()));
+    }
+
+    pub(super) fn send_bytes(&mut self, conn: ConnId, text: Utf8Bytes) {
+        if self.crowd.get(conn).is_none() {
+            return;
+        }
+        if !self.fanout.send(conn, text) && self.crowd.remove(conn) {
+            self.after_membership_change();
+        }
+    }
+
+    /// Sends to every subscriber; drops (and reports) those that cannot keep up.
+    pub(super) fn broadcast(&mut self, text: Utf8Bytes) {
+        let dropped = self.fanout.publish(text);
+        let mut changed = false;
+        for conn in dropped {
+            changed |= self.crowd.remove(conn);
+        }
+        if changed {
+            self.after_membership_change();
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! The move path after the decision: commit, then apply, project and publish; and the way back
+//! to the store's truth when the store holds something else than the room expected.
+
+use std::time::Instant;
+
+use tokio_tungstenite::tungstenite::Utf8Bytes;
+
+use super::fanout::ConnId;
+use super::history::replay_history;
+use super::{RoomTask, ack_msg};
+use crate::server::game::{Checked, Event};
+use crate::server::project;
+use crate::server::protocol::{ErrorCode, Refusal};
+use crate::server::store::{Commit, StoreError, codec};
+
+impl RoomTask {
+    /// The move path after the decision: commits `events` (with `also`, other games' commits
+    /// such as a rematch's new game, in the same atomic store commit), and only once they are
+    /// durable applies them, projects each to its public message, acknowledges the move and
+    /// publishes. On a store failure nothing was applied, so nothing is undone: the actor
+    /// gets `store_failure` and may send the same ack id again.
+    pub(super) async fn commit_and_publish(
+        &mut self,
+        events: Vec<Checked>,
+        now: Instant,
+        ack: Option<(ConnId, Option<String>)>,
+        also: Vec<Commit>,
+    ) -> Result<(), Refusal> {
+        let commit = Commit {
+            game_id: self.state.id.clone(),
+            first_seq: self.state.version() + 1,
+            events: events.iter().map(|c| codec::encode(c.event())).collect(),
+            listing: project::listing_after(&self.state, &events),
+        };
+        let started = Instant::now();
+        let result = if also.is_empty() {
+            self.deps.store.commit(commit).await
+        } else {
+            let mut all = vec![commit];
+            all.extend(also);
+            self.deps.store.commit_all(all).await
+        };
+        self.deps.metrics.commit_latency.observe(started.elapsed());
+        if let Err(error) = result {
+            tracing::warn!(game = %self.state.id, %error, "commit failed");
+            if matches!(error, StoreError::Conflict { .. }) {
+                // The store holds more than the room expected (an earlier commit reported
+                // as failed did reach the disk, or another writer): the store wins.
+                self.reload().await;
+            }
+            return Err(Refusal::new(
+                ErrorCode::StoreFailure,
+                "the game could not be saved; nothing was changed, try again",
+            ));
+        }
+        self.snapshot = None;
+        let mut messages = Vec::with_capacity(events.len());
+        for checked in events {
+            let v = self.state.version() + 1;
+            let event = checked.event().clone();
+            self.state.apply(checked, now);
+            if let Event::End { outcome, .. } = &event {
+                tracing::info!(game = %self.state.id, winner = ?outcome.winner(), reason = %outcome.reason(), "game over");
+            }
+            if let Some(msg) = project::event(&self.state, &event, v, now) {
+                messages.push((v, Utf8Bytes::from(msg.to_text())));
+            }
+        }
+        if let Some((conn, id)) = ack {
+            let v = messages.first().map_or(self.state.version(), |(v, _)| *v);
+            self.send_to(conn, &ack_msg(id, v));
+        }
+        for (v, text) in messages {
+            self.history.push(v, text.clone());
+            self.broadcast(text);
+        }
+        Ok(())
+    }
+
+    /// Rebuilds the state from the store's committed events, keeping the live clocks when the
+    /// store holds the version the room had. If it holds more or less, the store is the truth:
+    /// the room adopts it and sends every subscriber a fresh snapshot. If the game cannot be
+    /// read back at all, the room retires (its sockets close with "game retired", clients
+    /// reconnect and the game is loaded again).
+    pub(super) async fn reload(&mut self) {
+        self.snapshot = None;
+        let id = self.state.id.clone();
+        let committed = self.state.version();
+        let live = self.state.live_parts();
+        let loaded = match self.deps.store.load_game(&id).await {
+            Ok(Some((_, texts))) => texts
+                .iter()
+                .map(|t| codec::decode(t).map_err(|e| e.to_string()))
+                .collect::<Result<Vec<Event>, String>>()
+                .and_then(|events| {
+                    replay_history(&id, &events, self.deps.config.first_move, Instant::now())
+                        .map_err(|e| e.to_string())
+                }),
+            Ok(None) => Err("the game is not in the store".to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        let (mut state, recent) = match loaded {
+            Ok(replayed) => replayed,
+            Err(error) => {
+                tracing::error!(game = %id, %error, "cannot reload the game; retiring the room");
+                self.broken = true;
+                return;
+            }
+        };
+        if state.version() == committed {
+            state.restore_live_parts(live);
+            self.state = state;
+            return;
+        }
+        tracing::warn!(game = %id, room = committed, store = state.version(), "the store and the room disagreed; the room follows the store");
+        self.state = state;
+        self.history.clear();
+        for (v, text) in recent {
+            self.history.push(v, Utf8Bytes::from(text));
+        }
+        for conn in self.crowd.conns() {
+            self.resync(conn, None);
+        }
+    }
+}
