@@ -248,7 +248,7 @@ impl Player {
             }
             let msg = match ws.poll(Duration::from_millis(300)).await {
                 Recv::Timeout => continue,
-                Recv::Msg(msg) => msg,
+                Recv::Msg(msg) => *msg,
                 Recv::NotJson(e) => {
                     self.shared.anomaly(format!("non-JSON from server: {e}"));
                     return;

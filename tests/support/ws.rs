@@ -117,7 +117,7 @@ impl fmt::Display for ConnectError {
 /// One step of reading.
 #[derive(Debug)]
 pub enum Recv {
-    Msg(Incoming),
+    Msg(Box<Incoming>),
     /// Nothing within the wait.
     Timeout,
     /// Closed (with or without a close frame) or failed.
@@ -216,7 +216,7 @@ impl Client {
                     return match Incoming::decode(text.as_str()) {
                         Ok(msg) => {
                             self.seen.push(msg.clone());
-                            Recv::Msg(msg)
+                            Recv::Msg(Box::new(msg))
                         }
                         Err(why) => Recv::NotJson(why),
                     };
@@ -254,7 +254,7 @@ impl Client {
     /// the server sends a text frame that is not a message.
     pub async fn try_recv(&mut self, wait: Duration) -> Option<Incoming> {
         match self.poll(wait).await {
-            Recv::Msg(msg) => Some(msg),
+            Recv::Msg(msg) => Some(*msg),
             Recv::Timeout | Recv::Ended => None,
             Recv::NotJson(why) => panic!("the server sent a non-message: {why}"),
         }
