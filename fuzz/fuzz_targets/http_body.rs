@@ -14,28 +14,30 @@ use libfuzzer_sys::fuzz_target;
 /// `crate::rules` for the included server modules.
 pub use marseillais_fuzz::rules;
 
-/// The server modules the codec needs, at the paths they use (`crate::server::...`).
+// The server modules the codec needs, mounted at the crate root (a `#[path]` inside an inline
+// module resolves through directories that do not exist) and aliased at the paths they use
+// (`crate::server::...`).
 #[allow(dead_code)]
+#[path = "../../src/server/game/event.rs"]
+mod event;
+#[allow(dead_code)]
+#[path = "../../src/server/protocol/names.rs"]
+mod names;
+#[allow(dead_code)]
+#[path = "../../src/server/store/codec.rs"]
+mod codec;
+
 mod server {
     pub mod game {
-        #[path = "../../../../src/server/game/event.rs"]
-        mod event;
-        pub use event::{ClockSpec, Event, Readings, Variant};
+        pub use crate::event::{ClockSpec, Event, Readings, Variant};
     }
     pub mod protocol {
-        #[path = "../../../../src/server/protocol/names.rs"]
-        mod names;
-        pub use names::Side;
-    }
-    pub mod store {
-        #[path = "../../../../src/server/store/codec.rs"]
-        pub mod codec;
+        pub use crate::names::Side;
     }
 }
 
 use rules::{Color, Position, Rules};
 use server::game::{ClockSpec, Event, Variant};
-use server::store::codec;
 use serde::Deserialize;
 
 /// Mirror of `rooms::NewGame` (same attributes, same fields).
