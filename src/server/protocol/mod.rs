@@ -30,8 +30,7 @@ pub use names::{
 };
 pub use server::{
     AckMsg, ByMsg, ClaimInMs, ClockView, EndMsg, JoinMsg, MoveMsg, MsgType, OutcomeView,
-    PositionFields, PresenceMsg, RematchMsg, RematchSeatMsg, ServerMsg, TakebackMsg, error_msg,
-    server_msg,
+    PositionFields, PresenceMsg, RematchMsg, RematchSeatMsg, ServerMsg, TakebackMsg,
 };
 pub use snapshot::{
     GameSnapshot, GameSummary, LiveState, MoveRecord, SeatView, Seats, SeatsTaken, SharedState,

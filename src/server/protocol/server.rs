@@ -699,25 +699,5 @@ impl<'de> Deserialize<'de> for ServerMsg {
     }
 }
 
-/// A server message as text: `{"t": t, "v": v, "d": d}` (`v` only for game
-/// events). Transitional: the room builds its messages with this until it
-/// sends [`ServerMsg`]s ([`ServerMsg::to_text`] writes the same bytes).
-pub fn server_msg(t: &str, v: Option<u64>, d: Value) -> String {
-    #[derive(Serialize)]
-    struct Out<'a> {
-        t: &'a str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        v: Option<u64>,
-        d: Value,
-    }
-    serde_json::to_string(&Out { t, v, d }).unwrap_or_else(|_| String::from("{}"))
-}
-
-/// An `error` message, echoing the move's ack id when there is one.
-/// Transitional: the same bytes as `ServerMsg::error(refusal, id).to_text()`.
-pub fn error_msg(refusal: &Refusal, id: Option<&str>) -> String {
-    ServerMsg::error(refusal, id).to_text()
-}
-
 #[cfg(test)]
 mod tests;

@@ -11,12 +11,25 @@
 //!   a typed message and write back byte for byte.
 //! - per type, the `json!` shape the server built the message with
 //!   (copied from `state.rs`, `state/view.rs` and `room.rs` as they were),
-//!   written with the transitional [`server_msg`], against the typed value
+//!   written with [`server_msg`], the envelope writer of the untyped server (kept here as the reference), against the typed value
 //!   of the same content.
 
 use serde_json::{Value, json};
 
 use super::*;
+
+/// The envelope writer of the server before `ServerMsg`: `{"t": t, "v": v, "d": d}` (`v` only
+/// for game events), `d` a `json!` value. The reference the typed messages are compared with.
+fn server_msg(t: &str, v: Option<u64>, d: Value) -> String {
+    #[derive(Serialize)]
+    struct Out<'a> {
+        t: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        v: Option<u64>,
+        d: Value,
+    }
+    serde_json::to_string(&Out { t, v, d }).unwrap_or_else(|_| String::from("{}"))
+}
 use crate::rules::{Color, Termination};
 use crate::server::game::ClockSpec;
 use crate::server::game::Variant;
@@ -319,7 +332,6 @@ fn an_error_writes_the_code_and_message_and_the_ack_id_only_when_there_is_one() 
         let msg = ServerMsg::error(&refusal, id);
         let text = server_msg("error", None, d);
         assert_golden(&msg, &text);
-        assert_eq!(error_msg(&refusal, id), text);
     }
 }
 
