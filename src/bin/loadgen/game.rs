@@ -280,12 +280,7 @@ impl Game {
                 }
                 _ = tokio::time::sleep_until(next_due.into()), if can_move => {
                     let Some(side) = mover else { continue };
-                    let pick = if plan.long_games {
-                        &view.legal[long_game_choice(&view.legal, &view.fen, rng)]
-                    } else {
-                        &view.legal[rng.below(view.legal.len())]
-                    };
-                    let text = format!(r#"{{"t":"move","d":{{"uci":"{pick}","id":{next_id}}}}}"#);
+                    let text = move_text(view.choose(plan.long_games, rng), next_id);
                     let v = view.v + 1;
                     let socket = if side == 0 { &mut *white } else { &mut *black };
                     let at = Instant::now();
@@ -355,6 +350,122 @@ impl Game {
     }
 }
 
+/// How [`Counted::drive`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Drive {
+    /// The game has `target` acknowledged sub-moves and none in flight.
+    Reached,
+    /// The game ended (a random game may: mate, repetition, 75-move rule).
+    Over,
+    /// The server closed a player's socket.
+    Closed,
+    /// Nothing arrived for [`STALL`] while sub-moves were still due.
+    Stalled,
+    /// The target changed (or its sender is gone).
+    Changed,
+}
+
+/// `--mode memory`: one game played up to a given number of acknowledged
+/// sub-moves, as fast as the server answers, then held open (its sockets
+/// still read, so pings are answered) until the next target.
+pub struct Counted {
+    game: Game,
+    view: View,
+    next_id: u64,
+    /// `tally.acked_total` when this game was set up.
+    acked_before: u64,
+}
+
+impl Counted {
+    /// Sets up a game (retrying until `deadline`).
+    pub async fn setup(plan: &Plan, tally: &mut Tally, deadline: Instant) -> Option<Counted> {
+        let game = setup_until(plan, tally, deadline).await?;
+        Some(Counted {
+            game,
+            view: View::default(),
+            next_id: 1,
+            acked_before: tally.acked_total,
+        })
+    }
+
+    /// Plays random legal sub-moves until `target` are acknowledged (returns
+    /// `Reached`, unless `hold`: then it only reads, sending nothing more),
+    /// until the game ends, or until `targets` changes.
+    pub async fn drive(
+        &mut self,
+        target: u64,
+        hold: bool,
+        targets: &mut watch::Receiver<u64>,
+        long_games: bool,
+        rng: &mut Rng,
+        tally: &mut Tally,
+    ) -> Drive {
+        // Nothing is measured in time here: an empty window records no samples.
+        let now = Instant::now();
+        let window = Window {
+            start: now,
+            end: now,
+        };
+        let mut last_frame = now;
+        let view = &mut self.view;
+        let [white, black] = &mut self.game.players;
+        loop {
+            if view.over {
+                return Drive::Over;
+            }
+            let accepted = tally.acked_total - self.acked_before;
+            let settled = view.awaiting_ack.is_none() && view.in_flight.is_none();
+            if !hold && accepted >= target && settled {
+                return Drive::Reached;
+            }
+            let mover = if accepted < target && view.awaiting_ack.is_none() {
+                view.mover()
+            } else {
+                None
+            };
+            let moving = accepted < target;
+            tokio::select! {
+                frame = white.next() => {
+                    last_frame = Instant::now();
+                    if let Err(code) = view.on_frame(0, frame, &self.game.ring, window, tally) {
+                        *tally.closes.entry(code).or_default() += 1;
+                        return Drive::Closed;
+                    }
+                }
+                frame = black.next() => {
+                    last_frame = Instant::now();
+                    if let Err(code) = view.on_frame(1, frame, &self.game.ring, window, tally) {
+                        *tally.closes.entry(code).or_default() += 1;
+                        return Drive::Closed;
+                    }
+                }
+                _ = std::future::ready(()), if mover.is_some() => {
+                    let Some(side) = mover else { continue };
+                    let text = move_text(view.choose(long_games, rng), self.next_id);
+                    let socket = if side == 0 { &mut *white } else { &mut *black };
+                    if socket.send(Message::Text(text.into())).await.is_err() {
+                        *tally.closes.entry(0).or_default() += 1;
+                        return Drive::Closed;
+                    }
+                    tally.sent += 1;
+                    view.in_flight = Some((view.v + 1, side));
+                    view.awaiting_ack = Some(side);
+                    self.next_id += 1;
+                }
+                _ = targets.changed() => return Drive::Changed,
+                _ = tokio::time::sleep_until((last_frame + STALL).into()), if moving => {
+                    return Drive::Stalled;
+                }
+            }
+        }
+    }
+
+    /// Closes the players and spectators, merging what the spectators counted.
+    pub async fn close(self, tally: &mut Tally) {
+        self.game.close_and_collect(tally).await;
+    }
+}
+
 enum Ended {
     Game,
     Window,
@@ -377,6 +488,9 @@ struct View {
     in_flight: Option<(u64, usize)>,
     /// The last move whose event the opponent has not received yet: (version, opponent).
     undelivered: Option<(u64, usize)>,
+    /// The side whose last sub-move has neither its `ack` nor an `error` yet
+    /// (kept by `--mode memory`, which counts acknowledged sub-moves exactly).
+    awaiting_ack: Option<usize>,
 }
 
 fn side_index(color: Option<&str>) -> Option<usize> {
@@ -388,6 +502,15 @@ fn side_index(color: Option<&str>) -> Option<usize> {
 }
 
 impl View {
+    /// A random legal sub-move (one that keeps the game going with `long_games`).
+    fn choose(&self, long_games: bool, rng: &mut Rng) -> &str {
+        if long_games {
+            &self.legal[long_game_choice(&self.legal, &self.fen, rng)]
+        } else {
+            &self.legal[rng.below(self.legal.len())]
+        }
+    }
+
     /// The side that may send now: its turn, position known, nothing in flight.
     fn mover(&self) -> Option<usize> {
         if self.over || self.in_flight.is_some() || self.legal.is_empty() {
@@ -456,6 +579,14 @@ impl View {
                 self.on_message(side, now, msg, ring, window, tally);
             }
             "end" => {
+                // Both players receive it: count the first copy.
+                if !self.over {
+                    let reason = ws::parse(text.as_str())
+                        .and_then(|m| m.d)
+                        .and_then(|d| d.reason)
+                        .unwrap_or("unknown");
+                    *tally.endings.entry(reason.to_string()).or_default() += 1;
+                }
                 self.over = true;
                 self.turn = None;
             }
@@ -485,6 +616,7 @@ impl View {
                     self.v = v;
                     self.turn = side_index(d.turn);
                     self.legal = owned(d.legal);
+                    self.fen = d.fen.unwrap_or_default().to_string();
                     self.over = d.status == Some("finished");
                 }
             }
@@ -492,6 +624,9 @@ impl View {
                 // The opponent's copy of the event may have been read first
                 // (and cleared `in_flight`), so acks go by the ring.
                 tally.acked_total += 1;
+                if self.awaiting_ack == Some(side) {
+                    self.awaiting_ack = None;
+                }
                 if window.contains(now) {
                     tally.acked += 1;
                 }
@@ -509,17 +644,27 @@ impl View {
                     self.in_flight = None;
                     self.undelivered = None;
                 }
+                if self.awaiting_ack == Some(side) {
+                    self.awaiting_ack = None;
+                }
             }
         }
     }
 }
 
-/// `--long-games`: the index of a sub-move that keeps a random game going
-/// for thousands of sub-moves (large snapshots): a quiet piece move (no
-/// capture, no pawn) while the FEN's halfmove clock is far from the
-/// 75-move limit (150), else a pawn move that captures nothing, which resets
-/// it; anything legal when neither exists. Wandering pieces rarely repeat a
-/// position five times.
+/// The `move` message for sub-move `uci` with ack id `id`.
+fn move_text(uci: &str, id: u64) -> String {
+    format!(r#"{{"t":"move","d":{{"uci":"{uci}","id":{id}}}}}"#)
+}
+
+/// `--long-games` (and `--mode memory`): the index of a sub-move that keeps
+/// a random game going for thousands of sub-moves (large snapshots): a quiet
+/// piece move (no capture, no pawn), into the mover's own half when it has
+/// one (random games mostly end by mate, and pieces that stay home rarely
+/// mate), while the FEN's halfmove clock is far from the 75-move limit
+/// (150), else a pawn move that captures nothing, which resets it; anything
+/// legal when neither exists. Wandering pieces rarely repeat a position five
+/// times.
 fn long_game_choice(legal: &[String], fen: &str, rng: &mut Rng) -> usize {
     let mut fields = fen.split(' ');
     let mut board = [b'.'; 64];
@@ -545,21 +690,32 @@ fn long_game_choice(legal: &[String], fen: &str, rng: &mut Rng) -> usize {
             _ => b'?',
         }
     };
-    let (mut quiet, mut pawn) = (Vec::new(), Vec::new());
+    let (mut home, mut quiet, mut pawn) = (Vec::new(), Vec::new(), Vec::new());
     for (i, uci) in legal.iter().enumerate() {
         let uci = uci.as_bytes();
         if uci.len() < 4 || at(&uci[2..4]) != b'.' {
             continue;
         }
-        if matches!(at(&uci[..2]), b'P' | b'p') {
+        let piece = at(&uci[..2]);
+        if matches!(piece, b'P' | b'p') {
             pawn.push(i);
+        } else if piece.is_ascii_uppercase() == (uci[3] <= b'4') {
+            // White to ranks 1-4, black to 5-8: pieces that stay home
+            // rarely gang up on the other king (random games end by mate).
+            home.push(i);
         } else {
             quiet.push(i);
         }
     }
-    let pool = match (halfmove < 120, quiet.is_empty(), pawn.is_empty()) {
-        (true, false, _) | (false, false, true) => quiet,
-        (_, _, false) => pawn,
+    let pool = match (
+        halfmove < 120,
+        home.is_empty(),
+        quiet.is_empty(),
+        pawn.is_empty(),
+    ) {
+        (true, false, _, _) | (false, false, _, true) => home,
+        (true, true, false, _) | (false, true, false, true) => quiet,
+        (_, _, _, false) => pawn,
         _ => (0..legal.len()).collect(),
     };
     pool[rng.below(pool.len())]
@@ -676,5 +832,29 @@ mod tests {
             assert_eq!(long_game_choice(&moves, &fen(130), &mut rng), 0);
         }
         assert_eq!(long_game_choice(&legal(&["d1d7"]), &fen(10), &mut rng), 0);
+    }
+
+    #[test]
+    fn long_games_keep_pieces_in_their_own_half_while_they_can() {
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 10 6";
+        let black = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 10 6";
+        let mut rng = Rng::new(11);
+        for _ in 0..20 {
+            // Queen to h5 (the other half) or knight to f3 (home): home.
+            assert_eq!(
+                long_game_choice(&legal(&["d1h5", "g1f3"]), start, &mut rng),
+                1
+            );
+            // Black's home is ranks 5-8.
+            assert_eq!(
+                long_game_choice(&legal(&["d8h4", "g8f6"]), black, &mut rng),
+                1
+            );
+            // No home move: the other half rather than a pawn move.
+            assert_eq!(
+                long_game_choice(&legal(&["e2e4", "d1h5"]), start, &mut rng),
+                1
+            );
+        }
     }
 }

@@ -50,11 +50,14 @@ impl Spawned {
         &self.dir
     }
 
-    /// Starts `binary serve --listen 127.0.0.1:0 --data-dir <dir>` plus `extra` flags.
+    /// Starts `binary serve --listen 127.0.0.1:0 --data-dir <dir>` plus
+    /// `extra` flags, with `env` set (environment variables rather than
+    /// flags, so that a server build without one of them still starts).
     pub fn start(
         binary: Option<PathBuf>,
         data_dir: Option<PathBuf>,
         extra: &[String],
+        env: &[(&str, &str)],
     ) -> Result<Spawned, ServerError> {
         let binary = match binary {
             Some(path) => path,
@@ -84,6 +87,7 @@ impl Spawned {
             .arg(dir.join("data"))
             // All its games come from one address: no per-address creation limit.
             .env("MARSEILLAIS_CREATE_RATE_PER_SEC", "0")
+            .envs(env.iter().copied())
             .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

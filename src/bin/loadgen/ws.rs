@@ -76,6 +76,9 @@ pub struct Data<'a> {
     /// `ack`: the version the move got.
     #[serde(default)]
     pub v: Option<u64>,
+    /// `end`: why the game ended.
+    #[serde(borrow, default)]
+    pub reason: Option<&'a str>,
     /// `error`: the code.
     #[serde(default)]
     pub code: Option<String>,
