@@ -150,8 +150,11 @@ async fn memory_mode_plays_every_game_of_the_given_server_binary_to_each_checkpo
         "3,30",
         "--phase-timeout",
         "60",
+        "--warmup-games",
+        "2",
     ])
     .await;
+    assert_eq!(report["warmup_reached"].as_u64(), Some(2), "{report}");
     assert_eq!(report["games_set_up"].as_u64(), Some(4), "{report}");
     let checkpoints = report["checkpoints"].as_array().expect("checkpoints");
     assert_eq!(checkpoints.len(), 2, "{report}");

@@ -131,6 +131,10 @@ struct Args {
     /// Memory mode: ascending checkpoints, in acknowledged sub-moves per game.
     #[arg(long, value_delimiter = ',', default_value = "10,100,1000")]
     submoves_per_game: Vec<u64>,
+    /// Memory mode: games played to the last checkpoint before the baseline
+    /// (one-off costs such as SQLite's page cache are not charged to the games).
+    #[arg(long, default_value_t = 10)]
+    warmup_games: usize,
     /// Memory mode: give up reaching one checkpoint after this many seconds.
     #[arg(long, default_value_t = 120.0)]
     phase_timeout: f64,
@@ -244,6 +248,7 @@ fn run(args: Args) -> Result<(), LoadError> {
                     games,
                     spectators: args.spectators,
                     checkpoints: args.submoves_per_game.clone(),
+                    warmup_games: args.warmup_games,
                     setup_concurrency: args.setup_concurrency,
                     setup_timeout: Duration::from_secs_f64(setup_timeout),
                     phase_timeout: Duration::from_secs_f64(phase_timeout),
@@ -590,6 +595,12 @@ fn print_memory(r: &memory::MemoryReport, json: bool) {
         r.unparsed
     );
     println!("server memory before      {}", mib(&r.server_before));
+    println!(
+        "server memory after warm-up {} ({} of {} games to the last checkpoint)",
+        mib(&r.server_after_warmup),
+        r.warmup_reached,
+        r.warmup_games
+    );
     println!("server memory after setup {}", mib(&r.server_after_setup));
     for c in &r.checkpoints {
         let per =

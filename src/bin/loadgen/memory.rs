@@ -1,8 +1,14 @@
 //! `--mode memory`: what a live game costs the server as it gets longer.
 //!
-//! Sets up N games (create + join over HTTP, both players and the
-//! spectators connected by WebSocket, no sub-move yet), lets the server
-//! settle and reads its resident memory; then, for each checkpoint K in
+//! First a warm-up: W games are played to the last checkpoint and closed
+//! (they stay in the server's memory as unfinished games, part of the
+//! baseline), so that one-off costs that do not grow with the number of
+//! games (SQLite's page cache filling up, the WAL index, allocator arenas of
+//! the worker threads) are not charged to the measured games: without it,
+//! 5 games measured 740 KiB each at 1,000 sub-moves where 100 games
+//! measured 380 KiB. Then it sets up N games (create + join over HTTP, both
+//! players and the spectators connected by WebSocket, no sub-move yet), lets
+//! the server settle and reads its resident memory; then, for each checkpoint K in
 //! `--submoves-per-game` (ascending, e.g. 10,100,1000), every game plays
 //! random legal sub-moves as fast as the server acknowledges them until it
 //! has K acknowledged sub-moves, and the server's RSS is read again after a
@@ -53,6 +59,8 @@ pub struct MemoryPlan {
     pub spectators: usize,
     /// Ascending checkpoints, in acknowledged sub-moves per game.
     pub checkpoints: Vec<u64>,
+    /// Games played to the last checkpoint before the baseline (0: none).
+    pub warmup_games: usize,
     pub setup_concurrency: usize,
     pub setup_timeout: Duration,
     /// Bound on the time to reach one checkpoint.
@@ -67,6 +75,10 @@ pub struct MemoryReport {
     pub games_set_up: usize,
     pub setup_secs: f64,
     pub server_before: Option<Memory>,
+    pub warmup_games: usize,
+    /// Warm-up games that reached the last checkpoint.
+    pub warmup_reached: usize,
+    pub server_after_warmup: Option<Memory>,
     /// After setup and a settle: N live games with no sub-move.
     pub server_after_setup: Option<Memory>,
     pub counters_after_setup: Option<ServerCounters>,
@@ -111,7 +123,6 @@ struct Reached {
 
 pub async fn run(mp: MemoryPlan) -> MemoryReport {
     let server_before = server::memory(mp.pid);
-    let setup_started = Instant::now();
     // The window never opens: nothing is timed in this mode.
     let (_window_tx, window_rx) = watch::channel(None);
     let (ready_tx, _ready_rx) = mpsc::channel(1);
@@ -124,24 +135,51 @@ pub async fn run(mp: MemoryPlan) -> MemoryReport {
         setups: Semaphore::new(mp.setup_concurrency.max(1)),
         window: window_rx,
         ready: ready_tx,
-        setup_deadline: setup_started + mp.setup_timeout,
+        // Unused here: every setup below has its own deadline.
+        setup_deadline: Instant::now() + mp.setup_timeout,
     });
-    let (targets_tx, targets_rx) = watch::channel(0u64);
-    let (reached_tx, mut reached_rx) = mpsc::unbounded_channel();
-    let slots: Vec<_> = (0..mp.games)
-        .map(|i| {
-            tokio::spawn(slot(
-                Arc::clone(&plan),
-                i,
-                targets_rx.clone(),
-                reached_tx.clone(),
-                mp.setup_timeout,
-            ))
-        })
-        .collect();
-    drop(reached_tx);
+    let spawn = |first: usize, n: usize| {
+        let (targets_tx, targets_rx) = watch::channel(0u64);
+        let (reached_tx, reached_rx) = mpsc::unbounded_channel();
+        let handles: Vec<_> = (first..first + n)
+            .map(|i| {
+                tokio::spawn(slot(
+                    Arc::clone(&plan),
+                    i,
+                    first,
+                    targets_rx.clone(),
+                    reached_tx.clone(),
+                    mp.setup_timeout,
+                ))
+            })
+            .collect();
+        (targets_tx, reached_rx, handles)
+    };
+    let last = mp.checkpoints.last().copied().unwrap_or(0);
+    let mut warmup_reached = 0;
+    if mp.warmup_games > 0 && last > 0 {
+        let (targets_tx, mut reached_rx, handles) = spawn(mp.games, mp.warmup_games);
+        let mut latest: Vec<Option<Reached>> = (0..mp.warmup_games).map(|_| None).collect();
+        gather(
+            &mut reached_rx,
+            &mut latest,
+            0,
+            Instant::now() + mp.setup_timeout,
+        )
+        .await;
+        let _ = targets_tx.send(last);
+        let deadline = Instant::now() + mp.phase_timeout;
+        warmup_reached = gather(&mut reached_rx, &mut latest, last, deadline).await;
+        let _ = targets_tx.send(STOP);
+        finish(handles).await;
+    }
+    tokio::time::sleep(SETTLE).await;
+    let server_after_warmup = server::memory(mp.pid);
+    let setup_started = Instant::now();
+    let setup_deadline = setup_started + mp.setup_timeout;
+    let (targets_tx, mut reached_rx, slots) = spawn(0, mp.games);
     let mut latest: Vec<Option<Reached>> = (0..mp.games).map(|_| None).collect();
-    let games_set_up = gather(&mut reached_rx, &mut latest, 0, plan.setup_deadline).await;
+    let games_set_up = gather(&mut reached_rx, &mut latest, 0, setup_deadline).await;
     let setup_secs = setup_started.elapsed().as_secs_f64();
     tokio::time::sleep(SETTLE).await;
     let server_after_setup = server::memory(mp.pid);
@@ -179,21 +217,16 @@ pub async fn run(mp: MemoryPlan) -> MemoryReport {
         });
     }
     let _ = targets_tx.send(STOP);
-    let mut tally = Tally::default();
-    let mut replaced = 0;
-    for handle in slots {
-        // Each slot closes its sockets with bounded waits.
-        if let Ok(Ok((t, r))) = tokio::time::timeout(Duration::from_secs(30), handle).await {
-            tally.merge(t);
-            replaced += r;
-        }
-    }
+    let (tally, replaced) = finish(slots).await;
     MemoryReport {
         games: mp.games,
         spectators_per_game: mp.spectators,
         games_set_up,
         setup_secs,
         server_before,
+        warmup_games: mp.warmup_games,
+        warmup_reached,
+        server_after_warmup,
         server_after_setup,
         counters_after_setup,
         checkpoints,
@@ -205,6 +238,19 @@ pub async fn run(mp: MemoryPlan) -> MemoryReport {
         unparsed: tally.unparsed,
         endings: tally.endings,
     }
+}
+
+/// Waits for stopped slots (each closes its sockets with bounded waits) and sums what they counted.
+async fn finish(slots: Vec<tokio::task::JoinHandle<(Tally, u64)>>) -> (Tally, u64) {
+    let mut tally = Tally::default();
+    let mut replaced = 0;
+    for handle in slots {
+        if let Ok(Ok((t, r))) = tokio::time::timeout(Duration::from_secs(30), handle).await {
+            tally.merge(t);
+            replaced += r;
+        }
+    }
+    (tally, replaced)
 }
 
 /// Reads reports until every slot has reached `target` or `deadline` passes;
@@ -234,6 +280,7 @@ async fn gather(
 async fn slot(
     plan: Arc<Plan>,
     index: usize,
+    first: usize,
     mut targets: watch::Receiver<u64>,
     reached: mpsc::UnboundedSender<Reached>,
     setup_timeout: Duration,
@@ -241,7 +288,7 @@ async fn slot(
     let mut tally = Tally::default();
     let mut rng = Rng::new(0xD1B5_4A32_D192_ED03 ^ (index as u64).wrapping_mul(0x1000_0001));
     let mut replaced = 0u64;
-    let mut game = Counted::setup(&plan, &mut tally, plan.setup_deadline).await;
+    let mut game = Counted::setup(&plan, &mut tally, Instant::now() + setup_timeout).await;
     let mut target = *targets.borrow_and_update();
     let mut reported: Option<u64> = None;
     // Each round either reports, waits for a new target, or replaces a game;
@@ -270,7 +317,7 @@ async fn slot(
             Drive::Reached => {
                 reported = Some(target);
                 let _ = reached.send(Reached {
-                    slot: index,
+                    slot: index - first,
                     target,
                     acked_total: tally.acked_total,
                     replaced,

@@ -172,6 +172,11 @@ fn sibling_binary() -> Result<PathBuf, ServerError> {
 pub struct Memory {
     pub rss_kib: u64,
     pub hwm_kib: u64,
+    /// Parts of the RSS: anonymous (the heap), file-backed, shared memory
+    /// (SQLite's WAL index is a mapped `-shm` file); 0 when not reported.
+    pub anon_kib: u64,
+    pub file_kib: u64,
+    pub shmem_kib: u64,
 }
 
 pub fn memory(pid: u32) -> Option<Memory> {
@@ -184,6 +189,9 @@ pub fn memory(pid: u32) -> Option<Memory> {
     Some(Memory {
         rss_kib: field("VmRSS:")?,
         hwm_kib: field("VmHWM:")?,
+        anon_kib: field("RssAnon:").unwrap_or(0),
+        file_kib: field("RssFile:").unwrap_or(0),
+        shmem_kib: field("RssShmem:").unwrap_or(0),
     })
 }
 
@@ -253,6 +261,7 @@ mod tests {
     fn our_own_memory_is_readable() {
         let mem = memory(std::process::id()).expect("/proc is there on Linux");
         assert!(mem.rss_kib > 0 && mem.hwm_kib >= mem.rss_kib);
+        assert!(mem.anon_kib > 0 && mem.anon_kib <= mem.rss_kib);
     }
 
     #[test]
