@@ -18,7 +18,7 @@
 # Every run is bounded (`timeout`, which also stops the server it started).
 # Results: one .txt (the loadgen's report) and one .json per run, and
 # summary.md (the table printed at the end), in RESULTS_DIR (default
-# results/compare-<UTC time>). Needs jq and a release build of the load
+# target/compare-servers/<UTC time>). Needs jq and a release build of the load
 # generator (`cargo build --release --bin loadgen`; LOADGEN= to point elsewhere).
 # Override a measurement's flags with SATURATE_ARGS, STEADY_ARGS, MEMORY_ARGS;
 # choose measurements with MODES (default "saturate steady memory").
@@ -40,7 +40,7 @@ cd "$(dirname "$0")/.."
 loadgen=${LOADGEN:-target/release/loadgen}
 [[ -x $loadgen ]] || { echo "no $loadgen: cargo build --release --bin loadgen" >&2; exit 2; }
 
-out=${RESULTS_DIR:-results/compare-$(date -u +%Y%m%dT%H%M%SZ)}
+out=${RESULTS_DIR:-target/compare-servers/$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$out"
 modes=${MODES:-saturate steady memory}
 read -r -a saturate_args <<<"${SATURATE_ARGS:---mode saturate --games 1000 --spectators 2 --duration 15 --echo-connections 20}"
