@@ -136,7 +136,7 @@ sort_by(.round, .run_mode, (.side != "before")) as $runs
    | ($sat | map(select(.side == $side))) as $s
    | ($std | map(select(.side == $side))) as $t
    | ($mem | map(select(.side == $side))) as $m
-   | "| \($side) | \($s | map(.accepted_per_sec) | median | r0) (± \($s | map(.accepted_per_sec) | spread | r0)) | \($s | map(us) | median | r0) (± \($s | map(us) | spread | r0)) | \($t | map(.move_to_opponent.p99_ms) | median | r1) (± \($t | map(.move_to_opponent.p99_ms) | spread | r1)) | \($m | map(kib(10)) | median | r1) / \($m | map(kib(100)) | median | r1) / \($m | map(kib(1000)) | median | r1) (± \($m | map(kib(1000)) | spread | r1)) | \($m | map(marginal) | median | r0) (± \($m | map(marginal) | spread | r0)) |")
+   | "| \($side) | \($s | map(.accepted_per_sec) | median | r0) (spread \($s | map(.accepted_per_sec) | spread | r0)) | \($s | map(us) | median | r0) (spread \($s | map(us) | spread | r0)) | \($t | map(.move_to_opponent.p99_ms) | median | r1) (spread \($t | map(.move_to_opponent.p99_ms) | spread | r1)) | \($m | map(kib(10)) | median | r1) / \($m | map(kib(100)) | median | r1) / \($m | map(kib(1000)) | median | r1) (spread \($m | map(kib(1000)) | spread | r1)) | \($m | map(marginal) | median | r0) (spread \($m | map(marginal) | spread | r0)) |")
 ] | .[]
 JQ
 cat "$out/summary.md"
