@@ -10,6 +10,7 @@
 # Measurements (see docs/performance.md, "Server core reshape (issue 9)"):
 #   saturate  loadgen --mode saturate, 1000 games x 2 spectators, 15 s window:
 #             accepted sub-moves/s, server CPU per accepted sub-move, echo floor
+#             (round trip, and the echo server's CPU per message)
 #   steady    loadgen --mode steady, 1000 games x 2 spectators, 1 sub-move/s, 20 s:
 #             move -> opponent p50/p99/p999, echo and fsync floors
 #   memory    loadgen --mode memory, 100 games x 2 spectators, 10,100,1000
@@ -102,6 +103,7 @@ def r1: if . == null then "–" else (. * 10 | round / 10 | tostring) end;
 def r3: if . == null then "–" else (. * 1000 | round / 1000 | tostring) end;
 def r0: if . == null then "–" else (round | tostring) end;
 def us: if .server_cpu_secs == null or .accepted == 0 then null else .server_cpu_secs * 1e6 / .accepted end;
+def eus: if .echo_cpu_secs == null or (.echo_round_trip.count // 0) == 0 then null else .echo_cpu_secs * 1e6 / .echo_round_trip.count end;
 def lus: if .loadgen_cpu_secs == null or .accepted == 0 then null else .loadgen_cpu_secs * 1e6 / .accepted end;
 def kib($k): (.checkpoints[] | select(.submoves_per_game == $k) | .rss_per_game_kib) // null;
 def marginal: if kib(100) == null or kib(1000) == null then null else (kib(1000) - kib(100)) * 1024 / 900 end;
@@ -115,9 +117,9 @@ sort_by(.round, .run_mode, (.side != "before")) as $runs
 | ($runs | map(select(.run_mode == "memory"))) as $mem
 | [
   "### Saturation (\($sat[0].games // "?") games x \($sat[0].spectators_per_game // "?") spectators, \($sat[0].duration_secs // "?") s window)", "",
-  "| round | server | at (load) | accepted sub-moves/s | server CPU µs / sub-move | loadgen CPU µs / sub-move | move -> opponent p50 / p99 ms | echo floor p50 / p99 ms | errors |",
-  "|---|---|---|---|---|---|---|---|---|",
-  ($sat[] | "| \(.round) | \(.side) | \(.at) (\(.load_at_start)) | \(.accepted_per_sec | r0) | \(us | r0) | \(lus | r0) | \(.move_to_opponent.p50_ms | r1) / \(.move_to_opponent.p99_ms | r1) | \(.echo_round_trip.p50_ms // null | r3) / \(.echo_round_trip.p99_ms // null | r1) | \(.errors | length) |"),
+  "| round | server | at (load) | accepted sub-moves/s | server CPU µs / sub-move | loadgen CPU µs / sub-move | move -> opponent p50 / p99 ms | echo floor p50 / p99 ms | echo server CPU µs / message | errors |",
+  "|---|---|---|---|---|---|---|---|---|---|",
+  ($sat[] | "| \(.round) | \(.side) | \(.at) (\(.load_at_start)) | \(.accepted_per_sec | r0) | \(us | r0) | \(lus | r0) | \(.move_to_opponent.p50_ms | r1) / \(.move_to_opponent.p99_ms | r1) | \(.echo_round_trip.p50_ms // null | r3) / \(.echo_round_trip.p99_ms // null | r1) | \(eus | r1) | \(.errors | length) |"),
   "",
   "### Steady load (\($std[0].games // "?") games x \($std[0].spectators_per_game // "?") spectators, \($std[0].rate_per_game // "?") sub-move/s per game, \($std[0].duration_secs // "?") s window)", "",
   "| round | server | at (load) | accepted sub-moves/s | move -> opponent p50 / p99 / p999 ms | echo floor p99 ms | fsync floor p99 ms | server CPU µs / sub-move |",

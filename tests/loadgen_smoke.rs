@@ -75,6 +75,8 @@ async fn ten_games_with_spectators_get_moves_accepted_and_latencies_recorded() {
     assert!(count(&report, "move_to_spectator") > 0, "{report}");
     assert!(count(&report, "move_to_ack") > 0, "{report}");
     assert!(count(&report, "echo_round_trip") > 0, "{report}");
+    // The echo server's thread is timed apart from the load generator.
+    assert!(report["echo_cpu_secs"].as_f64().is_some(), "{report}");
     assert_eq!(report["games_started"].as_u64(), Some(10), "{report}");
     assert_eq!(report["setup_failures"].as_u64(), Some(0), "{report}");
     assert_eq!(report["client_connections"].as_u64(), Some(40), "{report}");

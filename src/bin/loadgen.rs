@@ -334,6 +334,10 @@ struct PlayReport {
     /// CPU seconds used during the window, by the server and by the load generator.
     server_cpu_secs: Option<f64>,
     loadgen_cpu_secs: Option<f64>,
+    /// CPU seconds of the echo server's thread during the window (part of
+    /// the load generator's): per echoed message, the floor of one WebSocket
+    /// read and write.
+    echo_cpu_secs: Option<f64>,
     /// The machine's 1-minute load average at the start and the end of the window.
     load_average: (Option<f64>, Option<f64>),
 }
@@ -373,7 +377,7 @@ async fn play(args: &Args, games: usize, s: Settings) -> Result<PlayReport, Load
     let counters_after_setup = server::counters(s.addr).await;
 
     // The echo floor runs in the same window.
-    let echo = echo::EchoServer::start().await.map_err(LoadError::Echo)?;
+    let echo = echo::EchoServer::start().map_err(LoadError::Echo)?;
     let start = Instant::now() + Duration::from_millis(200);
     let window = Window {
         start,
@@ -398,9 +402,11 @@ async fn play(args: &Args, games: usize, s: Settings) -> Result<PlayReport, Load
     let me = Some(std::process::id());
     tokio::time::sleep_until(window.start.into()).await;
     let cpu_start = (cpu(s.pid), cpu(me));
+    let echo_cpu_start = echo.cpu_secs();
     let load_start = server::load_average();
     tokio::time::sleep_until(window.end.into()).await;
     let cpu_end = (cpu(s.pid), cpu(me));
+    let echo_cpu_end = echo.cpu_secs();
     let load_end = server::load_average();
     let used = |a: Option<f64>, b: Option<f64>| Some(b? - a?);
     let server_end = memory(s.pid);
@@ -474,6 +480,7 @@ async fn play(args: &Args, games: usize, s: Settings) -> Result<PlayReport, Load
         counters_end,
         server_cpu_secs: used(cpu_start.0, cpu_end.0),
         loadgen_cpu_secs: used(cpu_start.1, cpu_end.1),
+        echo_cpu_secs: used(echo_cpu_start, echo_cpu_end),
         load_average: (load_start, load_end),
     })
 }
@@ -568,6 +575,17 @@ fn print_play(r: &PlayReport, json: bool) {
     };
     println!("server CPU in window     {}", per_move(r.server_cpu_secs));
     println!("loadgen CPU in window    {}", per_move(r.loadgen_cpu_secs));
+    let echoes = r.echo_round_trip.map_or(0, |p| p.count);
+    println!(
+        "echo server CPU          {}",
+        match r.echo_cpu_secs {
+            Some(secs) if echoes > 0 => format!(
+                "{secs:.2} s ({:.1} us per echoed message, {echoes} messages)",
+                secs * 1e6 / echoes as f64
+            ),
+            _ => "unknown".to_string(),
+        }
+    );
     let load = |x: Option<f64>| x.map_or("?".to_string(), |x| format!("{x:.2}"));
     println!(
         "machine load average     {} at the start, {} at the end (2 cores)",

@@ -198,7 +198,23 @@ pub fn memory(pid: u32) -> Option<Memory> {
 /// CPU time a process has used so far (user + system, all threads), in
 /// seconds, from `/proc/<pid>/stat` (Linux counts it in 1/100 s).
 pub fn cpu_secs(pid: u32) -> Option<f64> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat_cpu_secs(&format!("/proc/{pid}/stat"))
+}
+
+/// CPU time one thread of this process has used so far, in seconds: from
+/// `schedstat` (nanoseconds on the CPU; a thread that uses a few hundredths
+/// of a second would be all rounding in `stat`'s 10 ms ticks), else `stat`.
+pub fn thread_cpu_secs(tid: u32) -> Option<f64> {
+    let schedstat = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok();
+    schedstat
+        .and_then(|text| text.split_whitespace().next()?.parse::<u64>().ok())
+        .map(|ns| ns as f64 / 1e9)
+        .or_else(|| stat_cpu_secs(&format!("/proc/self/task/{tid}/stat")))
+}
+
+/// utime + stime of a `stat` file (process or thread).
+fn stat_cpu_secs(path: &str) -> Option<f64> {
+    let text = std::fs::read_to_string(path).ok()?;
     // The command name may hold spaces; the fields after it are plain.
     let rest = &text[text.rfind(')')? + 1..];
     let fields: Vec<&str> = rest.split_whitespace().collect();
