@@ -22,7 +22,9 @@
 # target/compare-servers/<UTC time>). Needs jq and a release build of the load
 # generator (`cargo build --release --bin loadgen`; LOADGEN= to point elsewhere).
 # Override a measurement's flags with SATURATE_ARGS, STEADY_ARGS, MEMORY_ARGS;
-# choose measurements with MODES (default "saturate steady memory").
+# choose measurements with MODES (default "saturate steady memory"). ORDER=abba
+# runs "after" first in even rounds (the second run of a pair tended to use a
+# few µs less CPU per sub-move, see docs/performance.md).
 set -euo pipefail
 
 if [[ $# -lt 2 || $# -gt 3 ]]; then
@@ -86,8 +88,13 @@ run() {
 
 for round in $(seq 1 "$rounds"); do
   for mode in $modes; do
-    run "$round" "$mode" before "$before"
-    run "$round" "$mode" after "$after"
+    if [[ ${ORDER:-} == abba && $((round % 2)) == 0 ]]; then
+      run "$round" "$mode" after "$after"
+      run "$round" "$mode" before "$before"
+    else
+      run "$round" "$mode" before "$before"
+      run "$round" "$mode" after "$after"
+    fi
   done
 done
 
@@ -111,7 +118,7 @@ def bytes($k): (.checkpoints[] | select(.submoves_per_game == $k) | .rss_per_sub
 def median: map(select(. != null)) | sort | if length == 0 then null
   elif length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
 def spread: map(select(. != null)) | if length < 2 then null else (max - min) end;
-sort_by(.round, .run_mode, (.side != "before")) as $runs
+sort_by(.round, .run_mode, .at) as $runs
 | ($runs | map(select(.run_mode == "saturate"))) as $sat
 | ($runs | map(select(.run_mode == "steady"))) as $std
 | ($runs | map(select(.run_mode == "memory"))) as $mem
