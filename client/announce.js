@@ -4,7 +4,6 @@
 // the end of the game. A player's own actions are not read back.
 
 import { outcomeText, cap } from './api.js';
-import { placement, applyUci } from './fen.js';
 
 const NAMES = { p: 'pawn', n: 'knight', b: 'bishop', r: 'rook', q: 'queen', k: 'king' };
 
@@ -22,24 +21,24 @@ export function announce(text) {
 }
 
 /**
- * One sub-move in words, from the board before it: "knight f6",
- * "pawn takes d5", "castles kingside", "pawn e8, promotes to queen, check".
+ * One sub-move in words, from the server's SAN and UCI (no board, no rule:
+ * SAN already says the piece, a capture, castling, a promotion and a check):
+ * "knight f6", "pawn takes d5", "castles kingside", "pawn e8, promotes to
+ * queen, check".
  */
-export function describeSubMove(before, uci, san = '') {
-  const from = uci.slice(0, 2);
+export function describeSubMove(uci, san = '') {
   const to = uci.slice(2, 4);
-  const piece = before.get(from) || '';
-  const kind = piece.toLowerCase();
+  const text = String(san);
   let words;
-  if (kind === 'k' && Math.abs(from.charCodeAt(0) - to.charCodeAt(0)) === 2) {
-    words = to[0] === 'g' ? 'castles kingside' : 'castles queenside';
-  } else {
-    const takes = before.has(to) || (kind === 'p' && from[0] !== to[0]);
-    words = `${NAMES[kind] || 'piece'} ${takes ? 'takes ' : ''}${to}`;
+  if (text.startsWith('O-O-O')) words = 'castles queenside';
+  else if (text.startsWith('O-O')) words = 'castles kingside';
+  else {
+    const kind = /^[NBRQK]/.test(text) ? text[0].toLowerCase() : 'p';
+    words = `${NAMES[kind]} ${text.includes('x') ? 'takes ' : ''}${to}`;
     if (uci[4]) words += `, promotes to ${NAMES[uci[4]] || uci[4]}`;
   }
-  if (san.endsWith('#')) words += ', checkmate';
-  else if (san.endsWith('+')) words += ', check';
+  if (text.endsWith('#')) words += ', checkmate';
+  else if (text.endsWith('+')) words += ', check';
   return words;
 }
 
@@ -54,10 +53,10 @@ export function announceEvent(t, d, state, you) {
   switch (t) {
     case 'move': {
       if (d.color === you) { run = null; return; }
-      const words = describeSubMove(placement(state.fen), d.uci, d.san);
+      const words = describeSubMove(d.uci, d.san);
       const last = state.moves[state.moves.length - 1];
-      // The second sub-move of the turn being told: add to it.
-      if (run && run.color === d.color && last && last.color === d.color && run.words.length === 1) run.words.push(words);
+      // The record's last entry is this colour's: the same turn, add to it.
+      if (run && run.color === d.color && last && last.color === d.color) run.words.push(words);
       else run = { color: d.color, words: [words] };
       announce(`${cap(d.color)}: ${run.words.join(', then ')}`);
       break;
@@ -65,7 +64,7 @@ export function announceEvent(t, d, state, you) {
     case 'takeback': {
       const last = state.moves[state.moves.length - 1];
       run = null;
-      if (last && last.color !== you) announce(`${cap(last.color)} took back ${describeSubMove(boardBefore(state), last.uci, last.san)}`);
+      if (last && last.color !== you) announce(`${cap(last.color)} took back ${describeSubMove(last.uci, last.san)}`);
       break;
     }
     case 'draw_offer':
@@ -84,11 +83,4 @@ export function announceEvent(t, d, state, you) {
     default:
       break;
   }
-}
-
-/** The board before the last sub-move of `state` (for a take-back). */
-function boardBefore(state) {
-  let board = placement(state.start_fen);
-  for (const m of state.moves.slice(0, -1)) board = applyUci(board, m.uci);
-  return board;
 }

@@ -2,11 +2,40 @@
 // only on a click), keeps the seat token, follows the game over a
 // reconnecting WebSocket and lets a player act; without a seat it is the
 // same live view with no controls. What happens is also said in words.
+//
+// The rules of the game and of game management live in the server (issue 9).
+// Where the page used to re-derive one, and what it reads instead:
+// - turns in the move list: colour runs of the record (record.js), not the
+//   phase a FEN without a phase field would default to (fen.js fenInfo, gone);
+// - "the turn ended" (check on S1): `check` and a last turn of one sub-move
+//   of the other colour (turnEndedByCheck), no start-phase rule;
+// - the abort window, and no claim of abandonment inside it: `first_move_ms`
+//   in a clocked game; an untimed game sends nothing that says it, so the
+//   page counts completed turns from the record's colours (abortWindowOpen);
+// - the takeback precondition: the record's last entry is the mover's own,
+//   not "phase second" (wrong when a game starts at S2); the limits per turn
+//   and per game are not sent: the server answers `not_available`;
+// - a capture (sound, words): the `x` of the server's SAN, not pawn geometry;
+//   castling, pieces, check in words (announce.js): from the SAN;
+// - the first sub-move marked "1" or "2": the last turn's entries, marked "2"
+//   for a record taken up at S2 (the explicit `2` of the start FEN);
+// - offers lapsing: the `draw_offer` of each `move`; the first-move timer:
+//   `first_move_ms`; the abandonment grace: `claim_in_ms`; the end, its result
+//   and a time forfeit: the `end` event (the page never flags by itself);
+// - replay page: the reply's own `turns`, not regrouped.
+// Still here, and why: no rematch offered after an abort (the server accepts
+// one; this page is that rule's only home); on `end` the page clears
+// `legal`, `draw_offer` and `first_move_ms` to what a snapshot says of a
+// finished game (docs/protocol.md 3.3). Chess knowledge kept for display
+// only: fen.js applyUci (castling, en passant) replays the record to review
+// an earlier position, the state carrying no FEN per sub-move; typed.js
+// names legal sub-moves in SAN to match typed text (`legal` is UCI only).
 
 import { request, seatToken, saveSeat, h, clockLabel, outcomeText, cap } from './api.js';
 import { Board } from './board.js';
 import { GameSocket } from './socket.js';
-import { placement, applyUci, isCapture, kingSquare, fenInfo, groupTurns, commaText } from './fen.js';
+import { placement, applyUci, kingSquare } from './fen.js';
+import { recordStart, groupTurns, commaText, lastTurn, completedTurns } from './record.js';
 import { matchTyped } from './typed.js';
 import * as sound from './sound.js';
 import { announceEvent } from './announce.js';
@@ -269,7 +298,7 @@ class GamePage {
         this.socket.send('hello', this.token ? { token: this.token } : {});
         break;
       case 'move': {
-        const captured = isCapture(placement(S.fen), d.uci);
+        const captured = String(d.san).includes('x');
         const lapsed = S.draw_offer && 'draw_offer' in d && !d.draw_offer;
         this.saidText = lapsed ? `${cap(d.color)} played on: the draw offer lapsed.` : '';
         S.moves.push({ uci: d.uci, san: d.san, color: d.color });
@@ -324,23 +353,21 @@ class GamePage {
     if (d && this.you) location.assign(d.url || `/game/${d.id}`);
   }
 
-  /** The trailing run of one colour's sub-moves among the first `count` (the server's colours, no rules). */
-  lastRun(count) {
-    const moves = this.S.moves.slice(0, count);
-    if (!moves.length) return { start: 0, moves: [] };
-    const colour = moves[moves.length - 1].color;
-    let start = moves.length - 1;
-    while (start > 0 && moves[start - 1].color === colour) start -= 1;
-    return { start, moves: moves.slice(start) };
+  /** The last turn among the first `count` sub-moves (record.js: the server's colours). */
+  lastTurn(count) {
+    return lastTurn(this.S.moves, count, recordStart(this.S.start_fen));
   }
 
-  /** Whether the last turn stopped after its first sub-move because it gave check. */
+  /**
+   * Whether the turn that just ended was a single sub-move that gave check.
+   * Only what the server sent: `check` (the side to move is in check) and
+   * the record's last turn, one sub-move of the other colour. Why the turn
+   * ended (check on S1, or a one-sub-move turn) is the server's business.
+   */
   turnEndedByCheck() {
     const S = this.S;
-    const run = this.lastRun(S.moves.length);
-    if (!S.check || run.moves.length !== 1) return false;
-    if (run.start === 0 && fenInfo(S.start_fen).phase !== '1') return false;
-    return run.moves[0].color !== S.turn;
+    const last = this.lastTurn(S.moves.length);
+    return !!S.check && last.moves.length === 1 && last.color !== S.turn;
   }
 
   render() {
@@ -358,8 +385,9 @@ class GamePage {
       for (const m of S.moves.slice(0, shown)) boardMap = applyUci(boardMap, m.uci);
     }
     this.board.setPosition(boardMap);
-    const run = this.lastRun(shown);
-    const hl = { s1: run.moves[0] ? run.moves[0].uci : null, s2: run.moves[1] ? run.moves[1].uci : null, check: null };
+    const run = this.lastTurn(shown);
+    const [first, second] = run.second ? [null, run.moves[0]] : run.moves;
+    const hl = { s1: first ? first.uci : null, s2: second ? second.uci : null, check: null };
     if (live && S.check) hl.check = kingSquare(boardMap, S.turn === 'white' ? 'w' : 'b');
     else if (!live && run.moves.length && /[+#]$/.test(run.moves[run.moves.length - 1].san)) {
       hl.check = kingSquare(boardMap, run.moves[0].color === 'white' ? 'b' : 'w');
@@ -426,7 +454,7 @@ class GamePage {
       let text = `${cap(c)} is offline`;
       const at = this.claimAt[c];
       // Before both sides have completed a turn the game can only be aborted.
-      if (typeof at === 'number' && !this.abortable()) {
+      if (typeof at === 'number' && !this.abortWindowOpen()) {
         const left = at - now;
         const when = left > 0 ? `in ${formatCountdown(left)}` : 'now';
         text += this.you === other ? `: you may claim victory ${when}` : `: ${cap(other)} may claim victory ${when}`;
@@ -523,7 +551,7 @@ class GamePage {
 
   renderMoves(shown) {
     const S = this.S;
-    const turns = groupTurns(S.start_fen, S.moves);
+    const turns = groupTurns(S.moves, recordStart(S.start_fen));
     const rows = [];
     let row = null;
     for (const t of turns) {
@@ -576,8 +604,12 @@ class GamePage {
     const out = [];
     const playing = S.status === 'playing';
     if (playing) {
+      // Something to withdraw: the record's last entry is yours and it is still your turn
+      // (the limits per turn and per game are the server's: it answers not_available).
+      const last = S.moves[S.moves.length - 1];
+      const mine = S.turn === you && !!last && last.color === you;
       out.push(btn('btn-takeback', 'Take back first sub-move', () => this.send('takeback_submove'),
-        { disabled: !(S.turn === you && S.phase === 'second') || !!this.pending, title: 'Withdraw your first sub-move of this turn' }));
+        { disabled: !mine || !!this.pending, title: 'Withdraw your first sub-move of this turn' }));
       if (S.draw_offer === opp) {
         out.push(btn('btn-draw-accept', 'Accept draw', () => this.send('draw_accept'), { class: 'primary' }));
         out.push(btn('btn-draw-decline', 'Decline draw', () => this.send('draw_decline')));
@@ -587,7 +619,7 @@ class GamePage {
       if (S.turn === you && S.claims && S.claims.length) {
         out.push(btn('btn-claim-draw', `Claim draw (${S.claims[0].replaceAll('_', ' ')})`, () => this.send('draw_claim', { claim: S.claims[0] }), { class: 'primary' }));
       }
-      if (this.presence && S.seats[opp].taken && !this.presence[opp] && !this.abortable()) {
+      if (this.presence && S.seats[opp].taken && !this.presence[opp] && !this.abortWindowOpen()) {
         this.claimOpen = this.claimOpenNow(performance.now());
         out.push(btn('btn-claim-victory', 'Claim victory (opponent left)', () => this.send('claim_victory'),
           { title: 'Possible once the opponent has been disconnected for a while', disabled: !this.claimOpen }));
@@ -595,7 +627,7 @@ class GamePage {
         this.claimOpen = null;
       }
     }
-    if (S.status === 'open' || (playing && this.abortable())) {
+    if (S.status === 'open' || (playing && this.abortWindowOpen())) {
       out.push(btn('btn-abort', 'Abort', () => this.send('abort')));
     }
     if (playing) {
@@ -617,14 +649,19 @@ class GamePage {
     if (focused) { const again = document.getElementById(focused); if (again) again.focus(); }
   }
 
-  /** Before both sides have completed a turn (the server has the last word). */
-  abortable() {
+  /**
+   * Whether the game may still be aborted (and not yet won by a claim of
+   * abandonment): before both sides have completed a turn. A clocked game
+   * says so itself: `first_move_ms` is set exactly while a first turn is
+   * pending. An untimed game sends nothing that says it, so the page counts
+   * the turns the record shows completed (runs of one colour); the server
+   * has the last word (`not_available`).
+   */
+  abortWindowOpen() {
     const S = this.S;
-    const colours = S.moves.map((m) => m.color);
-    let runs = 0;
-    colours.forEach((c, i) => { if (i === 0 || colours[i - 1] !== c) runs += 1; });
-    const inProgress = colours.length && colours[colours.length - 1] === S.turn ? 1 : 0;
-    return runs - inProgress < 2;
+    if (S.status !== 'playing') return false;
+    if (S.clock) return S.first_move_ms !== null && S.first_move_ms !== undefined;
+    return completedTurns(S.moves, S.turn) < 2;
   }
 
   renderBars() {

@@ -6,7 +6,7 @@
 
 import { request, h } from './api.js';
 import { Board } from './board.js';
-import { placement, kingSquare, groupTurns } from './fen.js';
+import { placement, kingSquare } from './fen.js';
 
 const SAMPLE = '1. e4 e5,Nc6 2. Qh5,Nf3 g6,gxh5';
 const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
@@ -63,8 +63,9 @@ export function replayPage(main) {
     if (cur) {
       const turn = data.turns.find((t) => t.moves.includes(index - 1));
       const upto = turn.moves.filter((i) => i < index);
-      hl.s1 = data.moves[upto[0]].uci;
-      if (upto[1] !== undefined) hl.s2 = data.moves[upto[1]].uci;
+      // A turn taken up at S2 (a record from a FEN with phase 2) has only its second sub-move.
+      const marks = turn.starts_at_second ? ['s2'] : ['s1', 's2'];
+      upto.forEach((i, k) => { if (marks[k]) hl[marks[k]] = data.moves[i].uci; });
       if (/[+#]$/.test(cur.san)) hl.check = kingSquare(map, cur.color === 'white' ? 'b' : 'w');
     }
     board.setHighlights(hl);
@@ -75,7 +76,11 @@ export function replayPage(main) {
   };
 
   const renderList = () => {
-    const turns = groupTurns(data.start_fen, data.moves);
+    // The server's turns (number, colour, sub-moves): nothing is regrouped here.
+    const turns = data.turns.map((t) => ({
+      number: t.number, color: t.color, leadingComma: !!t.starts_at_second,
+      items: t.moves.map((i) => ({ index: i, san: data.moves[i].san })),
+    }));
     const rows = [];
     let row = null;
     for (const t of turns) {

@@ -10,7 +10,9 @@
 //! `cargo test --test browser -- --ignored capture_screenshots` rewrites the
 //! PNGs of docs/screenshots/ (lobby, game in progress, finished game, phone).
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
+mod support;
+
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -20,9 +22,7 @@ use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use marseillais::server::config::Config;
-use marseillais::server::{ServerHandle, start};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// One browser scenario at a time (an async mutex: it is held for the
 /// whole scenario, across awaits).
@@ -144,9 +144,7 @@ struct Session {
 
 /// The server, a chromedriver and the address to browse.
 struct Rig {
-    server: Option<ServerHandle>,
-    config: Config,
-    _data: tempfile::TempDir,
+    server: support::rig::Rig,
     driver: Driver,
     base: String,
 }
@@ -157,20 +155,18 @@ impl Rig {
     }
 
     /// [`Rig::start`] with some settings changed first.
-    async fn start_with(edit: impl FnOnce(&mut Config)) -> Rig {
-        let data = tempfile::tempdir().expect("data dir");
-        let mut config = Config::new(SocketAddr::from(([127, 0, 0, 1], 0)), data.path());
-        // Short, so that claiming victory over a vanished opponent is quick to test.
-        config.disconnect_grace = Duration::from_secs(1);
-        edit(&mut config);
-        let server = start(config.clone()).await.expect("the server starts");
-        // Restarts listen on the same port, so that browsers can reconnect.
-        config.listen = server.addr();
+    async fn start_with(edit: impl FnOnce(&mut Config) + 'static) -> Rig {
+        let server = support::rig::Rig::builder()
+            // Short, so that claiming victory over a vanished opponent is quick to test.
+            .config(|config| config.disconnect_grace = Duration::from_secs(1))
+            .config(edit)
+            // Restarts listen on the same port, so that browsers can reconnect.
+            .keep_port()
+            .start()
+            .await;
         let base = format!("http://{}", server.addr());
         Rig {
-            server: Some(server),
-            config,
-            _data: data,
+            server,
             driver: Driver::start(),
             base,
         }
@@ -178,69 +174,28 @@ impl Rig {
 
     /// Stops the server (sockets close with 1001); [`Rig::resume`] starts it again.
     async fn pause(&mut self) {
-        if let Some(server) = self.server.take() {
-            server.shutdown().await;
-        }
+        self.server.pause().await;
     }
 
     /// Starts the server again on the same port and data directory.
     async fn resume(&mut self) {
-        let deadline = Instant::now() + WAIT;
-        loop {
-            match start(self.config.clone()).await {
-                Ok(server) => {
-                    self.server = Some(server);
-                    return;
-                }
-                Err(e) => {
-                    assert!(
-                        Instant::now() < deadline,
-                        "the server does not restart: {e}"
-                    );
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-            }
-        }
+        self.server.resume().await;
     }
 
     fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
 
-    async fn stop(mut self, sessions: Vec<Session>) {
+    async fn stop(self, sessions: Vec<Session>) {
         for s in sessions {
             let _ = s.client.close().await;
         }
-        if let Some(server) = self.server.take() {
-            server.shutdown().await;
-        }
+        self.server.stop().await;
     }
 
-    /// `GET path` over a plain HTTP/1.1 connection: (status, body).
+    /// `GET path`: (status, body).
     async fn get(&self, path: &str) -> (u16, String) {
-        let addr = self.server.as_ref().expect("running").addr();
-        let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-        let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-        stream.write_all(request.as_bytes()).await.expect("write");
-        let mut raw = Vec::new();
-        tokio::time::timeout(WAIT, stream.read_to_end(&mut raw))
-            .await
-            .expect("reply in time")
-            .expect("read");
-        let text = String::from_utf8_lossy(&raw).into_owned();
-        let (head, body) = text.split_once("\r\n\r\n").expect("an HTTP reply");
-        let status = head
-            .split_whitespace()
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .expect("a status");
-        assert!(
-            !head
-                .to_ascii_lowercase()
-                .contains("transfer-encoding: chunked"),
-            "the test reader expects a plain body"
-        );
-        (status, body.to_string())
+        support::http::http(self.server.addr(), "GET", path, None).await
     }
 }
 
@@ -562,6 +517,16 @@ async fn mate_scenario(
     wait_text(black, "#status", "Your turn: move 1 of 2").await;
     wait_text(black, "#status", "Check").await;
     wait_text(watcher, "#status", "Check: White's turn ended").await;
+    // A turn ended by check is a turn of one sub-move, live and from a snapshot.
+    watcher.client.refresh().await.expect("reload");
+    wait_moves(&[watcher], 5).await;
+    wait_text(watcher, "#status", "Check: White's turn ended").await;
+    for s in all {
+        assert_eq!(
+            js(s, MOVE_ROWS).await,
+            json!([[["Kf1", "Ke1"], ["d5", "g5"]], [["exd6+"], []]])
+        );
+    }
     for s in all {
         assert_eq!(
             js(s, &format!("return {}", piece_on("d5"))).await,
@@ -907,6 +872,21 @@ async fn the_replay_page_explains_a_bad_pgn_and_steps_through_a_good_one() {
         js(&s, &format!("return {}", piece_on("h5"))).await,
         json!("Q")
     );
+
+    // A record taken up at S2: the server's turns, its one sub-move marked "2".
+    set_value(
+        &s,
+        "#replay-input",
+        &format!("[SetUp \"1\"]\n[FEN \"{SECOND_SUBMOVE_FEN}\"]\n\n1. ,d4 e5,Nc6 *"),
+    )
+    .await;
+    click(&s, "#replay-load").await;
+    wait_moves(&[&s], 3).await;
+    assert_eq!(js(&s, MOVE_ROWS).await, json!([[["d4"], ["e5", "Nc6"]]]));
+    wait_text(&s, "#movelist .turn.white", ",d4").await;
+    click(&s, "#movelist .mv[data-index='0']").await;
+    wait_text(&s, "#replay-where", "sub-move 2: d4").await;
+    assert_eq!(marks_on(&s, "d4").await, json!([false, true]));
     rig.stop(vec![s]).await;
 }
 
@@ -2289,5 +2269,143 @@ async fn typing_a_sub_move_in_san_or_uci_and_enter_plays_it() {
     .await;
     type_move(&white, "Ke2").await;
     wait_moves(&[&white, &black], 5).await;
+    rig.stop(vec![white, black]).await;
+}
+
+// ---------------------------------------------------------------------------
+// Turns grouped from the server's colours (issue 9): no rule of turn length,
+// check or phase is re-derived in the page.
+// ---------------------------------------------------------------------------
+
+/// White at the second sub-move of its turn, with nothing of that turn in the record.
+const SECOND_SUBMOVE_FEN: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1 2";
+
+/// The move list as the page shows it: per row, the sub-moves of White's and Black's cells.
+const MOVE_ROWS: &str = "return [...document.querySelectorAll('#movelist li')].map((li) =>
+     [...li.querySelectorAll('.turn')].map((t) => [...t.querySelectorAll('.mv')].map((b) => b.textContent)))";
+
+/// The classes of the "1" and "2" marks on a square.
+async fn marks_on(s: &Session, name: &str) -> Value {
+    js(
+        s,
+        &format!(
+            "const c = document.querySelector(\"{}\").classList; return [c.contains('last1-to'), c.contains('last2-to')]",
+            square(name)
+        ),
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_starting_at_the_second_submove_opens_with_a_comma_marks_it_2_and_has_nothing_to_take_back()
+ {
+    if !browser_available("a_game_starting_at_the_second_submove...") {
+        return;
+    }
+    let _serial = SERIAL.lock().await;
+    let rig = Rig::start().await;
+    let white = rig.driver.session().await;
+    let black = rig.driver.session().await;
+    two_player_game(&rig, &white, &black, json!({"fen": SECOND_SUBMOVE_FEN})).await;
+    wait_text(&white, "#status", "Your turn: move 2 of 2").await;
+    // The record holds no sub-move of this turn: there is nothing to withdraw.
+    assert_eq!(
+        js(
+            &white,
+            "const b = document.querySelector('#btn-takeback'); return !!b && b.disabled"
+        )
+        .await,
+        json!(true),
+        "no takeback before any sub-move of the turn is in the record"
+    );
+    click_move(&white, "d2", "d4").await;
+    wait_moves(&[&white, &black], 1).await;
+    wait_text(&black, "#status", "Your turn: move 1 of 2").await;
+    assert!(
+        !text(&black, "#status").await.contains("Check"),
+        "a plain second sub-move ended the turn"
+    );
+    for s in [&white, &black] {
+        assert_eq!(
+            marks_on(s, "d4").await,
+            json!([false, true]),
+            "the one sub-move of a turn begun at S2 is its second"
+        );
+    }
+    click_move(&black, "e7", "e5").await;
+    wait_moves(&[&white, &black], 2).await;
+    click_move(&black, "b8", "c6").await;
+    wait_moves(&[&white, &black], 3).await;
+    wait_text(&white, "#status", "Your turn: move 1 of 2").await;
+    black.client.refresh().await.expect("reload");
+    wait_moves(&[&black], 3).await;
+    for s in [&white, &black] {
+        assert_eq!(
+            js(s, "return document.querySelector('#movelist').dataset.pgn").await,
+            json!("1. ,d4 e5,Nc6"),
+            "live and after a reload"
+        );
+        assert_eq!(js(s, MOVE_ROWS).await, json!([[["d4"], ["e5", "Nc6"]]]));
+        assert_eq!(marks_on(s, "e5").await, json!([true, false]));
+        assert_eq!(marks_on(s, "c6").await, json!([false, true]));
+    }
+    rig.stop(vec![white, black]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_marseillais_first_turn_is_two_submoves_in_one_turn_and_abort_stays_until_black_has_played()
+ {
+    if !browser_available("a_marseillais_first_turn...") {
+        return;
+    }
+    let _serial = SERIAL.lock().await;
+    let rig = Rig::start().await;
+    let white = rig.driver.session().await;
+    let black = rig.driver.session().await;
+    let body = json!({"variant": "marseillais", "clock": {"base_secs": 300, "increment_secs": 3}});
+    two_player_game(&rig, &white, &black, body).await;
+    wait_text(&white, "#status", "Your turn: move 1 of 2").await;
+    click_move(&white, "e2", "e4").await;
+    wait_moves(&[&white, &black], 1).await;
+    wait_text(&white, "#status", "Your turn: move 2 of 2").await;
+    wait_for(
+        &white,
+        "!document.querySelector('#btn-takeback').disabled",
+        "the first sub-move of the turn may be taken back",
+    )
+    .await;
+    click_move(&white, "d2", "d4").await;
+    wait_moves(&[&white, &black], 2).await;
+    wait_text(&black, "#status", "Your turn: move 1 of 2").await;
+    // One side has completed a turn: the game may still be aborted.
+    for s in [&white, &black] {
+        wait_for(
+            s,
+            "!!document.querySelector('#btn-abort')",
+            "the abort button",
+        )
+        .await;
+        assert_eq!(js(s, MOVE_ROWS).await, json!([[["e4", "d4"], []]]));
+    }
+    click_move(&black, "e7", "e5").await;
+    wait_moves(&[&white, &black], 3).await;
+    click_move(&black, "g8", "f6").await;
+    wait_moves(&[&white, &black], 4).await;
+    for s in [&white, &black] {
+        wait_for(
+            s,
+            "!document.querySelector('#btn-abort')",
+            "no abort once both sides have completed a turn",
+        )
+        .await;
+        assert_eq!(
+            js(s, "return document.querySelector('#movelist').dataset.pgn").await,
+            json!("1. e4,d4 e5,Nf6")
+        );
+        assert_eq!(
+            js(s, MOVE_ROWS).await,
+            json!([[["e4", "d4"], ["e5", "Nf6"]]])
+        );
+    }
     rig.stop(vec![white, black]).await;
 }

@@ -1,11 +1,14 @@
 //! The match harness is bounded and reproducible: the same seed at a fixed
 //! node budget gives the same games, another seed other games.
 
-use std::process::Command;
+mod support;
+
+use support::process::run;
 
 fn arena(seed: &str) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args([
+    let out = run(
+        env!("CARGO_BIN_EXE_arena"),
+        &[
             "--a",
             "level:3",
             "--b",
@@ -17,9 +20,8 @@ fn arena(seed: &str) -> String {
             "--seed",
             seed,
             "--verbose",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     // Drop the summary's elapsed time, the only line that may differ.
@@ -39,9 +41,6 @@ fn the_same_seed_replays_the_same_games_and_another_seed_others() {
 
 #[test]
 fn a_bad_player_name_is_refused_with_exit_code_2() {
-    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(["--a", "level:9"])
-        .output()
-        .unwrap();
+    let out = run(env!("CARGO_BIN_EXE_arena"), &["--a", "level:9"]);
     assert_eq!(out.status.code(), Some(2));
 }

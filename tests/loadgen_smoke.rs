@@ -3,12 +3,13 @@
 //! every latency series has samples. No timing thresholds: this proves the
 //! tool works, docs/performance.md has the figures.
 
+mod support;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use marseillais::server::config::Config;
-use marseillais::server::start;
 use serde_json::Value;
+use support::rig::Rig;
 
 /// The whole run (setup, 3 s window, drain) must end within this.
 const BOUND: Duration = Duration::from_secs(120);
@@ -40,13 +41,9 @@ async fn loadgen(addr: SocketAddr, args: &[&str]) -> Value {
     serde_json::from_str(last).expect("the last line is the JSON report")
 }
 
-async fn server() -> (marseillais::server::ServerHandle, tempfile::TempDir) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let mut config = Config::new(SocketAddr::from(([127, 0, 0, 1], 0)), dir.path());
+async fn server() -> Rig {
     // One address creating many games is what the creation limit refuses.
-    config.create_rate_per_sec = 0.0;
-    let handle = start(config).await.expect("server starts");
-    (handle, dir)
+    Rig::start_with(|c| c.create_rate_per_sec = 0.0).await
 }
 
 fn count(report: &Value, series: &str) -> u64 {
@@ -55,9 +52,9 @@ fn count(report: &Value, series: &str) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ten_games_with_spectators_get_moves_accepted_and_latencies_recorded() {
-    let (handle, _dir) = server().await;
+    let server = server().await;
     let report = loadgen(
-        handle.addr(),
+        server.addr(),
         &[
             "--games",
             "10",
@@ -86,14 +83,14 @@ async fn ten_games_with_spectators_get_moves_accepted_and_latencies_recorded() {
         .as_f64()
         .unwrap_or(0.0);
     assert!(accepted_by_server > 0.0, "{report}");
-    handle.shutdown().await;
+    server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_mode_opens_the_rooms_and_connections_it_measures() {
-    let (handle, _dir) = server().await;
+    let server = server().await;
     let report = loadgen(
-        handle.addr(),
+        server.addr(),
         &[
             "--mode",
             "idle",
@@ -113,7 +110,7 @@ async fn idle_mode_opens_the_rooms_and_connections_it_measures() {
         "{report}"
     );
     assert!(report["after_connections"]["rss_kib"].as_u64().unwrap_or(0) > 0);
-    handle.shutdown().await;
+    server.stop().await;
 }
 
 /// Runs the loadgen binary with `args` (it starts its own server) and returns its JSON report.

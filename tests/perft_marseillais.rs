@@ -5,11 +5,11 @@
 //! an independent reference implementation, and the CLI's `perft` output.
 
 mod reference;
-
-use std::process::Command;
+mod support;
 
 use marseillais::rules::perft::{divide, perft, perft_bulk};
 use marseillais::rules::{Position, Rules};
+use support::process::run;
 
 const DATA: &str = include_str!("data/marseillais_perft.tsv");
 
@@ -326,10 +326,7 @@ fn a_finished_game_has_no_children_but_counts_itself_at_depth_0() {
 }
 
 fn run_cli(args: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_marseillais"))
-        .args(args)
-        .output()
-        .expect("the marseillais binary runs");
+    let output = run(env!("CARGO_BIN_EXE_marseillais"), args);
     assert!(output.status.success(), "{args:?}: {output:?}");
     String::from_utf8(output.stdout).expect("UTF-8 output")
 }
@@ -369,10 +366,10 @@ fn cli_perft_reads_an_extended_fen_and_orthodox_rules() {
 
 #[test]
 fn cli_perft_rejects_a_bad_fen_with_an_error_and_no_panic() {
-    let output = Command::new(env!("CARGO_BIN_EXE_marseillais"))
-        .args(["perft", "1", "--fen", "not a fen"])
-        .output()
-        .expect("the marseillais binary runs");
+    let output = run(
+        env!("CARGO_BIN_EXE_marseillais"),
+        &["perft", "1", "--fen", "not a fen"],
+    );
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.starts_with("error: "), "{stderr}");

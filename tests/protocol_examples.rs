@@ -21,12 +21,14 @@
 //! must accept them. To add an example: put a marker before the block, and
 //! make the session below produce what it shows under that name.
 
-mod server_support;
+mod support;
 
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
-use server_support::{Client, TestServer, s};
+use support::rig::Rig;
+use support::s;
+use support::ws::Client;
 
 const DOC: &str = include_str!("../docs/protocol.md");
 
@@ -261,13 +263,13 @@ fn json_of(status_and_text: (u16, String), want: u16) -> Value {
 fn seen(clients: &[&Client]) -> Vec<Value> {
     clients
         .iter()
-        .flat_map(|c| c.seen.iter().cloned())
+        .flat_map(|c| c.seen.iter().map(|m| m.json.clone()))
         .collect()
 }
 
 /// Plays the session the examples describe and returns, under each example
 /// name, what the server sent that the example may show.
-async fn transcripts(server: &TestServer) -> BTreeMap<&'static str, Vec<Value>> {
+async fn transcripts(server: &Rig) -> BTreeMap<&'static str, Vec<Value>> {
     let mut out: BTreeMap<&'static str, Vec<Value>> = BTreeMap::new();
 
     // Section 2: a clocked game, created by White, listed while open.
@@ -303,44 +305,44 @@ async fn transcripts(server: &TestServer) -> BTreeMap<&'static str, Vec<Value>> 
 
     // Section 3: White waits, Black joins, a spectator watches.
     let mut white = server.seat(&id, &white_token).await;
-    white.expect("presence").await;
+    white.recv_type("presence").await;
     let (black_token, _) = server.join(&id).await;
-    white.expect("join").await;
+    white.recv_type("join").await;
     let mut black = server.seat(&id, &black_token).await;
-    black.expect("presence").await;
+    black.recv_type("presence").await;
     let mut spectator = server.spectate(&id).await;
-    spectator.expect("presence").await;
+    spectator.recv_type("presence").await;
 
     white.play("e2e4", "a1").await;
     black.play("e7e5", "b1").await;
     // 3.3: a second White tab connects while Black is at its second sub-move.
     let mut tab = server.seat(&id, &white_token).await;
-    let state = tab.expect("state").await;
-    out.entry("state").or_default().push(state);
+    let state = tab.recv_type("state").await;
+    out.entry("state").or_default().push(state.json);
     drop(tab);
     black.play("g8f6", "b2").await;
     white.mv("e2e5", "a2").await;
-    white.expect("error").await;
+    white.recv_type("error").await;
     white.play("d2d4", "a3").await;
     white.send(json!({"t": "takeback_submove"})).await;
-    white.expect("takeback").await;
+    white.recv_type("takeback").await;
     white.send(json!({"t": "draw_offer"})).await;
-    black.expect("draw_offer").await;
+    black.recv_type("draw_offer").await;
     black.send(json!({"t": "draw_decline"})).await;
-    white.expect("draw_decline").await;
+    white.recv_type("draw_decline").await;
     black.send(json!({"t": "resign"})).await;
-    white.expect("end").await;
+    white.recv_type("end").await;
     black.send(json!({"t": "rematch_offer"})).await;
-    white.expect("rematch_offer").await;
+    white.recv_type("rematch_offer").await;
     white.send(json!({"t": "rematch_accept"})).await;
-    let rematch = white.expect("rematch").await;
-    let rematch_id = s(&rematch["d"]["id"]);
-    white.expect("rematch_seat").await;
-    black.expect("rematch_seat").await;
+    let rematch = white.recv_type("rematch").await;
+    let rematch_id = s(&rematch.d["id"]);
+    white.recv_type("rematch_seat").await;
+    black.recv_type("rematch_seat").await;
     white.send(json!({"t": "ping"})).await;
-    white.expect("pong").await;
+    white.recv_type("pong").await;
     // The spectator has seen every event by the time it sees the last one.
-    spectator.expect("rematch").await;
+    spectator.recv_type("rematch").await;
 
     let messages = seen(&[&white, &black, &spectator]);
     let events: Vec<Value> = messages
@@ -365,7 +367,7 @@ async fn transcripts(server: &TestServer) -> BTreeMap<&'static str, Vec<Value>> 
 
 #[tokio::test]
 async fn every_server_example_in_protocol_md_is_what_the_server_sends() {
-    let server = TestServer::start().await;
+    let server = Rig::start().await;
     let actual = transcripts(&server).await;
     let mut problems = Vec::new();
     let mut checked = 0;
@@ -421,7 +423,7 @@ async fn every_server_example_in_protocol_md_is_what_the_server_sends() {
 
 #[tokio::test]
 async fn every_client_example_in_protocol_md_is_accepted_by_the_server() {
-    let server = TestServer::start().await;
+    let server = Rig::start().await;
     let mut checked = 0;
     for block in named_blocks() {
         if block.name != "create-request" {

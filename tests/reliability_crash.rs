@@ -10,9 +10,10 @@
 //! Longer: `MARSEILLAIS_CRASH_KILLS=200 MARSEILLAIS_CRASH_GAMES=40 cargo test
 //! --release --test reliability_crash -- --nocapture`; replay a run with
 //! `MARSEILLAIS_CRASH_SEED=<the printed seed>` (the kill times repeat; the
-//! interleaving of the clients does not).
+//! interleaving of the clients does not). Without it the seed is
+//! `MARSEILLAIS_TEST_SEED` or a fixed one; `random` draws a new one.
 
-mod reliability_support;
+mod support;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -20,11 +21,14 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures_util::StreamExt;
-use reliability_support::{Rng, Scratch, ServerProcess, Ws, audit_game, new_game, str_of};
 use serde_json::{Value, json};
+use support::audit::{audit_game, stored_games};
+use support::game::new_game;
+use support::process::{Scratch, ServerProcess};
+use support::rng::Rng;
+use support::ws::{Client, Incoming, Recv};
+use support::{eventually, s, strings};
 use tokio::sync::watch;
-use tokio_tungstenite::tungstenite::Message;
 
 fn env_number(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -199,7 +203,7 @@ impl Player {
             } else {
                 format!("token={}", self.token)
             };
-            let mut ws = match Ws::connect(addr, &self.game, &query).await {
+            let mut ws = match Client::try_connect(addr, &self.game, &query).await {
                 Ok(ws) => ws,
                 Err(_) => {
                     tokio::time::sleep(Duration::from_millis(30)).await;
@@ -220,7 +224,7 @@ impl Player {
             }
             if let Some((uci, id)) = view.pending.clone()
                 && ws
-                    .send(&json!({"t": "move", "d": {"uci": uci, "id": id}}))
+                    .try_send(&json!({"t": "move", "d": {"uci": uci, "id": id}}))
                     .await
                     .is_err()
             {
@@ -233,7 +237,7 @@ impl Player {
 
     /// Reads and acts on one connection until it is lost, the game ends or
     /// the run stops.
-    async fn session(&mut self, ws: &mut Ws, view: &mut View) {
+    async fn session(&mut self, ws: &mut Client, view: &mut View) {
         let mut resigned = false;
         // A fresh connection without `v` starts with a snapshot: until then
         // the stream is not compared with the old version.
@@ -242,20 +246,14 @@ impl Player {
             if self.shared.stopped() || view.over {
                 return;
             }
-            let next = match tokio::time::timeout(Duration::from_millis(300), ws.ws.next()).await {
-                Err(_) => continue,
-                Ok(next) => next,
-            };
-            let msg: Value = match next {
-                Some(Ok(Message::Text(text))) => match serde_json::from_str(text.as_str()) {
-                    Ok(v) => v,
-                    Err(e) => {
-                        self.shared.anomaly(format!("non-JSON from server: {e}"));
-                        return;
-                    }
-                },
-                Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return,
-                Some(Ok(_)) => continue,
+            let msg = match ws.poll(Duration::from_millis(300)).await {
+                Recv::Timeout => continue,
+                Recv::Msg(msg) => msg,
+                Recv::NotJson(e) => {
+                    self.shared.anomaly(format!("non-JSON from server: {e}"));
+                    return;
+                }
+                Recv::Ended => return,
             };
             if !self.absorb(&msg, view, &mut synced) {
                 return;
@@ -269,7 +267,7 @@ impl Player {
             if self.resign_after.is_some_and(|n| view.submoves >= n) {
                 if !resigned {
                     resigned = true;
-                    if ws.send(&json!({"t": "resign"})).await.is_err() {
+                    if ws.try_send(&json!({"t": "resign"})).await.is_err() {
                         return;
                     }
                 }
@@ -285,7 +283,11 @@ impl Player {
                 view.last_takeback_at = Some(view.submoves);
                 view.wait_for = view.version + 1;
                 self.shared.record().takebacks_sent += 1;
-                if ws.send(&json!({"t": "takeback_submove"})).await.is_err() {
+                if ws
+                    .try_send(&json!({"t": "takeback_submove"}))
+                    .await
+                    .is_err()
+                {
                     return;
                 }
                 continue;
@@ -299,7 +301,7 @@ impl Player {
             // A little think time spreads the load; bounded and tiny.
             tokio::time::sleep(self.rng.between_ms(0, 8)).await;
             if ws
-                .send(&json!({"t": "move", "d": {"uci": uci, "id": id}}))
+                .try_send(&json!({"t": "move", "d": {"uci": uci, "id": id}}))
                 .await
                 .is_err()
             {
@@ -309,21 +311,21 @@ impl Player {
     }
 
     /// Updates the view from one server message; false to drop the connection.
-    fn absorb(&self, msg: &Value, view: &mut View, synced: &mut bool) -> bool {
-        let t = msg["t"].as_str().unwrap_or_default();
-        let d = &msg["d"];
+    fn absorb(&self, msg: &Incoming, view: &mut View, synced: &mut bool) -> bool {
+        let t = msg.t.as_str();
+        let d = &msg.d;
         match t {
             "state" => {
-                view.version = msg["v"].as_u64().unwrap_or(0);
-                view.turn = str_of(&d["turn"]);
-                view.phase = str_of(&d["phase"]);
+                view.version = msg.v.unwrap_or(0);
+                view.turn = s(&d["turn"]);
+                view.phase = s(&d["phase"]);
                 view.legal = strings(&d["legal"]);
                 view.submoves = d["moves"].as_array().map_or(0, Vec::len);
                 view.over = d["status"] == "finished";
                 *synced = true;
             }
             "ack" => {
-                let id = str_of(&d["id"]);
+                let id = s(&d["id"]);
                 let v = d["v"].as_u64().unwrap_or(0);
                 let Some((uci, pending_id)) = view.pending.take() else {
                     self.shared.anomaly(format!(
@@ -358,7 +360,7 @@ impl Player {
                 record.table_progress.insert(self.table, epoch);
             }
             "error" => {
-                let code = str_of(&d["code"]);
+                let code = s(&d["code"]);
                 if code == "store_failure" {
                     // Not applied: send it again on a fresh connection.
                     return false;
@@ -372,7 +374,7 @@ impl Player {
             }
             "presence" | "pong" => {}
             _ => {
-                let Some(v) = msg["v"].as_u64() else {
+                let Some(v) = msg.v else {
                     self.shared.anomaly(format!("unversioned {msg}"));
                     return false;
                 };
@@ -386,18 +388,18 @@ impl Player {
                 *synced = true;
                 match t {
                     "move" => {
-                        view.turn = str_of(&d["turn"]);
-                        view.phase = str_of(&d["phase"]);
+                        view.turn = s(&d["turn"]);
+                        view.phase = s(&d["phase"]);
                         view.legal = strings(&d["legal"]);
                         view.submoves += 1;
                         self.shared
                             .record()
                             .broadcast
-                            .insert((self.game.clone(), v), str_of(&d["uci"]));
+                            .insert((self.game.clone(), v), s(&d["uci"]));
                     }
                     "takeback" => {
-                        view.turn = str_of(&d["turn"]);
-                        view.phase = str_of(&d["phase"]);
+                        view.turn = s(&d["turn"]);
+                        view.phase = s(&d["phase"]);
                         view.legal = strings(&d["legal"]);
                         view.submoves = view.submoves.saturating_sub(1);
                         self.shared.record().takebacks_seen += 1;
@@ -414,17 +416,11 @@ impl Player {
     }
 }
 
-fn strings(v: &Value) -> Vec<String> {
-    v.as_array()
-        .map(|a| a.iter().map(str_of).collect())
-        .unwrap_or_default()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn acknowledged_sub_moves_survive_sigkill_and_every_stored_game_replays() {
     let kills = env_number("MARSEILLAIS_CRASH_KILLS", 20);
     let tables = env_number("MARSEILLAIS_CRASH_GAMES", 20) as usize;
-    let (mut rng, seed) = Rng::seeded_from_env("MARSEILLAIS_CRASH_SEED");
+    let (mut rng, seed, _replay) = Rng::seeded_from_env("MARSEILLAIS_CRASH_SEED");
     eprintln!("crash run: {kills} kills, {tables} tables, seed {seed}");
     let scratch = Scratch::new();
     let data = scratch.data();
@@ -464,7 +460,7 @@ async fn acknowledged_sub_moves_survive_sigkill_and_every_stored_game_replays() 
 
     // After the last restart every table must get going again.
     let final_epoch = shared.epoch.load(Ordering::SeqCst);
-    let resumed = reliability_support::eventually(Duration::from_secs(60), || {
+    let resumed = eventually(Duration::from_secs(60), || {
         let shared = Arc::clone(&shared);
         async move {
             let record = shared.record();
@@ -480,10 +476,7 @@ async fn acknowledged_sub_moves_survive_sigkill_and_every_stored_game_replays() 
     server.kill9().await;
 
     // The audit, on the database itself.
-    let games: HashMap<String, Vec<String>> = reliability_support::stored_games(&data)
-        .await
-        .into_iter()
-        .collect();
+    let games: HashMap<String, Vec<String>> = stored_games(&data).await.into_iter().collect();
     let record = std::mem::take(&mut *shared.record());
     let mut failures = record.anomalies.clone();
     if !resumed {
@@ -507,9 +500,9 @@ async fn acknowledged_sub_moves_survive_sigkill_and_every_stored_game_replays() 
             .get(&ack.game)
             .and_then(|events| events.get(ack.v as usize))
             .and_then(|text| serde_json::from_str::<Value>(text).ok());
-        let kept = event.as_ref().is_some_and(|e| {
-            e["k"] == "move" && str_of(&e["uci"]) == ack.uci && str_of(&e["ack"]) == ack.id
-        });
+        let kept = event
+            .as_ref()
+            .is_some_and(|e| e["k"] == "move" && s(&e["uci"]) == ack.uci && s(&e["ack"]) == ack.id);
         if !kept {
             lost += 1;
             failures.push(format!("LOST: {ack:?}, stored {event:?}"));
@@ -523,7 +516,7 @@ async fn acknowledged_sub_moves_survive_sigkill_and_every_stored_game_replays() 
             .and_then(|text| serde_json::from_str::<Value>(text).ok());
         if !event
             .as_ref()
-            .is_some_and(|e| e["k"] == "move" && str_of(&e["uci"]) == *uci)
+            .is_some_and(|e| e["k"] == "move" && s(&e["uci"]) == *uci)
         {
             broadcast_lost += 1;
             failures.push(format!(

@@ -11,17 +11,20 @@
 //! The short version runs in `cargo test` (about 20 s of load). The full one:
 //! `MARSEILLAIS_SOAK_SECS=600 cargo test --release --test reliability_soak -- --nocapture`.
 
-mod reliability_support;
+mod support;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use reliability_support::{
-    Duo, Outcome, Rng, Scratch, ServerProcess, Ws, eventually, metric, new_game,
-};
 use serde_json::json;
+use support::eventually;
+use support::game::{Duo, Outcome, new_game};
+use support::http::metric;
+use support::process::{Scratch, ServerProcess};
+use support::rng::Rng;
+use support::ws::Client;
 
 #[derive(Default)]
 struct Counts {
@@ -39,7 +42,7 @@ async fn table(addr: SocketAddr, until: tokio::time::Instant, seed: u64, counts:
         let (id, white, black) = new_game(addr, r#"{"color":"white"}"#)
             .await
             .expect("create a game");
-        let mut spectator = Ws::connect(addr, &id, "").await.expect("spectator");
+        let mut spectator = Client::try_connect(addr, &id, "").await.expect("spectator");
         let mut duo = Duo::open(addr, &id, &white, &black).await;
         let length = 10 + rng.below(50) as usize;
         for n in 0..length {
@@ -54,19 +57,19 @@ async fn table(addr: SocketAddr, until: tokio::time::Instant, seed: u64, counts:
                 Outcome::Refused(code) => panic!("move refused: {code}"),
             }
             // The spectator reads along, as a browser would.
-            while spectator.recv(Duration::from_millis(1)).await.is_some() {}
+            while spectator.try_recv(Duration::from_millis(1)).await.is_some() {}
         }
         if !duo.legal.is_empty() {
             duo.white
-                .send(&json!({"t": "resign"}))
+                .try_send(&json!({"t": "resign"}))
                 .await
                 .expect("resign");
-            duo.black.expect("end").await;
+            duo.black.skip_to("end").await;
         }
         counts.games.fetch_add(1, Ordering::Relaxed);
         // Everyone leaves (the spectator without a close handshake).
-        let _ = duo.white.ws.close(None).await;
-        let _ = duo.black.ws.close(None).await;
+        duo.white.close().await;
+        duo.black.close().await;
         drop(spectator);
     }
 }
@@ -109,7 +112,7 @@ async fn memory_returns_to_its_baseline_after_a_steady_load_of_games() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(20);
     let tables = 16;
-    let (mut rng, seed) = Rng::seeded_from_env("MARSEILLAIS_SOAK_SEED");
+    let (mut rng, seed, _replay) = Rng::seeded_from_env("MARSEILLAIS_SOAK_SEED");
     let scratch = Scratch::new();
     let server = ServerProcess::spawn(
         &scratch.data(),

@@ -5,7 +5,7 @@
 //! works again. The tmpfs case needs root (`mount -t tmpfs`); without it the
 //! test says so loudly and passes.
 
-mod reliability_support;
+mod support;
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -14,26 +14,25 @@ use std::time::Duration;
 
 use marseillais::server::config::Config;
 use marseillais::server::store::{FailingStore, MemoryStore, SqliteOptions, SqliteStore, Store};
-use marseillais::server::{ServerHandle, start_with_store};
-use reliability_support::{
-    Duo, Outcome, Scratch, ServerProcess, WAIT, Ws, audit_game, http, new_game, str_of,
-};
 use serde_json::{Value, json};
+use support::audit::{audit_game, stored_games};
+use support::game::{Duo, Outcome, new_game};
+use support::http::try_http;
+use support::process::{Scratch, ServerProcess};
+use support::rig::Rig;
+use support::ws::Client;
+use support::{WAIT, s};
 
-async fn serve(dir: &Path, store: Arc<dyn Store>) -> ServerHandle {
-    let mut config = Config::new(SocketAddr::from(([127, 0, 0, 1], 0)), dir);
-    // These tests play moves as fast as the acks come back (on loopback,
-    // far above a person's pace); the rate limits are not what they test.
+/// These tests play moves as fast as the acks come back (on loopback, far
+/// above a person's pace); the rate limits are not what they test.
+fn fast(config: &mut Config) {
     config.rate_per_sec = 1e6;
     config.game_rate_per_sec = 1e6;
     config.game_rate_burst = 1e6;
-    start_with_store(config, store)
-        .await
-        .expect("server starts")
 }
 
 async fn public(addr: SocketAddr, id: &str) -> Value {
-    let (status, text) = http(addr, "GET", &format!("/api/games/{id}"), None)
+    let (status, text) = try_http(addr, "GET", &format!("/api/games/{id}"), None)
         .await
         .expect("http");
     assert_eq!(status, 200, "{text}");
@@ -42,21 +41,24 @@ async fn public(addr: SocketAddr, id: &str) -> Value {
 
 #[tokio::test]
 async fn an_injected_commit_failure_is_refused_and_the_same_move_is_accepted_later() {
-    let scratch = Scratch::new();
     let memory = MemoryStore::new();
     let failing = FailingStore::new(Arc::new(memory.clone()));
-    let server = serve(&scratch.data(), Arc::new(failing.clone())).await;
+    let server = Rig::builder()
+        .config(fast)
+        .store(Arc::new(failing.clone()))
+        .start()
+        .await;
     let addr = server.addr();
     let (id, white, black) = new_game(addr, r#"{"color":"white"}"#).await.expect("game");
     let mut duo = Duo::open(addr, &id, &white, &black).await;
-    let mut spectator = Ws::connect(addr, &id, "").await.expect("ws");
-    spectator.expect("state").await;
+    let mut spectator = Client::try_connect(addr, &id, "").await.expect("ws");
+    spectator.skip_to("state").await;
     assert_eq!(duo.play("e2e4", "w1").await, Outcome::Acked(2));
-    let (status, text) = http(addr, "POST", "/api/games", Some(b"{}"))
+    let (status, text) = try_http(addr, "POST", "/api/games", Some(b"{}"))
         .await
         .expect("http");
     assert_eq!(status, 201, "{text}");
-    let open_id = str_of(&serde_json::from_str::<Value>(&text).expect("json")["id"]);
+    let open_id = s(&serde_json::from_str::<Value>(&text).expect("json")["id"]);
 
     failing.set_failing(true);
     let before = public(addr, &id).await;
@@ -65,16 +67,16 @@ async fn an_injected_commit_failure_is_refused_and_the_same_move_is_accepted_lat
         Outcome::Refused("store_failure".into())
     );
     // Other actions that write are refused the same way.
-    duo.black.send(&json!({"t": "resign"})).await.expect("send");
-    assert_eq!(
-        duo.black.expect("error").await["d"]["code"],
-        "store_failure"
-    );
-    let (status, text) = http(addr, "POST", "/api/games", Some(b"{}"))
+    duo.black
+        .try_send(&json!({"t": "resign"}))
+        .await
+        .expect("send");
+    assert_eq!(duo.black.skip_to("error").await.d["code"], "store_failure");
+    let (status, text) = try_http(addr, "POST", "/api/games", Some(b"{}"))
         .await
         .expect("http");
     assert_eq!(status, 503, "{text}");
-    let (status, text) = http(addr, "POST", &format!("/api/games/{open_id}/join"), None)
+    let (status, text) = try_http(addr, "POST", &format!("/api/games/{open_id}/join"), None)
         .await
         .expect("http");
     assert_eq!(status, 503, "{text}");
@@ -86,7 +88,7 @@ async fn an_injected_commit_failure_is_refused_and_the_same_move_is_accepted_lat
 
     failing.set_failing(false);
     // The seat that could not be stored is still free.
-    let (status, text) = http(addr, "POST", &format!("/api/games/{open_id}/join"), None)
+    let (status, text) = try_http(addr, "POST", &format!("/api/games/{open_id}/join"), None)
         .await
         .expect("http");
     assert_eq!(status, 200, "{text}");
@@ -95,14 +97,14 @@ async fn an_injected_commit_failure_is_refused_and_the_same_move_is_accepted_lat
     // The spectator saw exactly v=2 then v=3: nothing from the refused writes.
     let mut versions = Vec::new();
     while versions.last() != Some(&3) {
-        let msg = spectator.recv(WAIT).await.expect("spectator event");
-        if let Some(v) = msg["v"].as_u64() {
-            assert_eq!(msg["t"], "move", "{msg}");
+        let msg = spectator.try_recv(WAIT).await.expect("spectator event");
+        if let Some(v) = msg.v {
+            assert_eq!(msg.t, "move", "{msg}");
             versions.push(v);
         }
     }
     assert_eq!(versions, vec![2, 3]);
-    server.shutdown().await;
+    server.stop().await;
     let (_, events) = memory.load_game(&id).await.expect("load").expect("game");
     assert_eq!(events.len(), 4, "created, joined, two moves: {events:?}");
     assert_eq!(audit_game(&id, &events), Ok(2));
@@ -110,13 +112,11 @@ async fn an_injected_commit_failure_is_refused_and_the_same_move_is_accepted_lat
 
 #[tokio::test]
 async fn a_database_at_its_size_limit_refuses_moves_and_keeps_every_acknowledged_one() {
-    let scratch = Scratch::new();
-    let data = scratch.data();
     let options = SqliteOptions {
         max_db_bytes: Some(48 * 1024),
     };
-    let store = SqliteStore::open_with(&data, options).expect("store");
-    let server = serve(&data, Arc::new(store)).await;
+    let mut server = Rig::builder().config(fast).sqlite(options).start().await;
+    let data = server.data_dir().to_path_buf();
     let addr = server.addr();
     // Games are played one after the other until a commit is refused (a
     // game that ends on the board first is simply followed by another).
@@ -159,25 +159,27 @@ async fn a_database_at_its_size_limit_refuses_moves_and_keeps_every_acknowledged
         duo.play(&uci, &ack_id).await,
         Outcome::Refused("store_failure".into())
     );
-    server.shutdown().await;
+    server.pause().await;
 
     // Every acknowledged move is stored, nothing else, and the game replays.
-    let games = reliability_support::stored_games(&data).await;
+    let games = stored_games(&data).await;
     let (_, events) = games.iter().find(|(g, _)| *g == id).expect("stored game");
     assert_eq!(events.len() as u64, last_v + 1);
     for (v, uci) in &acked {
         let event: Value = serde_json::from_str(&events[*v as usize]).expect("json");
-        assert_eq!(str_of(&event["uci"]), *uci);
+        assert_eq!(s(&event["uci"]), *uci);
     }
     assert_eq!(audit_game(&id, events), Ok(acked.len()));
 
     // With room again, the refused move (same id) is accepted at the next version.
-    let server = serve(&data, Arc::new(SqliteStore::open(&data).expect("store"))).await;
+    server
+        .resume_on(Arc::new(SqliteStore::open(&data).expect("store")))
+        .await;
     let addr = server.addr();
     let mut duo = Duo::open(addr, &id, &white, &black).await;
     assert_eq!(duo.version, last_v);
     assert_eq!(duo.play(&uci, &ack_id).await, Outcome::Acked(last_v + 1));
-    server.shutdown().await;
+    server.stop().await;
 }
 
 /// Mounts a 1 MiB tmpfs; `None` (and a loud message) when not permitted.
@@ -286,12 +288,12 @@ async fn on_a_full_filesystem_the_real_server_refuses_moves_and_recovers_when_sp
     acked.push((last_v + 1, uci));
     server.kill9().await;
 
-    let games = reliability_support::stored_games(&data).await;
+    let games = stored_games(&data).await;
     let (_, events) = games.iter().find(|(g, _)| *g == id).expect("stored game");
     assert_eq!(events.len() as u64, last_v + 2);
     for (v, uci) in &acked {
         let event: Value = serde_json::from_str(&events[*v as usize]).expect("json");
-        assert_eq!(str_of(&event["uci"]), *uci, "v={v}");
+        assert_eq!(s(&event["uci"]), *uci, "v={v}");
     }
     assert_eq!(audit_game(&id, events), Ok(acked.len()));
     let logs = std::fs::read_to_string(scratch.log()).unwrap_or_default();

@@ -1,14 +1,17 @@
 //! Comma PGN: writing, tolerant reading, strict checking and the
 //! `pgn check` command (`docs/rules.md` section 4).
 
+mod support;
+
+use std::ffi::OsStr;
 use std::path::PathBuf;
-use std::process::Command;
 
 use marseillais::rules::pgn::{
     self, CheckReason, GameResult, MoveError, PgnError, PgnTags, check_games, read_games,
 };
 use marseillais::rules::san::{SanError, SanIssue};
 use marseillais::rules::{Color, Game, Outcome, Position, SubMove, Termination};
+use support::process::run;
 
 fn game_from(fen: Option<&str>, uci: &str) -> Game {
     let start = match fen {
@@ -624,11 +627,10 @@ fn strict_check_accepts_a_true_e_p_mark() {
 // ---- the command -----------------------------------------------------------
 
 fn run_check(path: &std::path::Path) -> (Option<i32>, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_marseillais"))
-        .args(["pgn", "check"])
-        .arg(path)
-        .output()
-        .expect("the binary runs");
+    let output = run(
+        env!("CARGO_BIN_EXE_marseillais"),
+        &[OsStr::new("pgn"), OsStr::new("check"), path.as_os_str()],
+    );
     (
         output.status.code(),
         String::from_utf8_lossy(&output.stdout).into_owned(),

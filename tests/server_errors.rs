@@ -1,21 +1,24 @@
 //! Bad input over HTTP and WebSocket: typed errors, state untouched,
 //! connection kept; limits close the connection with a clear code.
 
-mod server_support;
+mod support;
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use server_support::{TestServer, play_both_first_turns, s};
+use support::game::play_both_first_turns;
+use support::rig::Rig;
+use support::s;
+use support::ws::{Client, ConnectError};
 
 #[tokio::test]
 async fn every_bad_message_gets_a_typed_error_and_changes_nothing() {
-    let server = TestServer::start().await;
+    let server = Rig::start().await;
     let (id, mut white, black) = server.players(json!({})).await;
     let spectator = server.spectate(&id).await;
-    let state = white.expect("state").await;
-    let version = state["v"].clone();
-    let fen = state["d"]["fen"].clone();
+    let state = white.recv_type("state").await;
+    let version = state.v;
+    let fen = state.d["fen"].clone();
 
     const W: usize = 0;
     const B: usize = 1;
@@ -77,21 +80,21 @@ async fn every_bad_message_gets_a_typed_error_and_changes_nothing() {
     for (who, text, code) in cases {
         let client = &mut clients[who];
         client.send_text(&text).await;
-        let reply = client.expect("error").await;
-        assert_eq!(reply["d"]["code"], code, "for {text}: {reply}");
-        assert!(!s(&reply["d"]["message"]).is_empty());
+        let reply = client.recv_type("error").await;
+        assert_eq!(reply.d["code"], code, "for {text}: {reply}");
+        assert!(!s(&reply.d["message"]).is_empty());
     }
     let [mut white, _black, mut spectator] = clients;
     // The spectator with a bad token is still a spectator and still connected.
     spectator.send(json!({"t": "ping"})).await;
-    assert_eq!(spectator.expect("pong").await["t"], "pong");
+    assert_eq!(spectator.recv_type("pong").await.t, "pong");
     let (_, public) = server.http("GET", &format!("/api/games/{id}"), None).await;
     let public: Value = serde_json::from_str(&public).expect("json");
     assert_eq!(public["fen"], fen);
     assert_eq!(public["moves"], json!([]));
     // Nothing was broadcast: a fresh snapshot has the same version.
     let mut late = server.spectate(&id).await;
-    assert_eq!(late.expect("state").await["v"], version);
+    assert_eq!(late.recv_type("state").await.v, version);
     // And the connections still play.
     white.play("e2e4", "ok").await;
     server.stop().await;
@@ -99,12 +102,12 @@ async fn every_bad_message_gets_a_typed_error_and_changes_nothing() {
 
 #[tokio::test]
 async fn a_resent_ack_id_is_acknowledged_again_but_not_applied_twice() {
-    let server = TestServer::start().await;
+    let server = Rig::start().await;
     let (id, mut white, mut black) = server.players(json!({})).await;
     let first = white.play("e2e4", "same").await;
     white.mv("e2e4", "same").await;
-    let ack = white.expect("ack").await;
-    assert_eq!(ack["d"]["v"], first["v"]);
+    let ack = white.recv_type("ack").await;
+    assert_eq!(ack.d["v"].as_u64(), first.v);
     // Black sees exactly one move and can answer.
     black.play("e7e5", "b").await;
     let (_, public) = server.http("GET", &format!("/api/games/{id}"), None).await;
@@ -115,7 +118,7 @@ async fn a_resent_ack_id_is_acknowledged_again_but_not_applied_twice() {
 
 #[tokio::test]
 async fn http_refuses_bad_bodies_and_unknown_games() {
-    let server = TestServer::start().await;
+    let server = Rig::start().await;
     for body in [
         "{",
         r#"{"color":"purple"}"#,
@@ -160,17 +163,17 @@ async fn http_refuses_bad_bodies_and_unknown_games() {
 
 #[tokio::test]
 async fn a_message_over_the_size_limit_closes_with_1009() {
-    let server = TestServer::start().await;
+    let server = Rig::start().await;
     let (id, _, _) = server.game_between_two(json!({})).await;
     let mut client = server.spectate(&id).await;
-    client.expect("state").await;
+    client.recv_type("state").await;
     let big = json!({"t": "ping", "d": {"pad": "x".repeat(5000)}}).to_string();
     client.send_text(&big).await;
     let (code, reason) = client.expect_close().await;
     assert_eq!(code, 1009, "{reason}");
     // Far above the limit, the WebSocket layer itself refuses the frame.
     let mut huge_sender = server.spectate(&id).await;
-    huge_sender.expect("state").await;
+    huge_sender.recv_type("state").await;
     let huge = json!({"t": "ping", "d": {"pad": "x".repeat(100_000)}}).to_string();
     huge_sender.send_text(&huge).await;
     let (code, reason) = huge_sender.expect_close().await;
@@ -180,14 +183,14 @@ async fn a_message_over_the_size_limit_closes_with_1009() {
 
 #[tokio::test]
 async fn a_client_over_the_message_rate_is_closed_with_1008() {
-    let server = TestServer::start_with(|c| {
+    let server = Rig::start_with(|c| {
         c.rate_per_sec = 5.0;
         c.rate_burst = 10.0;
     })
     .await;
     let (id, _, _) = server.game_between_two(json!({})).await;
     let mut client = server.spectate(&id).await;
-    client.expect("state").await;
+    client.recv_type("state").await;
     for _ in 0..40 {
         client.send(json!({"t": "ping"})).await;
     }
@@ -199,7 +202,7 @@ async fn a_client_over_the_message_rate_is_closed_with_1008() {
 
 #[tokio::test]
 async fn a_silent_connection_is_closed_but_one_that_answers_pings_is_kept() {
-    let server = TestServer::start_with(|c| {
+    let server = Rig::start_with(|c| {
         c.idle_timeout = Duration::from_millis(1000);
         c.ping_interval = Duration::from_millis(100);
     })
@@ -207,7 +210,7 @@ async fn a_silent_connection_is_closed_but_one_that_answers_pings_is_kept() {
     let (id, _, _) = server.game_between_two(json!({})).await;
     // This client reads (so tungstenite answers the server's pings).
     let mut lively = server.spectate(&id).await;
-    lively.expect("state").await;
+    lively.recv_type("state").await;
     // This one never reads, so it never answers a ping.
     let mut silent = server.spectate(&id).await;
     // Keep reading the lively client for 2.5 idle timeouts (bounded loop).
@@ -221,21 +224,21 @@ async fn a_silent_connection_is_closed_but_one_that_answers_pings_is_kept() {
     let (code, reason) = silent.expect_close().await;
     assert_eq!((code, reason.as_str()), (1000, "idle timeout"));
     lively.send(json!({"t": "ping"})).await;
-    assert_eq!(lively.expect("pong").await["t"], "pong");
+    assert_eq!(lively.recv_type("pong").await.t, "pong");
     server.stop().await;
 }
 
 #[tokio::test]
 async fn seat_tokens_never_reach_spectators_or_opponents() {
-    let server = TestServer::start().await;
+    let server = Rig::start().await;
     let (id, white_token, black_token) = server.game_between_two(json!({})).await;
     let mut white = server.seat(&id, &white_token).await;
     let mut black = server.seat(&id, &black_token).await;
     let mut spectator = server.spectate(&id).await;
     play_both_first_turns(&mut white, &mut black).await;
     white.send(json!({"t": "resign"})).await;
-    spectator.expect("end").await;
-    black.expect("end").await;
+    spectator.recv_type("end").await;
+    black.recv_type("end").await;
     let (_, public) = server.http("GET", &format!("/api/games/{id}"), None).await;
     let (_, listing) = server.http("GET", "/api/games?status=finished", None).await;
     let everything = format!(
@@ -252,15 +255,10 @@ async fn seat_tokens_never_reach_spectators_or_opponents() {
 
 #[tokio::test]
 async fn a_websocket_to_an_unknown_game_is_refused_with_404() {
-    let server = TestServer::start().await;
-    let url = format!("ws://{}/ws/game/zzzzzzzz", server.addr());
-    let refused = tokio::time::timeout(server_support::WAIT, tokio_tungstenite::connect_async(url))
-        .await
-        .expect("answer in time");
+    let server = Rig::start().await;
+    let refused = Client::try_connect(server.addr(), "zzzzzzzz", "").await;
     match refused {
-        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
-            assert_eq!(response.status().as_u16(), 404);
-        }
+        Err(ConnectError::Refused(status)) => assert_eq!(status, 404),
         other => panic!("expected an HTTP 404, got {:?}", other.map(|_| ())),
     }
     server.stop().await;

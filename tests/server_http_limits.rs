@@ -5,7 +5,7 @@
 //! 127.0.0.1; every wait is bounded and the timeouts are set small through
 //! [`Config`], so nothing waits real minutes.
 
-mod server_support;
+mod support;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -13,22 +13,9 @@ use std::time::Duration;
 use marseillais::rules::pgn::movetext;
 use marseillais::rules::{Game, Position};
 use serde_json::{Value, json};
-use server_support::http_support::{Reply, exchange};
-use server_support::{TestServer, WAIT, http, s};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
-
-/// A request head written by hand (`Connection: close`, so that the
-/// server ends the exchange by closing).
-fn head(method: &str, path: &str, headers: &[&str]) -> Vec<u8> {
-    let mut text = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
-    for header in headers {
-        text.push_str(header);
-        text.push_str("\r\n");
-    }
-    text.push_str("\r\n");
-    text.into_bytes()
-}
+use support::http::{Reply, exchange, half_open, head, http, metric, read_until_closed};
+use support::rig::Rig;
+use support::{WAIT, s};
 
 /// The reply's JSON body and its `code`; panics if it is not JSON.
 fn json_code(reply: &Reply) -> String {
@@ -54,14 +41,6 @@ async fn send(addr: SocketAddr, request: &[u8]) -> Reply {
     }
 }
 
-/// The value of one unlabelled series in `/metrics`.
-async fn metric(addr: SocketAddr, name: &str) -> Option<f64> {
-    let (status, text) = http(addr, "GET", "/metrics", None).await;
-    assert_eq!(status, 200);
-    text.lines()
-        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
-}
-
 /// `GET /healthz` answered 200 within a few attempts (a freed slot is
 /// returned asynchronously, so the first try may still be refused).
 async fn healthz_answers(addr: SocketAddr) -> bool {
@@ -78,7 +57,7 @@ async fn healthz_answers(addr: SocketAddr) -> bool {
 
 #[tokio::test]
 async fn a_body_shorter_than_its_content_length_is_answered_408_once_the_body_timeout_passes() {
-    let server = TestServer::start_with(|c| {
+    let server = Rig::start_with(|c| {
         c.body_read_timeout = Duration::from_millis(300);
         c.request_timeout = Duration::from_secs(60);
     })
@@ -99,7 +78,7 @@ async fn a_body_shorter_than_its_content_length_is_answered_408_once_the_body_ti
 
 #[tokio::test]
 async fn an_unterminated_chunked_body_is_answered_408_once_the_body_timeout_passes() {
-    let server = TestServer::start_with(|c| {
+    let server = Rig::start_with(|c| {
         c.body_read_timeout = Duration::from_millis(300);
         c.request_timeout = Duration::from_secs(60);
     })
@@ -122,7 +101,7 @@ async fn an_unterminated_chunked_body_is_answered_408_once_the_body_timeout_pass
 #[tokio::test]
 async fn a_request_whose_body_never_comes_is_answered_408_at_the_request_deadline() {
     // The body timeout is long: the total deadline is what ends it.
-    let server = TestServer::start_with(|c| {
+    let server = Rig::start_with(|c| {
         c.body_read_timeout = Duration::from_secs(60);
         c.request_timeout = Duration::from_millis(300);
     })
@@ -141,7 +120,7 @@ async fn a_request_whose_body_never_comes_is_answered_408_at_the_request_deadlin
 #[tokio::test]
 async fn a_content_length_over_the_route_limit_is_refused_413_at_once() {
     // Timeouts far beyond WAIT: only an immediate answer passes.
-    let server = TestServer::start_with(|c| {
+    let server = Rig::start_with(|c| {
         c.body_read_timeout = Duration::from_secs(600);
         c.request_timeout = Duration::from_secs(600);
     })
@@ -164,7 +143,7 @@ async fn a_content_length_over_the_route_limit_is_refused_413_at_once() {
 
 #[tokio::test]
 async fn the_connection_beyond_max_connections_is_refused_and_healthz_answers_once_a_slot_frees() {
-    let server = TestServer::start_with(|c| {
+    let server = Rig::start_with(|c| {
         c.max_connections = 3;
         c.header_read_timeout = Duration::from_secs(60);
     })
@@ -172,15 +151,19 @@ async fn the_connection_beyond_max_connections_is_refused_and_healthz_answers_on
     let addr = server.addr();
     let mut held = Vec::new();
     for _ in 0..3 {
-        held.push(TcpStream::connect(addr).await.expect("connect"));
+        held.push(half_open(addr, b"").await.expect("connect"));
     }
     // The fourth is accepted by the kernel, then closed by the server
     // without an answer.
-    let mut extra = TcpStream::connect(addr).await.expect("connect");
-    let _ = extra.write_all(&head("GET", "/healthz", &[])).await;
-    let mut answer = Vec::new();
-    let read = tokio::time::timeout(WAIT, extra.read_to_end(&mut answer)).await;
-    assert!(read.is_ok(), "the connection over the limit was kept open");
+    let mut extra = half_open(addr, &head("GET", "/healthz", &[]))
+        .await
+        .expect("connect");
+    let answer = read_until_closed(&mut extra, WAIT).await;
+    assert!(
+        answer.is_some(),
+        "the connection over the limit was kept open"
+    );
+    let answer = answer.unwrap_or_default();
     assert!(
         answer.is_empty(),
         "it was served: {}",
@@ -198,7 +181,7 @@ async fn the_connection_beyond_max_connections_is_refused_and_healthz_answers_on
 
 #[tokio::test]
 async fn an_upgraded_websocket_keeps_its_connection_slot_and_outlives_the_request_deadline() {
-    let server = TestServer::start_with(|c| {
+    let server = Rig::start_with(|c| {
         c.max_connections = 1;
         c.request_timeout = Duration::from_millis(200);
     })
@@ -206,11 +189,11 @@ async fn an_upgraded_websocket_keeps_its_connection_slot_and_outlives_the_reques
     let addr = server.addr();
     let (id, token, _) = server.create(json!({})).await;
     let mut ws = server.seat(&id, &token).await;
-    ws.expect("state").await;
+    ws.recv_type("state").await;
     // Far past the request deadline, the socket still works...
     tokio::time::sleep(Duration::from_millis(600)).await;
     ws.send(json!({"t": "ping"})).await;
-    ws.expect("pong").await;
+    ws.recv_type("pong").await;
     // ...and holds the only slot: a new connection is refused.
     let reply = exchange(addr, &head("GET", "/healthz", &[]), WAIT).await;
     assert!(
@@ -224,7 +207,7 @@ async fn an_upgraded_websocket_keeps_its_connection_slot_and_outlives_the_reques
 
 #[tokio::test]
 async fn creating_or_joining_games_beyond_the_per_address_burst_is_refused_429() {
-    let server = TestServer::start_with(|c| {
+    let server = Rig::start_with(|c| {
         c.create_rate_per_sec = 0.001;
         c.create_burst = 3.0;
     })
@@ -249,7 +232,7 @@ async fn creating_or_joining_games_beyond_the_per_address_burst_is_refused_429()
 
 #[tokio::test]
 async fn every_http_error_is_json_with_a_known_code() {
-    let server = TestServer::start_with(|c| {
+    let server = Rig::start_with(|c| {
         c.body_read_timeout = Duration::from_secs(600);
         c.request_timeout = Duration::from_secs(600);
     })
@@ -468,22 +451,22 @@ async fn every_http_error_is_json_with_a_known_code() {
 
 #[tokio::test]
 async fn a_wrong_seat_token_is_counted_in_metrics() {
-    let server = TestServer::start().await;
+    let server = Rig::start().await;
     let addr = server.addr();
     let (id, _, _) = server.create(json!({})).await;
     assert_eq!(metric(addr, "marseillais_bad_token_total").await, Some(0.0));
     let mut by_url = server.seat(&id, "0123456789abcdef0123456789abcdef").await;
-    assert_eq!(by_url.expect("error").await["d"]["code"], "bad_token");
+    assert_eq!(by_url.recv_type("error").await.d["code"], "bad_token");
     let mut by_hello = server.spectate(&id).await;
-    by_hello.expect("state").await;
+    by_hello.recv_type("state").await;
     by_hello
         .send(json!({"t": "hello", "d": {"token": "nope"}}))
         .await;
     let mut refused = false;
     for _ in 0..20 {
         let message = by_hello.recv().await;
-        if message["t"] == "error" {
-            assert_eq!(message["d"]["code"], "bad_token", "{message}");
+        if message.t == "error" {
+            assert_eq!(message.d["code"], "bad_token", "{message}");
             refused = true;
             break;
         }
@@ -516,7 +499,7 @@ fn long_game(submoves: usize) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_replays_never_exceed_the_cap_and_healthz_answers_meanwhile() {
-    let server = TestServer::start_with(|c| {
+    let server = Rig::start_with(|c| {
         c.max_concurrent_replays = 1;
         c.replay_wait = Duration::from_secs(30);
     })
@@ -554,7 +537,7 @@ async fn concurrent_replays_never_exceed_the_cap_and_healthz_answers_meanwhile()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replay_that_waits_too_long_for_a_slot_is_refused_503_busy() {
-    let server = TestServer::start_with(|c| {
+    let server = Rig::start_with(|c| {
         c.max_concurrent_replays = 1;
         c.replay_wait = Duration::ZERO;
     })
@@ -594,7 +577,7 @@ async fn a_replay_that_waits_too_long_for_a_slot_is_refused_503_busy() {
 #[tokio::test(flavor = "multi_thread")]
 #[ignore]
 async fn healthz_latency_under_four_looping_replay_clients() {
-    let server = TestServer::start().await;
+    let server = Rig::start().await;
     let addr = server.addr();
     let body = json!({"pgn": long_game(600)}).to_string();
     let sample = |n: usize| async move {

@@ -3,7 +3,7 @@
 //! joins, idle untimed ones), unlisted (private) games, a database written by the previous
 //! schema version, and the player names of the PGN.
 
-mod server_support;
+mod support;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -14,28 +14,30 @@ use marseillais::server::store::{
     Commit, GameListing, GameStatus, LoadedGame, MemoryStore, Store, StoreError, StoreFuture,
 };
 use serde_json::{Value, json};
-use server_support::{Client, TestServer, s};
+use support::rig::Rig;
+use support::s;
+use support::ws::Client;
 
 /// A finished game (Black resigned after 1. e4) with both players connected.
-async fn finished_game(server: &TestServer) -> (String, String, String, Client, Client) {
+async fn finished_game(server: &Rig) -> (String, String, String, Client, Client) {
     let (id, white_token, black_token) = server.game_between_two(json!({})).await;
     let mut white = server.seat(&id, &white_token).await;
     let mut black = server.seat(&id, &black_token).await;
     white.play("e2e4", "1").await;
     black.send(json!({"t": "resign"})).await;
-    white.expect("end").await;
-    black.expect("end").await;
+    white.recv_type("end").await;
+    black.recv_type("end").await;
     (id, white_token, black_token, white, black)
 }
 
-async fn json_of(server: &TestServer, path: &str) -> Value {
+async fn json_of(server: &Rig, path: &str) -> Value {
     let (status, text) = server.http("GET", path, None).await;
     assert_eq!(status, 200, "{path}: {text}");
     serde_json::from_str(&text).expect("json")
 }
 
 /// The ids of the games `GET /api/games?status=...` lists.
-async fn listed_ids(server: &TestServer, status: &str) -> Vec<String> {
+async fn listed_ids(server: &Rig, status: &str) -> Vec<String> {
     let list = json_of(server, &format!("/api/games?status={status}")).await;
     list["games"]
         .as_array()
@@ -47,63 +49,63 @@ async fn listed_ids(server: &TestServer, status: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn a_player_away_when_the_rematch_was_agreed_gets_its_seat_after_a_restart() {
-    let mut server = TestServer::start().await;
+    let mut server = Rig::start().await;
     let (id, white_token, _, mut white, mut black) = finished_game(&server).await;
     white.send(json!({"t": "rematch_offer"})).await;
-    black.expect("rematch_offer").await;
+    black.recv_type("rematch_offer").await;
     // White leaves before Black accepts: it is not there to be told its new seat.
     white.ws.close(None).await.expect("close");
     drop(white);
     black.send(json!({"t": "rematch_accept"})).await;
-    let for_black = black.expect("rematch_seat").await;
-    let new_id = s(&for_black["d"]["id"]);
-    assert_eq!(for_black["d"]["color"], "white");
+    let for_black = black.recv_type("rematch_seat").await;
+    let new_id = s(&for_black.d["id"]);
+    assert_eq!(for_black.d["color"], "white");
     drop(black);
     server.restart().await;
 
     // White comes back to the old game with its old token and is handed its new seat.
     let mut white = server.seat(&id, &white_token).await;
-    let for_white = white.expect("rematch_seat").await;
-    assert_eq!(for_white["d"]["id"], json!(new_id));
-    assert_eq!(for_white["d"]["color"], "black");
-    assert_eq!(for_white["d"]["url"], json!(format!("/game/{new_id}")));
-    let mut new_black = server.seat(&new_id, &s(&for_white["d"]["token"])).await;
-    assert_eq!(new_black.expect("state").await["d"]["you"], "black");
+    let for_white = white.recv_type("rematch_seat").await;
+    assert_eq!(for_white.d["id"], json!(new_id));
+    assert_eq!(for_white.d["color"], "black");
+    assert_eq!(for_white.d["url"], json!(format!("/game/{new_id}")));
+    let mut new_black = server.seat(&new_id, &s(&for_white.d["token"])).await;
+    assert_eq!(new_black.recv_type("state").await.d["you"], "black");
     // Black's rematch token from before the restart still seats it as White.
-    let mut new_white = server.seat(&new_id, &s(&for_black["d"]["token"])).await;
-    assert_eq!(new_white.expect("state").await["d"]["you"], "white");
+    let mut new_white = server.seat(&new_id, &s(&for_black.d["token"])).await;
+    assert_eq!(new_white.recv_type("state").await.d["you"], "white");
     new_white.play("d2d4", "1").await;
-    assert_eq!(new_black.expect("move").await["d"]["uci"], "d2d4");
+    assert_eq!(new_black.recv_type("move").await.d["uci"], "d2d4");
     // Asking again gives the same seat, not a new one.
     let mut again = server.seat(&id, &white_token).await;
     assert_eq!(
-        again.expect("rematch_seat").await["d"]["token"],
-        for_white["d"]["token"]
+        again.recv_type("rematch_seat").await.d["token"],
+        for_white.d["token"]
     );
     server.stop().await;
 }
 
 #[tokio::test]
 async fn rematch_seats_are_told_only_to_their_own_player() {
-    let server = TestServer::start().await;
+    let server = Rig::start().await;
     let (id, _, _, mut white, mut black) = finished_game(&server).await;
     let mut spectator = server.spectate(&id).await;
     white.send(json!({"t": "rematch_offer"})).await;
-    black.expect("rematch_offer").await;
+    black.recv_type("rematch_offer").await;
     black.send(json!({"t": "rematch_accept"})).await;
-    let for_white = white.expect("rematch_seat").await;
-    let for_black = black.expect("rematch_seat").await;
-    spectator.expect("rematch").await;
-    assert_ne!(for_white["d"]["token"], for_black["d"]["token"]);
-    assert!(spectator.seen.iter().all(|m| m["t"] != "rematch_seat"));
+    let for_white = white.recv_type("rematch_seat").await;
+    let for_black = black.recv_type("rematch_seat").await;
+    spectator.recv_type("rematch").await;
+    assert_ne!(for_white.d["token"], for_black.d["token"]);
+    assert!(spectator.seen.iter().all(|m| m.t != "rematch_seat"));
     // A late spectator of the old game hears of the rematch game, never of a seat.
     let mut late = server.spectate(&id).await;
-    let state = late.expect("state").await;
-    assert_eq!(state["d"]["rematch"], for_white["d"]["id"]);
+    let state = late.recv_type("state").await;
+    assert_eq!(state.d["rematch"], for_white.d["id"]);
     assert!(
         late.try_recv(std::time::Duration::from_millis(300))
             .await
-            .is_none_or(|m| m["t"] != "rematch_seat")
+            .is_none_or(|m| m.t != "rematch_seat")
     );
     server.stop().await;
 }
@@ -181,17 +183,17 @@ impl Store for RefuseOneGame {
 #[tokio::test]
 async fn a_rematch_the_store_refuses_changes_neither_game() {
     let store = RefuseOneGame::default();
-    let server = TestServer::start_on_store(Arc::new(store.clone())).await;
+    let server = Rig::start_on_store(Arc::new(store.clone())).await;
     let (id, _, _, mut white, mut black) = finished_game(&server).await;
     white.send(json!({"t": "rematch_offer"})).await;
-    black.expect("rematch_offer").await;
+    black.recv_type("rematch_offer").await;
     let before = json_of(&server, &format!("/api/games/{id}")).await;
     assert!(listed_ids(&server, "playing").await.is_empty());
 
     store.refuse(Some(&id));
     black.send(json!({"t": "rematch_accept"})).await;
-    let error = black.expect("error").await;
-    assert_eq!(error["d"]["code"], "store_failure", "{error}");
+    let error = black.recv_type("error").await;
+    assert_eq!(error.d["code"], "store_failure", "{error}");
     store.refuse(None);
     // No rematch game was stored, and the old game is as it was (the offer still stands).
     assert!(listed_ids(&server, "playing").await.is_empty());
@@ -202,14 +204,14 @@ async fn a_rematch_the_store_refuses_changes_neither_game() {
     assert_eq!(after["v"], before["v"]);
     // Accepting again works.
     black.send(json!({"t": "rematch_accept"})).await;
-    let seat = black.expect("rematch_seat").await;
-    assert_eq!(listed_ids(&server, "playing").await, [s(&seat["d"]["id"])]);
+    let seat = black.recv_type("rematch_seat").await;
+    assert_eq!(listed_ids(&server, "playing").await, [s(&seat.d["id"])]);
     server.stop().await;
 }
 
 #[tokio::test]
 async fn an_unlisted_game_is_in_no_listing_but_reachable_by_its_link() {
-    let mut server = TestServer::start().await;
+    let mut server = Rig::start().await;
     let (private, white_token, _) = server
         .create(json!({"color": "white", "listed": false}))
         .await;
@@ -227,13 +229,13 @@ async fn an_unlisted_game_is_in_no_listing_but_reachable_by_its_link() {
     let mut black = server.seat(&private, &black_token).await;
     white.play("e2e4", "1").await;
     black.send(json!({"t": "resign"})).await;
-    white.expect("end").await;
+    white.recv_type("end").await;
     assert!(listed_ids(&server, "finished").await.is_empty());
     // Its rematch is private too.
     white.send(json!({"t": "rematch_offer"})).await;
-    black.expect("rematch_offer").await;
+    black.recv_type("rematch_offer").await;
     black.send(json!({"t": "rematch_accept"})).await;
-    let rematch = s(&black.expect("rematch_seat").await["d"]["id"]);
+    let rematch = s(&black.recv_type("rematch_seat").await.d["id"]);
     assert_eq!(
         json_of(&server, &format!("/api/games/{rematch}")).await["status"],
         "playing"
@@ -249,7 +251,7 @@ async fn an_unlisted_game_is_in_no_listing_but_reachable_by_its_link() {
 
 #[tokio::test]
 async fn a_listed_flag_that_is_not_a_boolean_is_a_bad_request() {
-    let server = TestServer::start().await;
+    let server = Rig::start().await;
     let (status, text) = server
         .http("POST", "/api/games", Some(r#"{"listed": "no"}"#))
         .await;
@@ -259,7 +261,7 @@ async fn a_listed_flag_that_is_not_a_boolean_is_a_bad_request() {
 
 #[tokio::test]
 async fn a_played_game_names_both_players_anonymous_in_its_pgn() {
-    let server = TestServer::start().await;
+    let server = Rig::start().await;
     let (id, _, _) = server.create(json!({"color": "white"})).await;
     let open = server.pgn(&id).await;
     assert!(open.contains("[White \"Anonymous\"]"), "{open}");
@@ -284,12 +286,12 @@ fn assert_aborted(state: &Value) {
 
 #[tokio::test]
 async fn an_open_game_nobody_joins_expires_to_aborted_and_leaves_the_lobby() {
-    let mut server = TestServer::start_with(|c| c.open_game_ttl = Duration::from_millis(300)).await;
+    let mut server = Rig::start_with(|c| c.open_game_ttl = Duration::from_millis(300)).await;
     let (id, token, _) = server.create(json!({"color": "white"})).await;
     // The creator waits in the room: the room's own timer ends the game, and tells it.
     let mut creator = server.seat(&id, &token).await;
-    let end = creator.expect("end").await;
-    assert_eq!(end["d"]["reason"], "aborted");
+    let end = creator.recv_type("end").await;
+    assert_eq!(end.d["reason"], "aborted");
     assert_aborted(&json_of(&server, &format!("/api/games/{id}")).await);
     assert!(listed_ids(&server, "open").await.is_empty());
     assert_eq!(
@@ -310,7 +312,7 @@ async fn an_open_game_nobody_joins_expires_to_aborted_and_leaves_the_lobby() {
 
 #[tokio::test]
 async fn an_open_game_whose_room_retired_is_expired_from_the_store() {
-    let server = TestServer::start_with(|c| {
+    let server = Rig::start_with(|c| {
         c.open_game_ttl = Duration::from_millis(400);
         c.retire_after = Duration::ZERO;
     })
@@ -335,12 +337,12 @@ async fn an_open_game_whose_room_retired_is_expired_from_the_store() {
 
 #[tokio::test]
 async fn an_untimed_game_nobody_plays_in_expires_to_aborted() {
-    let server = TestServer::start_with(|c| c.idle_game_ttl = Duration::from_millis(500)).await;
+    let server = Rig::start_with(|c| c.idle_game_ttl = Duration::from_millis(500)).await;
     let (id, mut white, mut black) = server.players(json!({})).await;
     white.play("e2e4", "1").await;
-    let end = black.expect("end").await;
-    assert_eq!(end["d"]["reason"], "aborted");
-    assert_eq!(white.expect("end").await["d"]["result"], "*");
+    let end = black.recv_type("end").await;
+    assert_eq!(end.d["reason"], "aborted");
+    assert_eq!(white.recv_type("end").await.d["result"], "*");
     assert_aborted(&json_of(&server, &format!("/api/games/{id}")).await);
     // A clocked game does not expire that way: its clocks decide.
     let (timed, mut white, _black) = server
@@ -351,7 +353,7 @@ async fn an_untimed_game_nobody_plays_in_expires_to_aborted() {
         white
             .try_recv(Duration::from_millis(1500))
             .await
-            .is_none_or(|m| m["t"] != "end"),
+            .is_none_or(|m| m.t != "end"),
         "a clocked game is not expired"
     );
     assert_eq!(
@@ -363,7 +365,7 @@ async fn an_untimed_game_nobody_plays_in_expires_to_aborted() {
 
 #[tokio::test]
 async fn at_startup_expired_games_end_in_one_pass_without_being_loaded() {
-    let mut server = TestServer::start().await;
+    let mut server = Rig::start().await;
     let (open, _, _) = server.create(json!({})).await;
     let (untimed, mut white, _black) = server.players(json!({})).await;
     white.play("e2e4", "1").await;
@@ -424,7 +426,7 @@ async fn a_database_of_schema_version_1_serves_every_game_unchanged() {
     let dir = data.path().to_owned();
     // Long time-to-lives: the fixture's games are old, and must not expire in this test.
     let year = Duration::from_secs(3600 * 24 * 365 * 100);
-    let mut server = TestServer::start_with(move |c| {
+    let mut server = Rig::start_with(move |c| {
         c.data_dir = dir;
         c.open_game_ttl = year;
         c.idle_game_ttl = year;

@@ -3,19 +3,20 @@
 //! are never lost, retried ack ids are not applied twice, and finished games
 //! still export.
 
-mod server_support;
-
-use std::net::SocketAddr;
-use std::process::Stdio;
+mod support;
 
 use serde_json::{Value, json};
-use server_support::{Client, TestServer, WAIT, each_move, http, play_until_white_mates_in_one, s};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use support::WAIT;
+use support::game::{each_move, play_until_white_mates_in_one};
+use support::http::http;
+use support::process::Spawn;
+use support::rig::Rig;
+use support::s;
+use support::ws::Client;
 
 #[tokio::test]
 async fn a_game_goes_on_after_an_in_process_restart_with_moves_seats_and_clocks() {
-    let mut server = TestServer::start().await;
+    let mut server = Rig::start().await;
     let clock = json!({"base_secs": 300, "increment_secs": 5});
     let (id, white_token, black_token) = server.game_between_two(json!({"clock": clock})).await;
     let (finished, finished_white, _) = server.game_between_two(json!({})).await;
@@ -25,63 +26,39 @@ async fn a_game_goes_on_after_an_in_process_restart_with_moves_seats_and_clocks(
         play_until_white_mates_in_one(&mut white, &mut black).await;
         let mut done = server.seat(&finished, &finished_white).await;
         done.send(json!({"t": "resign"})).await;
-        done.expect("end").await;
+        done.recv_type("end").await;
     }
     let before_pgn = server.pgn(&finished).await;
     server.restart().await;
 
     let mut white = server.seat(&id, &white_token).await;
-    let state = white.expect("state").await;
-    assert_eq!(state["d"]["you"], "white");
-    let sans = each_move(&state["d"]["moves"], "san");
+    let state = white.recv_type("state").await;
+    assert_eq!(state.d["you"], "white");
+    let sans = each_move(&state.d["moves"], "san");
     assert_eq!(sans, ["e4", "f6", "g5"]);
-    assert_eq!(state["d"]["clock"]["running"], "white");
-    assert_eq!(state["d"]["clock"]["black"], 300_000, "no clock ran before");
+    assert_eq!(state.d["clock"]["running"], "white");
+    assert_eq!(state.d["clock"]["black"], 300_000, "no clock ran before");
     assert!(
-        state["d"]["clock"]["white"]
+        state.d["clock"]["white"]
             .as_u64()
             .is_some_and(|ms| ms <= 300_000 && ms > 250_000)
     );
     // A retried ack id from before the restart is acknowledged, not replayed.
     white.mv("e2e4", "w1").await;
-    let ack = white.expect("ack").await;
-    assert_eq!(ack["d"]["v"].as_u64(), Some(2));
+    let ack = white.recv_type("ack").await;
+    assert_eq!(ack.d["v"].as_u64(), Some(2));
     white.play("d1h5", "w2").await;
-    assert_eq!(white.expect("end").await["d"]["reason"], "checkmate");
+    assert_eq!(white.recv_type("end").await.d["reason"], "checkmate");
     assert!(server.pgn(&id).await.contains("1. e4 f6,g5 2. Qh5# 1-0"));
     assert_eq!(server.pgn(&finished).await, before_pgn);
     server.stop().await;
 }
 
-/// The real binary on a data directory; returns it and its address.
-async fn spawn_binary(dir: &std::path::Path) -> (Child, SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_marseillais"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
-        .arg(dir)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn the server binary");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let line = tokio::time::timeout(WAIT, lines.next_line())
-        .await
-        .expect("the server prints its address in time")
-        .expect("read stdout")
-        .expect("a line");
-    let addr = line
-        .strip_prefix("listening on http://")
-        .and_then(|a| a.parse().ok())
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
-    (child, addr)
-}
-
 #[tokio::test]
 async fn acknowledged_moves_survive_a_kill_9_of_the_real_binary() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let (mut child, addr) = spawn_binary(dir.path()).await;
+    let child = Spawn::new(dir.path()).spawn().await;
+    let addr = child.addr;
     let (status, created) = http(addr, "POST", "/api/games", Some(r#"{"color":"white"}"#)).await;
     assert_eq!(status, 201);
     let created: Value = serde_json::from_str(&created).expect("json");
@@ -94,18 +71,18 @@ async fn acknowledged_moves_survive_a_kill_9_of_the_real_binary() {
     white.play("e2e4", "1").await;
     black.play("e7e5", "1").await;
     black.mv("g8f6", "2").await;
-    let acked = black.expect("ack").await;
+    let acked = black.recv_type("ack").await;
     // SIGKILL right after the acknowledgement: no graceful anything.
-    child.kill().await.expect("kill -9");
-    let _ = child.wait().await;
+    child.kill9().await;
 
-    let (_child, addr) = spawn_binary(dir.path()).await;
+    let child = Spawn::new(dir.path()).spawn().await;
+    let addr = child.addr;
     let mut black = Client::connect(addr, &id, &format!("token={black_token}")).await;
-    let state = black.expect("state").await;
-    assert_eq!(state["v"], acked["d"]["v"]);
-    let moves = each_move(&state["d"]["moves"], "uci");
+    let state = black.recv_type("state").await;
+    assert_eq!(state.v, acked.d["v"].as_u64());
+    let moves = each_move(&state.d["moves"], "uci");
     assert_eq!(moves, ["e2e4", "e7e5", "g8f6"]);
-    assert_eq!(state["d"]["turn"], "white");
+    assert_eq!(state.d["turn"], "white");
     let mut white = Client::connect(addr, &id, &format!("token={white_token}")).await;
     white.play("d2d4", "2").await;
     let (_, pgn) = http(addr, "GET", &format!("/game/{id}.pgn"), None).await;
@@ -118,34 +95,33 @@ async fn a_move_the_store_refuses_is_neither_acknowledged_nor_broadcast() {
     use std::sync::Arc;
     let failing = FailingStore::new(Arc::new(MemoryStore::new()));
     let switch = failing.switch();
-    let server = TestServer::start_on_store(Arc::new(failing)).await;
+    let server = Rig::start_on_store(Arc::new(failing)).await;
     let (_, mut white, mut black) = server.players(json!({})).await;
-    let state = black.expect("state").await;
+    let state = black.recv_type("state").await;
     switch.store(true, std::sync::atomic::Ordering::SeqCst);
     white.mv("e2e4", "1").await;
-    let error = white.expect("error").await;
-    assert_eq!(error["d"]["code"], "store_failure");
-    assert_eq!(error["d"]["id"], "1");
+    let error = white.recv_type("error").await;
+    assert_eq!(error.d["code"], "store_failure");
+    assert_eq!(error.d["id"], "1");
     switch.store(false, std::sync::atomic::Ordering::SeqCst);
     // The same ack id was never accepted, so the retry is applied now, once.
     let event = white.play("e2e4", "1").await;
-    assert_eq!(event["v"].as_u64(), state["v"].as_u64().map(|v| v + 1));
-    let seen = black.expect("move").await;
-    assert_eq!(seen["v"], event["v"]);
+    assert_eq!(event.v, state.v.map(|v| v + 1));
+    let seen = black.recv_type("move").await;
+    assert_eq!(seen.v, event.v);
     server.stop().await;
 }
 
 #[tokio::test]
 async fn finished_and_open_games_leave_memory_and_come_back_from_the_store() {
-    let server =
-        TestServer::start_with(|c| c.retire_after = std::time::Duration::from_millis(100)).await;
+    let server = Rig::start_with(|c| c.retire_after = std::time::Duration::from_millis(100)).await;
     let (id, white_token, _) = server.game_between_two(json!({})).await;
     let (open, _, _) = server.create(json!({})).await;
     {
         let mut white = server.seat(&id, &white_token).await;
         white.play("e2e4", "1").await;
         white.send(json!({"t": "resign"})).await;
-        white.expect("end").await;
+        white.recv_type("end").await;
     }
     let mut retired = false;
     for _ in 0..100 {
@@ -162,14 +138,14 @@ async fn finished_and_open_games_leave_memory_and_come_back_from_the_store() {
     let pgn = server.pgn(&id).await;
     assert!(pgn.contains("[Termination \"resignation\"]"), "{pgn}");
     let mut spectator = server.spectate(&id).await;
-    let state = spectator.expect("state").await;
-    assert_eq!(state["d"]["outcome"]["winner"], "black");
+    let state = spectator.recv_type("state").await;
+    assert_eq!(state.d["outcome"]["winner"], "black");
     server.stop().await;
 }
 
 #[tokio::test]
 async fn a_client_whose_outgoing_queue_overflows_is_dropped_and_resyncs_by_version() {
-    let server = TestServer::start_with(|c| c.outgoing_queue = 2).await;
+    let server = Rig::start_with(|c| c.outgoing_queue = 2).await;
     let (id, white_token, black_token) = server.game_between_two(json!({})).await;
     let mut white = server.seat(&id, &white_token).await;
     let mut black = server.seat(&id, &black_token).await;
@@ -182,14 +158,14 @@ async fn a_client_whose_outgoing_queue_overflows_is_dropped_and_resyncs_by_versi
     let last_v = white
         .seen
         .iter()
-        .filter_map(|m| m["v"].as_u64())
+        .filter_map(|m| m.v)
         .max()
         .expect("some versioned event");
-    let end = black.expect("end").await;
+    let end = black.recv_type("end").await;
     let mut again = server
         .connect(&id, &format!("token={white_token}&v={last_v}"))
         .await;
-    let missed = again.expect("end").await;
+    let missed = again.recv_type("end").await;
     assert_eq!(missed, end);
     server.stop().await;
 }
@@ -197,24 +173,20 @@ async fn a_client_whose_outgoing_queue_overflows_is_dropped_and_resyncs_by_versi
 #[tokio::test]
 async fn sigterm_closes_sockets_with_1001_and_the_binary_exits_cleanly() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let (mut child, addr) = spawn_binary(dir.path()).await;
+    let child = Spawn::new(dir.path()).spawn().await;
+    let addr = child.addr;
     let (status, created) = http(addr, "POST", "/api/games", Some("{}")).await;
     assert_eq!(status, 201);
     let id = s(&serde_json::from_str::<Value>(&created).expect("json")["id"]);
     let mut spectator = Client::connect(addr, &id, "").await;
-    spectator.expect("state").await;
-    let pid = child.id().expect("pid").to_string();
-    let sent = std::process::Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .expect("run kill");
-    assert!(sent.success());
+    spectator.recv_type("state").await;
+    assert!(child.sigterm(), "kill -TERM");
     let (code, reason) = spectator.expect_close().await;
     assert_eq!((code, reason.as_str()), (1001, "server shutting down"));
-    let exit = tokio::time::timeout(WAIT, child.wait())
+    let exit = child
+        .wait_exit(WAIT)
         .await
-        .expect("the server exits in time")
-        .expect("wait");
+        .expect("the server exits in time");
     assert!(exit.success(), "{exit:?}");
 }
 
@@ -225,7 +197,7 @@ async fn a_flag_that_cannot_be_saved_is_retried_until_the_store_recovers() {
     use std::sync::atomic::Ordering;
     let failing = FailingStore::new(Arc::new(MemoryStore::new()));
     let switch = failing.switch();
-    let server = TestServer::start_on_store(Arc::new(failing)).await;
+    let server = Rig::start_on_store(Arc::new(failing)).await;
     let clock = json!({"base_secs": 1, "increment_secs": 0});
     let (_, mut white, mut black) = server.players(json!({"clock": clock})).await;
     white.play("e2e4", "1").await;
@@ -243,12 +215,12 @@ async fn a_flag_that_cannot_be_saved_is_retried_until_the_store_recovers() {
             break;
         }
         if let Some(early) = black.try_recv(left).await {
-            assert_ne!(early["t"], "end", "an end that was not saved was broadcast");
+            assert_ne!(early.t, "end", "an end that was not saved was broadcast");
         }
     }
     switch.store(false, Ordering::SeqCst);
-    let end = black.expect("end").await;
-    assert_eq!(end["d"]["reason"], "time_forfeit");
-    assert_eq!(end["d"]["winner"], "black");
+    let end = black.recv_type("end").await;
+    assert_eq!(end.d["reason"], "time_forfeit");
+    assert_eq!(end.d["winner"], "black");
     server.stop().await;
 }

@@ -5,22 +5,15 @@
 //! reads why in a close frame (1007 for invalid UTF-8, 1002 for the rest)
 //! before the server lets it go.
 
-mod reliability_support;
+mod support;
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use marseillais::server::config::Config;
-use marseillais::server::{ServerHandle, start};
-use reliability_support::{
-    CLOSE, CONTINUATION, PING, RawWs, Scratch, TEXT, WAIT, client_frame, new_game,
-};
-
-async fn serve(scratch: &Scratch, tune: impl FnOnce(&mut Config)) -> ServerHandle {
-    let mut config = Config::new(SocketAddr::from(([127, 0, 0, 1], 0)), scratch.data());
-    tune(&mut config);
-    start(config).await.expect("server starts")
-}
+use support::WAIT;
+use support::game::new_game;
+use support::raw_ws::{CONTINUATION, PING, RawWs, TEXT, client_frame, close_of};
+use support::rig::Rig;
 
 /// A spectator's raw connection to a fresh game.
 async fn raw_spectator(addr: SocketAddr) -> RawWs {
@@ -30,20 +23,6 @@ async fn raw_spectator(addr: SocketAddr) -> RawWs {
         .expect("upgrade")
 }
 
-/// The server's close frame: (code, reason), or `None` if the connection
-/// ended (or stayed open for [`WAIT`]) without one.
-async fn close_frame(raw: &mut RawWs) -> Option<(u16, String)> {
-    let deadline = tokio::time::Instant::now() + WAIT;
-    loop {
-        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        let (opcode, payload) = raw.read_frame(left).await?;
-        if opcode == CLOSE && payload.len() >= 2 {
-            let code = u16::from_be_bytes([payload[0], payload[1]]);
-            return Some((code, String::from_utf8_lossy(&payload[2..]).into_owned()));
-        }
-    }
-}
-
 /// An empty continuation frame: 6 bytes (header and mask), no payload.
 fn empty_continuation() -> Vec<u8> {
     client_frame(false, CONTINUATION, b"")
@@ -51,8 +30,7 @@ fn empty_continuation() -> Vec<u8> {
 
 #[tokio::test]
 async fn a_flood_of_empty_continuation_frames_is_closed_with_1008() {
-    let scratch = Scratch::new();
-    let server = serve(&scratch, |c| {
+    let server = Rig::start_with(|c| {
         c.rate_per_sec = 1.0;
         c.rate_burst = 20.0;
     })
@@ -66,7 +44,7 @@ async fn a_flood_of_empty_continuation_frames_is_closed_with_1008() {
     }
     // The server may close before it read everything: a failed write is fine.
     let _ = raw.send_bytes(&flood).await;
-    let closed = close_frame(&mut raw).await;
+    let closed = raw.close_frame(WAIT).await;
     assert_eq!(
         closed.as_ref().map(|(code, _)| *code),
         Some(1008),
@@ -77,13 +55,12 @@ async fn a_flood_of_empty_continuation_frames_is_closed_with_1008() {
     let mut other = raw_spectator(server.addr()).await;
     other.send_frame(true, TEXT, br#"{"t":"ping"}"#).await;
     assert!(other.expect_text("pong", WAIT).await.is_some());
-    server.shutdown().await;
+    server.stop().await;
 }
 
 #[tokio::test]
 async fn pings_count_against_the_rate_limit_like_messages() {
-    let scratch = Scratch::new();
-    let server = serve(&scratch, |c| {
+    let server = Rig::start_with(|c| {
         c.rate_per_sec = 1.0;
         c.rate_burst = 20.0;
     })
@@ -94,15 +71,14 @@ async fn pings_count_against_the_rate_limit_like_messages() {
         flood.extend_from_slice(&client_frame(true, PING, b""));
     }
     let _ = raw.send_bytes(&flood).await;
-    let closed = close_frame(&mut raw).await;
+    let closed = raw.close_frame(WAIT).await;
     assert_eq!(closed.map(|(code, _)| code), Some(1008));
-    server.shutdown().await;
+    server.stop().await;
 }
 
 #[tokio::test]
 async fn empty_continuation_frames_do_not_keep_an_idle_connection_open() {
-    let scratch = Scratch::new();
-    let server = serve(&scratch, |c| {
+    let server = Rig::start_with(|c| {
         c.idle_timeout = Duration::from_secs(1);
         c.ping_interval = Duration::from_secs(600);
     })
@@ -117,73 +93,67 @@ async fn empty_continuation_frames_do_not_keep_an_idle_connection_open() {
             break;
         }
         if let Some((opcode, payload)) = raw.read_frame(Duration::from_millis(100)).await
-            && opcode == CLOSE
-            && payload.len() >= 2
+            && let Some(close) = close_of(opcode, &payload)
         {
-            let code = u16::from_be_bytes([payload[0], payload[1]]);
-            closed = Some((code, String::from_utf8_lossy(&payload[2..]).into_owned()));
+            closed = Some(close);
             break;
         }
     }
     if closed.is_none() {
-        closed = close_frame(&mut raw).await;
+        closed = raw.close_frame(WAIT).await;
     }
     assert_eq!(closed, Some((1000, "idle timeout".to_string())));
-    server.shutdown().await;
+    server.stop().await;
 }
 
 #[tokio::test]
 async fn invalid_utf8_in_a_text_frame_is_closed_with_1007() {
-    let scratch = Scratch::new();
-    let server = serve(&scratch, |_| {}).await;
+    let server = Rig::start().await;
     let mut raw = raw_spectator(server.addr()).await;
     raw.send_frame(true, TEXT, b"{\"t\":\"ping\",\"d\":\"\xff\xfe\"}")
         .await;
-    let closed = close_frame(&mut raw).await;
+    let closed = raw.close_frame(WAIT).await;
     assert_eq!(closed.map(|(code, _)| code), Some(1007));
     // Split across fragments, too.
     let mut raw = raw_spectator(server.addr()).await;
     raw.send_frame(false, TEXT, b"{\"t\":\"ping\",\"d\":\"\xe2")
         .await;
     raw.send_frame(true, CONTINUATION, b"\x28\xa1\"}").await;
-    let closed = close_frame(&mut raw).await;
+    let closed = raw.close_frame(WAIT).await;
     assert_eq!(closed.map(|(code, _)| code), Some(1007));
-    server.shutdown().await;
+    server.stop().await;
 }
 
 #[tokio::test]
 async fn a_frame_with_reserved_bits_set_is_closed_with_1002() {
-    let scratch = Scratch::new();
-    let server = serve(&scratch, |_| {}).await;
+    let server = Rig::start().await;
     for rsv in [0x40u8, 0x20, 0x10] {
         let mut raw = raw_spectator(server.addr()).await;
         let mut frame = client_frame(true, TEXT, br#"{"t":"ping"}"#);
         frame[0] |= rsv;
         raw.send_bytes(&frame).await;
-        let closed = close_frame(&mut raw).await;
+        let closed = raw.close_frame(WAIT).await;
         assert_eq!(closed.map(|(code, _)| code), Some(1002), "rsv {rsv:#x}");
     }
-    server.shutdown().await;
+    server.stop().await;
 }
 
 #[tokio::test]
 async fn an_unmasked_client_frame_is_closed_with_1002() {
-    let scratch = Scratch::new();
-    let server = serve(&scratch, |_| {}).await;
+    let server = Rig::start().await;
     let mut raw = raw_spectator(server.addr()).await;
     let payload = br#"{"t":"ping"}"#;
     let mut frame = vec![0x80 | TEXT, payload.len() as u8];
     frame.extend_from_slice(payload);
     raw.send_bytes(&frame).await;
-    let closed = close_frame(&mut raw).await;
+    let closed = raw.close_frame(WAIT).await;
     assert_eq!(closed.map(|(code, _)| code), Some(1002));
-    server.shutdown().await;
+    server.stop().await;
 }
 
 #[tokio::test]
 async fn other_protocol_errors_are_closed_with_1002() {
-    let scratch = Scratch::new();
-    let server = serve(&scratch, |_| {}).await;
+    let server = Rig::start().await;
     let cases: [(&str, Vec<u8>); 4] = [
         (
             "a continuation with nothing to continue",
@@ -203,8 +173,8 @@ async fn other_protocol_errors_are_closed_with_1002() {
     for (case, bytes) in cases {
         let mut raw = raw_spectator(server.addr()).await;
         raw.send_bytes(&bytes).await;
-        let closed = close_frame(&mut raw).await;
+        let closed = raw.close_frame(WAIT).await;
         assert_eq!(closed.map(|(code, _)| code), Some(1002), "{case}");
     }
-    server.shutdown().await;
+    server.stop().await;
 }

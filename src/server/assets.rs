@@ -26,6 +26,7 @@ pub const ASSETS: &[(&str, &str, &[u8])] = &[
     asset!("announce.js", JS),
     asset!("board.js", JS),
     asset!("fen.js", JS),
+    asset!("record.js", JS),
     asset!("game.js", JS),
     asset!("lobby.js", JS),
     asset!("pieces.js", JS),

@@ -1,5 +1,7 @@
-//! The durable game store: the [`Store`] trait the server core persists through, its value types,
-//! and two in-process implementations for tests ([`MemoryStore`], [`FailingStore`]).
+//! The durable game store: the [`Store`] trait the server core persists through (with its
+//! durability contract) and its value types. The implementations live beside it: [`sqlite`] (the
+//! production store), memory.rs ([`MemoryStore`], for tests) and failing.rs ([`FailingStore`],
+//! failure injection for tests), re-exported here.
 //!
 //! The room keeps an append-only, per-game event log (event sourcing). The store does not interpret
 //! events: they are opaque JSON strings. It guarantees only durability (a commit resolves `Ok` once
@@ -7,16 +9,15 @@
 //! most once, enforced by the `first_seq` check). The production implementation is
 //! [`sqlite::SqliteStore`].
 
-mod checkpoint;
+mod failing;
+mod memory;
 pub mod sqlite;
-mod writer;
 
+pub use failing::FailingStore;
+pub use memory::MemoryStore;
 pub use sqlite::{SqliteOptions, SqliteStore, StoreStats};
 
-use std::collections::HashMap;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
 
 use futures_util::future::BoxFuture;
 
@@ -160,230 +161,4 @@ fn listing_order(a: &GameListing, b: &GameListing) -> std::cmp::Ordering {
     b.updated_ms
         .cmp(&a.updated_ms)
         .then_with(|| b.id.cmp(&a.id))
-}
-
-#[derive(Default)]
-struct MemoryInner {
-    games: HashMap<String, LoadedGame>,
-    closed: bool,
-}
-
-/// An in-memory [`Store`] for tests: same contract as the SQLite store (sequence check,
-/// all-or-nothing commits, ordering, `Closed` after `close()`), but nothing survives the process.
-#[derive(Clone, Default)]
-pub struct MemoryStore {
-    inner: Arc<Mutex<MemoryInner>>,
-}
-
-impl MemoryStore {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// A poisoned lock only means a test panicked mid-call; the map itself is always consistent
-    /// because every mutation is done in one step after all checks.
-    fn lock(&self) -> MutexGuard<'_, MemoryInner> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Checks every commit against the stored counts (and the commits before it in the same
-    /// unit), then applies them all: nothing is changed unless everything fits.
-    fn commit_now(&self, commits: Vec<Commit>) -> Result<(), StoreError> {
-        let mut inner = self.lock();
-        if inner.closed {
-            return Err(StoreError::Closed);
-        }
-        let mut counts: HashMap<&str, u64> = HashMap::new();
-        for commit in &commits {
-            let stored = match counts.get(commit.game_id.as_str()) {
-                Some(count) => *count,
-                None => inner
-                    .games
-                    .get(&commit.game_id)
-                    .map_or(0, |(_, events)| events.len() as u64),
-            };
-            if commit.first_seq != stored {
-                return Err(StoreError::Conflict {
-                    game_id: commit.game_id.clone(),
-                    expected: stored,
-                    got: commit.first_seq,
-                });
-            }
-            counts.insert(&commit.game_id, stored + commit.events.len() as u64);
-        }
-        for commit in commits {
-            let mut listing = commit.listing;
-            listing.id = commit.game_id.clone();
-            let entry = inner
-                .games
-                .entry(commit.game_id)
-                .or_insert_with(|| (listing.clone(), Vec::new()));
-            entry.0 = listing;
-            entry.1.extend(commit.events);
-        }
-        Ok(())
-    }
-
-    fn games_where(&self, keep: impl Fn(&GameListing) -> bool) -> Vec<LoadedGame> {
-        let mut games: Vec<LoadedGame> = self
-            .lock()
-            .games
-            .values()
-            .filter(|(listing, _)| keep(listing))
-            .cloned()
-            .collect();
-        games.sort_by(|a, b| a.0.id.cmp(&b.0.id));
-        games
-    }
-}
-
-impl Store for MemoryStore {
-    fn commit(&self, commit: Commit) -> StoreFuture<()> {
-        self.commit_all(vec![commit])
-    }
-
-    fn commit_all(&self, commits: Vec<Commit>) -> StoreFuture<()> {
-        let result = self.commit_now(commits);
-        Box::pin(async move { result })
-    }
-
-    fn load_unfinished(&self) -> StoreFuture<Vec<LoadedGame>> {
-        let games = self.games_where(|listing| listing.status != GameStatus::Finished);
-        Box::pin(async move { Ok(games) })
-    }
-
-    fn load_playing(&self) -> StoreFuture<Vec<LoadedGame>> {
-        let games = self.games_where(|listing| listing.status == GameStatus::Playing);
-        Box::pin(async move { Ok(games) })
-    }
-
-    fn load_stale(
-        &self,
-        status: GameStatus,
-        updated_before_ms: i64,
-        limit: u32,
-        offset: u32,
-    ) -> StoreFuture<Vec<LoadedGame>> {
-        let mut games = self.games_where(|listing| {
-            listing.status == status && listing.updated_ms < updated_before_ms
-        });
-        games.sort_by(|a, b| (a.0.updated_ms, &a.0.id).cmp(&(b.0.updated_ms, &b.0.id)));
-        let games = games
-            .into_iter()
-            .skip(offset as usize)
-            .take(limit as usize)
-            .collect();
-        Box::pin(async move { Ok(games) })
-    }
-
-    fn load_game(&self, id: &str) -> StoreFuture<Option<LoadedGame>> {
-        let game = self.lock().games.get(id).cloned();
-        Box::pin(async move { Ok(game) })
-    }
-
-    fn list(&self, status: GameStatus, limit: u32, offset: u32) -> StoreFuture<Vec<GameListing>> {
-        let mut rows: Vec<GameListing> = self
-            .lock()
-            .games
-            .values()
-            .filter(|(listing, _)| listing.status == status && listing.listed)
-            .map(|(listing, _)| listing.clone())
-            .collect();
-        rows.sort_by(listing_order);
-        let rows = rows
-            .into_iter()
-            .skip(offset as usize)
-            .take(limit as usize)
-            .collect();
-        Box::pin(async move { Ok(rows) })
-    }
-
-    fn close(&self) -> BoxFuture<'static, ()> {
-        self.lock().closed = true;
-        Box::pin(async {})
-    }
-}
-
-/// Wraps a store and, while its shared switch is on, fails every commit with
-/// `StoreError::Io("injected")` without passing it on (so nothing is stored). Reads and `close()`
-/// always go to the inner store. The switch starts off.
-///
-/// Used to prove the server never acknowledges a move the store did not take.
-#[derive(Clone)]
-pub struct FailingStore {
-    inner: Arc<dyn Store>,
-    failing: Arc<AtomicBool>,
-}
-
-impl FailingStore {
-    /// Wraps `inner` with a new switch, initially off (commits pass through).
-    pub fn new(inner: Arc<dyn Store>) -> Self {
-        Self::with_switch(inner, Arc::new(AtomicBool::new(false)))
-    }
-
-    /// Wraps `inner` with a switch the caller already holds.
-    pub fn with_switch(inner: Arc<dyn Store>, failing: Arc<AtomicBool>) -> Self {
-        Self { inner, failing }
-    }
-
-    /// The shared switch: `store(true, ..)` makes every later commit fail.
-    pub fn switch(&self) -> Arc<AtomicBool> {
-        Arc::clone(&self.failing)
-    }
-
-    /// Turns failure injection on or off.
-    pub fn set_failing(&self, failing: bool) {
-        self.failing.store(failing, Ordering::SeqCst);
-    }
-
-    pub fn is_failing(&self) -> bool {
-        self.failing.load(Ordering::SeqCst)
-    }
-}
-
-impl Store for FailingStore {
-    fn commit(&self, commit: Commit) -> StoreFuture<()> {
-        if self.is_failing() {
-            return Box::pin(async { Err(StoreError::Io("injected".to_owned())) });
-        }
-        self.inner.commit(commit)
-    }
-
-    fn commit_all(&self, commits: Vec<Commit>) -> StoreFuture<()> {
-        if self.is_failing() {
-            return Box::pin(async { Err(StoreError::Io("injected".to_owned())) });
-        }
-        self.inner.commit_all(commits)
-    }
-
-    fn load_unfinished(&self) -> StoreFuture<Vec<LoadedGame>> {
-        self.inner.load_unfinished()
-    }
-
-    fn load_playing(&self) -> StoreFuture<Vec<LoadedGame>> {
-        self.inner.load_playing()
-    }
-
-    fn load_stale(
-        &self,
-        status: GameStatus,
-        updated_before_ms: i64,
-        limit: u32,
-        offset: u32,
-    ) -> StoreFuture<Vec<LoadedGame>> {
-        self.inner
-            .load_stale(status, updated_before_ms, limit, offset)
-    }
-
-    fn load_game(&self, id: &str) -> StoreFuture<Option<LoadedGame>> {
-        self.inner.load_game(id)
-    }
-
-    fn list(&self, status: GameStatus, limit: u32, offset: u32) -> StoreFuture<Vec<GameListing>> {
-        self.inner.list(status, limit, offset)
-    }
-
-    fn close(&self) -> BoxFuture<'static, ()> {
-        self.inner.close()
-    }
 }

@@ -10,7 +10,7 @@
 //! over: SQLite reuses the WAL from its beginning only when a write transaction starts with every
 //! frame already copied, and the writer keeps adding frames while the checkpoint runs. Left alone
 //! the WAL file would keep growing (and an fsync of a growing file also commits its new size).
-//! So after each background checkpoint this thread raises `Counters::catch_up_wanted`, and the
+//! So after each background checkpoint this thread raises `Counters::catch_up_wanted` (stats.rs), and the
 //! writer, between two batches, copies the few frames written meanwhile (a small PASSIVE
 //! checkpoint of its own, one fsync of the database): then every frame is copied and the next
 //! transaction starts the WAL over. Should the WAL still pass [`Policy::limit_frames`] (a reader
@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 
-use super::writer::Counters;
+use super::stats::Counters;
 
 /// When to checkpoint.
 #[derive(Clone, Copy, Debug)]

@@ -10,14 +10,15 @@
 //! may succeed.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::Receiver;
 
 use rusqlite::{Connection, ErrorCode, params};
 use tokio::sync::{oneshot, watch};
 
 use super::checkpoint::{self, Checkpointer};
-use super::{Commit, StoreError};
+use super::stats::Counters;
+use crate::server::store::{Commit, StoreError};
 
 /// Upper bound on commits per transaction: keeps one batch's latency and memory bounded while
 /// still amortising the fsync over hundreds of games.
@@ -28,29 +29,6 @@ pub(super) const MAX_BATCH: usize = 512;
 pub(super) struct Pending {
     pub(super) commits: Vec<Commit>,
     pub(super) done: oneshot::Sender<Result<(), StoreError>>,
-}
-
-/// Counters the writer updates; read through [`super::SqliteStore::stats`].
-#[derive(Default)]
-pub(super) struct Counters {
-    pub(super) batches: AtomicU64,
-    pub(super) commits_ok: AtomicU64,
-    pub(super) conflicts: AtomicU64,
-    pub(super) failed_batches: AtomicU64,
-    pub(super) failed_commits: AtomicU64,
-    pub(super) largest_batch: AtomicU64,
-    /// Background (PASSIVE) checkpoints run.
-    pub(super) checkpoints: AtomicU64,
-    /// TRUNCATE checkpoints the writer ran because the WAL passed its bound.
-    pub(super) wal_truncations: AtomicU64,
-    /// Small checkpoints the writer ran after a background one, so that the WAL starts over.
-    pub(super) catch_ups: AtomicU64,
-    /// Set by the checkpoint thread after each background checkpoint: the writer copies the few
-    /// frames written meanwhile, between two batches (see store/checkpoint.rs).
-    pub(super) catch_up_wanted: AtomicBool,
-    /// Set by the checkpoint thread when the WAL passed its bound; the writer truncates it
-    /// between two batches.
-    pub(super) truncate_wanted: AtomicBool,
 }
 
 /// A failure while writing a batch: either it concerns one commit (the batch goes on without it),

@@ -1,12 +1,18 @@
 //! [`SqliteStore`]: the production [`Store`], one embedded SQLite database in WAL mode.
 //!
 //! This module owns opening the database (pragmas, schema, schema version) and the read side.
-//! Writes go through the group-commit writer thread in `store::writer` (writer.rs); reads use a small pool
+//! Writes go through the group-commit writer thread (writer.rs), whose WAL checkpoints run on a
+//! thread of their own (checkpoint.rs); both update the counters of stats.rs. Reads use a small pool
 //! of separate connections on tokio's blocking threads, so in WAL mode they never wait for the
 //! writer (they read the last committed snapshot).
 
+mod checkpoint;
+mod stats;
+mod writer;
+
+pub use stats::StoreStats;
+
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -15,8 +21,9 @@ use futures_util::future::BoxFuture;
 use rusqlite::{Connection, OpenFlags, params};
 use tokio::sync::{Semaphore, oneshot, watch};
 
-use super::checkpoint::{Checkpointer, Policy};
-use super::writer::{self, Counters, Pending};
+use self::checkpoint::{Checkpointer, Policy};
+use self::stats::Counters;
+use self::writer::Pending;
 use super::{Commit, GameListing, GameStatus, LoadedGame, Store, StoreError, StoreFuture};
 
 /// The database file inside the data directory.
@@ -67,30 +74,6 @@ CREATE INDEX games_by_status_listed_updated ON games (status, listed, updated_ms
 /// the same transaction as the version bump, so a crash mid-migration leaves the old version.
 const MIGRATIONS: [&str; 2] = [SCHEMA_V1, SCHEMA_V2];
 
-/// What the writer has done since the store was opened (for tests, metrics and benchmarks).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct StoreStats {
-    /// Transactions the writer ran, i.e. fsyncs paid for commits. Fewer than `commits` means
-    /// group commit batched several commits into one transaction.
-    pub batches: u64,
-    /// Commits acknowledged as durable.
-    pub commits: u64,
-    /// Commits refused because `first_seq` did not match.
-    pub conflicts: u64,
-    /// Batches lost to a storage failure (every commit in them failed with `Io`).
-    pub failed_batches: u64,
-    /// Commits that failed with `Io`.
-    pub failed_commits: u64,
-    /// The most commits ever written in one transaction.
-    pub largest_batch: u64,
-    /// Background (PASSIVE) WAL checkpoints, run off the commit path.
-    pub checkpoints: u64,
-    /// Small checkpoints the writer ran after background ones so that the WAL starts over.
-    pub catch_ups: u64,
-    /// Times the writer emptied a WAL that had grown past its bound anyway.
-    pub wal_truncations: u64,
-}
-
 /// Tuning knobs; [`SqliteStore::open`] uses the defaults.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SqliteOptions {
@@ -130,7 +113,9 @@ impl SqliteStore {
         Self::open_with_policy(data_dir, options, Policy::default())
     }
 
-    pub(super) fn open_with_policy(
+    /// [`SqliteStore::open_with`] with a checkpoint policy (the tests of checkpoint.rs use short
+    /// ones).
+    fn open_with_policy(
         data_dir: &Path,
         options: SqliteOptions,
         policy: Policy,
@@ -187,18 +172,7 @@ impl SqliteStore {
 
     /// A snapshot of the writer's counters.
     pub fn stats(&self) -> StoreStats {
-        let c = &self.shared.counters;
-        StoreStats {
-            batches: c.batches.load(Ordering::Relaxed),
-            commits: c.commits_ok.load(Ordering::Relaxed),
-            conflicts: c.conflicts.load(Ordering::Relaxed),
-            failed_batches: c.failed_batches.load(Ordering::Relaxed),
-            failed_commits: c.failed_commits.load(Ordering::Relaxed),
-            largest_batch: c.largest_batch.load(Ordering::Relaxed),
-            checkpoints: c.checkpoints.load(Ordering::Relaxed),
-            catch_ups: c.catch_ups.load(Ordering::Relaxed),
-            wal_truncations: c.wal_truncations.load(Ordering::Relaxed),
-        }
+        self.shared.counters.snapshot()
     }
 
     /// Runs `f` on a pooled read connection on a blocking thread.
@@ -257,7 +231,7 @@ fn open_writer(path: &Path, options: SqliteOptions) -> Result<Connection, StoreE
     // power loss, not only a process crash.
     conn.pragma_update(None, "synchronous", "FULL")
         .map_err(io)?;
-    // Checkpoints run on their own thread (store/checkpoint.rs), not inside the COMMIT that
+    // Checkpoints run on their own thread (checkpoint.rs), not inside the COMMIT that
     // crosses 1000 WAL pages, which every acknowledgement of that batch would wait for.
     conn.pragma_update(None, "wal_autocheckpoint", 0)
         .map_err(io)?;

@@ -1,0 +1,92 @@
+//! [`FailingStore`]: a [`Store`] wrapper that fails commits on demand (failure injection for tests).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use futures_util::future::BoxFuture;
+
+use super::{Commit, GameListing, GameStatus, LoadedGame, Store, StoreError, StoreFuture};
+
+/// Wraps a store and, while its shared switch is on, fails every commit with
+/// `StoreError::Io("injected")` without passing it on (so nothing is stored). Reads and `close()`
+/// always go to the inner store. The switch starts off.
+///
+/// Used to prove the server never acknowledges a move the store did not take.
+#[derive(Clone)]
+pub struct FailingStore {
+    inner: Arc<dyn Store>,
+    failing: Arc<AtomicBool>,
+}
+
+impl FailingStore {
+    /// Wraps `inner` with a new switch, initially off (commits pass through).
+    pub fn new(inner: Arc<dyn Store>) -> Self {
+        Self::with_switch(inner, Arc::new(AtomicBool::new(false)))
+    }
+
+    /// Wraps `inner` with a switch the caller already holds.
+    pub fn with_switch(inner: Arc<dyn Store>, failing: Arc<AtomicBool>) -> Self {
+        Self { inner, failing }
+    }
+
+    /// The shared switch: `store(true, ..)` makes every later commit fail.
+    pub fn switch(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.failing)
+    }
+
+    /// Turns failure injection on or off.
+    pub fn set_failing(&self, failing: bool) {
+        self.failing.store(failing, Ordering::SeqCst);
+    }
+
+    pub fn is_failing(&self) -> bool {
+        self.failing.load(Ordering::SeqCst)
+    }
+}
+
+impl Store for FailingStore {
+    fn commit(&self, commit: Commit) -> StoreFuture<()> {
+        if self.is_failing() {
+            return Box::pin(async { Err(StoreError::Io("injected".to_owned())) });
+        }
+        self.inner.commit(commit)
+    }
+
+    fn commit_all(&self, commits: Vec<Commit>) -> StoreFuture<()> {
+        if self.is_failing() {
+            return Box::pin(async { Err(StoreError::Io("injected".to_owned())) });
+        }
+        self.inner.commit_all(commits)
+    }
+
+    fn load_unfinished(&self) -> StoreFuture<Vec<LoadedGame>> {
+        self.inner.load_unfinished()
+    }
+
+    fn load_playing(&self) -> StoreFuture<Vec<LoadedGame>> {
+        self.inner.load_playing()
+    }
+
+    fn load_stale(
+        &self,
+        status: GameStatus,
+        updated_before_ms: i64,
+        limit: u32,
+        offset: u32,
+    ) -> StoreFuture<Vec<LoadedGame>> {
+        self.inner
+            .load_stale(status, updated_before_ms, limit, offset)
+    }
+
+    fn load_game(&self, id: &str) -> StoreFuture<Option<LoadedGame>> {
+        self.inner.load_game(id)
+    }
+
+    fn list(&self, status: GameStatus, limit: u32, offset: u32) -> StoreFuture<Vec<GameListing>> {
+        self.inner.list(status, limit, offset)
+    }
+
+    fn close(&self) -> BoxFuture<'static, ()> {
+        self.inner.close()
+    }
+}
