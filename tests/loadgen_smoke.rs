@@ -114,18 +114,9 @@ async fn idle_mode_opens_the_rooms_and_connections_it_measures() {
 }
 
 /// Runs the loadgen binary with `args` (it starts its own server) and returns its JSON report.
-async fn loadgen_spawning(args: &[&str]) -> Value {
-    let output = tokio::time::timeout(
-        BOUND,
-        tokio::process::Command::new(env!("CARGO_BIN_EXE_loadgen"))
-            .arg("--json")
-            .args(args)
-            .kill_on_drop(true)
-            .output(),
-    )
-    .await
-    .expect("the load generator finishes in time")
-    .expect("the load generator runs");
+fn loadgen_spawning(args: &[&str]) -> Value {
+    let output =
+        support::process::run(env!("CARGO_BIN_EXE_loadgen"), &[&["--json"], args].concat());
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),
@@ -136,8 +127,8 @@ async fn loadgen_spawning(args: &[&str]) -> Value {
     serde_json::from_str(last).expect("the last line is the JSON report")
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn memory_mode_plays_every_game_of_the_given_server_binary_to_each_checkpoint() {
+#[test]
+fn memory_mode_plays_every_game_of_the_given_server_binary_to_each_checkpoint() {
     let report = loadgen_spawning(&[
         "--server-bin",
         env!("CARGO_BIN_EXE_marseillais"),
@@ -151,8 +142,7 @@ async fn memory_mode_plays_every_game_of_the_given_server_binary_to_each_checkpo
         "60",
         "--warmup-games",
         "2",
-    ])
-    .await;
+    ]);
     assert_eq!(report["warmup_reached"].as_u64(), Some(2), "{report}");
     assert_eq!(report["games_set_up"].as_u64(), Some(4), "{report}");
     let checkpoints = report["checkpoints"].as_array().expect("checkpoints");
