@@ -91,7 +91,7 @@ proptest! {
         choices in prop::collection::vec(any::<u16>(), 0..80),
     ) {
         let game = playout(index, &choices);
-        for position in game.positions() {
+        for position in &game.positions() {
             for mv in position.legal_submoves() {
                 let text = san::san(position, mv);
                 prop_assert_eq!(san::parse(position, &text), Ok(mv), "{} in {}", text, position.fen());

@@ -7,7 +7,7 @@ use cozy_chess::Color;
 
 use super::outcome::{Outcome, Termination};
 use super::position::{Phase, PlayError, Position};
-use super::submove::SubMove;
+use super::submove::{SubMove, SubMoveList};
 
 /// A draw the side to move may claim at the start of its turn (rules 3).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -40,6 +40,8 @@ pub enum GameError {
     ClaimUnavailable(Claim),
     #[error("{0} is decided by the board, not declared")]
     NotDeclarable(Termination),
+    #[error("the game changed since this sub-move was previewed")]
+    StalePreview,
 }
 
 /// One side's turn as written in comma PGN: one or two sub-moves, or only
@@ -57,43 +59,174 @@ pub struct Turn {
 }
 
 /// A game from any legal start position.
+///
+/// It keeps what the rules need and nothing per position played: the start,
+/// the sub-moves, the repetition keys that can still repeat, the current
+/// position with its legal sub-moves and automatic ending computed once, and
+/// the position before an S1 that may still be taken back. Memory grows by
+/// one [`SubMove`] (3 bytes) per sub-move; the repetition keys are bounded by
+/// the 75-move rule (see [`Game::play_previewed`]). Everything else about
+/// the past is replayed on demand ([`Game::positions`]).
 #[derive(Clone, Debug)]
 pub struct Game {
-    /// `positions[0]` is the start; `positions[i + 1]` follows `submoves[i]`.
-    positions: Vec<Position>,
+    start: Position,
     submoves: Vec<SubMove>,
-    /// Repetition keys of turn-start positions (`None` in the middle of a turn).
-    keys: Vec<Option<u64>>,
+    /// Keys of the turn-start positions since the last capture or pawn move,
+    /// oldest first: earlier ones can never come back.
+    keys: Vec<Key>,
+    current: Current,
+    /// The position the current turn's S1 was played from, while that S1
+    /// may still be taken back (the turn stands at S2).
+    before_first: Option<Position>,
     /// An ending declared from off the board or by a claim.
     declared: Option<Outcome>,
+    /// Counts every change, so that a [`Preview`] made before one is refused.
+    revision: u64,
+}
+
+/// A repetition key and the index of the position it belongs to (0 is the
+/// start, `i + 1` follows `submoves[i]`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Key {
+    ply: usize,
+    key: u64,
+}
+
+/// The current position with what is judged on it, computed once when the
+/// position is reached (one legal-move generation) and read for free after.
+#[derive(Clone, Debug)]
+struct Current {
+    position: Position,
+    legal: SubMoveList,
+    /// The board ending or fivefold repetition, if the position shows one.
+    automatic: Option<Outcome>,
+    /// How many times the position has stood at a turn start (0 mid-turn).
+    repetitions: usize,
+}
+
+/// One sub-move tried on a game without changing it: the next position, its
+/// legal sub-moves and the ending it reaches (board endings and fivefold
+/// repetition). [`Game::play_previewed`] applies it without generating
+/// again; a preview made before the game changed is refused there.
+#[derive(Clone, Debug)]
+pub struct Preview {
+    revision: u64,
+    submove: SubMove,
+    /// Whether the sub-move was played at S1 and the turn goes on to S2.
+    keeps_turn: bool,
+    next: Current,
+    /// The next position's repetition key, if it starts a turn.
+    key: Option<u64>,
+}
+
+impl Preview {
+    pub fn submove(&self) -> SubMove {
+        self.submove
+    }
+
+    /// The position after the sub-move.
+    pub fn position(&self) -> &Position {
+        &self.next.position
+    }
+
+    /// The legal sub-moves of the position after it.
+    pub fn legal_submoves(&self) -> &SubMoveList {
+        &self.next.legal
+    }
+
+    /// The ending the rules impose after the sub-move: checkmate, a
+    /// stalemate, insufficient material, the 75-move rule or fivefold
+    /// repetition.
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.next.automatic
+    }
+
+    /// Whether the mover's turn ends with this sub-move (a second sub-move,
+    /// a single-sub-move turn, a check on S1, or the end of the game).
+    pub fn ends_turn(&self) -> bool {
+        !self.keeps_turn || self.next.automatic.is_some()
+    }
+}
+
+impl Current {
+    /// Judges `position` with its legal sub-moves, given how often it has
+    /// stood at a turn start.
+    fn judge(position: Position, legal: SubMoveList, repetitions: usize) -> Current {
+        let automatic = position.board_outcome_given(&legal).or_else(|| {
+            (repetitions >= 5).then_some(Outcome::Draw {
+                reason: Termination::FivefoldRepetition,
+            })
+        });
+        Current {
+            position,
+            legal,
+            automatic,
+            repetitions,
+        }
+    }
 }
 
 impl Game {
+    /// A game at `start` (one legal-move generation).
     pub fn new(start: Position) -> Game {
+        let legal = start.legal_submoves();
+        let key = turn_key(&start, &legal);
         Game {
-            keys: vec![turn_key(&start)],
-            positions: vec![start],
+            start,
             submoves: Vec::new(),
+            keys: key.map(|key| Key { ply: 0, key }).into_iter().collect(),
+            current: Current::judge(start, legal, usize::from(key.is_some())),
+            before_first: None,
             declared: None,
+            revision: 0,
         }
     }
 
     pub fn start(&self) -> &Position {
-        &self.positions[0]
+        &self.start
     }
 
     /// The current position.
     pub fn position(&self) -> &Position {
-        self.positions.last().unwrap_or(&self.positions[0])
+        &self.current.position
+    }
+
+    /// The legal sub-moves of the current position (whether or not the game
+    /// is over), generated once when the position was reached.
+    pub fn legal_submoves(&self) -> &SubMoveList {
+        &self.current.legal
     }
 
     pub fn submoves(&self) -> &[SubMove] {
         &self.submoves
     }
 
-    /// Every position from the start, one more than there are sub-moves.
-    pub fn positions(&self) -> &[Position] {
-        &self.positions
+    /// Every position from the start, one more than there are sub-moves,
+    /// replayed from the record (no legal-move generation).
+    pub fn positions(&self) -> Vec<Position> {
+        self.positions_iter().collect()
+    }
+
+    /// [`Game::positions`] without collecting them.
+    pub fn positions_iter(&self) -> impl Iterator<Item = Position> + '_ {
+        std::iter::once(self.start).chain(self.submoves.iter().scan(self.start, |position, &mv| {
+            position.play_in_place(mv);
+            Some(*position)
+        }))
+    }
+
+    /// The heap memory the game holds beyond `size_of::<Game>()`: the
+    /// record (one [`SubMove`] per sub-move) and the repetition keys that
+    /// can still repeat (at most 151, see [`Game::play_previewed`]).
+    pub fn heap_bytes(&self) -> usize {
+        self.submoves.capacity() * std::mem::size_of::<SubMove>()
+            + self.keys.capacity() * std::mem::size_of::<Key>()
+    }
+
+    /// How many repetition keys the game keeps: those of the turn starts
+    /// since the last capture or pawn move.
+    pub fn kept_repetition_keys(&self) -> usize {
+        self.keys.len()
     }
 
     /// The ending declared off the board or by a claim, if any.
@@ -103,70 +236,131 @@ impl Game {
 
     /// How the game ended, if it did: a declared ending, then the board
     /// (checkmate, stalemates, insufficient material, 75-move rule), then
-    /// fivefold repetition.
+    /// fivefold repetition. Read from what was judged when the position was
+    /// reached: no generation.
     pub fn outcome(&self) -> Option<Outcome> {
-        self.declared.or_else(|| self.automatic_outcome())
+        self.declared.or(self.current.automatic)
     }
 
     /// The ending the rules impose by themselves on the current position.
     pub fn automatic_outcome(&self) -> Option<Outcome> {
-        self.position()
-            .board_outcome()
-            .or_else(|| self.fivefold_outcome())
-    }
-
-    /// The fivefold-repetition draw, if the current position has reached it.
-    fn fivefold_outcome(&self) -> Option<Outcome> {
-        (self.repetition_count() >= 5).then_some(Outcome::Draw {
-            reason: Termination::FivefoldRepetition,
-        })
+        self.current.automatic
     }
 
     /// How many times the current position has stood at the start of a
     /// turn (0 in the middle of a turn, where repetitions do not count).
     pub fn repetition_count(&self) -> usize {
-        match self.keys.last().copied().flatten() {
-            None => 0,
-            Some(key) => self.keys.iter().filter(|&&k| k == Some(key)).count(),
-        }
+        self.current.repetitions
     }
 
-    /// Plays one sub-move; on error nothing changes.
+    /// Tries `mv` without changing the game: the next position, its legal
+    /// sub-moves and the ending it reaches, with one legal-move generation
+    /// (the next position's; the current one's is kept). Refused, in this
+    /// order, when the game is over (declared, then on the board or by
+    /// fivefold repetition) or when `mv` is not a legal sub-move here.
+    pub fn preview(&self, mv: SubMove) -> Result<Preview, GameError> {
+        if let Some(outcome) = self.outcome() {
+            return Err(GameError::GameOver(outcome));
+        }
+        let here = &self.current.position;
+        match here.board().color_on(mv.from) {
+            None => return Err(PlayError::NoPiece(mv.from).into()),
+            Some(color) if color != here.side_to_move() => {
+                return Err(PlayError::NotYourPiece(mv.from).into());
+            }
+            Some(_) => {}
+        }
+        if !self.current.legal.contains(&mv) {
+            return Err(PlayError::Illegal(mv).into());
+        }
+        let position = here.play_unchecked(mv);
+        let legal = position.legal_submoves();
+        let key = turn_key(&position, &legal);
+        let repetitions = key.map_or(0, |key| {
+            1 + self.keys.iter().filter(|k| k.key == key).count()
+        });
+        Ok(Preview {
+            revision: self.revision,
+            submove: mv,
+            keeps_turn: position.side_to_move() == here.side_to_move(),
+            next: Current::judge(position, legal, repetitions),
+            key,
+        })
+    }
+
+    /// Applies a sub-move tried by [`Game::preview`] on this game as it is
+    /// now, without generating again. A preview made before the game changed
+    /// (another sub-move, a takeback, an ending) is refused with
+    /// [`GameError::StalePreview`] and nothing changes.
+    pub fn play_previewed(&mut self, preview: Preview) -> Result<&Position, GameError> {
+        if preview.revision != self.revision {
+            return Err(GameError::StalePreview);
+        }
+        let ply = self.submoves.len() + 1;
+        if let Some(key) = preview.key {
+            // A capture or a pawn move can never be undone, so no position
+            // before the last one can repeat: the halfmove clock says how
+            // far back that was. The 75-move rule ends the game after 150
+            // sub-moves without one, and a turn has at least one sub-move,
+            // so at most 151 keys are ever kept (76 when no S1 gives check).
+            let clock = preview.next.position.halfmove_clock();
+            let floor = ply.saturating_sub(usize::try_from(clock).unwrap_or(usize::MAX));
+            let stale = self.keys.iter().take_while(|k| k.ply < floor).count();
+            self.keys.drain(..stale);
+            self.keys.push(Key { ply, key });
+        }
+        self.before_first = preview.keeps_turn.then_some(self.current.position);
+        self.submoves.push(preview.submove);
+        self.current = preview.next;
+        self.revision += 1;
+        Ok(&self.current.position)
+    }
+
+    /// Plays one sub-move ([`Game::preview`] then [`Game::play_previewed`]:
+    /// one legal-move generation); on error nothing changes.
     pub fn play(&mut self, mv: SubMove) -> Result<&Position, GameError> {
-        if let Some(outcome) = self.declared {
-            return Err(GameError::GameOver(outcome));
-        }
-        // `Position::play` judges the board ending itself (one generation);
-        // the precedence of `outcome` is kept: declared, board, fivefold,
-        // and only then the sub-move's own errors.
-        let played = match self.position().play(mv) {
-            Err(PlayError::GameOver(outcome)) => return Err(GameError::GameOver(outcome)),
-            other => other,
-        };
-        if let Some(outcome) = self.fivefold_outcome() {
-            return Err(GameError::GameOver(outcome));
-        }
-        let next = played?;
-        self.keys.push(turn_key(&next));
-        self.positions.push(next);
-        self.submoves.push(mv);
-        Ok(self.position())
+        let preview = self.preview(mv)?;
+        self.play_previewed(preview)
+    }
+
+    /// The standard SAN of a previewed sub-move, from the lists the game
+    /// and the preview already hold (no legal-move generation).
+    pub fn san(&self, preview: &Preview) -> String {
+        self.current.position.san_with(
+            preview.submove,
+            &self.current.legal,
+            &preview.next.position,
+            &preview.next.legal,
+        )
     }
 
     /// Withdraws the mover's own S1 before it plays S2 (not part of the
     /// record). Only possible while the turn is at S2 and the game goes on:
     /// an S1 that leaves no legal S2 has already ended the game (stalemate
-    /// after the first sub-move), so it cannot be withdrawn.
+    /// after the first sub-move), so it cannot be withdrawn. One legal-move
+    /// generation, for the position it returns to.
     pub fn takeback_first_submove(&mut self) -> Result<SubMove, GameError> {
         if let Some(outcome) = self.outcome() {
             return Err(GameError::GameOver(outcome));
         }
-        if self.position().phase() != Phase::Second || self.submoves.is_empty() {
+        if self.position().phase() != Phase::Second {
             return Err(GameError::NothingToTakeBack);
         }
-        self.positions.pop();
-        self.keys.pop();
-        self.submoves.pop().ok_or(GameError::NothingToTakeBack)
+        let Some(before) = self.before_first else {
+            return Err(GameError::NothingToTakeBack);
+        };
+        let mv = self.submoves.pop().ok_or(GameError::NothingToTakeBack)?;
+        // The S1 led to a mid-turn position, which added no key: the last
+        // key, if it is this position's, is still there.
+        let legal = before.legal_submoves();
+        let repetitions = match turn_key(&before, &legal) {
+            None => 0,
+            Some(key) => self.keys.iter().filter(|k| k.key == key).count(),
+        };
+        self.current = Current::judge(before, legal, repetitions);
+        self.before_first = None;
+        self.revision += 1;
+        Ok(mv)
     }
 
     /// The draws the side to move may claim now.
@@ -196,6 +390,7 @@ impl Game {
             reason: claim.termination(),
         };
         self.declared = Some(outcome);
+        self.revision += 1;
         Ok(outcome)
     }
 
@@ -216,14 +411,15 @@ impl Game {
             return Err(GameError::NotDeclarable(reason));
         }
         self.declared = Some(outcome);
+        self.revision += 1;
         Ok(())
     }
 
     /// The sub-moves grouped into turns, as comma PGN writes them.
     pub fn turns(&self) -> Vec<Turn> {
         let mut turns: Vec<Turn> = Vec::new();
-        for (index, &mv) in self.submoves.iter().enumerate() {
-            let before = &self.positions[index];
+        for ((index, &mv), before) in self.submoves.iter().enumerate().zip(self.positions_iter()) {
+            let before = &before;
             let new_turn = index == 0 || before.is_turn_start();
             if new_turn {
                 turns.push(Turn {
@@ -242,6 +438,9 @@ impl Game {
     }
 }
 
-fn turn_key(position: &Position) -> Option<u64> {
-    position.is_turn_start().then(|| position.repetition_key())
+/// The repetition key of a turn-start position, from its legal sub-moves.
+fn turn_key(position: &Position, legal: &SubMoveList) -> Option<u64> {
+    position
+        .is_turn_start()
+        .then(|| position.repetition_key_given(legal))
 }

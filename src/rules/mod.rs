@@ -13,10 +13,12 @@
 //! | results and draws that need the history (repetition, claims) | [`game`] |
 //! | extended FEN, SAN, comma PGN | [`fen`], [`san`], [`pgn`] |
 //! | perft | [`perft`] |
+//! | counting legal-move generations (feature `count-generations`) | [`generations`] |
 
 pub mod board;
 pub mod fen;
 pub mod game;
+pub mod generations;
 pub mod movegen;
 pub mod outcome;
 pub mod perft;
@@ -32,7 +34,8 @@ pub use cozy_chess::{BitBoard, Color, File, Piece, Rank, Square};
 
 pub use board::Board;
 pub use fen::FenError;
-pub use game::{Claim, Game, GameError};
+pub use game::{Claim, Game, GameError, Preview};
+pub use generations::{Generations, generations, reset as reset_generations};
 pub use outcome::{Outcome, Termination};
 pub use pgn::{GameResult, ImportedGame, PgnError, PgnTags};
 pub use position::{Phase, PlayError, Position, Rules};

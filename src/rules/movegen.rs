@@ -50,18 +50,51 @@ impl Position {
         self.legal_submoves().contains(&mv)
     }
 
-    /// Whether the side to move has any legal sub-move.
+    /// Whether the side to move has any legal sub-move. Stops at the first
+    /// piece that has one, without building the list (the engine asks this
+    /// at every node of its search).
     pub fn has_legal_submove(&self) -> bool {
-        !self.legal_submoves().is_empty()
+        super::generations::count_any();
+        self.visit_legal(|_, targets, _| !targets.is_empty())
     }
 
     /// Appends every legal sub-move to `list`.
     pub fn generate(&self, list: &mut SubMoveList) {
+        super::generations::count_full();
+        let last_rank = Rank::Eighth.relative_to(self.side).bitboard();
+        self.visit_legal(|from, targets, pawn| {
+            if pawn && !(targets & last_rank).is_empty() {
+                for to in targets {
+                    if last_rank.has(to) {
+                        for piece in PROMOTIONS {
+                            list.push(SubMove::promoting(from, to, piece));
+                        }
+                    } else {
+                        list.push(SubMove::new(from, to));
+                    }
+                }
+            } else {
+                push_all(list, from, targets);
+            }
+            false
+        });
+    }
+
+    /// The one legal-move generator: hands `visit` each piece's legal
+    /// targets as a set (`from`, targets, whether the piece is a pawn, whose
+    /// targets on the last rank are four promotions each), in the order
+    /// [`Position::generate`] lists them, and stops as soon as `visit`
+    /// returns true; returns whether it stopped. The cozy-chess
+    /// `generate_moves(|moves| -> bool)` shape: [`Position::has_legal_submove`]
+    /// stops at the first piece with a move, and the list builder pays
+    /// nothing for the callback (it is inlined into each caller).
+    #[inline(always)]
+    fn visit_legal(&self, mut visit: impl FnMut(Square, BitBoard, bool) -> bool) -> bool {
         let us = self.side;
         let them = !us;
         let board = &self.board;
         let Some(king) = board.king(us) else {
-            return;
+            return false;
         };
         let occupied = board.occupied();
         let ours = board.colored(us);
@@ -70,20 +103,24 @@ impl Position {
         // King steps: the king's own square is removed from the occupancy so
         // that it cannot hide behind itself from a slider.
         let without_king = occupied ^ king.bitboard();
+        let mut safe = BitBoard::EMPTY;
         for to in get_king_moves(king) & !ours {
             if self.attackers(to, them, without_king).is_empty() {
-                list.push(SubMove::new(king, to));
+                safe |= to.bitboard();
             }
         }
+        if visit(king, safe, false) {
+            return true;
+        }
         if self.checkers.len() >= 2 {
-            return;
+            return false;
         }
         let target = match self.checkers.next_square() {
             None => !ours,
             Some(checker) => get_between_rays(king, checker) | checker.bitboard(),
         };
-        if self.checkers.is_empty() {
-            self.generate_castling(king, list);
+        if self.checkers.is_empty() && self.visit_castling(king, &mut visit) {
+            return true;
         }
 
         let pinned = self.pinned(king);
@@ -96,43 +133,36 @@ impl Position {
         };
 
         for from in board.colored_pieces(us, Piece::Knight) & !pinned {
-            push_all(list, from, get_knight_moves(from) & target);
+            if visit(from, get_knight_moves(from) & target, false) {
+                return true;
+            }
         }
         let diagonal = (board.pieces(Piece::Bishop) | board.pieces(Piece::Queen)) & ours;
         for from in diagonal {
-            push_all(
-                list,
-                from,
-                get_bishop_moves(from, occupied) & target & pin_line(from),
-            );
+            let targets = get_bishop_moves(from, occupied) & target & pin_line(from);
+            if visit(from, targets, false) {
+                return true;
+            }
         }
         let straight = (board.pieces(Piece::Rook) | board.pieces(Piece::Queen)) & ours;
         for from in straight {
-            push_all(
-                list,
-                from,
-                get_rook_moves(from, occupied) & target & pin_line(from),
-            );
-        }
-
-        let last_rank = Rank::Eighth.relative_to(us);
-        for from in board.colored_pieces(us, Piece::Pawn) {
-            let moves = (get_pawn_quiets(from, us, occupied)
-                | (get_pawn_attacks(from, us) & theirs))
-                & target
-                & pin_line(from);
-            for to in moves {
-                if to.rank() == last_rank {
-                    for piece in PROMOTIONS {
-                        list.push(SubMove::promoting(from, to, piece));
-                    }
-                } else {
-                    list.push(SubMove::new(from, to));
-                }
+            let targets = get_rook_moves(from, occupied) & target & pin_line(from);
+            if visit(from, targets, false) {
+                return true;
             }
         }
 
-        self.generate_en_passant(king, list);
+        for from in board.colored_pieces(us, Piece::Pawn) {
+            let targets = (get_pawn_quiets(from, us, occupied)
+                | (get_pawn_attacks(from, us) & theirs))
+                & target
+                & pin_line(from);
+            if visit(from, targets, true) {
+                return true;
+            }
+        }
+
+        self.visit_en_passant(king, &mut visit)
     }
 
     /// Own pieces that stand alone between our king and an enemy slider.
@@ -154,11 +184,18 @@ impl Position {
         pinned
     }
 
-    fn generate_castling(&self, king: Square, list: &mut SubMoveList) {
+    /// Visits each castling move (king side first), given that the king is
+    /// not in check; stops when `visit` returns true.
+    #[inline(always)]
+    fn visit_castling(
+        &self,
+        king: Square,
+        visit: &mut impl FnMut(Square, BitBoard, bool) -> bool,
+    ) -> bool {
         let us = self.side;
         let home = Square::new(File::E, Rank::First.relative_to(us));
-        if king != home {
-            return;
+        if king != home || (self.castling.bits() & castling_bits(us)) == 0 {
+            return false;
         }
         let occupied = self.board.occupied();
         let rank = home.rank();
@@ -181,20 +218,29 @@ impl Position {
                 self.attackers(Square::new(file, rank), !us, occupied)
                     .is_empty()
             });
-            if safe {
-                list.push(SubMove::new(home, Square::new(king_to, rank)));
+            if safe && visit(home, Square::new(king_to, rank).bitboard(), false) {
+                return true;
             }
         }
+        false
     }
 
     /// En passant on the targets this sub-move may use: only the opponent's
     /// (on the mover's sixth rank); the turn state has already dropped those
     /// the rules forbid. Legality is decided by playing the capture on the
-    /// occupancy and looking at the king.
-    fn generate_en_passant(&self, king: Square, list: &mut SubMoveList) {
+    /// occupancy and looking at the king. Stops when `visit` returns true.
+    #[inline(always)]
+    fn visit_en_passant(
+        &self,
+        king: Square,
+        visit: &mut impl FnMut(Square, BitBoard, bool) -> bool,
+    ) -> bool {
         let us = self.side;
         let them = !us;
         let usable = self.ep & Rank::Sixth.relative_to(us).bitboard();
+        if usable.is_empty() {
+            return false;
+        }
         let occupied = self.board.occupied();
         for target in usable {
             let victim = Square::new(target.file(), Rank::Fifth.relative_to(us));
@@ -206,11 +252,20 @@ impl Position {
             for from in capturers {
                 let after = (occupied ^ from.bitboard() ^ victim.bitboard()) | target.bitboard();
                 let attackers = self.attackers(king, them, after) & !victim.bitboard();
-                if attackers.is_empty() {
-                    list.push(SubMove::new(from, target));
+                if attackers.is_empty() && visit(from, target.bitboard(), false) {
+                    return true;
                 }
             }
         }
+        false
+    }
+}
+
+/// The castling-right bits of `color` (as in `CastlingRights`).
+fn castling_bits(color: Color) -> u8 {
+    match color {
+        Color::White => 3,
+        Color::Black => 12,
     }
 }
 

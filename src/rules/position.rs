@@ -253,10 +253,16 @@ impl Position {
     /// placement, side, castling rights and the en-passant captures that are
     /// actually legal, so a target no pawn can take does not make a new position.
     pub fn repetition_key(&self) -> u64 {
+        self.repetition_key_given(&self.legal_submoves())
+    }
+
+    /// [`Position::repetition_key`] given this position's legal sub-moves,
+    /// for a caller that holds them already.
+    pub(crate) fn repetition_key_given(&self, legal: &[SubMove]) -> u64 {
         // The phase matters too: a one-sub-move turn is not the same
         // position as a two-sub-move turn on the same board.
         let mut hash = self.hash ^ zobrist::phase(self.phase.index());
-        for mv in self.legal_submoves() {
+        for &mv in legal {
             if self.is_en_passant(mv) {
                 hash ^= zobrist::ep(mv.from) ^ zobrist::ep(mv.to).rotate_left(17);
             }

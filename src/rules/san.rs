@@ -10,7 +10,6 @@
 
 use cozy_chess::{File, Piece, Rank, Square};
 
-use super::outcome::{Outcome, Termination};
 use super::position::Position;
 use super::submove::SubMove;
 
@@ -66,12 +65,29 @@ impl Position {
     pub fn san(&self, mv: SubMove) -> String {
         san(self, mv)
     }
+
+    /// [`Position::san`] from lists the caller holds already, with no
+    /// legal-move generation: `legal` is this position's legal sub-moves
+    /// (for disambiguation), `after` the position `mv` leads to and
+    /// `after_legal` its legal sub-moves (for the `#` mark). The server's
+    /// move path has all three from [`super::Game::preview`].
+    pub fn san_with(
+        &self,
+        mv: SubMove,
+        legal: &[SubMove],
+        after: &Position,
+        after_legal: &[SubMove],
+    ) -> String {
+        let mut text = san_without_mark(self, mv, Some(legal));
+        text.push_str(mark(after, after_legal.is_empty()));
+        text
+    }
 }
 
 /// The standard SAN of `mv`, which must be legal in `position` (for any
 /// other sub-move the text is unspecified but nothing panics).
 pub fn san(position: &Position, mv: SubMove) -> String {
-    let mut text = san_without_mark(position, mv);
+    let mut text = san_without_mark(position, mv, None);
     text.push_str(check_mark(position, mv));
     text
 }
@@ -82,16 +98,23 @@ fn check_mark(position: &Position, mv: SubMove) -> &'static str {
     if !next.is_check() {
         return "";
     }
-    match next.board_outcome() {
-        Some(Outcome::Win {
-            reason: Termination::Checkmate,
-            ..
-        }) => "#",
-        _ => "+",
+    mark(&next, !next.has_legal_submove())
+}
+
+/// The mark of a position reached by a sub-move: a check hands the move to
+/// the opponent (check ends the turn), so in check with no legal sub-move
+/// is checkmate, `#`; in check otherwise `+`.
+fn mark(after: &Position, no_legal_submove: bool) -> &'static str {
+    match (after.is_check(), no_legal_submove) {
+        (false, _) => "",
+        (true, true) => "#",
+        (true, false) => "+",
     }
 }
 
-fn san_without_mark(position: &Position, mv: SubMove) -> String {
+/// The SAN without its mark; `legal` is the position's legal sub-moves if
+/// the caller has them (they are generated only when disambiguation needs them).
+fn san_without_mark(position: &Position, mv: SubMove, legal: Option<&[SubMove]>) -> String {
     if position.is_castling(mv) {
         return if mv.to.file() == File::G {
             "O-O".into()
@@ -104,7 +127,10 @@ fn san_without_mark(position: &Position, mv: SubMove) -> String {
     let (file, rank) = if piece == Piece::Pawn {
         (capture, false)
     } else {
-        needed_disambiguation(position, mv, piece)
+        match legal {
+            Some(legal) => needed_disambiguation(position, mv, piece, legal),
+            None => needed_disambiguation(position, mv, piece, &position.legal_submoves()),
+        }
     };
     format_core(&Core {
         piece,
@@ -118,16 +144,20 @@ fn san_without_mark(position: &Position, mv: SubMove) -> String {
 
 /// Whether the origin file and/or rank must be written so that no other
 /// legal sub-move of the same piece type to the same square matches.
-fn needed_disambiguation(position: &Position, mv: SubMove, piece: Piece) -> (bool, bool) {
+fn needed_disambiguation(
+    position: &Position,
+    mv: SubMove,
+    piece: Piece,
+    legal: &[SubMove],
+) -> (bool, bool) {
     let board = position.board();
-    let rivals: Vec<Square> = position
-        .legal_submoves()
-        .into_iter()
+    let rivals: Vec<Square> = legal
+        .iter()
         .filter(|other| {
             other.to == mv.to
                 && other.from != mv.from
                 && board.piece_on(other.from) == Some(piece)
-                && !position.is_castling(*other)
+                && !position.is_castling(**other)
         })
         .map(|other| other.from)
         .collect();
@@ -390,8 +420,10 @@ pub fn parse_checked(
     let Some(reading) = read(text) else {
         return Err(SanError::Unparsable(text.to_string()));
     };
-    let standard = san(position, mv);
-    let standard_core = san_without_mark(position, mv);
+    let legal = position.legal_submoves();
+    let standard_core = san_without_mark(position, mv, Some(&legal));
+    let mut standard = standard_core.clone();
+    standard.push_str(check_mark(position, mv));
     let standard_mark = &standard[standard_core.len()..];
     let written = text.to_string();
     let mut issues = Vec::new();
@@ -413,7 +445,7 @@ pub fn parse_checked(
             } else if parts.piece == Piece::Pawn {
                 (position.is_capture(mv), false)
             } else {
-                needed_disambiguation(position, mv, parts.piece)
+                needed_disambiguation(position, mv, parts.piece, &legal)
             };
             let written_core = format_core(&Core {
                 piece: parts.piece,

@@ -3,89 +3,14 @@
 //! accepts silently is reported here, and the result must agree with the
 //! tags and with the board.
 
-use std::fmt;
-
-use cozy_chess::Color;
-
 use super::super::game::Game;
-use super::super::outcome::{Outcome, Termination};
-use super::super::position::{Phase, Position};
-use super::super::san::SanIssue;
+use super::super::outcome::Termination;
+use super::super::position::Phase;
 use super::lex::{RawGame, split_games};
-use super::read::replay;
-use super::{GameResult, Location, MoveError, PgnError};
-
-/// One problem in one game, with where it stands in the movetext when it
-/// has a place there (tag and FEN problems do not).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    pub at: Option<Location>,
-    pub reason: CheckReason,
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.at {
-            Some(at) => write!(f, "{at}: {}", self.reason),
-            None => write!(f, "{}", self.reason),
-        }
-    }
-}
-
-/// Why strict validation rejects a game.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CheckReason {
-    /// The record cannot be read: a bad tag, comment or FEN.
-    #[error("{0}")]
-    Unreadable(PgnError),
-    /// An illegal sub-move, a broken turn or a variation.
-    #[error("'{token}': {reason}")]
-    Move { token: String, reason: MoveError },
-    #[error(transparent)]
-    San(SanIssue),
-    #[error("move number '{written}' does not match the turn; expected '{expected}'")]
-    MoveNumber { written: String, expected: String },
-    #[error("the turn has no move number; expected '{expected}'")]
-    MissingMoveNumber { expected: String },
-    #[error("'{token}': sub-moves are joined by a comma with no spaces")]
-    SpacedComma { token: String },
-    #[error(
-        "'{token}': the record starts at a second sub-move, so its first turn starts with a comma"
-    )]
-    MissingLeadingComma { token: String },
-    #[error("the movetext has no result token (1-0, 0-1, 1/2-1/2 or *)")]
-    MissingResult,
-    #[error("the Result tag '{0}' is not a result")]
-    BadResultTag(String),
-    #[error("the result token {token} differs from the Result tag {tag}")]
-    ResultTagMismatch { tag: GameResult, token: GameResult },
-    #[error("the game is over on the board ({outcome}), so the result must be {expected}, not {written}", expected = GameResult::of(Some(*.outcome)))]
-    BoardResult {
-        outcome: Outcome,
-        written: GameResult,
-    },
-    #[error("the Termination tag says '{tag}' but the board ended the game by {}", .outcome.reason())]
-    TerminationDiffers { tag: Termination, outcome: Outcome },
-    #[error("the Termination tag says '{0}' but the final position shows no such ending")]
-    TerminationNotOnBoard(Termination),
-    #[error("unknown Termination '{0}'")]
-    UnknownTermination(String),
-    #[error(
-        "the result {0} needs a Termination tag that explains it: the final position is not over (resignation, time forfeit, agreement, abandonment or an available draw claim)"
-    )]
-    UnexplainedResult(GameResult),
-    #[error("the Termination '{termination}' does not fit the result {result}")]
-    TerminationResultMismatch {
-        termination: Termination,
-        result: GameResult,
-    },
-    #[error("a draw by {0} was claimed but was not available at the final position")]
-    ClaimUnavailable(Termination),
-    #[error(
-        "the final turn stops after its first sub-move; only a game ended off the board (*, resignation, time forfeit, agreement, abandonment) may do that"
-    )]
-    IncompleteFinalTurn,
-}
+use super::problem::{CheckReason, Problem};
+use super::replay::replay;
+use super::termination::termination_fits;
+use super::{GameResult, PgnError};
 
 /// The verdict on one game of a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -225,32 +150,4 @@ fn result_problems(raw: &RawGame, game: &Game) -> Vec<CheckReason> {
         },
     }
     problems
-}
-
-/// Whether an ending from off the board (or a claim) can give `result` in
-/// `position`: a resignation or abandonment has a winner (abandonment may
-/// also be drawn), an agreement or a claim is a draw, and a time forfeit is
-/// won by the side that still could mate, or drawn when one side cannot.
-/// The tolerant reader declares only what fits, so that what it imports
-/// always writes back as a valid record.
-pub(super) fn termination_fits(
-    termination: Termination,
-    result: GameResult,
-    position: &Position,
-) -> bool {
-    use Termination as T;
-    match termination {
-        T::Resignation => result.winner().is_some(),
-        T::Abandonment => result != GameResult::Ongoing,
-        T::Agreement | T::ThreefoldRepetition | T::FiftyMoveRule => result == GameResult::Draw,
-        T::TimeForfeit => match (result.winner(), result) {
-            (Some(winner), _) => position.can_checkmate(winner),
-            (None, GameResult::Draw) => {
-                !position.can_checkmate(Color::White) || !position.can_checkmate(Color::Black)
-            }
-            (None, _) => false,
-        },
-        T::Aborted | T::Unterminated => result == GameResult::Ongoing,
-        _ => false,
-    }
 }

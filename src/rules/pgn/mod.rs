@@ -4,12 +4,18 @@
 //! This module owns the vocabulary shared by the parts: result tokens, the
 //! header a server fills, where in the movetext something happened, and the
 //! errors. [`write`] renders a [`Game`](super::Game); [`lex`] cuts text into
-//! games and tokens; [`read`] replays them tolerantly for import; [`check`]
-//! validates strictly for `pgn check`.
+//! games and tokens; [`replay`] plays a record's movetext, noting what only
+//! strict validation reports ([`problem`]); [`read`] builds the tolerant
+//! import on it and [`check`] the strict validation for `pgn check`; both
+//! ask [`termination`] which ending explains a result. The dependencies go
+//! one way: `lex`, `problem`, `termination` <- `replay` <- `read`, `check`.
 
 mod check;
 mod lex;
+mod problem;
 mod read;
+mod replay;
+mod termination;
 mod write;
 
 use std::fmt;
@@ -21,7 +27,8 @@ use super::fen::FenError;
 use super::outcome::Outcome;
 use super::san::SanError;
 
-pub use check::{CheckReason, GameReport, Problem, check_games};
+pub use check::{GameReport, check_games};
+pub use problem::{CheckReason, Problem};
 pub use read::{ImportedGame, read_game, read_game_prefix, read_games};
 pub use write::{movetext, write_game};
 
