@@ -1,8 +1,9 @@
 //! Fuzz target `client_message`: the server's WebSocket message parser
-//! (`src/server/protocol.rs`, compiled here from its own source like the
+//! (`src/server/protocol/client.rs` and the modules it uses, compiled here
+//! from their own source like the
 //! rules engine) on arbitrary text never panics; an accepted move has a
 //! sub-move that round-trips through UCI and an ack id within the limit; a
-//! refusal becomes an `error` message that is valid JSON and stays within a
+//! refusal becomes an `error` payload that is valid JSON and stays within a
 //! constant factor of the input (serde's messages may quote the input with
 //! escapes: a control character becomes `\u{7f}`, 6 bytes for 1).
 #![no_main]
@@ -11,11 +12,22 @@ use libfuzzer_sys::fuzz_target;
 /// `crate::rules` for the included server module.
 pub use marseillais_fuzz::rules;
 
+// At the crate root, so that client.rs's `super::error` etc. resolve.
 #[allow(dead_code)]
-#[path = "../../src/server/protocol.rs"]
-mod protocol;
+#[path = "../../src/server/protocol/client.rs"]
+mod client;
+#[allow(dead_code)]
+#[path = "../../src/server/protocol/error.rs"]
+mod error;
+#[allow(dead_code)]
+#[path = "../../src/server/protocol/names.rs"]
+mod names;
+#[allow(dead_code)]
+#[path = "../../src/server/protocol/uci.rs"]
+mod uci;
 
-use protocol::{ClientMsg, MAX_ACK_ID_LEN, error_msg, parse_client};
+use client::{ClientMsg, MAX_ACK_ID_LEN, parse_client};
+use error::ErrorMsg;
 
 fuzz_target!(|data: &[u8]| {
     // The server only ever sees valid UTF-8 (tungstenite refuses the rest).
@@ -34,6 +46,9 @@ fuzz_target!(|data: &[u8]| {
         }
         Ok(msg) => {
             let _ = msg.needs_seat();
+            // What test clients send reads back as the same message.
+            let text = msg.to_text();
+            assert_eq!(parse_client(&text).as_ref(), Ok(&msg), "{text}");
         }
         Err(refusal) => {
             assert!(
@@ -42,12 +57,15 @@ fuzz_target!(|data: &[u8]| {
                 refusal.message.len(),
                 text.len()
             );
-            let out = error_msg(&refusal, None);
+            let out = match serde_json::to_string(&ErrorMsg::new(&refusal, None)) {
+                Ok(out) => out,
+                Err(err) => panic!("error payload does not serialize ({err}): {refusal:?}"),
+            };
             let value: serde_json::Value = match serde_json::from_str(&out) {
                 Ok(value) => value,
-                Err(err) => panic!("error message is not JSON ({err}): {out}"),
+                Err(err) => panic!("error payload is not JSON ({err}): {out}"),
             };
-            assert_eq!(value["t"], "error");
+            assert!(value["code"].is_string(), "{out}");
         }
     }
 });

@@ -1,7 +1,7 @@
 //! Fuzz target `http_body`: the body of `POST /api/games` read the way the
 //! server reads it, on arbitrary bytes, never panics. The wire types
 //! (`ClockSpec`, `Variant`, the stored `Event`) are the server's own, from
-//! `src/server/events.rs` and `protocol.rs`; the body struct mirrors
+//! `src/server/events.rs` and `protocol/names.rs`; the body struct mirrors
 //! `rooms::NewGame` field for field (that module pulls in the whole server,
 //! which this crate does not build) and the checks mirror `Rooms::create`:
 //! clock bounds, an extended FEN that parses, a game not already over.
@@ -17,8 +17,9 @@ pub use marseillais_fuzz::rules;
 #[allow(dead_code)]
 #[path = "../../src/server/events.rs"]
 mod events;
+// events.rs needs only `Side` from the protocol: its home, as `protocol`.
 #[allow(dead_code)]
-#[path = "../../src/server/protocol.rs"]
+#[path = "../../src/server/protocol/names.rs"]
 mod protocol;
 
 use events::{ClockSpec, Event, Variant};

@@ -5,7 +5,10 @@
 //! reader/writer split: the room never waits on it (it uses the bounded
 //! queue), so a blocked write only ever stalls this connection. A client
 //! that breaks the WebSocket protocol is told why in a close frame (1002,
-//! 1007, 1008, 1009) before the connection goes.
+//! 1007, 1008, 1009) before the connection goes. Every frame goes through
+//! [`read_frame`], the one place that turns a frame into a message for the
+//! room, an answer from the connection (typed [`ServerMsg`]s: refusals,
+//! `pong`), or a close.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -20,7 +23,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
 
 use super::frame_meter::RateExceeded;
-use super::protocol::{ClientMsg, error_msg, parse_client, server_msg};
+use super::protocol::{ClientMsg, ErrorCode, Refusal, ServerMsg, parse_client};
 use super::room::{Command, ConnId, Outbox, Room};
 use super::rooms::Rooms;
 use super::upgrade::Ws as WebSocket;
@@ -147,51 +150,24 @@ pub async fn run(
                     None => break None,
                 };
                 last_heard = now;
-                let text = match message {
-                    Message::Text(text) => text,
-                    Message::Binary(bytes) => {
-                        if bytes.len() > config.max_message_bytes {
-                            break Some((close_code::SIZE, "message too big".into()));
-                        }
-                        let refusal = super::protocol::Refusal::new(
-                            super::protocol::ErrorCode::BadJson,
-                            "binary frames are not used; send JSON text",
-                        );
-                        if !send(&mut ws, Message::Text(error_msg(&refusal, None).into())).await {
-                            break None;
-                        }
-                        continue;
-                    }
-                    // tungstenite answers pings itself (on the next read or write).
-                    Message::Ping(_) | Message::Pong(_) => continue,
-                    Message::Close(_) => {
-                        // tungstenite queued the answering close frame; send it.
-                        let _ = tokio::time::timeout(CLOSE_WAIT, ws.flush()).await;
-                        break None;
-                    }
-                    // Only ever produced for writing raw frames.
-                    Message::Frame(_) => continue,
-                };
-                if text.len() > config.max_message_bytes {
-                    break Some((close_code::SIZE, "message too big".into()));
-                }
-                match parse_client(text.as_str()) {
-                    Err(refusal) => {
-                        if !send(&mut ws, Message::Text(error_msg(&refusal, None).into())).await {
+                match read_frame(message, config.max_message_bytes) {
+                    Frame::Nothing => {}
+                    Frame::Reply(reply) => {
+                        if !send(&mut ws, Message::Text(reply.to_text().into())).await {
                             break None;
                         }
                     }
-                    Ok(ClientMsg::Ping) => {
-                        let pong = server_msg("pong", None, serde_json::json!({}));
-                        if !send(&mut ws, Message::Text(pong.into())).await {
-                            break None;
-                        }
-                    }
-                    Ok(msg) => {
+                    Frame::Forward(msg) => {
                         if room.send(Command::Act { conn, msg, received: now }).await.is_err() {
                             break Some((close_code::NORMAL, "game retired".into()));
                         }
                     }
+                    Frame::Closed => {
+                        // tungstenite queued the answering close frame; send it.
+                        let _ = tokio::time::timeout(CLOSE_WAIT, ws.flush()).await;
+                        break None;
+                    }
+                    Frame::Close(code, why) => break Some((code, why)),
                 }
             }
             _ = ticker.tick() => {
@@ -212,6 +188,53 @@ pub async fn run(
     if let Some((code, why)) = reason {
         tracing::debug!(conn, code, %why, "closing connection");
         close(&mut ws, code, &why).await;
+    }
+}
+
+/// What one frame from the client asks of its connection.
+#[derive(Debug, PartialEq)]
+enum Frame {
+    /// Nothing (control frames: tungstenite answers pings itself, on the
+    /// next read or write).
+    Nothing,
+    /// An answer from the connection itself; the room is not involved (a
+    /// refused frame, a `pong`).
+    Reply(ServerMsg),
+    /// A message for the room.
+    Forward(ClientMsg),
+    /// The client closed; its close frame is answered.
+    Closed,
+    /// Close the connection with this code and reason.
+    Close(u16, Cow<'static, str>),
+}
+
+/// Reads one client frame: the one place where a frame becomes a message,
+/// a refusal, or a reason to close. `ping` is answered here (it needs
+/// nothing from the game, and a busy room must not delay it).
+fn read_frame(message: Message, max_message_bytes: usize) -> Frame {
+    let too_big = || Frame::Close(close_code::SIZE, "message too big".into());
+    let text = match message {
+        Message::Text(text) => text,
+        Message::Binary(bytes) if bytes.len() > max_message_bytes => return too_big(),
+        Message::Binary(_) => {
+            let refusal = Refusal::new(
+                ErrorCode::BadJson,
+                "binary frames are not used; send JSON text",
+            );
+            return Frame::Reply(ServerMsg::error(&refusal, None));
+        }
+        Message::Ping(_) | Message::Pong(_) => return Frame::Nothing,
+        Message::Close(_) => return Frame::Closed,
+        // Only ever produced for writing raw frames.
+        Message::Frame(_) => return Frame::Nothing,
+    };
+    if text.len() > max_message_bytes {
+        return too_big();
+    }
+    match parse_client(text.as_str()) {
+        Err(refusal) => Frame::Reply(ServerMsg::error(&refusal, None)),
+        Ok(ClientMsg::Ping) => Frame::Reply(ServerMsg::Pong),
+        Ok(msg) => Frame::Forward(msg),
     }
 }
 
@@ -262,4 +285,64 @@ async fn close(ws: &mut WebSocket, code: u16, reason: &str) {
         }
     };
     let _ = tokio::time::timeout(CLOSE_WAIT, handshake).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio_tungstenite::tungstenite::Bytes;
+
+    const MAX: usize = 64;
+
+    fn reply_code(frame: Frame) -> Option<ErrorCode> {
+        match frame {
+            Frame::Reply(ServerMsg::Error(error)) => Some(error.code),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_ping_message_is_answered_by_the_connection_with_a_pong() {
+        let frame = read_frame(Message::text(r#"{"t":"ping"}"#), MAX);
+        assert_eq!(frame, Frame::Reply(ServerMsg::Pong));
+    }
+
+    #[test]
+    fn text_that_is_not_json_is_refused_as_bad_json_and_the_connection_kept() {
+        for text in ["not json", "", "\u{0}", "[1,2", r#"{"t":1}"#] {
+            let frame = read_frame(Message::text(text), MAX);
+            assert_eq!(reply_code(frame), Some(ErrorCode::BadJson), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_binary_frame_is_refused_as_bad_json_and_the_connection_kept() {
+        let frame = read_frame(Message::Binary(Bytes::from_static(br#"{"t":"ping"}"#)), MAX);
+        assert_eq!(reply_code(frame), Some(ErrorCode::BadJson));
+    }
+
+    #[test]
+    fn a_frame_over_the_message_limit_closes_with_1009_whether_text_or_binary() {
+        let big = "x".repeat(MAX + 1);
+        for message in [
+            Message::text(big.clone()),
+            Message::Binary(Bytes::from(big.into_bytes())),
+        ] {
+            assert_eq!(
+                read_frame(message, MAX),
+                Frame::Close(close_code::SIZE, "message too big".into())
+            );
+        }
+    }
+
+    #[test]
+    fn a_game_message_goes_to_the_room_and_control_frames_go_nowhere() {
+        assert_eq!(
+            read_frame(Message::text(r#"{"t":"resign"}"#), MAX),
+            Frame::Forward(ClientMsg::Resign)
+        );
+        assert_eq!(read_frame(Message::Ping(Bytes::new()), MAX), Frame::Nothing);
+        assert_eq!(read_frame(Message::Pong(Bytes::new()), MAX), Frame::Nothing);
+        assert_eq!(read_frame(Message::Close(None), MAX), Frame::Closed);
+    }
 }

@@ -8,7 +8,9 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use super::{GameState, Presence};
-use crate::rules::{Color, Outcome, Phase, Position, Termination};
+use crate::rules::{Color, Outcome, Position};
+// The wire names moved to `protocol::names`; re-exported here for the old paths.
+pub use crate::server::protocol::names::{phase_name, reason_name, result_str};
 use crate::server::protocol::{Side, claim_name};
 use crate::server::store::{GameListing, GameStatus};
 
@@ -174,28 +176,6 @@ impl GameState {
             listed: self.listed,
         }
     }
-}
-
-pub fn phase_name(phase: Phase) -> &'static str {
-    match phase {
-        Phase::Single => "single",
-        Phase::First => "first",
-        Phase::Second => "second",
-    }
-}
-
-/// `1-0`, `0-1`, `1/2-1/2`, or `*` for an aborted game.
-pub fn result_str(outcome: Outcome) -> &'static str {
-    if outcome.reason() == Termination::Aborted {
-        "*"
-    } else {
-        outcome.result_str()
-    }
-}
-
-/// The wire name of a termination: its PGN text with underscores.
-pub fn reason_name(reason: Termination) -> String {
-    reason.as_str().replace(['-', ' '], "_")
 }
 
 /// `object` (a JSON object) with these fields added.

@@ -1,108 +1,14 @@
-//! The WebSocket wire format (docs/protocol.md section 3): what clients may
-//! send ([`ClientMsg`], parsed strictly with a typed error), the error codes
-//! ([`ErrorCode`]), and the envelope every server message is written in.
-//! The contents of game events are built by [`super::state`].
+//! What clients may send: [`ClientMsg`], parsed strictly from one text frame
+//! by [`parse_client`], with a typed [`Refusal`] for anything else (bad
+//! JSON, an unknown type, a bad or duplicated field).
 
+use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::rules::{Claim, Color, SubMove};
-
-/// A colour as it appears on the wire and in stored events.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Side {
-    White,
-    Black,
-}
-
-impl From<Color> for Side {
-    fn from(color: Color) -> Side {
-        match color {
-            Color::White => Side::White,
-            Color::Black => Side::Black,
-        }
-    }
-}
-
-impl From<Side> for Color {
-    fn from(side: Side) -> Color {
-        match side {
-            Side::White => Color::White,
-            Side::Black => Color::Black,
-        }
-    }
-}
-
-/// Why a client message or HTTP request was refused. Serialized snake_case
-/// in `{"code": ..., "message": ...}`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorCode {
-    BadJson,
-    UnknownType,
-    BadMessage,
-    BadToken,
-    NotAPlayer,
-    NotYourTurn,
-    IllegalMove,
-    GameNotStarted,
-    GameOver,
-    NotAvailable,
-    StoreFailure,
-    /// A `move` played on a version older than the current position (another
-    /// tab of the same seat moved first), or on a version the game never had.
-    Stale,
-    /// Too many requests: `hello`s on one connection, events in one game,
-    /// or (HTTP, 429) games created or joined from one address.
-    RateLimited,
-    // HTTP only.
-    BadRequest,
-    NotFound,
-    SeatTaken,
-}
-
-/// A refusal: the code and a human-readable message.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
-#[error("{code:?}: {message}")]
-pub struct Refusal {
-    pub code: ErrorCode,
-    pub message: String,
-}
-
-impl Refusal {
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> Refusal {
-        Refusal {
-            code,
-            message: message.into(),
-        }
-    }
-}
-
-/// A draw claim named on the wire.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ClaimName {
-    ThreefoldRepetition,
-    FiftyMoveRule,
-}
-
-impl From<ClaimName> for Claim {
-    fn from(name: ClaimName) -> Claim {
-        match name {
-            ClaimName::ThreefoldRepetition => Claim::ThreefoldRepetition,
-            ClaimName::FiftyMoveRule => Claim::FiftyMoveRule,
-        }
-    }
-}
-
-/// The wire name of a claim.
-pub fn claim_name(claim: Claim) -> &'static str {
-    match claim {
-        Claim::ThreefoldRepetition => "threefold_repetition",
-        Claim::FiftyMoveRule => "fifty_move_rule",
-    }
-}
+use super::error::{ErrorCode, Refusal};
+use super::names::ClaimName;
+use crate::rules::{Claim, SubMove};
 
 /// Longest accepted client ack id.
 pub const MAX_ACK_ID_LEN: usize = 64;
@@ -141,6 +47,83 @@ impl ClientMsg {
     /// Whether only a seated player may send it.
     pub fn needs_seat(&self) -> bool {
         !matches!(self, ClientMsg::Hello { .. } | ClientMsg::Ping)
+    }
+
+    /// The `t` of the envelope.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            ClientMsg::Hello { .. } => "hello",
+            ClientMsg::Move { .. } => "move",
+            ClientMsg::TakebackSubmove => "takeback_submove",
+            ClientMsg::Resign => "resign",
+            ClientMsg::DrawOffer => "draw_offer",
+            ClientMsg::DrawAccept => "draw_accept",
+            ClientMsg::DrawDecline => "draw_decline",
+            ClientMsg::DrawClaim { .. } => "draw_claim",
+            ClientMsg::Abort => "abort",
+            ClientMsg::RematchOffer => "rematch_offer",
+            ClientMsg::RematchAccept => "rematch_accept",
+            ClientMsg::ClaimVictory => "claim_victory",
+            ClientMsg::Ping => "ping",
+        }
+    }
+
+    /// The text frame a client sends (test clients, the load generator):
+    /// `{"t": type}`, with `d` only when there is data, absent fields left
+    /// out. [`parse_client`] reads it back to the same message.
+    pub fn to_text(&self) -> String {
+        // Unreachable fallback: every field serializes.
+        serde_json::to_string(self).unwrap_or_else(|_| String::from("{}"))
+    }
+}
+
+impl Serialize for ClientMsg {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct HelloOut<'a> {
+            #[serde(skip_serializing_if = "Option::is_none")]
+            token: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            v: Option<u64>,
+        }
+        #[derive(Serialize)]
+        struct MoveOut<'a> {
+            #[serde(with = "super::uci::submove")]
+            uci: SubMove,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            id: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            v: Option<u64>,
+        }
+        #[derive(Serialize)]
+        struct ClaimOut {
+            claim: ClaimName,
+        }
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("t", self.type_name())?;
+        match self {
+            ClientMsg::Hello { token, v } if token.is_some() || v.is_some() => {
+                let token = token.as_deref();
+                map.serialize_entry("d", &HelloOut { token, v: *v })?;
+            }
+            ClientMsg::Move { mv, id, v } => {
+                let id = id.as_deref();
+                map.serialize_entry(
+                    "d",
+                    &MoveOut {
+                        uci: *mv,
+                        id,
+                        v: *v,
+                    },
+                )?;
+            }
+            ClientMsg::DrawClaim { claim: Some(claim) } => {
+                let claim = ClaimName::from(*claim);
+                map.serialize_entry("d", &ClaimOut { claim })?;
+            }
+            _ => {}
+        }
+        map.end()
     }
 }
 
@@ -371,27 +354,6 @@ fn ack_id(value: Option<Value>) -> Result<Option<String>, Refusal> {
     Ok(Some(text))
 }
 
-/// A server message as text: `{"t": t, "v": v, "d": d}` (`v` only for game events).
-pub fn server_msg(t: &str, v: Option<u64>, d: Value) -> String {
-    #[derive(Serialize)]
-    struct Out<'a> {
-        t: &'a str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        v: Option<u64>,
-        d: Value,
-    }
-    serde_json::to_string(&Out { t, v, d }).unwrap_or_else(|_| String::from("{}"))
-}
-
-/// An `error` message, echoing the move's ack id when there is one.
-pub fn error_msg(refusal: &Refusal, id: Option<&str>) -> String {
-    let mut d = serde_json::json!({"code": refusal.code, "message": refusal.message});
-    if let (Some(id), Some(map)) = (id, d.as_object_mut()) {
-        map.insert("id".into(), Value::String(id.to_string()));
-    }
-    server_msg("error", None, d)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -508,11 +470,60 @@ mod tests {
     }
 
     #[test]
-    fn error_codes_serialize_snake_case() {
-        let text = error_msg(&Refusal::new(ErrorCode::NotYourTurn, "wait"), Some("a"));
-        assert_eq!(
-            text,
-            r#"{"t":"error","d":{"code":"not_your_turn","id":"a","message":"wait"}}"#
-        );
+    fn every_client_message_written_by_to_text_parses_back_to_itself() {
+        let all = [
+            ClientMsg::Hello {
+                token: None,
+                v: None,
+            },
+            ClientMsg::Hello {
+                token: Some("t\"ok".into()),
+                v: Some(7),
+            },
+            ClientMsg::Move {
+                mv: "a7a8q".parse().unwrap(),
+                id: Some("a1".into()),
+                v: Some(7),
+            },
+            ClientMsg::Move {
+                mv: "e1g1".parse().unwrap(),
+                id: None,
+                v: None,
+            },
+            ClientMsg::TakebackSubmove,
+            ClientMsg::Resign,
+            ClientMsg::DrawOffer,
+            ClientMsg::DrawAccept,
+            ClientMsg::DrawDecline,
+            ClientMsg::DrawClaim { claim: None },
+            ClientMsg::DrawClaim {
+                claim: Some(Claim::FiftyMoveRule),
+            },
+            ClientMsg::Abort,
+            ClientMsg::RematchOffer,
+            ClientMsg::RematchAccept,
+            ClientMsg::ClaimVictory,
+            ClientMsg::Ping,
+        ];
+        for msg in all {
+            let text = msg.to_text();
+            assert_eq!(parse_client(&text), Ok(msg), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_client_message_writes_d_only_with_data_and_leaves_absent_fields_out() {
+        let mv = ClientMsg::Move {
+            mv: "e2e4".parse().unwrap(),
+            id: Some("a1".into()),
+            v: None,
+        };
+        assert_eq!(mv.to_text(), r#"{"t":"move","d":{"uci":"e2e4","id":"a1"}}"#);
+        assert_eq!(ClientMsg::Resign.to_text(), r#"{"t":"resign"}"#);
+        let hello = ClientMsg::Hello {
+            token: None,
+            v: Some(3),
+        };
+        assert_eq!(hello.to_text(), r#"{"t":"hello","d":{"v":3}}"#);
     }
 }
