@@ -18,6 +18,9 @@ use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
 
+use marseillais::rules::{Rank, Square, SubMove};
+use marseillais::server::protocol::{GameStatus, ServerMsg};
+
 use crate::http;
 use crate::stats::Tally;
 use crate::ws::{self, Ws};
@@ -280,7 +283,7 @@ impl Game {
                 }
                 _ = tokio::time::sleep_until(next_due.into()), if can_move => {
                     let Some(side) = mover else { continue };
-                    let text = move_text(view.choose(plan.long_games, rng), next_id);
+                    let text = ws::move_text(view.choose(plan.long_games, rng), next_id);
                     let v = view.v + 1;
                     let socket = if side == 0 { &mut *white } else { &mut *black };
                     let at = Instant::now();
@@ -441,7 +444,7 @@ impl Counted {
                 }
                 _ = std::future::ready(()), if mover.is_some() => {
                     let Some(side) = mover else { continue };
-                    let text = move_text(view.choose(long_games, rng), self.next_id);
+                    let text = ws::move_text(view.choose(long_games, rng), self.next_id);
                     let socket = if side == 0 { &mut *white } else { &mut *black };
                     if socket.send(Message::Text(text.into())).await.is_err() {
                         *tally.closes.entry(0).or_default() += 1;
@@ -480,7 +483,7 @@ struct View {
     v: u64,
     /// 0 white, 1 black; `None` before the first state or once over.
     turn: Option<usize>,
-    legal: Vec<String>,
+    legal: Vec<SubMove>,
     /// The position's FEN, as the last event gave it.
     fen: String,
     over: bool,
@@ -493,21 +496,13 @@ struct View {
     awaiting_ack: Option<usize>,
 }
 
-fn side_index(color: Option<&str>) -> Option<usize> {
-    match color {
-        Some("white") => Some(0),
-        Some("black") => Some(1),
-        _ => None,
-    }
-}
-
 impl View {
     /// A random legal sub-move (one that keeps the game going with `long_games`).
-    fn choose(&self, long_games: bool, rng: &mut Rng) -> &str {
+    fn choose(&self, long_games: bool, rng: &mut Rng) -> SubMove {
         if long_games {
-            &self.legal[long_game_choice(&self.legal, &self.fen, rng)]
+            self.legal[long_game_choice(&self.legal, &self.fen, rng)]
         } else {
-            &self.legal[rng.below(self.legal.len())]
+            self.legal[rng.below(self.legal.len())]
         }
     }
 
@@ -558,14 +553,14 @@ impl View {
                     tally.move_events += 1;
                 }
                 if v > self.v {
-                    let Some(d) = ws::parse(text.as_str()).and_then(|m| m.d) else {
+                    let Some(ServerMsg::Move { v, d }) = ws::parse(text.as_str()) else {
                         tally.unparsed += 1;
                         return Ok(());
                     };
                     self.v = v;
-                    self.turn = side_index(d.turn);
-                    self.legal = owned(d.legal);
-                    self.fen = d.fen.unwrap_or_default().to_string();
+                    self.turn = Some(ws::side_index(d.turn));
+                    self.legal = d.legal;
+                    self.fen = d.fen;
                 }
                 if self.in_flight.is_some_and(|f| f.0 <= v) {
                     self.in_flight = None;
@@ -581,10 +576,10 @@ impl View {
             "end" => {
                 // Both players receive it: count the first copy.
                 if !self.over {
-                    let reason = ws::parse(text.as_str())
-                        .and_then(|m| m.d)
-                        .and_then(|d| d.reason)
-                        .unwrap_or("unknown");
+                    let reason = match ws::parse(text.as_str()) {
+                        Some(ServerMsg::End { d, .. }) => d.reason.as_str(),
+                        _ => "unknown",
+                    };
                     *tally.endings.entry(reason.to_string()).or_default() += 1;
                 }
                 self.over = true;
@@ -603,24 +598,24 @@ impl View {
         &mut self,
         side: usize,
         now: Instant,
-        msg: ws::Incoming<'_>,
+        msg: ServerMsg,
         ring: &Shared,
         window: Window,
         tally: &mut Tally,
     ) {
-        let d = msg.d.unwrap_or_default();
-        match msg.t {
-            "state" => {
-                let v = msg.v.unwrap_or(0);
-                if v >= self.v {
-                    self.v = v;
-                    self.turn = side_index(d.turn);
-                    self.legal = owned(d.legal);
-                    self.fen = d.fen.unwrap_or_default().to_string();
-                    self.over = d.status == Some("finished");
-                }
+        match msg {
+            ServerMsg::State { v, d } if v >= self.v => {
+                let Ok(shared) = d.shared.parse() else {
+                    tally.unparsed += 1;
+                    return;
+                };
+                self.v = v;
+                self.turn = Some(ws::side_index(shared.turn));
+                self.legal = shared.legal;
+                self.fen = shared.fen;
+                self.over = shared.status == GameStatus::Finished;
             }
-            "ack" => {
+            ServerMsg::Ack(ack) => {
                 // The opponent's copy of the event may have been read first
                 // (and cleared `in_flight`), so acks go by the ring.
                 tally.acked_total += 1;
@@ -630,15 +625,14 @@ impl View {
                 if window.contains(now) {
                     tally.acked += 1;
                 }
-                if let Some((at, _)) = d.v.and_then(|v| sent_at(ring, v))
+                if let Some((at, _)) = sent_at(ring, ack.v)
                     && window.contains(at)
                 {
                     tally.to_ack.record(now - at);
                 }
             }
-            _ => {
-                let code = d.code.unwrap_or_else(|| "unknown".into());
-                *tally.errors.entry(code).or_default() += 1;
+            ServerMsg::Error(error) => {
+                *tally.errors.entry(ws::code_name(error.code)).or_default() += 1;
                 // A refused move: choose again from what we know.
                 if self.in_flight.is_some_and(|f| f.1 == side) {
                     self.in_flight = None;
@@ -648,13 +642,9 @@ impl View {
                     self.awaiting_ack = None;
                 }
             }
+            _ => {}
         }
     }
-}
-
-/// The `move` message for sub-move `uci` with ack id `id`.
-fn move_text(uci: &str, id: u64) -> String {
-    format!(r#"{{"t":"move","d":{{"uci":"{uci}","id":{id}}}}}"#)
 }
 
 /// `--long-games` (and `--mode memory`): the index of a sub-move that keeps
@@ -665,7 +655,7 @@ fn move_text(uci: &str, id: u64) -> String {
 /// (150), else a pawn move that captures nothing, which resets it; anything
 /// legal when neither exists. Wandering pieces rarely repeat a position five
 /// times.
-fn long_game_choice(legal: &[String], fen: &str, rng: &mut Rng) -> usize {
+fn long_game_choice(legal: &[SubMove], fen: &str, rng: &mut Rng) -> usize {
     let mut fields = fen.split(' ');
     let mut board = [b'.'; 64];
     let mut index = 56usize;
@@ -682,24 +672,16 @@ fn long_game_choice(legal: &[String], fen: &str, rng: &mut Rng) -> usize {
         }
     }
     let halfmove: u32 = fields.nth(3).and_then(|h| h.parse().ok()).unwrap_or(0);
-    let at = |square: &[u8]| -> u8 {
-        match square {
-            [file @ b'a'..=b'h', rank @ b'1'..=b'8', ..] => {
-                board[usize::from(rank - b'1') * 8 + usize::from(file - b'a')]
-            }
-            _ => b'?',
-        }
-    };
+    let at = |square: Square| board[square.rank() as usize * 8 + square.file() as usize];
     let (mut home, mut quiet, mut pawn) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, uci) in legal.iter().enumerate() {
-        let uci = uci.as_bytes();
-        if uci.len() < 4 || at(&uci[2..4]) != b'.' {
+    for (i, mv) in legal.iter().enumerate() {
+        if at(mv.to) != b'.' {
             continue;
         }
-        let piece = at(&uci[..2]);
+        let piece = at(mv.from);
         if matches!(piece, b'P' | b'p') {
             pawn.push(i);
-        } else if piece.is_ascii_uppercase() == (uci[3] <= b'4') {
+        } else if piece.is_ascii_uppercase() == (mv.to.rank() <= Rank::Fourth) {
             // White to ranks 1-4, black to 5-8: pieces that stay home
             // rarely gang up on the other king (random games end by mate).
             home.push(i);
@@ -719,14 +701,6 @@ fn long_game_choice(legal: &[String], fen: &str, rng: &mut Rng) -> usize {
         _ => (0..legal.len()).collect(),
     };
     pool[rng.below(pool.len())]
-}
-
-fn owned(legal: Option<Vec<&str>>) -> Vec<String> {
-    legal
-        .unwrap_or_default()
-        .into_iter()
-        .map(str::to_string)
-        .collect()
 }
 
 /// A spectator: reads every frame, measures send-to-spectator latency of
@@ -796,10 +770,10 @@ async fn spectate(
                         tally.state_bytes += text.len() as u64;
                     }
                     ("error", _) => {
-                        let code = serde_json::from_str::<Value>(text.as_str())
-                            .ok()
-                            .and_then(|v| v["d"]["code"].as_str().map(str::to_string))
-                            .unwrap_or_default();
+                        let code = match ws::parse(text.as_str()) {
+                            Some(ServerMsg::Error(e)) => ws::code_name(e.code),
+                            _ => "unknown".to_string(),
+                        };
                         *tally.errors.entry(format!("spectator {code}")).or_default() += 1;
                     }
                     _ => {}
@@ -815,8 +789,8 @@ async fn spectate(
 mod tests {
     use super::*;
 
-    fn legal(moves: &[&str]) -> Vec<String> {
-        moves.iter().map(|m| m.to_string()).collect()
+    fn legal(moves: &[&str]) -> Vec<SubMove> {
+        moves.iter().map(|m| m.parse().expect("uci")).collect()
     }
 
     #[test]
