@@ -114,3 +114,14 @@ fn a_preview_made_before_a_takeback_is_refused_even_for_the_same_sub_move() {
     game.play("e7e5".parse().expect("uci")).expect("legal");
     assert_eq!(game.play_previewed(s2), Err(GameError::StalePreview));
 }
+
+#[test]
+fn a_preview_of_another_game_is_refused() {
+    let mut other = Game::new(Position::initial());
+    other.play("d2d4".parse().expect("uci")).expect("legal");
+    let foreign = other.preview("d7d5".parse().expect("uci")).expect("legal");
+    let mut game = Game::new(Position::initial());
+    game.play("e2e4".parse().expect("uci")).expect("legal");
+    assert_eq!(game.play_previewed(foreign), Err(GameError::StalePreview));
+    assert_eq!(game.submoves().len(), 1);
+}

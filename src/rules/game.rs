@@ -40,7 +40,7 @@ pub enum GameError {
     ClaimUnavailable(Claim),
     #[error("{0} is decided by the board, not declared")]
     NotDeclarable(Termination),
-    #[error("the game changed since this sub-move was previewed")]
+    #[error("the game changed since this sub-move was previewed, or it is another game's")]
     StalePreview,
 }
 
@@ -111,6 +111,9 @@ struct Current {
 #[derive(Clone, Debug)]
 pub struct Preview {
     revision: u64,
+    /// The position it was made on: with `revision`, what identifies the
+    /// game state it belongs to (a preview of another game is refused too).
+    from: Position,
     submove: SubMove,
     /// Whether the sub-move was played at S1 and the turn goes on to S2.
     keeps_turn: bool,
@@ -281,6 +284,7 @@ impl Game {
         });
         Ok(Preview {
             revision: self.revision,
+            from: *here,
             submove: mv,
             keeps_turn: position.side_to_move() == here.side_to_move(),
             next: Current::judge(position, legal, repetitions),
@@ -290,10 +294,11 @@ impl Game {
 
     /// Applies a sub-move tried by [`Game::preview`] on this game as it is
     /// now, without generating again. A preview made before the game changed
-    /// (another sub-move, a takeback, an ending) is refused with
-    /// [`GameError::StalePreview`] and nothing changes.
+    /// (another sub-move, a takeback, an ending), or made on another game's
+    /// position, is refused with [`GameError::StalePreview`] and nothing
+    /// changes.
     pub fn play_previewed(&mut self, preview: Preview) -> Result<&Position, GameError> {
-        if preview.revision != self.revision {
+        if preview.revision != self.revision || preview.from != self.current.position {
             return Err(GameError::StalePreview);
         }
         let ply = self.submoves.len() + 1;

@@ -15,7 +15,10 @@ use cozy_chess::{
 };
 
 use super::position::{CastleSide, Position};
-use super::submove::{SubMove, SubMoveList};
+use super::submove::{MAX_LEGAL_SUBMOVES, SubMove, SubMoveList};
+
+/// Legal sub-moves with the piece that moves, for the perft loop.
+pub(crate) type PieceMoveList = arrayvec::ArrayVec<(SubMove, Piece), MAX_LEGAL_SUBMOVES>;
 
 const PROMOTIONS: [Piece; 4] = [Piece::Queen, Piece::Rook, Piece::Bishop, Piece::Knight];
 
@@ -61,27 +64,43 @@ impl Position {
     /// Appends every legal sub-move to `list`.
     pub fn generate(&self, list: &mut SubMoveList) {
         super::generations::count_full();
+        self.visit_expanded(|mv, _| list.push(mv));
+    }
+
+    /// [`Position::generate`] with the moving piece beside each sub-move,
+    /// for [`Position::play_in_place_moved`]: the perft loop plays every
+    /// sub-move it generates, and the generator knows the piece already.
+    pub(crate) fn generate_with_pieces(&self, list: &mut PieceMoveList) {
+        super::generations::count_full();
+        self.visit_expanded(|mv, piece| list.push((mv, piece)));
+    }
+
+    /// Every legal sub-move with its piece, promotions expanded, in list order.
+    #[inline(always)]
+    fn visit_expanded(&self, mut push: impl FnMut(SubMove, Piece)) {
         let last_rank = Rank::Eighth.relative_to(self.side).bitboard();
-        self.visit_legal(|from, targets, pawn| {
-            if pawn && !(targets & last_rank).is_empty() {
+        self.visit_legal(|from, targets, piece| {
+            if piece == Piece::Pawn && !(targets & last_rank).is_empty() {
                 for to in targets {
                     if last_rank.has(to) {
-                        for piece in PROMOTIONS {
-                            list.push(SubMove::promoting(from, to, piece));
+                        for promotion in PROMOTIONS {
+                            push(SubMove::promoting(from, to, promotion), piece);
                         }
                     } else {
-                        list.push(SubMove::new(from, to));
+                        push(SubMove::new(from, to), piece);
                     }
                 }
             } else {
-                push_all(list, from, targets);
+                for to in targets {
+                    push(SubMove::new(from, to), piece);
+                }
             }
             false
         });
     }
 
     /// The one legal-move generator: hands `visit` each piece's legal
-    /// targets as a set (`from`, targets, whether the piece is a pawn, whose
+    /// targets as a set (`from`, targets, the moving piece; a pawn's
     /// targets on the last rank are four promotions each), in the order
     /// [`Position::generate`] lists them, and stops as soon as `visit`
     /// returns true; returns whether it stopped. The cozy-chess
@@ -89,7 +108,7 @@ impl Position {
     /// stops at the first piece with a move, and the list builder pays
     /// nothing for the callback (it is inlined into each caller).
     #[inline(always)]
-    fn visit_legal(&self, mut visit: impl FnMut(Square, BitBoard, bool) -> bool) -> bool {
+    fn visit_legal(&self, mut visit: impl FnMut(Square, BitBoard, Piece) -> bool) -> bool {
         let us = self.side;
         let them = !us;
         let board = &self.board;
@@ -109,7 +128,7 @@ impl Position {
                 safe |= to.bitboard();
             }
         }
-        if visit(king, safe, false) {
+        if visit(king, safe, Piece::King) {
             return true;
         }
         if self.checkers.len() >= 2 {
@@ -133,21 +152,31 @@ impl Position {
         };
 
         for from in board.colored_pieces(us, Piece::Knight) & !pinned {
-            if visit(from, get_knight_moves(from) & target, false) {
+            if visit(from, get_knight_moves(from) & target, Piece::Knight) {
                 return true;
             }
         }
         let diagonal = (board.pieces(Piece::Bishop) | board.pieces(Piece::Queen)) & ours;
         for from in diagonal {
             let targets = get_bishop_moves(from, occupied) & target & pin_line(from);
-            if visit(from, targets, false) {
+            let piece = if board.pieces(Piece::Bishop).has(from) {
+                Piece::Bishop
+            } else {
+                Piece::Queen
+            };
+            if visit(from, targets, piece) {
                 return true;
             }
         }
         let straight = (board.pieces(Piece::Rook) | board.pieces(Piece::Queen)) & ours;
         for from in straight {
             let targets = get_rook_moves(from, occupied) & target & pin_line(from);
-            if visit(from, targets, false) {
+            let piece = if board.pieces(Piece::Rook).has(from) {
+                Piece::Rook
+            } else {
+                Piece::Queen
+            };
+            if visit(from, targets, piece) {
                 return true;
             }
         }
@@ -157,7 +186,7 @@ impl Position {
                 | (get_pawn_attacks(from, us) & theirs))
                 & target
                 & pin_line(from);
-            if visit(from, targets, true) {
+            if visit(from, targets, Piece::Pawn) {
                 return true;
             }
         }
@@ -190,7 +219,7 @@ impl Position {
     fn visit_castling(
         &self,
         king: Square,
-        visit: &mut impl FnMut(Square, BitBoard, bool) -> bool,
+        visit: &mut impl FnMut(Square, BitBoard, Piece) -> bool,
     ) -> bool {
         let us = self.side;
         let home = Square::new(File::E, Rank::First.relative_to(us));
@@ -218,7 +247,7 @@ impl Position {
                 self.attackers(Square::new(file, rank), !us, occupied)
                     .is_empty()
             });
-            if safe && visit(home, Square::new(king_to, rank).bitboard(), false) {
+            if safe && visit(home, Square::new(king_to, rank).bitboard(), Piece::King) {
                 return true;
             }
         }
@@ -233,7 +262,7 @@ impl Position {
     fn visit_en_passant(
         &self,
         king: Square,
-        visit: &mut impl FnMut(Square, BitBoard, bool) -> bool,
+        visit: &mut impl FnMut(Square, BitBoard, Piece) -> bool,
     ) -> bool {
         let us = self.side;
         let them = !us;
@@ -252,7 +281,7 @@ impl Position {
             for from in capturers {
                 let after = (occupied ^ from.bitboard() ^ victim.bitboard()) | target.bitboard();
                 let attackers = self.attackers(king, them, after) & !victim.bitboard();
-                if attackers.is_empty() && visit(from, target.bitboard(), false) {
+                if attackers.is_empty() && visit(from, target.bitboard(), Piece::Pawn) {
                     return true;
                 }
             }
@@ -266,11 +295,5 @@ fn castling_bits(color: Color) -> u8 {
     match color {
         Color::White => 3,
         Color::Black => 12,
-    }
-}
-
-fn push_all(list: &mut SubMoveList, from: Square, targets: BitBoard) {
-    for to in targets {
-        list.push(SubMove::new(from, to));
     }
 }

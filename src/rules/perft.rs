@@ -3,8 +3,9 @@
 //! board has no children; draws by rule do not stop perft, and neither does
 //! anything else, because the move generator alone decides.
 
+use super::movegen::PieceMoveList;
 use super::position::Position;
-use super::submove::{SubMove, SubMoveList};
+use super::submove::SubMove;
 
 /// Counts leaf nodes by making every move down to depth 0 (no bulk counting
 /// at the last ply, so the figure measures the whole make-move path).
@@ -15,11 +16,11 @@ pub fn perft(position: &Position, depth: u32) -> u64 {
     let mut nodes = 0;
     // Generated in place and read by reference: returning the list from
     // `legal_submoves` or moving it into an iterator copies all of it.
-    let mut list = SubMoveList::new();
-    position.generate(&mut list);
-    for &mv in &list {
+    let mut list = PieceMoveList::new();
+    position.generate_with_pieces(&mut list);
+    for &(mv, moved) in &list {
         let mut child = *position;
-        child.play_in_place(mv);
+        child.play_in_place_moved(mv, moved);
         if depth == 1 {
             // A leaf: counted here rather than by a call that only returns
             // 1 (the call's prologue, sized for a move list, cost more than

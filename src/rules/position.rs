@@ -347,13 +347,20 @@ impl Position {
     /// stall that perf found in a quarter of `play_unchecked`'s samples).
     #[inline(always)]
     pub fn play_in_place(&mut self, mv: SubMove) {
-        let next = self;
-        let us = next.side;
-        let them = !us;
-        let Some(moved) = next.board.piece_on(mv.from) else {
+        let Some(moved) = self.board.piece_on(mv.from) else {
             debug_assert!(false, "play_unchecked: no piece on {}", mv.from);
             return;
         };
+        self.play_in_place_moved(mv, moved);
+    }
+
+    /// [`Position::play_in_place`] given the piece on `mv.from`, which the
+    /// generator knows (the perft loop saves reading it back from the board).
+    #[inline(always)]
+    pub(crate) fn play_in_place_moved(&mut self, mv: SubMove, moved: Piece) {
+        let next = self;
+        let us = next.side;
+        let them = !us;
         let captured = next.board.piece_on(mv.to);
         let en_passant =
             moved == Piece::Pawn && captured.is_none() && mv.from.file() != mv.to.file();
