@@ -72,6 +72,8 @@ async fn ten_games_with_spectators_get_moves_accepted_and_latencies_recorded() {
     assert!(count(&report, "move_to_spectator") > 0, "{report}");
     assert!(count(&report, "move_to_ack") > 0, "{report}");
     assert!(count(&report, "echo_round_trip") > 0, "{report}");
+    // The echo server's thread is timed apart from the load generator.
+    assert!(report["echo_cpu_secs"].as_f64().is_some(), "{report}");
     assert_eq!(report["games_started"].as_u64(), Some(10), "{report}");
     assert_eq!(report["setup_failures"].as_u64(), Some(0), "{report}");
     assert_eq!(report["client_connections"].as_u64(), Some(40), "{report}");
@@ -109,4 +111,60 @@ async fn idle_mode_opens_the_rooms_and_connections_it_measures() {
     );
     assert!(report["after_connections"]["rss_kib"].as_u64().unwrap_or(0) > 0);
     server.stop().await;
+}
+
+/// Runs the loadgen binary with `args` (it starts its own server) and returns its JSON report.
+fn loadgen_spawning(args: &[&str]) -> Value {
+    let output =
+        support::process::run(env!("CARGO_BIN_EXE_loadgen"), &[&["--json"], args].concat());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "loadgen failed: {stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let last = stdout.lines().last().expect("a report");
+    serde_json::from_str(last).expect("the last line is the JSON report")
+}
+
+#[test]
+fn memory_mode_plays_every_game_of_the_given_server_binary_to_each_checkpoint() {
+    let report = loadgen_spawning(&[
+        "--server-bin",
+        env!("CARGO_BIN_EXE_marseillais"),
+        "--mode",
+        "memory",
+        "--games",
+        "4",
+        "--submoves-per-game",
+        "3,30",
+        "--phase-timeout",
+        "60",
+        "--warmup-games",
+        "2",
+    ]);
+    assert_eq!(report["warmup_reached"].as_u64(), Some(2), "{report}");
+    assert_eq!(report["games_set_up"].as_u64(), Some(4), "{report}");
+    let checkpoints = report["checkpoints"].as_array().expect("checkpoints");
+    assert_eq!(checkpoints.len(), 2, "{report}");
+    for (c, k) in checkpoints.iter().zip([3u64, 30]) {
+        assert_eq!(c["submoves_per_game"].as_u64(), Some(k), "{report}");
+        assert_eq!(c["games_reached"].as_u64(), Some(4), "{report}");
+        // Replaced games play from zero again: at least k per slot.
+        let accepted = c["accepted_since_setup"].as_u64().unwrap_or(0);
+        assert!(accepted >= 4 * k, "{report}");
+        assert!(c["server"]["rss_kib"].as_u64().unwrap_or(0) > 0, "{report}");
+        assert!(c["rss_per_game_kib"].is_number(), "{report}");
+    }
+    // The per-game rate limit is lifted: nothing is refused.
+    assert_eq!(report["errors"], serde_json::json!({}), "{report}");
+    // The server's own count agrees with the acks the slots saw.
+    let last = &checkpoints[1];
+    assert!(
+        last["counters"]["submoves_accepted_total"]
+            .as_f64()
+            .unwrap_or(0.0)
+            >= last["accepted_since_setup"].as_f64().unwrap_or(f64::MAX),
+        "{report}"
+    );
 }

@@ -14,6 +14,7 @@
 //! | the echo floor | `echo` |
 //! | the fsync floor | `disk` |
 //! | idle memory per room / connection | `idle` |
+//! | memory of a live game as it gets longer | `memory` |
 //! | the server process, its memory and counters | `server` |
 //! | WebSocket client, reading server messages | `ws` |
 //! | tiny HTTP client | `http` |
@@ -32,6 +33,8 @@ mod game;
 mod http;
 #[path = "loadgen/idle.rs"]
 mod idle;
+#[path = "loadgen/memory.rs"]
+mod memory;
 #[path = "loadgen/server.rs"]
 mod server;
 #[path = "loadgen/stats.rs"]
@@ -63,6 +66,8 @@ enum Mode {
     Saturate,
     /// Idle rooms and idle connections: memory per object.
     Idle,
+    /// Live games played to `--submoves-per-game` sub-moves each: memory per game.
+    Memory,
 }
 
 #[derive(Parser, Debug)]
@@ -70,9 +75,9 @@ enum Mode {
 struct Args {
     #[arg(long, value_enum, default_value = "steady")]
     mode: Mode,
-    /// Concurrent games.
-    #[arg(long, default_value_t = 1000)]
-    games: usize,
+    /// Concurrent games (default 1000; 100 in memory mode).
+    #[arg(long)]
+    games: Option<usize>,
     /// Spectators per game.
     #[arg(long, default_value_t = 2)]
     spectators: usize,
@@ -123,6 +128,16 @@ struct Args {
     /// Idle mode: connections to open (spectators spread over the rooms).
     #[arg(long, default_value_t = 2000)]
     idle_connections: usize,
+    /// Memory mode: ascending checkpoints, in acknowledged sub-moves per game.
+    #[arg(long, value_delimiter = ',', default_value = "10,100,1000")]
+    submoves_per_game: Vec<u64>,
+    /// Memory mode: games played to the last checkpoint before the baseline
+    /// (one-off costs such as SQLite's page cache are not charged to the games).
+    #[arg(long, default_value_t = 10)]
+    warmup_games: usize,
+    /// Memory mode: give up reaching one checkpoint after this many seconds.
+    #[arg(long, default_value_t = 120.0)]
+    phase_timeout: f64,
     /// Print the report as one JSON object (last line of stdout).
     #[arg(long)]
     json: bool,
@@ -136,6 +151,8 @@ enum LoadError {
     NotLoopback(SocketAddr),
     #[error("--{0} must be a positive finite number")]
     BadNumber(&'static str),
+    #[error("--submoves-per-game must be ascending")]
+    Checkpoints,
     #[error("cannot start the echo server: {0}")]
     Echo(std::io::Error),
     #[error("cannot start the runtime: {0}")]
@@ -170,6 +187,14 @@ fn run(args: Args) -> Result<(), LoadError> {
     )?;
     let duration = positive("duration", args.duration)?;
     let setup_timeout = positive("setup-timeout", args.setup_timeout)?;
+    let phase_timeout = positive("phase-timeout", args.phase_timeout)?;
+    if !args.submoves_per_game.is_sorted() {
+        return Err(LoadError::Checkpoints);
+    }
+    let games = args.games.unwrap_or(match args.mode {
+        Mode::Memory => 100,
+        _ => 1000,
+    });
     if let Some(addr) = args.addr
         && !addr.ip().is_loopback()
     {
@@ -181,6 +206,10 @@ fn run(args: Args) -> Result<(), LoadError> {
             args.server_bin.clone(),
             args.data_dir.clone(),
             &args.server_args,
+            match args.mode {
+                Mode::Memory => memory::SERVER_ENV,
+                _ => &[],
+            },
         )?),
     };
     let (addr, pid) = match &spawned {
@@ -208,6 +237,26 @@ fn run(args: Args) -> Result<(), LoadError> {
                 print_idle(&report, args.json);
                 Ok(())
             }
+            Mode::Memory => {
+                let Some(pid) = pid else {
+                    eprintln!("loadgen: memory mode needs the server's memory: give --server-pid");
+                    return Ok(());
+                };
+                let report = memory::run(memory::MemoryPlan {
+                    addr,
+                    pid,
+                    games,
+                    spectators: args.spectators,
+                    checkpoints: args.submoves_per_game.clone(),
+                    warmup_games: args.warmup_games,
+                    setup_concurrency: args.setup_concurrency,
+                    setup_timeout: Duration::from_secs_f64(setup_timeout),
+                    phase_timeout: Duration::from_secs_f64(phase_timeout),
+                })
+                .await;
+                print_memory(&report, args.json);
+                Ok(())
+            }
             Mode::Steady | Mode::Saturate => {
                 let settings = Settings {
                     addr,
@@ -217,7 +266,7 @@ fn run(args: Args) -> Result<(), LoadError> {
                     duration: Duration::from_secs_f64(duration),
                     setup_timeout: Duration::from_secs_f64(setup_timeout),
                 };
-                let report = play(&args, settings).await?;
+                let report = play(&args, games, settings).await?;
                 print_play(&report, args.json);
                 Ok(())
             }
@@ -273,6 +322,8 @@ struct PlayReport {
     errors: std::collections::BTreeMap<String, u64>,
     closes: std::collections::BTreeMap<u16, u64>,
     unparsed: u64,
+    /// Games that ended, by reason.
+    endings: std::collections::BTreeMap<String, u64>,
     client_connections: usize,
     server_before: Option<Memory>,
     server_after_setup: Option<Memory>,
@@ -283,16 +334,20 @@ struct PlayReport {
     /// CPU seconds used during the window, by the server and by the load generator.
     server_cpu_secs: Option<f64>,
     loadgen_cpu_secs: Option<f64>,
+    /// CPU seconds of the echo server's thread during the window (part of
+    /// the load generator's): per echoed message, the floor of one WebSocket
+    /// read and write.
+    echo_cpu_secs: Option<f64>,
     /// The machine's 1-minute load average at the start and the end of the window.
     load_average: (Option<f64>, Option<f64>),
 }
 
-async fn play(args: &Args, s: Settings) -> Result<PlayReport, LoadError> {
+async fn play(args: &Args, games: usize, s: Settings) -> Result<PlayReport, LoadError> {
     let memory = |pid: Option<u32>| pid.and_then(server::memory);
     let server_before = memory(s.pid);
     let period = Duration::from_secs_f64(1.0 / s.rate);
     let (window_tx, window_rx) = watch::channel(None::<Window>);
-    let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel(args.games.max(1));
+    let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel(games.max(1));
     let setup_started = Instant::now();
     let plan = Arc::new(Plan {
         addr: s.addr,
@@ -306,12 +361,12 @@ async fn play(args: &Args, s: Settings) -> Result<PlayReport, LoadError> {
         ready: ready_tx,
         setup_deadline: setup_started + s.setup_timeout,
     });
-    let slots: Vec<_> = (0..args.games)
+    let slots: Vec<_> = (0..games)
         .map(|i| tokio::spawn(game::run_slot(Arc::clone(&plan), i)))
         .collect();
     // Wait (bounded) until every slot has its first game.
     let mut ready = 0;
-    while ready < args.games {
+    while ready < games {
         match tokio::time::timeout_at(plan.setup_deadline.into(), ready_rx.recv()).await {
             Ok(Some(())) => ready += 1,
             _ => break,
@@ -322,13 +377,13 @@ async fn play(args: &Args, s: Settings) -> Result<PlayReport, LoadError> {
     let counters_after_setup = server::counters(s.addr).await;
 
     // The echo floor runs in the same window.
-    let echo = echo::EchoServer::start().await.map_err(LoadError::Echo)?;
+    let echo = echo::EchoServer::start().map_err(LoadError::Echo)?;
     let start = Instant::now() + Duration::from_millis(200);
     let window = Window {
         start,
         end: start + s.duration,
     };
-    let echo_connections = args.echo_connections.unwrap_or(args.games.min(100));
+    let echo_connections = args.echo_connections.unwrap_or(games.min(100));
     let echo_tasks: Vec<_> = (0..echo_connections)
         .map(|i| {
             let offset = period.mul_f64(i as f64 / echo_connections.max(1) as f64);
@@ -347,14 +402,16 @@ async fn play(args: &Args, s: Settings) -> Result<PlayReport, LoadError> {
     let me = Some(std::process::id());
     tokio::time::sleep_until(window.start.into()).await;
     let cpu_start = (cpu(s.pid), cpu(me));
+    let echo_cpu_start = echo.cpu_secs();
     let load_start = server::load_average();
     tokio::time::sleep_until(window.end.into()).await;
     let cpu_end = (cpu(s.pid), cpu(me));
+    let echo_cpu_end = echo.cpu_secs();
     let load_end = server::load_average();
     let used = |a: Option<f64>, b: Option<f64>| Some(b? - a?);
     let server_end = memory(s.pid);
     let counters_end = server::counters(s.addr).await;
-    let client_connections = args.games * (2 + args.spectators);
+    let client_connections = games * (2 + args.spectators);
 
     let mut tally = Tally::default();
     for slot in slots {
@@ -377,7 +434,7 @@ async fn play(args: &Args, s: Settings) -> Result<PlayReport, LoadError> {
     let secs = s.duration.as_secs_f64();
     Ok(PlayReport {
         mode: args.mode,
-        games: args.games,
+        games,
         spectators_per_game: args.spectators,
         rate_per_game: s.rate,
         duration_secs: secs,
@@ -413,6 +470,7 @@ async fn play(args: &Args, s: Settings) -> Result<PlayReport, LoadError> {
         errors: tally.errors,
         closes: tally.closes,
         unparsed: tally.unparsed,
+        endings: tally.endings,
         client_connections,
         server_before,
         server_after_setup,
@@ -422,6 +480,7 @@ async fn play(args: &Args, s: Settings) -> Result<PlayReport, LoadError> {
         counters_end,
         server_cpu_secs: used(cpu_start.0, cpu_end.0),
         loadgen_cpu_secs: used(cpu_start.1, cpu_end.1),
+        echo_cpu_secs: used(echo_cpu_start, echo_cpu_end),
         load_average: (load_start, load_end),
     })
 }
@@ -516,12 +575,67 @@ fn print_play(r: &PlayReport, json: bool) {
     };
     println!("server CPU in window     {}", per_move(r.server_cpu_secs));
     println!("loadgen CPU in window    {}", per_move(r.loadgen_cpu_secs));
+    let echoes = r.echo_round_trip.map_or(0, |p| p.count);
+    println!(
+        "echo server CPU          {}",
+        match r.echo_cpu_secs {
+            Some(secs) if echoes > 0 => format!(
+                "{secs:.2} s ({:.1} us per echoed message, {echoes} messages)",
+                secs * 1e6 / echoes as f64
+            ),
+            _ => "unknown".to_string(),
+        }
+    );
     let load = |x: Option<f64>| x.map_or("?".to_string(), |x| format!("{x:.2}"));
     println!(
         "machine load average     {} at the start, {} at the end (2 cores)",
         load(r.load_average.0),
         load(r.load_average.1)
     );
+    if json {
+        println!("{}", serde_json::to_string(r).unwrap_or_default());
+    }
+}
+
+fn print_memory(r: &memory::MemoryReport, json: bool) {
+    println!(
+        "memory: {} games x {} spectators ({} set up in {:.1} s); {} games replaced (endings {:?}), {} stalled, {} setup failures; errors {:?}; closes {:?}; unparsed {}",
+        r.games,
+        r.spectators_per_game,
+        r.games_set_up,
+        r.setup_secs,
+        r.games_replaced,
+        r.endings,
+        r.games_stalled,
+        r.setup_failures,
+        r.errors,
+        r.closes,
+        r.unparsed
+    );
+    println!("server memory before      {}", mib(&r.server_before));
+    println!(
+        "server memory after warm-up {} ({} of {} games to the last checkpoint)",
+        mib(&r.server_after_warmup),
+        r.warmup_reached,
+        r.warmup_games
+    );
+    println!("server memory after setup {}", mib(&r.server_after_setup));
+    for c in &r.checkpoints {
+        let per =
+            |x: Option<f64>, unit: &str| x.map_or("?".to_string(), |x| format!("{x:.1} {unit}"));
+        println!(
+            "{:>6} sub-moves/game: {} ({} of {} games there, {:.1} s, {} sub-moves since setup, {} replaced): {} per live game, {} per sub-move",
+            c.submoves_per_game,
+            mib(&c.server),
+            c.games_reached,
+            r.games_set_up,
+            c.phase_secs,
+            c.accepted_since_setup,
+            c.games_replaced_so_far,
+            per(c.rss_per_game_kib, "KiB"),
+            per(c.rss_per_submove_bytes, "B")
+        );
+    }
     if json {
         println!("{}", serde_json::to_string(r).unwrap_or_default());
     }

@@ -4,6 +4,11 @@
 //! size of a `move` event, at the games' pace, during the same window.
 //! Client to server to client is the same path as mover to server to
 //! opponent, minus everything the game server does.
+//!
+//! The echo server runs on a thread of its own (a current-thread runtime),
+//! so that its CPU time can be read apart from the load generator's: the
+//! CPU floor of one WebSocket read and write, beside the game server's CPU
+//! per sub-move.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -12,7 +17,6 @@ use std::time::{Duration, Instant};
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
-use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::game::Window;
@@ -22,26 +26,62 @@ use crate::ws;
 /// An echo that does not come back within this long is counted as lost.
 const ECHO_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The echo server; stops accepting and closes its connections on drop of `stop`.
+/// The echo server; stops accepting and closes its connections on `stop`.
 pub struct EchoServer {
     pub addr: SocketAddr,
     stop: watch::Sender<bool>,
-    task: JoinHandle<()>,
+    thread: std::thread::JoinHandle<()>,
+    /// Its thread's id, to read the thread's CPU time (`None` if unknown).
+    tid: Option<u32>,
 }
 
 impl EchoServer {
-    pub async fn start() -> std::io::Result<EchoServer> {
-        let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
+    pub fn start() -> std::io::Result<EchoServer> {
+        let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
+        listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
         let (stop, stop_rx) = watch::channel(false);
-        let task = tokio::spawn(accept_loop(listener, stop_rx));
-        Ok(EchoServer { addr, stop, task })
+        let (tid_tx, tid_rx) = std::sync::mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("echo".into())
+            .spawn(move || {
+                let _ = tid_tx.send(own_tid());
+                runtime.block_on(async move {
+                    if let Ok(listener) = TcpListener::from_std(listener) {
+                        accept_loop(listener, stop_rx).await;
+                    }
+                });
+                // Connections still open end with the runtime.
+                runtime.shutdown_timeout(Duration::from_secs(1));
+            })?;
+        let tid = tid_rx.recv_timeout(Duration::from_secs(5)).ok().flatten();
+        Ok(EchoServer {
+            addr,
+            stop,
+            thread,
+            tid,
+        })
+    }
+
+    /// CPU seconds the echo server's thread has used so far.
+    pub fn cpu_secs(&self) -> Option<f64> {
+        crate::server::thread_cpu_secs(self.tid?)
     }
 
     pub async fn stop(self) {
         let _ = self.stop.send(true);
-        let _ = self.task.await;
+        let thread = self.thread;
+        let _ = tokio::task::spawn_blocking(move || thread.join()).await;
     }
+}
+
+/// The calling thread's id, from `/proc/thread-self` (`<pid>/task/<tid>`).
+fn own_tid() -> Option<u32> {
+    let link = std::fs::read_link("/proc/thread-self").ok()?;
+    link.file_name()?.to_str()?.parse().ok()
 }
 
 async fn accept_loop(listener: TcpListener, mut stop: watch::Receiver<bool>) {
@@ -134,4 +174,18 @@ pub async fn client(
     }
     let _ = tokio::time::timeout(Duration::from_secs(1), socket.close(None)).await;
     (samples, lost)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_echo_servers_own_cpu_time_is_readable_apart_from_the_process() {
+        let echo = EchoServer::start().expect("binds 127.0.0.1:0");
+        let tid = echo.tid.expect("/proc/thread-self is there on Linux");
+        assert_ne!(tid, std::process::id(), "a thread of its own");
+        assert!(echo.cpu_secs().is_some());
+        echo.stop().await;
+    }
 }

@@ -18,6 +18,9 @@ use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
 
+use marseillais::rules::{Rank, Square, SubMove};
+use marseillais::server::protocol::{GameStatus, ServerMsg};
+
 use crate::http;
 use crate::stats::Tally;
 use crate::ws::{self, Ws};
@@ -280,12 +283,7 @@ impl Game {
                 }
                 _ = tokio::time::sleep_until(next_due.into()), if can_move => {
                     let Some(side) = mover else { continue };
-                    let pick = if plan.long_games {
-                        &view.legal[long_game_choice(&view.legal, &view.fen, rng)]
-                    } else {
-                        &view.legal[rng.below(view.legal.len())]
-                    };
-                    let text = format!(r#"{{"t":"move","d":{{"uci":"{pick}","id":{next_id}}}}}"#);
+                    let text = ws::move_text(view.choose(plan.long_games, rng), next_id);
                     let v = view.v + 1;
                     let socket = if side == 0 { &mut *white } else { &mut *black };
                     let at = Instant::now();
@@ -355,6 +353,122 @@ impl Game {
     }
 }
 
+/// How [`Counted::drive`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Drive {
+    /// The game has `target` acknowledged sub-moves and none in flight.
+    Reached,
+    /// The game ended (a random game may: mate, repetition, 75-move rule).
+    Over,
+    /// The server closed a player's socket.
+    Closed,
+    /// Nothing arrived for [`STALL`] while sub-moves were still due.
+    Stalled,
+    /// The target changed (or its sender is gone).
+    Changed,
+}
+
+/// `--mode memory`: one game played up to a given number of acknowledged
+/// sub-moves, as fast as the server answers, then held open (its sockets
+/// still read, so pings are answered) until the next target.
+pub struct Counted {
+    game: Game,
+    view: View,
+    next_id: u64,
+    /// `tally.acked_total` when this game was set up.
+    acked_before: u64,
+}
+
+impl Counted {
+    /// Sets up a game (retrying until `deadline`).
+    pub async fn setup(plan: &Plan, tally: &mut Tally, deadline: Instant) -> Option<Counted> {
+        let game = setup_until(plan, tally, deadline).await?;
+        Some(Counted {
+            game,
+            view: View::default(),
+            next_id: 1,
+            acked_before: tally.acked_total,
+        })
+    }
+
+    /// Plays random legal sub-moves until `target` are acknowledged (returns
+    /// `Reached`, unless `hold`: then it only reads, sending nothing more),
+    /// until the game ends, or until `targets` changes.
+    pub async fn drive(
+        &mut self,
+        target: u64,
+        hold: bool,
+        targets: &mut watch::Receiver<u64>,
+        long_games: bool,
+        rng: &mut Rng,
+        tally: &mut Tally,
+    ) -> Drive {
+        // Nothing is measured in time here: an empty window records no samples.
+        let now = Instant::now();
+        let window = Window {
+            start: now,
+            end: now,
+        };
+        let mut last_frame = now;
+        let view = &mut self.view;
+        let [white, black] = &mut self.game.players;
+        loop {
+            if view.over {
+                return Drive::Over;
+            }
+            let accepted = tally.acked_total - self.acked_before;
+            let settled = view.awaiting_ack.is_none() && view.in_flight.is_none();
+            if !hold && accepted >= target && settled {
+                return Drive::Reached;
+            }
+            let mover = if accepted < target && view.awaiting_ack.is_none() {
+                view.mover()
+            } else {
+                None
+            };
+            let moving = accepted < target;
+            tokio::select! {
+                frame = white.next() => {
+                    last_frame = Instant::now();
+                    if let Err(code) = view.on_frame(0, frame, &self.game.ring, window, tally) {
+                        *tally.closes.entry(code).or_default() += 1;
+                        return Drive::Closed;
+                    }
+                }
+                frame = black.next() => {
+                    last_frame = Instant::now();
+                    if let Err(code) = view.on_frame(1, frame, &self.game.ring, window, tally) {
+                        *tally.closes.entry(code).or_default() += 1;
+                        return Drive::Closed;
+                    }
+                }
+                _ = std::future::ready(()), if mover.is_some() => {
+                    let Some(side) = mover else { continue };
+                    let text = ws::move_text(view.choose(long_games, rng), self.next_id);
+                    let socket = if side == 0 { &mut *white } else { &mut *black };
+                    if socket.send(Message::Text(text.into())).await.is_err() {
+                        *tally.closes.entry(0).or_default() += 1;
+                        return Drive::Closed;
+                    }
+                    tally.sent += 1;
+                    view.in_flight = Some((view.v + 1, side));
+                    view.awaiting_ack = Some(side);
+                    self.next_id += 1;
+                }
+                _ = targets.changed() => return Drive::Changed,
+                _ = tokio::time::sleep_until((last_frame + STALL).into()), if moving => {
+                    return Drive::Stalled;
+                }
+            }
+        }
+    }
+
+    /// Closes the players and spectators, merging what the spectators counted.
+    pub async fn close(self, tally: &mut Tally) {
+        self.game.close_and_collect(tally).await;
+    }
+}
+
 enum Ended {
     Game,
     Window,
@@ -369,7 +483,7 @@ struct View {
     v: u64,
     /// 0 white, 1 black; `None` before the first state or once over.
     turn: Option<usize>,
-    legal: Vec<String>,
+    legal: Vec<SubMove>,
     /// The position's FEN, as the last event gave it.
     fen: String,
     over: bool,
@@ -377,17 +491,21 @@ struct View {
     in_flight: Option<(u64, usize)>,
     /// The last move whose event the opponent has not received yet: (version, opponent).
     undelivered: Option<(u64, usize)>,
-}
-
-fn side_index(color: Option<&str>) -> Option<usize> {
-    match color {
-        Some("white") => Some(0),
-        Some("black") => Some(1),
-        _ => None,
-    }
+    /// The side whose last sub-move has neither its `ack` nor an `error` yet
+    /// (kept by `--mode memory`, which counts acknowledged sub-moves exactly).
+    awaiting_ack: Option<usize>,
 }
 
 impl View {
+    /// A random legal sub-move (one that keeps the game going with `long_games`).
+    fn choose(&self, long_games: bool, rng: &mut Rng) -> SubMove {
+        if long_games {
+            self.legal[long_game_choice(&self.legal, &self.fen, rng)]
+        } else {
+            self.legal[rng.below(self.legal.len())]
+        }
+    }
+
     /// The side that may send now: its turn, position known, nothing in flight.
     fn mover(&self) -> Option<usize> {
         if self.over || self.in_flight.is_some() || self.legal.is_empty() {
@@ -435,14 +553,14 @@ impl View {
                     tally.move_events += 1;
                 }
                 if v > self.v {
-                    let Some(d) = ws::parse(text.as_str()).and_then(|m| m.d) else {
+                    let Some(ServerMsg::Move { v, d }) = ws::parse(text.as_str()) else {
                         tally.unparsed += 1;
                         return Ok(());
                     };
                     self.v = v;
-                    self.turn = side_index(d.turn);
-                    self.legal = owned(d.legal);
-                    self.fen = d.fen.unwrap_or_default().to_string();
+                    self.turn = Some(ws::side_index(d.turn));
+                    self.legal = d.legal;
+                    self.fen = d.fen;
                 }
                 if self.in_flight.is_some_and(|f| f.0 <= v) {
                     self.in_flight = None;
@@ -456,6 +574,14 @@ impl View {
                 self.on_message(side, now, msg, ring, window, tally);
             }
             "end" => {
+                // Both players receive it: count the first copy.
+                if !self.over {
+                    let reason = match ws::parse(text.as_str()) {
+                        Some(ServerMsg::End { d, .. }) => d.reason.as_str(),
+                        _ => "unknown",
+                    };
+                    *tally.endings.entry(reason.to_string()).or_default() += 1;
+                }
                 self.over = true;
                 self.turn = None;
             }
@@ -472,55 +598,64 @@ impl View {
         &mut self,
         side: usize,
         now: Instant,
-        msg: ws::Incoming<'_>,
+        msg: ServerMsg,
         ring: &Shared,
         window: Window,
         tally: &mut Tally,
     ) {
-        let d = msg.d.unwrap_or_default();
-        match msg.t {
-            "state" => {
-                let v = msg.v.unwrap_or(0);
-                if v >= self.v {
-                    self.v = v;
-                    self.turn = side_index(d.turn);
-                    self.legal = owned(d.legal);
-                    self.over = d.status == Some("finished");
-                }
+        match msg {
+            ServerMsg::State { v, d } if v >= self.v => {
+                let Ok(shared) = d.shared.parse() else {
+                    tally.unparsed += 1;
+                    return;
+                };
+                self.v = v;
+                self.turn = Some(ws::side_index(shared.turn));
+                self.legal = shared.legal;
+                self.fen = shared.fen;
+                self.over = shared.status == GameStatus::Finished;
             }
-            "ack" => {
+            ServerMsg::Ack(ack) => {
                 // The opponent's copy of the event may have been read first
                 // (and cleared `in_flight`), so acks go by the ring.
                 tally.acked_total += 1;
+                if self.awaiting_ack == Some(side) {
+                    self.awaiting_ack = None;
+                }
                 if window.contains(now) {
                     tally.acked += 1;
                 }
-                if let Some((at, _)) = d.v.and_then(|v| sent_at(ring, v))
+                if let Some((at, _)) = sent_at(ring, ack.v)
                     && window.contains(at)
                 {
                     tally.to_ack.record(now - at);
                 }
             }
-            _ => {
-                let code = d.code.unwrap_or_else(|| "unknown".into());
-                *tally.errors.entry(code).or_default() += 1;
+            ServerMsg::Error(error) => {
+                *tally.errors.entry(ws::code_name(error.code)).or_default() += 1;
                 // A refused move: choose again from what we know.
                 if self.in_flight.is_some_and(|f| f.1 == side) {
                     self.in_flight = None;
                     self.undelivered = None;
                 }
+                if self.awaiting_ack == Some(side) {
+                    self.awaiting_ack = None;
+                }
             }
+            _ => {}
         }
     }
 }
 
-/// `--long-games`: the index of a sub-move that keeps a random game going
-/// for thousands of sub-moves (large snapshots): a quiet piece move (no
-/// capture, no pawn) while the FEN's halfmove clock is far from the
-/// 75-move limit (150), else a pawn move that captures nothing, which resets
-/// it; anything legal when neither exists. Wandering pieces rarely repeat a
-/// position five times.
-fn long_game_choice(legal: &[String], fen: &str, rng: &mut Rng) -> usize {
+/// `--long-games` (and `--mode memory`): the index of a sub-move that keeps
+/// a random game going for thousands of sub-moves (large snapshots): a quiet
+/// piece move (no capture, no pawn), into the mover's own half when it has
+/// one (random games mostly end by mate, and pieces that stay home rarely
+/// mate), while the FEN's halfmove clock is far from the 75-move limit
+/// (150), else a pawn move that captures nothing, which resets it; anything
+/// legal when neither exists. Wandering pieces rarely repeat a position five
+/// times.
+fn long_game_choice(legal: &[SubMove], fen: &str, rng: &mut Rng) -> usize {
     let mut fields = fen.split(' ');
     let mut board = [b'.'; 64];
     let mut index = 56usize;
@@ -537,40 +672,35 @@ fn long_game_choice(legal: &[String], fen: &str, rng: &mut Rng) -> usize {
         }
     }
     let halfmove: u32 = fields.nth(3).and_then(|h| h.parse().ok()).unwrap_or(0);
-    let at = |square: &[u8]| -> u8 {
-        match square {
-            [file @ b'a'..=b'h', rank @ b'1'..=b'8', ..] => {
-                board[usize::from(rank - b'1') * 8 + usize::from(file - b'a')]
-            }
-            _ => b'?',
-        }
-    };
-    let (mut quiet, mut pawn) = (Vec::new(), Vec::new());
-    for (i, uci) in legal.iter().enumerate() {
-        let uci = uci.as_bytes();
-        if uci.len() < 4 || at(&uci[2..4]) != b'.' {
+    let at = |square: Square| board[square.rank() as usize * 8 + square.file() as usize];
+    let (mut home, mut quiet, mut pawn) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, mv) in legal.iter().enumerate() {
+        if at(mv.to) != b'.' {
             continue;
         }
-        if matches!(at(&uci[..2]), b'P' | b'p') {
+        let piece = at(mv.from);
+        if matches!(piece, b'P' | b'p') {
             pawn.push(i);
+        } else if piece.is_ascii_uppercase() == (mv.to.rank() <= Rank::Fourth) {
+            // White to ranks 1-4, black to 5-8: pieces that stay home
+            // rarely gang up on the other king (random games end by mate).
+            home.push(i);
         } else {
             quiet.push(i);
         }
     }
-    let pool = match (halfmove < 120, quiet.is_empty(), pawn.is_empty()) {
-        (true, false, _) | (false, false, true) => quiet,
-        (_, _, false) => pawn,
+    let pool = match (
+        halfmove < 120,
+        home.is_empty(),
+        quiet.is_empty(),
+        pawn.is_empty(),
+    ) {
+        (true, false, _, _) | (false, false, _, true) => home,
+        (true, true, false, _) | (false, true, false, true) => quiet,
+        (_, _, _, false) => pawn,
         _ => (0..legal.len()).collect(),
     };
     pool[rng.below(pool.len())]
-}
-
-fn owned(legal: Option<Vec<&str>>) -> Vec<String> {
-    legal
-        .unwrap_or_default()
-        .into_iter()
-        .map(str::to_string)
-        .collect()
 }
 
 /// A spectator: reads every frame, measures send-to-spectator latency of
@@ -640,10 +770,10 @@ async fn spectate(
                         tally.state_bytes += text.len() as u64;
                     }
                     ("error", _) => {
-                        let code = serde_json::from_str::<Value>(text.as_str())
-                            .ok()
-                            .and_then(|v| v["d"]["code"].as_str().map(str::to_string))
-                            .unwrap_or_default();
+                        let code = match ws::parse(text.as_str()) {
+                            Some(ServerMsg::Error(e)) => ws::code_name(e.code),
+                            _ => "unknown".to_string(),
+                        };
                         *tally.errors.entry(format!("spectator {code}")).or_default() += 1;
                     }
                     _ => {}
@@ -659,8 +789,8 @@ async fn spectate(
 mod tests {
     use super::*;
 
-    fn legal(moves: &[&str]) -> Vec<String> {
-        moves.iter().map(|m| m.to_string()).collect()
+    fn legal(moves: &[&str]) -> Vec<SubMove> {
+        moves.iter().map(|m| m.parse().expect("uci")).collect()
     }
 
     #[test]
@@ -676,5 +806,29 @@ mod tests {
             assert_eq!(long_game_choice(&moves, &fen(130), &mut rng), 0);
         }
         assert_eq!(long_game_choice(&legal(&["d1d7"]), &fen(10), &mut rng), 0);
+    }
+
+    #[test]
+    fn long_games_keep_pieces_in_their_own_half_while_they_can() {
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 10 6";
+        let black = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 10 6";
+        let mut rng = Rng::new(11);
+        for _ in 0..20 {
+            // Queen to h5 (the other half) or knight to f3 (home): home.
+            assert_eq!(
+                long_game_choice(&legal(&["d1h5", "g1f3"]), start, &mut rng),
+                1
+            );
+            // Black's home is ranks 5-8.
+            assert_eq!(
+                long_game_choice(&legal(&["d8h4", "g8f6"]), black, &mut rng),
+                1
+            );
+            // No home move: the other half rather than a pawn move.
+            assert_eq!(
+                long_game_choice(&legal(&["e2e4", "d1h5"]), start, &mut rng),
+                1
+            );
+        }
     }
 }

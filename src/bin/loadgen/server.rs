@@ -50,11 +50,14 @@ impl Spawned {
         &self.dir
     }
 
-    /// Starts `binary serve --listen 127.0.0.1:0 --data-dir <dir>` plus `extra` flags.
+    /// Starts `binary serve --listen 127.0.0.1:0 --data-dir <dir>` plus
+    /// `extra` flags, with `env` set (environment variables rather than
+    /// flags, so that a server build without one of them still starts).
     pub fn start(
         binary: Option<PathBuf>,
         data_dir: Option<PathBuf>,
         extra: &[String],
+        env: &[(&str, &str)],
     ) -> Result<Spawned, ServerError> {
         let binary = match binary {
             Some(path) => path,
@@ -84,6 +87,7 @@ impl Spawned {
             .arg(dir.join("data"))
             // All its games come from one address: no per-address creation limit.
             .env("MARSEILLAIS_CREATE_RATE_PER_SEC", "0")
+            .envs(env.iter().copied())
             .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -168,6 +172,11 @@ fn sibling_binary() -> Result<PathBuf, ServerError> {
 pub struct Memory {
     pub rss_kib: u64,
     pub hwm_kib: u64,
+    /// Parts of the RSS: anonymous (the heap), file-backed, shared memory
+    /// (SQLite's WAL index is a mapped `-shm` file); 0 when not reported.
+    pub anon_kib: u64,
+    pub file_kib: u64,
+    pub shmem_kib: u64,
 }
 
 pub fn memory(pid: u32) -> Option<Memory> {
@@ -180,13 +189,32 @@ pub fn memory(pid: u32) -> Option<Memory> {
     Some(Memory {
         rss_kib: field("VmRSS:")?,
         hwm_kib: field("VmHWM:")?,
+        anon_kib: field("RssAnon:").unwrap_or(0),
+        file_kib: field("RssFile:").unwrap_or(0),
+        shmem_kib: field("RssShmem:").unwrap_or(0),
     })
 }
 
 /// CPU time a process has used so far (user + system, all threads), in
 /// seconds, from `/proc/<pid>/stat` (Linux counts it in 1/100 s).
 pub fn cpu_secs(pid: u32) -> Option<f64> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat_cpu_secs(&format!("/proc/{pid}/stat"))
+}
+
+/// CPU time one thread of this process has used so far, in seconds: from
+/// `schedstat` (nanoseconds on the CPU; a thread that uses a few hundredths
+/// of a second would be all rounding in `stat`'s 10 ms ticks), else `stat`.
+pub fn thread_cpu_secs(tid: u32) -> Option<f64> {
+    let schedstat = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok();
+    schedstat
+        .and_then(|text| text.split_whitespace().next()?.parse::<u64>().ok())
+        .map(|ns| ns as f64 / 1e9)
+        .or_else(|| stat_cpu_secs(&format!("/proc/self/task/{tid}/stat")))
+}
+
+/// utime + stime of a `stat` file (process or thread).
+fn stat_cpu_secs(path: &str) -> Option<f64> {
+    let text = std::fs::read_to_string(path).ok()?;
     // The command name may hold spaces; the fields after it are plain.
     let rest = &text[text.rfind(')')? + 1..];
     let fields: Vec<&str> = rest.split_whitespace().collect();
@@ -249,6 +277,7 @@ mod tests {
     fn our_own_memory_is_readable() {
         let mem = memory(std::process::id()).expect("/proc is there on Linux");
         assert!(mem.rss_kib > 0 && mem.hwm_kib >= mem.rss_kib);
+        assert!(mem.anon_kib > 0 && mem.anon_kib <= mem.rss_kib);
     }
 
     #[test]

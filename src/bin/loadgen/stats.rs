@@ -90,6 +90,8 @@ pub struct Tally {
     pub closes: BTreeMap<u16, u64>,
     /// Frames that were not the JSON the protocol describes.
     pub unparsed: u64,
+    /// Games that ended, by the `reason` of their `end` event.
+    pub endings: BTreeMap<String, u64>,
     /// Sizes of the `move` events received, to size the echo floor.
     pub move_event_bytes: u64,
     pub move_events: u64,
@@ -120,6 +122,9 @@ impl Tally {
         }
         for (code, n) in other.closes {
             *self.closes.entry(code).or_default() += n;
+        }
+        for (reason, n) in other.endings {
+            *self.endings.entry(reason).or_default() += n;
         }
         self.unparsed += other.unparsed;
         self.move_event_bytes += other.move_event_bytes;

@@ -1,10 +1,14 @@
 //! WebSocket client side: connecting with small buffers (thousands of
-//! client connections live in this process too), and reading the few
-//! fields of server messages that the load generator needs.
+//! client connections live in this process too), reading server messages
+//! into the server's own typed [`ServerMsg`], and writing the players'
+//! sub-moves as [`ClientMsg`]s (the load generator speaks the types the
+//! server writes and parses).
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use marseillais::rules::SubMove;
+use marseillais::server::protocol::{ClientMsg, ErrorCode, ServerMsg, Side};
 use serde::Deserialize;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
@@ -47,46 +51,18 @@ pub async fn connect(addr: SocketAddr, path: &str) -> Result<Ws, ConnectError> {
     .map_err(|_| ConnectError::Timeout(CONNECT_TIMEOUT))?
 }
 
-/// The envelope of a server message, with the fields of `d` the players use.
-#[derive(Deserialize, Debug)]
-pub struct Incoming<'a> {
-    #[serde(borrow)]
-    pub t: &'a str,
-    #[serde(default)]
-    pub v: Option<u64>,
-    #[serde(borrow, default)]
-    pub d: Option<Data<'a>>,
+/// Reads a text frame into the server's own message type; `None` when it
+/// is not a message the protocol describes (the payloads refuse unknown
+/// fields, so a server that sends more than `ServerMsg` knows is counted as
+/// `unparsed` rather than half read).
+pub fn parse(text: &str) -> Option<ServerMsg> {
+    ServerMsg::from_text(text).ok()
 }
 
-/// Fields of `d` across message types (`move`, `state`, `ack`, `error`).
-#[derive(Deserialize, Debug, Default)]
-pub struct Data<'a> {
-    /// `move`, `state`: the side to move next.
-    #[serde(borrow, default)]
-    pub turn: Option<&'a str>,
-    /// `move`, `state`: its legal sub-moves.
-    #[serde(borrow, default)]
-    pub legal: Option<Vec<&'a str>>,
-    /// `move`, `state`: the position (for `--long-games`).
-    #[serde(borrow, default)]
-    pub fen: Option<&'a str>,
-    /// `state`: open / playing / finished.
-    #[serde(borrow, default)]
-    pub status: Option<&'a str>,
-    /// `ack`: the version the move got.
-    #[serde(default)]
-    pub v: Option<u64>,
-    /// `error`: the code.
-    #[serde(default)]
-    pub code: Option<String>,
-}
-
-/// Reads a text frame; `None` when it is not the JSON the protocol describes.
-pub fn parse(text: &str) -> Option<Incoming<'_>> {
-    serde_json::from_str(text).ok()
-}
-
-/// The version of an event without looking at its contents (spectators).
+/// The version of an event without reading its payload: both players and
+/// every spectator receive each event, and the load generator reads only
+/// the first copy of a version in full (a `move` carries the whole `legal`
+/// list; its own CPU is part of what the run measures).
 #[derive(Deserialize)]
 pub struct Versioned<'a> {
     #[serde(borrow)]
@@ -95,26 +71,72 @@ pub struct Versioned<'a> {
     pub v: Option<u64>,
 }
 
+/// 0 for white, 1 for black (the players' indices).
+pub fn side_index(side: Side) -> usize {
+    match side {
+        Side::White => 0,
+        Side::Black => 1,
+    }
+}
+
+/// An error code as the wire writes it (`illegal_move`), for the report.
+pub fn code_name(code: ErrorCode) -> String {
+    serde_json::to_value(code)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_else(|| format!("{code:?}"))
+}
+
+/// The `move` message for `mv` with ack id `id`, as the server parses it.
+pub fn move_text(mv: SubMove, id: u64) -> String {
+    ClientMsg::Move {
+        mv,
+        id: Some(id.to_string()),
+        v: None,
+    }
+    .to_text()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn a_move_event_gives_the_next_turn_and_its_legal_moves() {
-        let text = r#"{"t":"move","v":2,"d":{"uci":"e2e4","san":"e4","color":"white","fen":"x",
-            "turn":"black","phase":"first","check":false,"legal":["a7a6","e7e5"],
-            "clock":null,"first_move_ms":null,"draw_offer":null,"claims":[]}}"#;
-        let msg = parse(text).expect("parses");
-        let d = msg.d.expect("d");
-        assert_eq!((msg.t, msg.v), ("move", Some(2)));
-        assert_eq!(d.turn, Some("black"));
-        assert_eq!(d.legal, Some(vec!["a7a6", "e7e5"]));
+        let text = r#"{"t":"move","v":2,"d":{"check":false,"claims":[],"clock":null,"color":"white",
+            "draw_offer":null,"fen":"x","first_move_ms":null,"legal":["a7a6","e7e5"],
+            "phase":"first","san":"e4","turn":"black","uci":"e2e4"}}"#;
+        let Some(ServerMsg::Move { v, d }) = parse(text) else {
+            panic!("a move: {:?}", parse(text));
+        };
+        assert_eq!((v, side_index(d.turn)), (2, 1));
+        let legal: Vec<String> = d.legal.iter().map(SubMove::to_string).collect();
+        assert_eq!(legal, ["a7a6", "e7e5"]);
     }
 
     #[test]
     fn an_error_with_an_escaped_message_still_parses() {
-        let text = r#"{"t":"error","d":{"code":"illegal_move","message":"say \"no\"","id":"3"}}"#;
-        let msg = parse(text).expect("parses");
-        assert_eq!(msg.d.and_then(|d| d.code).as_deref(), Some("illegal_move"));
+        let text = r#"{"t":"error","d":{"code":"illegal_move","id":"3","message":"say \"no\""}}"#;
+        let Some(ServerMsg::Error(e)) = parse(text) else {
+            panic!("an error: {:?}", parse(text));
+        };
+        assert_eq!(code_name(e.code), "illegal_move");
+    }
+
+    #[test]
+    fn a_frame_that_is_not_a_server_message_is_not_parsed() {
+        assert!(parse("not json").is_none());
+        assert!(parse(r#"{"t":"move","v":2,"d":{"uci":"e2e4"}}"#).is_none());
+    }
+
+    #[test]
+    fn a_move_is_sent_as_the_client_message_the_server_parses() {
+        let mv: SubMove = "e2e4".parse().expect("uci");
+        let text = move_text(mv, 7);
+        let back = marseillais::server::protocol::parse_client(&text);
+        assert!(
+            matches!(&back, Ok(ClientMsg::Move { mv: m, id, .. }) if *m == mv && id.as_deref() == Some("7")),
+            "{text} -> {back:?}"
+        );
     }
 }
