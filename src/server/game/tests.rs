@@ -33,6 +33,9 @@ fn joined() -> Event {
     }
 }
 
+/// Black to play S2 of its turn, where Qh4 mates (the fool's mate shape).
+const QH4_MATES: &str = "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2 2";
+
 const ONE_MINUTE_PLUS_TWO: ClockSpec = ClockSpec {
     base_secs: 60,
     increment_secs: 2,
@@ -178,12 +181,7 @@ fn clocks_start_after_both_first_turns_and_abort_is_over_then() {
 #[test]
 fn a_mating_submove_decides_the_move_and_the_end_together() {
     let t0 = Instant::now();
-    // Black to play S2 of its turn: Qh4 mates (fool's mate shape).
-    let start = Position::from_fen(
-        "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2 2",
-        Rules::Marseillais,
-    )
-    .expect("fen");
+    let start = Position::from_fen(QH4_MATES, Rules::Marseillais).expect("fen");
     let (mut state, mut log) = new_game(start, None, t0);
     let events = act(
         &mut state,
@@ -295,4 +293,37 @@ fn a_replay_refuses_a_log_that_no_game_could_have_written() {
         GameState::replay("g", &[joined()], Duration::from_secs(30), t0, |_, _, _| {}).err(),
         Some(ReplayError::NotCreated)
     );
+}
+
+#[test]
+fn an_aborted_game_cannot_be_rematched_but_a_resigned_one_can() {
+    let t0 = Instant::now();
+    let (mut aborted, mut log) = new_game(Position::initial(), None, t0);
+    act(&mut aborted, &mut log, Color::White, Request::Abort, t0);
+    assert_eq!(
+        aborted.decide(
+            Color::White,
+            Request::RematchOffer {
+                seat_hash: "r".into()
+            },
+            LIMITS,
+            t0,
+            3
+        ),
+        Err(Refused::Rematch(policy::RematchRefused::Aborted))
+    );
+    let (mut resigned, mut log) = new_game(Position::initial(), None, t0);
+    act(&mut resigned, &mut log, Color::White, Request::Resign, t0);
+    assert!(matches!(
+        resigned.decide(
+            Color::White,
+            Request::RematchOffer {
+                seat_hash: "r".into()
+            },
+            LIMITS,
+            t0,
+            3
+        ),
+        Ok(Decided::Events(_))
+    ));
 }
