@@ -199,8 +199,11 @@ impl GameState {
         } = preview;
         // The preview was made on this very game by the decision (or the replay check) and
         // nothing happened in between; should it ever be stale, play the sub-move afresh.
-        if self.game.play_previewed(preview).is_err() {
-            let _ = self.game.play(mv);
+        if let Err(error) = self.game.play_previewed(preview) {
+            tracing::error!(game = %self.id, %mv, %error, "a decided sub-move's preview was stale; playing it afresh");
+            if let Err(error) = self.game.play(mv) {
+                tracing::error!(game = %self.id, %mv, %error, "a decided sub-move no longer plays");
+            }
         }
         self.last_san = Some(san);
         self.last_mover = Some(mover);
