@@ -266,14 +266,21 @@ async fn click(s: &Session, css: &str) {
         "(() => {{ const e = document.querySelector({}); return !!e && !e.disabled && e.offsetParent !== null; }})()",
         json!(css)
     );
-    wait_for(s, &expr, &format!("{css} to be clickable")).await;
-    s.client
-        .find(Locator::Css(css))
-        .await
-        .expect("the element")
-        .click()
-        .await
-        .unwrap_or_else(|e| panic!("click on {css}: {e}"));
+    // The page re-renders its controls on every server message, so the element found can be
+    // replaced before the click lands ("stale element"): find it again, a bounded number of
+    // times.
+    for attempt in 1..=5 {
+        wait_for(s, &expr, &format!("{css} to be clickable")).await;
+        let clicked = match s.client.find(Locator::Css(css)).await {
+            Ok(element) => element.click().await.map(|_| ()),
+            Err(e) => Err(e),
+        };
+        match clicked {
+            Ok(()) => return,
+            Err(e) if attempt < 5 && e.to_string().contains("stale element") => continue,
+            Err(e) => panic!("click on {css}: {e}"),
+        }
+    }
 }
 
 fn square(name: &str) -> String {
