@@ -109,6 +109,15 @@ pub struct ServeArgs {
         default_value_t = 86400.0
     )]
     pub idle_game_ttl_secs: f64,
+    /// Engine searches (computer moves, analysis) run at once; 0 means half the cores, at
+    /// least 1. Human games never wait for them: they run on the blocking pool.
+    #[arg(long, env = "MARSEILLAIS_ENGINE_THREADS", default_value_t = 0)]
+    pub engine_threads: usize,
+}
+
+/// Half the cores, at least one: what `--engine-threads 0` means.
+fn default_engine_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1))
 }
 
 impl ServeArgs {
@@ -154,6 +163,10 @@ impl ServeArgs {
             replay_wait: secs("replay-wait-secs", self.replay_wait_secs)?,
             open_game_ttl: secs("open-game-ttl-secs", self.open_game_ttl_secs)?,
             idle_game_ttl: secs("idle-game-ttl-secs", self.idle_game_ttl_secs)?,
+            engine_threads: match self.engine_threads {
+                0 => default_engine_threads(),
+                n => n,
+            },
         })
     }
 }
@@ -197,6 +210,8 @@ pub struct Config {
     pub replay_wait: Duration,
     pub open_game_ttl: Duration,
     pub idle_game_ttl: Duration,
+    /// Engine searches at once (resolved: never 0).
+    pub engine_threads: usize,
     /// Test hook, off (`None`) by default and settable only by code that
     /// builds a `Config` (no flag, no environment variable, nothing on the
     /// wire): see [`PanicOnMove`].
@@ -271,6 +286,7 @@ impl ServeArgs {
             replay_wait_secs: 2.0,
             open_game_ttl_secs: 3600.0,
             idle_game_ttl_secs: 86400.0,
+            engine_threads: 0,
         }
     }
 }

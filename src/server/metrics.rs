@@ -71,6 +71,11 @@ pub struct Metrics {
     /// Replays being worked on now, and the most there ever were at once.
     pub replays_running: AtomicI64,
     pub replays_running_peak: AtomicI64,
+    /// Engine searches running now and waiting for a slot (see [`super::engine_pool`]), and
+    /// the most that ever ran at once (never above `--engine-threads`).
+    pub engine_running: AtomicI64,
+    pub engine_waiting: AtomicI64,
+    pub engine_running_peak: AtomicI64,
     /// From receiving a `move` to broadcasting it (commit included).
     pub move_latency: Histogram,
     pub commit_latency: Histogram,
@@ -137,6 +142,30 @@ impl Metrics {
             "# HELP marseillais_replays_running_peak Most replays ever worked on at once.\n# TYPE marseillais_replays_running_peak gauge\nmarseillais_replays_running_peak {}",
             self.replays_running_peak.load(Ordering::Relaxed)
         );
+        let gauges = [
+            (
+                "marseillais_engine_searches_running",
+                "Engine searches (computer moves, analysis) running now.",
+                &self.engine_running,
+            ),
+            (
+                "marseillais_engine_searches_waiting",
+                "Engine searches waiting for one of the --engine-threads slots.",
+                &self.engine_waiting,
+            ),
+            (
+                "marseillais_engine_searches_running_peak",
+                "Most engine searches ever running at once.",
+                &self.engine_running_peak,
+            ),
+        ];
+        for (name, help, value) in gauges {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {}",
+                value.load(Ordering::Relaxed)
+            );
+        }
         self.move_latency.write(
             &mut out,
             "marseillais_move_seconds",

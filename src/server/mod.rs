@@ -30,6 +30,7 @@ pub mod assets;
 pub mod bucket;
 pub mod clock;
 pub mod config;
+pub mod engine_pool;
 pub mod expiry;
 pub mod export;
 pub mod frame_meter;

@@ -12,6 +12,7 @@ use dashmap::DashMap;
 use tokio::sync::watch;
 
 use super::config::Config;
+use super::engine_pool::EnginePool;
 use super::expiry::{Expiry, millis};
 use super::game::{Event, GameState, now_ms};
 use super::ids;
@@ -33,6 +34,8 @@ pub struct Rooms {
     pub store: Arc<dyn Store>,
     pub config: Arc<Config>,
     pub metrics: Arc<Metrics>,
+    /// Where every engine search of the server runs (computer moves, analysis).
+    pub engines: Arc<EnginePool>,
     shutdown: watch::Receiver<bool>,
     next_instance: AtomicU64,
     /// Itself, for the rooms' [`Host`] (a weak reference: rooms do not keep the registry).
@@ -83,11 +86,13 @@ impl Rooms {
         metrics: Arc<Metrics>,
         shutdown: watch::Receiver<bool>,
     ) -> Arc<Rooms> {
+        let engines = Arc::new(EnginePool::new(config.engine_threads, Arc::clone(&metrics)));
         Arc::new_cyclic(|me| Rooms {
             map: DashMap::new(),
             store,
             config,
             metrics,
+            engines,
             shutdown,
             next_instance: AtomicU64::new(1),
             me: me.clone(),

@@ -1,0 +1,184 @@
+//! Where the server's engine searches run: computer moves and analysis alike. A search is
+//! seconds of pure CPU, so it must never run on the async workers that carry every human
+//! game's messages: each one runs on tokio's blocking pool, and at most `--engine-threads`
+//! run at once (a semaphore; the rest wait their turn, counted in `/metrics`). With the
+//! default of half the cores, the other half is always free for human games, however many
+//! computer games are being played.
+//!
+//! A search is cancelled by dropping its future: the pool then raises the search's stop
+//! flag, so the thread is given back at the search's next node check (the engine polls the
+//! flag), not when its time runs out. A computer whose game ended, or an analysis whose
+//! client went away, does not keep a core busy.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+
+use tokio::sync::Semaphore;
+
+use super::metrics::Metrics;
+
+pub struct EnginePool {
+    slots: Arc<Semaphore>,
+    threads: usize,
+    metrics: Arc<Metrics>,
+}
+
+/// A search that could not give an answer.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum EngineFailed {
+    /// The search panicked (a bug); the panic is logged and the server goes on.
+    #[error("the engine search failed")]
+    Panicked,
+    /// The pool was closed: the server is shutting down.
+    #[error("the engine pool is closed")]
+    Closed,
+}
+
+impl EnginePool {
+    pub fn new(threads: usize, metrics: Arc<Metrics>) -> EnginePool {
+        let threads = threads.max(1);
+        EnginePool {
+            slots: Arc::new(Semaphore::new(threads)),
+            threads,
+            metrics,
+        }
+    }
+
+    /// How many searches may run at once.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Runs `search` on the blocking pool once one of the slots is free. `search` gets the
+    /// stop flag to hand to [`crate::engine::Engine::search`]; it is raised if this future is
+    /// dropped before the search returns.
+    pub async fn run<R, F>(&self, search: F) -> Result<R, EngineFailed>
+    where
+        F: FnOnce(&AtomicBool) -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        let waiting = Gauge::up(&self.metrics.engine_waiting, None);
+        let permit = Arc::clone(&self.slots)
+            .acquire_owned()
+            .await
+            .map_err(|_| EngineFailed::Closed)?;
+        drop(waiting);
+        let stop = Arc::new(AtomicBool::new(false));
+        let raise_on_drop = RaiseOnDrop(Arc::clone(&stop));
+        let metrics = Arc::clone(&self.metrics);
+        let task = tokio::task::spawn_blocking(move || {
+            let _running = Gauge::up(&metrics.engine_running, Some(&metrics.engine_running_peak));
+            let answer = search(&stop);
+            drop(permit);
+            answer
+        });
+        let answer = task.await.map_err(|error| {
+            tracing::error!(%error, "an engine search failed");
+            EngineFailed::Panicked
+        });
+        drop(raise_on_drop);
+        answer
+    }
+}
+
+/// Raises a search's stop flag when the future waiting for it goes away.
+struct RaiseOnDrop(Arc<AtomicBool>);
+
+impl Drop for RaiseOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// One unit of a gauge for as long as it lives (and the peak it reached, if kept).
+struct Gauge<'a>(&'a AtomicI64);
+
+impl<'a> Gauge<'a> {
+    fn up(gauge: &'a AtomicI64, peak: Option<&AtomicI64>) -> Gauge<'a> {
+        let now = gauge.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(peak) = peak {
+            peak.fetch_max(now, Ordering::Relaxed);
+        }
+        Gauge(gauge)
+    }
+}
+
+impl Drop for Gauge<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    /// A search that spins until stopped or `limit` polls have passed, like the engine's
+    /// node loop (bounded: it never outlives a failed test by long).
+    fn spin(stop: &AtomicBool, limit: u32) -> u32 {
+        for polls in 0..limit {
+            if stop.load(Ordering::Relaxed) {
+                return polls;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        limit
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn no_more_searches_run_at_once_than_the_pool_has_threads() {
+        let metrics = Arc::new(Metrics::default());
+        let pool = Arc::new(EnginePool::new(2, Arc::clone(&metrics)));
+        let mut searches = tokio::task::JoinSet::new();
+        for _ in 0..6 {
+            let pool = Arc::clone(&pool);
+            searches.spawn(async move { pool.run(|stop| spin(stop, 20)).await });
+        }
+        while let Some(done) = searches.join_next().await {
+            assert_eq!(done.unwrap(), Ok(20));
+        }
+        assert_eq!(metrics.engine_running_peak.load(Ordering::Relaxed), 2);
+        assert_eq!(metrics.engine_running.load(Ordering::Relaxed), 0);
+        assert_eq!(metrics.engine_waiting.load(Ordering::Relaxed), 0);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn dropping_a_search_raises_its_stop_flag_and_frees_its_slot() {
+        let metrics = Arc::new(Metrics::default());
+        let pool = Arc::new(EnginePool::new(1, Arc::clone(&metrics)));
+        let (polls_tx, polls_rx) = std::sync::mpsc::channel();
+        let abandoned = {
+            let pool = Arc::clone(&pool);
+            tokio::spawn(async move {
+                pool.run(move |stop| {
+                    let _ = polls_tx.send(spin(stop, 60_000));
+                })
+                .await
+            })
+        };
+        for _ in 0..10_000 {
+            if metrics.engine_running.load(Ordering::Relaxed) == 1 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        assert_eq!(metrics.engine_running.load(Ordering::Relaxed), 1);
+        abandoned.abort();
+        // Stopped long before its 60,000 polls, and the one slot serves the next search.
+        let polls = tokio::task::spawn_blocking(move || polls_rx.recv().unwrap())
+            .await
+            .unwrap();
+        assert!(polls < 60_000, "the abandoned search ran to its end");
+        assert_eq!(pool.run(|_| 7).await, Ok(7));
+    }
+
+    #[tokio::test]
+    async fn a_panicking_search_is_an_error_not_a_crash() {
+        let pool = EnginePool::new(1, Arc::new(Metrics::default()));
+        let failed = pool.run(|_| -> u32 { panic!("engine bug") }).await;
+        assert_eq!(failed, Err(EngineFailed::Panicked));
+        assert_eq!(pool.run(|_| 1).await, Ok(1));
+    }
+}
