@@ -113,6 +113,30 @@ pub struct ServeArgs {
     /// least 1. Human games never wait for them: they run on the blocking pool.
     #[arg(long, env = "MARSEILLAIS_ENGINE_THREADS", default_value_t = 0)]
     pub engine_threads: usize,
+    /// Engine time one analysis may spend, spread over its positions (each gets between
+    /// 20 ms and `--analysis-position-max-ms`; see docs/protocol.md).
+    #[arg(long, env = "MARSEILLAIS_ANALYSIS_BUDGET_SECS", default_value_t = 20.0)]
+    pub analysis_budget_secs: f64,
+    /// Longest search of one position of an analysis, in milliseconds.
+    #[arg(
+        long,
+        env = "MARSEILLAIS_ANALYSIS_POSITION_MAX_MS",
+        default_value_t = 500
+    )]
+    pub analysis_position_max_ms: u64,
+    /// Most nodes searched for one position of an analysis.
+    #[arg(long, env = "MARSEILLAIS_ANALYSIS_NODES", default_value_t = 1_000_000)]
+    pub analysis_nodes: u64,
+    /// Analyses started per minute per client address, sustained (0: no limit).
+    #[arg(long, env = "MARSEILLAIS_ANALYSIS_RATE_PER_MIN", default_value_t = 6.0)]
+    pub analysis_rate_per_min: f64,
+    /// Analyses started in a burst per client address, above the sustained rate.
+    #[arg(long, env = "MARSEILLAIS_ANALYSIS_BURST", default_value_t = 3.0)]
+    pub analysis_burst: f64,
+    /// Analyses streamed at once, over all clients (more: `503 busy`). Each runs one search
+    /// at a time, so at most this many of the `--engine-threads` slots go to analyses.
+    #[arg(long, env = "MARSEILLAIS_MAX_CONCURRENT_ANALYSES", default_value_t = 2)]
+    pub max_concurrent_analyses: usize,
 }
 
 /// Half the cores, at least one: what `--engine-threads 0` means.
@@ -167,6 +191,20 @@ impl ServeArgs {
                 0 => default_engine_threads(),
                 n => n,
             },
+            analysis: AnalysisLimits {
+                budget: secs("analysis-budget-secs", self.analysis_budget_secs)?,
+                position_max: Duration::from_millis(self.analysis_position_max_ms.max(1)),
+                nodes: self.analysis_nodes.max(1),
+                rate_per_min: if self.analysis_rate_per_min.is_finite() {
+                    self.analysis_rate_per_min.max(0.0)
+                } else {
+                    return Err(ConfigError::AnalysisRate {
+                        value: self.analysis_rate_per_min,
+                    });
+                },
+                burst: self.analysis_burst.max(1.0),
+                max_concurrent: self.max_concurrent_analyses.max(1),
+            },
         })
     }
 }
@@ -178,6 +216,8 @@ pub enum ConfigError {
     Duration { name: &'static str, value: f64 },
     #[error("--create-rate-per-sec must be a finite number (0 turns the limit off), got {value}")]
     Rate { value: f64 },
+    #[error("--analysis-rate-per-min must be a finite number (0 turns the limit off), got {value}")]
+    AnalysisRate { value: f64 },
 }
 
 /// Everything the running server needs to know; see [`ServeArgs`] for meanings.
@@ -212,10 +252,28 @@ pub struct Config {
     pub idle_game_ttl: Duration,
     /// Engine searches at once (resolved: never 0).
     pub engine_threads: usize,
+    /// `/api/analysis` budget, limits and rate (see [`AnalysisLimits`]).
+    pub analysis: AnalysisLimits,
     /// Test hook, off (`None`) by default and settable only by code that
     /// builds a `Config` (no flag, no environment variable, nothing on the
     /// wire): see [`PanicOnMove`].
     pub panic_on_move: Option<PanicOnMove>,
+}
+
+/// What one analysis may cost, and how many clients may ask for them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AnalysisLimits {
+    /// Engine time of a whole analysis, spread over its positions.
+    pub budget: Duration,
+    /// Longest search of one position.
+    pub position_max: Duration,
+    /// Most nodes of one position's search.
+    pub nodes: u64,
+    /// Per client address; 0 means no limit.
+    pub rate_per_min: f64,
+    pub burst: f64,
+    /// Analyses streamed at once, over all clients.
+    pub max_concurrent: usize,
 }
 
 /// How many times each player may take back a first sub-move.
@@ -287,6 +345,12 @@ impl ServeArgs {
             open_game_ttl_secs: 3600.0,
             idle_game_ttl_secs: 86400.0,
             engine_threads: 0,
+            analysis_budget_secs: 20.0,
+            analysis_position_max_ms: 500,
+            analysis_nodes: 1_000_000,
+            analysis_rate_per_min: 6.0,
+            analysis_burst: 3.0,
+            max_concurrent_analyses: 2,
         }
     }
 }

@@ -15,6 +15,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
 
+use super::analysis::Analyses;
 pub use super::http_error::ApiError;
 use super::http_error::{json_errors, read_json_body, unknown_route};
 use super::lobby::NewGame;
@@ -38,6 +39,8 @@ pub struct AppState {
     pub seat_grants: Arc<AddressLimiter>,
     /// Where replays run (the blocking pool, a bounded number at once).
     pub replays: Arc<ReplayPool>,
+    /// The analyses' per-address limit and global cap.
+    pub analyses: Arc<Analyses>,
 }
 
 impl AppState {
@@ -52,11 +55,13 @@ impl AppState {
             config.replay_wait,
             Arc::clone(&rooms.metrics),
         ));
+        let analyses = Arc::new(Analyses::new(&config.analysis));
         AppState {
             rooms,
             shutdown,
             seat_grants,
             replays,
+            analyses,
         }
     }
 
@@ -97,6 +102,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}/join", post(join))
         .route("/ws/game/{id}", get(websocket))
         .merge(super::replay::routes())
+        .merge(super::analysis::routes())
         .fallback(unknown_route)
         .layer(axum::middleware::map_response(json_errors))
         .with_state(state)
@@ -129,7 +135,7 @@ async fn room_of(app: &AppState, id: &str) -> Result<Arc<Room>, ApiError> {
 }
 
 /// Sends a request to a game's room, reloading it once if it just retired.
-async fn ask<T>(
+pub(super) async fn ask<T>(
     app: &AppState,
     id: &str,
     make: impl Fn(oneshot::Sender<T>) -> Command,

@@ -34,8 +34,10 @@ pub enum HttpCode {
     UnsupportedMediaType,
     /// 426: a WebSocket route asked without the upgrade headers.
     UpgradeRequired,
-    /// 503: every replay slot stayed busy (try again).
+    /// 503: every replay slot stayed busy, or every analysis slot is taken (try again).
     Busy,
+    /// 409: an analysis asked of a game still open or being played (a cheating aid).
+    GameNotOver,
     /// 500: a bug; nothing the client did.
     Internal,
 }

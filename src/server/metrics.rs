@@ -76,6 +76,12 @@ pub struct Metrics {
     pub engine_running: AtomicI64,
     pub engine_waiting: AtomicI64,
     pub engine_running_peak: AtomicI64,
+    /// Analyses being streamed now, started, refused (rate limit or the global cap), and
+    /// positions searched for them (see [`super::analysis`]).
+    pub analyses_running: AtomicI64,
+    pub analyses_started: AtomicU64,
+    pub analyses_refused: AtomicU64,
+    pub analysis_positions: AtomicU64,
     /// From receiving a `move` to broadcasting it (commit included).
     pub move_latency: Histogram,
     pub commit_latency: Histogram,
@@ -124,6 +130,21 @@ impl Metrics {
                 "Game creations and joins refused by the per-address limit.",
                 &self.rate_limited,
             ),
+            (
+                "marseillais_analyses_total",
+                "Analyses started (POST /api/analysis, GET /api/games/{id}/analysis).",
+                &self.analyses_started,
+            ),
+            (
+                "marseillais_analyses_refused_total",
+                "Analyses refused by the per-address limit (429) or the global cap (503).",
+                &self.analyses_refused,
+            ),
+            (
+                "marseillais_analysis_positions_total",
+                "Positions searched by analyses.",
+                &self.analysis_positions,
+            ),
         ];
         for (name, help, value) in counters {
             let _ = writeln!(
@@ -157,6 +178,11 @@ impl Metrics {
                 "marseillais_engine_searches_running_peak",
                 "Most engine searches ever running at once.",
                 &self.engine_running_peak,
+            ),
+            (
+                "marseillais_analyses_running",
+                "Analyses being streamed now.",
+                &self.analyses_running,
             ),
         ];
         for (name, help, value) in gauges {

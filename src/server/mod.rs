@@ -26,6 +26,7 @@
 //! | ids and tokens | [`ids`] |
 //! | persistence | [`store`] |
 
+pub mod analysis;
 pub mod assets;
 pub mod bucket;
 pub mod clock;

@@ -31,7 +31,9 @@ use super::http_error::{HttpCode, read_json_body};
 use super::metrics::Metrics;
 use super::protocol::Side;
 use super::protocol::reason_name;
-use crate::rules::pgn::{GameResult, MoveError, PgnError, read_game, read_game_prefix};
+use crate::rules::pgn::{
+    GameResult, ImportedGame, MoveError, PgnError, read_game, read_game_prefix,
+};
 use crate::rules::{Game, Position, Rules};
 
 /// Largest text accepted: a long game is a few kilobytes; this bounds the
@@ -243,9 +245,14 @@ async fn replay(State(app): State<AppState>, request: Request) -> Response {
     }
 }
 
-/// The whole request, from bytes to the reply's JSON (kept apart from axum
-/// so that it can be tested directly).
-pub fn replay_body(body: &[u8]) -> Result<Value, ReplayError> {
+/// What a request body asks for: a comma PGN or an extended FEN.
+enum Record {
+    Pgn(String),
+    Fen(String),
+}
+
+/// The body's size and shape checked, the record taken out of it.
+fn read_request(body: &[u8]) -> Result<Record, ReplayError> {
     if body.len() > MAX_REPLAY_BYTES {
         return Err(ReplayError::plain(
             ReplayErrorCode::TooLarge,
@@ -259,8 +266,8 @@ pub fn replay_body(body: &[u8]) -> Result<Value, ReplayError> {
         )
     })?;
     match (request.pgn, request.fen) {
-        (Some(pgn), None) => replay_pgn(&pgn),
-        (None, Some(fen)) => replay_fen(&fen),
+        (Some(pgn), None) => Ok(Record::Pgn(pgn)),
+        (None, Some(fen)) => Ok(Record::Fen(fen)),
         _ => Err(ReplayError::plain(
             ReplayErrorCode::BadRequest,
             "give exactly one of \"pgn\" or \"fen\"",
@@ -268,21 +275,48 @@ pub fn replay_body(body: &[u8]) -> Result<Value, ReplayError> {
     }
 }
 
+/// The whole request, from bytes to the reply's JSON (kept apart from axum
+/// so that it can be tested directly).
+pub fn replay_body(body: &[u8]) -> Result<Value, ReplayError> {
+    match read_request(body)? {
+        Record::Pgn(pgn) => replay_pgn(&pgn),
+        Record::Fen(fen) => replay_fen(&fen),
+    }
+}
+
+/// The game a body holds, read exactly as a replay reads it (same limits,
+/// same errors): what `POST /api/analysis` analyses. A FEN is a game of no
+/// sub-moves.
+pub fn game_of_body(body: &[u8]) -> Result<Game, ReplayError> {
+    match read_request(body)? {
+        Record::Pgn(pgn) => import_pgn(&pgn).map(|imported| imported.game),
+        Record::Fen(fen) => fen_position(&fen).map(Game::new),
+    }
+}
+
 /// A comma PGN (the first game of the text).
 pub fn replay_pgn(text: &str) -> Result<Value, ReplayError> {
+    let imported = import_pgn(text)?;
+    let result = imported
+        .result
+        .unwrap_or(GameResult::of(imported.game.outcome()));
+    Ok(describe(&imported.game, result, &imported.tags))
+}
+
+/// The first game of a comma PGN text, or why not (with the record as far
+/// as it replays when a sub-move stops it).
+fn import_pgn(text: &str) -> Result<ImportedGame, ReplayError> {
     if text.trim().is_empty() {
         return Err(ReplayError::plain(
             ReplayErrorCode::Empty,
             "paste a comma PGN or a FEN",
         ));
     }
-    let imported = match read_game(text) {
-        None => {
-            return Err(ReplayError::plain(
-                ReplayErrorCode::Empty,
-                "no game was found in the text",
-            ));
-        }
+    match read_game(text) {
+        None => Err(ReplayError::plain(
+            ReplayErrorCode::Empty,
+            "no game was found in the text",
+        )),
         Some(Err(error)) => {
             let at_submove = matches!(error, PgnError::Move { .. });
             let mut error = ReplayError::from(error);
@@ -290,18 +324,19 @@ pub fn replay_pgn(text: &str) -> Result<Value, ReplayError> {
                 error.game = read_game_prefix(text)
                     .map(|game| describe(&game, GameResult::of(game.outcome()), &[]));
             }
-            return Err(error);
+            Err(error)
         }
-        Some(Ok(imported)) => imported,
-    };
-    let result = imported
-        .result
-        .unwrap_or(GameResult::of(imported.game.outcome()));
-    Ok(describe(&imported.game, result, &imported.tags))
+        Some(Ok(imported)) => Ok(imported),
+    }
 }
 
 /// An extended FEN: the one position, no moves.
 pub fn replay_fen(text: &str) -> Result<Value, ReplayError> {
+    let game = Game::new(fen_position(text)?);
+    Ok(describe(&game, GameResult::of(game.outcome()), &[]))
+}
+
+fn fen_position(text: &str) -> Result<Position, ReplayError> {
     let text = text.trim();
     if text.is_empty() {
         return Err(ReplayError::plain(
@@ -309,10 +344,8 @@ pub fn replay_fen(text: &str) -> Result<Value, ReplayError> {
             "paste a comma PGN or a FEN",
         ));
     }
-    let position = Position::from_fen(text, Rules::Marseillais)
-        .map_err(|e| ReplayError::plain(ReplayErrorCode::BadFen, e.to_string()))?;
-    let game = Game::new(position);
-    Ok(describe(&game, GameResult::of(game.outcome()), &[]))
+    Position::from_fen(text, Rules::Marseillais)
+        .map_err(|e| ReplayError::plain(ReplayErrorCode::BadFen, e.to_string()))
 }
 
 fn describe(game: &Game, result: GameResult, tags: &[(String, String)]) -> Value {
