@@ -298,3 +298,61 @@ async fn a_client_that_goes_away_stops_its_search() {
         "no position was finished: the search was stopped, not completed"
     );
 }
+
+/// The `analysis-lines` example of docs/protocol.md: its lines, parsed.
+fn documented_lines() -> Vec<Value> {
+    const DOC: &str = include_str!("../docs/protocol.md");
+    let after = DOC
+        .split_once("<!-- example: analysis-lines -->")
+        .expect("the analysis-lines example")
+        .1;
+    let block = after
+        .split_once("```text\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .expect("a ```text block")
+        .0;
+    lines(block)
+}
+
+#[tokio::test]
+async fn the_documented_lines_are_what_the_server_sends() {
+    let server = Rig::start_with(quick).await;
+    let (status, _, real) = analyse(
+        &server,
+        &post_analysis(&json!({"pgn": "1. e4 f6,g5 2. Qh5# 1-0"})),
+    )
+    .await;
+    assert_eq!(status, 200);
+    for documented in documented_lines() {
+        let actual = match documented["ply"].as_u64() {
+            Some(ply) => &real[ply as usize],
+            None => real.last().expect("a done line"),
+        };
+        let keys = |v: &Value| -> Vec<String> {
+            v.as_object()
+                .map(|o| o.keys().cloned().collect())
+                .unwrap_or_default()
+        };
+        assert_eq!(keys(&documented), keys(actual), "{documented}\n{actual}");
+        // What the engine's speed does not change; the mate lines are exact.
+        let fixed: &[&str] =
+            if documented.get("end").is_some() || documented["score"].get("mate").is_some() {
+                &[
+                    "ply", "fen", "side", "phase", "end", "score", "white", "best", "best_san",
+                ]
+            } else {
+                &[
+                    "ply",
+                    "fen",
+                    "side",
+                    "phase",
+                    "done",
+                    "positions",
+                    "searched",
+                ]
+            };
+        for key in fixed {
+            assert_eq!(documented.get(*key), actual.get(*key), "{key}: {actual}");
+        }
+    }
+}
