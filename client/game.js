@@ -33,6 +33,7 @@
 // names legal sub-moves in SAN to match typed text (`legal` is UCI only).
 
 import { request, seatToken, saveSeat, h, clockLabel, outcomeText, cap } from './api.js';
+import { AnalysisPanel } from './analysis.js';
 import { Board } from './board.js';
 import { GameSocket } from './socket.js';
 import { placement, applyUci, kingSquare } from './fen.js';
@@ -531,6 +532,12 @@ class GamePage {
     const S = this.S;
     if (S.status !== 'finished' || !S.outcome) { this.banner.hidden = true; return; }
     this.banner.hidden = false;
+    if (!this.analysis) {
+      // A finished game may be analysed (GET /api/games/{id}/analysis; a live one may not).
+      this.analysis = new AnalysisPanel({ source: () => ({ url: `/api/games/${this.id}/analysis`, init: {} }), positions: () => this.S.moves.length + 1, onSelect: (ply) => this.goto(ply) });
+      this.banner.after(this.analysis.el);
+      this.analysis.watch(this.moveList);
+    }
     const mine = this.you && S.outcome.winner ? (S.outcome.winner === this.you ? 'You won. ' : 'You lost. ') : '';
     const parts = [
       h('strong', {}, S.outcome.result === '*' ? '—' : S.outcome.result),

@@ -7,6 +7,7 @@
 import { request, h } from './api.js';
 import { Board } from './board.js';
 import { placement, kingSquare } from './fen.js';
+import { AnalysisPanel } from './analysis.js';
 
 const SAMPLE = '1. e4 e5,Nc6 2. Qh5,Nf3 g6,gxh5';
 const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
@@ -18,22 +19,42 @@ export function replayPage(main) {
   const boardWrap = h('div', { class: 'board-wrap', id: 'board' });
   const list = h('ol', { class: 'movelist', id: 'movelist' });
   const where = h('p', { class: 'review-note', id: 'replay-where' });
+  const analysisSlot = h('div', { id: 'analysis-slot' });
   let data = null;
   let index = 0;
+  let analysis = null;
+
+  /** The "Analyse" panel of a record that replayed: the same body, sent to /api/analysis. */
+  const offerAnalysis = (body) => {
+    if (analysis) analysis.dispose();
+    analysis = null;
+    if (!body) return;
+    const positions = data.moves.length + 1;
+    analysis = new AnalysisPanel({
+      source: () => ({ url: '/api/analysis', init: { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) } }),
+      positions: () => positions,
+      onSelect: (ply) => go(ply),
+    });
+    analysisSlot.replaceChildren(analysis.el);
+    analysis.watch(list);
+  };
 
   const load = async () => {
     error.textContent = '';
     const value = text.value.trim();
     if (!value) { error.textContent = 'Paste a comma PGN or a FEN first.'; return; }
     const looksFen = /^[1-8pnbrqkPNBRQK]+(\/[1-8pnbrqkPNBRQK]+){7}\s/.test(value);
+    const body = looksFen ? { fen: value } : { pgn: value };
     try {
-      data = await request('POST', '/api/replay', looksFen ? { fen: value } : { pgn: value });
+      data = await request('POST', '/api/replay', body);
       index = data.moves.length;
+      offerAnalysis(body);
       const tag = (name) => (data.tags.find(([n]) => n === name) || [])[1];
       const players = tag('White') && tag('White') !== '?' ? `${tag('White')} – ${tag('Black')} · ` : '';
       summary.textContent = `${players}${data.moves.length} sub-moves · result ${data.result}${data.reason ? ` (${data.reason.replaceAll('_', ' ')})` : ''}`;
       show();
     } catch (err) {
+      offerAnalysis(null);
       const at = err.turn ? ` (turn ${err.turn}, sub-move ${err.submove})` : '';
       error.replaceChildren(h('strong', {}, `This ${looksFen ? 'FEN' : 'PGN'} cannot be replayed${at}.`), h('br'), err.message);
       // The record as far as it replays (the server sends it with a move
@@ -121,7 +142,7 @@ export function replayPage(main) {
         h('div', { class: 'row' },
           h('button', { type: 'submit', class: 'primary', id: 'replay-load' }, 'Load'),
           h('button', { type: 'button', id: 'replay-example', onclick: () => { text.value = SAMPLE; load(); } }, 'Example'))),
-      error, summary, list, where)));
+      error, summary, list, where, analysisSlot)));
   const board = new Board(boardWrap, {});
   board.setPosition(placement(START_FEN));
   document.addEventListener('keydown', (e) => {

@@ -2416,3 +2416,88 @@ async fn a_marseillais_first_turn_is_two_submoves_in_one_turn_and_abort_stays_un
     }
     rig.stop(vec![white, black]).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn analyse_fills_the_evaluation_graph_on_the_replay_page_and_on_a_finished_game() {
+    if !browser_available("analyse_fills_the_evaluation_graph...") {
+        return;
+    }
+    let _serial = SERIAL.lock().await;
+    let rig = Rig::start_with(|config| {
+        config.analysis.budget = Duration::from_millis(400);
+        config.analysis.position_max = Duration::from_millis(50);
+    })
+    .await;
+    let s = rig.driver.session().await;
+    s.client
+        .goto(&rig.url("/replay"))
+        .await
+        .expect("replay page");
+    set_value(&s, "#replay-input", "1. e4 f6,g5").await;
+    click(&s, "#replay-load").await;
+    wait_moves(&[&s], 3).await;
+    click(&s, "#btn-analyse").await;
+    // One point per position: the start and after each of the 3 sub-moves.
+    wait_for(
+        &s,
+        "document.querySelectorAll('#analysis-graph circle').length === 4",
+        "four points on the graph",
+    )
+    .await;
+    wait_text(&s, "#analysis-status", "Analysed 4 positions").await;
+    // The last position (White to move) is a mate in one: said in words, with the best turn.
+    wait_text(&s, "#analysis-detail", "White mates in 1 sub-move").await;
+    wait_text(&s, "#analysis-detail", "best turn: Qh5#").await;
+    // Each sub-move carries its evaluation; a click on the first shows that position.
+    assert_eq!(
+        js(
+            &s,
+            "return [...document.querySelectorAll('#movelist .mv')].map(b => !!b.dataset.eval)"
+        )
+        .await,
+        json!([true, true, true])
+    );
+    assert_eq!(
+        js(
+            &s,
+            "return document.querySelector('#movelist .mv[data-index=\"2\"]').dataset.eval"
+        )
+        .await,
+        json!("#1")
+    );
+    click(&s, "#movelist .mv[data-index='0']").await;
+    wait_text(&s, "#analysis-detail", "After sub-move 1").await;
+    // The graph has a text alternative: its title and the table.
+    let title = text(&s, "#analysis-graph title").await;
+    assert!(title.contains("4 of 4 positions"), "{title}");
+    assert_eq!(
+        js(
+            &s,
+            "return document.querySelectorAll('#analysis-table tbody tr').length"
+        )
+        .await,
+        json!(4)
+    );
+    assert_accessible(&s, "replay page with an analysis").await;
+
+    // A finished game's page offers the same.
+    let (id, white_token, black_token) = rig.server.game_between_two(json!({})).await;
+    let mut white = rig.server.seat(&id, &white_token).await;
+    let mut black = rig.server.seat(&id, &black_token).await;
+    support::game::play_until_white_mates_in_one(&mut white, &mut black).await;
+    white.play("d1h5", "w2").await;
+    s.client
+        .goto(&rig.url(&format!("/game/{id}")))
+        .await
+        .expect("game page");
+    wait_moves(&[&s], 4).await;
+    click(&s, "#btn-analyse").await;
+    wait_for(
+        &s,
+        "document.querySelectorAll('#analysis-graph circle').length === 5",
+        "five points on the finished game's graph",
+    )
+    .await;
+    wait_text(&s, "#analysis-detail", "checkmate").await;
+    rig.stop(vec![s]).await;
+}

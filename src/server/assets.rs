@@ -23,6 +23,7 @@ pub const ASSETS: &[(&str, &str, &[u8])] = &[
     asset!("README.md", "text/markdown; charset=utf-8"),
     asset!("app.js", JS),
     asset!("api.js", JS),
+    asset!("analysis.js", JS),
     asset!("announce.js", JS),
     asset!("board.js", JS),
     asset!("fen.js", JS),
