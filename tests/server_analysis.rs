@@ -356,3 +356,29 @@ async fn the_documented_lines_are_what_the_server_sends() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_shutdown_ends_a_running_analysis_with_an_error_line() {
+    let mut server = Rig::start_with(endless).await;
+    let mut stream = connect_and_send(
+        server.addr(),
+        &post_analysis(&json!({"pgn": "1. e4 e5,Nf6"})),
+    )
+    .await
+    .expect("sent");
+    assert!(gauge_reaches(&server, "marseillais_engine_searches_running", 1.0).await);
+    server.pause().await;
+    let raw = support::http::read_until_closed(&mut stream, WAIT)
+        .await
+        .expect("the server closes the stream");
+    let text = String::from_utf8_lossy(&raw);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    let last = text
+        .lines()
+        .rev()
+        .find(|line| line.starts_with('{'))
+        .expect("a JSON line");
+    let last: Value = serde_json::from_str(last).expect("json");
+    assert_eq!(last["error"]["code"], "shutting_down", "{text}");
+    assert_eq!(last["error"]["ply"], 0);
+}
