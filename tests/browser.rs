@@ -2467,6 +2467,15 @@ async fn analyse_fills_the_evaluation_graph_on_the_replay_page_and_on_a_finished
     );
     click(&s, "#movelist .mv[data-index='0']").await;
     wait_text(&s, "#analysis-detail", "After sub-move 1").await;
+    // A click near the graph's right end shows the last position.
+    js(
+        &s,
+        "const g = document.querySelector('#analysis-graph'); const b = g.getBoundingClientRect(); \
+         g.dispatchEvent(new MouseEvent('click', {clientX: b.right - 1, clientY: b.top + 5, bubbles: true})); return true",
+    )
+    .await;
+    wait_text(&s, "#replay-where", "sub-move 2: g5").await;
+    wait_text(&s, "#analysis-detail", "After sub-move 3: White mates in 1").await;
     // The graph has a text alternative: its title and the table.
     let title = text(&s, "#analysis-graph title").await;
     assert!(title.contains("4 of 4 positions"), "{title}");
