@@ -231,7 +231,7 @@ export class AnalysisPanel {
   dispose() {
     this.stop();
     if (this.observer) this.observer.disconnect();
-    if (this.list) for (const b of this.list.querySelectorAll('button.mv[data-eval]')) delete b.dataset.eval;
+    if (this.list) for (const b of this.list.querySelectorAll('button.mv[data-eval]')) { delete b.dataset.eval; b.removeAttribute('title'); }
     this.list = null;
     this.el.remove();
   }
@@ -243,6 +243,9 @@ export class AnalysisPanel {
       const index = Number(b.dataset.index);
       const line = this.lines[index + 1];
       if (line) b.dataset.eval = evalText(line);
+      // The best turn of the position this sub-move was played from.
+      const before = this.lines[index];
+      if (line && before) b.title = `After it: ${evalWords(line)}. Best turn there: ${before.best_san.join(',') || '—'}`;
       if (b.classList.contains('current') || b.classList.contains('latest')) shown = index + 1;
     }
     if (shown !== this.current) {

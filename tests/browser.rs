@@ -2465,6 +2465,18 @@ async fn analyse_fills_the_evaluation_graph_on_the_replay_page_and_on_a_finished
         .await,
         json!("#1")
     );
+    // Its title says the best turn of the position it was played from (Black's S2: not g5).
+    let title = js(
+        &s,
+        "return document.querySelector('#movelist .mv[data-index=\"2\"]').title",
+    )
+    .await;
+    assert!(
+        title.as_str().is_some_and(
+            |t| t.starts_with("After it: White mates in 1 sub-move. Best turn there: ")
+        ),
+        "{title}"
+    );
     click(&s, "#movelist .mv[data-index='0']").await;
     wait_text(&s, "#analysis-detail", "After sub-move 1").await;
     // A click near the graph's right end shows the last position.
