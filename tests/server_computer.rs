@@ -412,3 +412,30 @@ async fn the_computer_at_full_strength_does_not_lose_on_time_in_a_five_second_ga
     assert!(!flagged, "the computer lost on time: {}", played.end);
     rig.stop().await;
 }
+
+#[tokio::test]
+async fn the_person_may_take_back_its_first_submove_and_the_computer_answers_the_turn_played() {
+    let rig = Rig::start().await;
+    let grant = create(
+        rig.addr(),
+        json!({"computer": {"level": 1}, "color": "white", "variant": "marseillais"}),
+    )
+    .await;
+    let id = s(&grant["id"]);
+    let mut client = rig.seat(&id, &s(&grant["token"])).await;
+    client.recv_type("state").await;
+    client.play("e2e4", "p1").await;
+    client.send(json!({"t": "takeback_submove"})).await;
+    let takeback = client.recv_type("takeback").await;
+    assert_eq!(takeback.d["uci"], "e2e4");
+    client.play("d2d4", "p2").await;
+    client.play("e2e4", "p3").await;
+    let answer = computer_moves(&mut client, "black", 2).await;
+    assert_eq!(answer.len(), 2);
+    let (_, text) = rig.http("GET", &format!("/api/games/{id}"), None).await;
+    let snapshot: Value = serde_json::from_str(&text).expect("json");
+    let moves = support::game::each_move(&snapshot["moves"], "uci");
+    assert_eq!(moves[..2], ["d2d4", "e2e4"]);
+    assert_eq!(moves[2..], answer[..]);
+    rig.stop().await;
+}
