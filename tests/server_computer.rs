@@ -439,3 +439,39 @@ async fn the_person_may_take_back_its_first_submove_and_the_computer_answers_the
     assert_eq!(moves[2..], answer[..]);
     rig.stop().await;
 }
+
+#[tokio::test]
+async fn a_computer_whose_move_is_always_refused_gives_up_after_a_few_tries_instead_of_spinning() {
+    use marseillais::server::config::{PanicOnMove, PanicSite};
+    // Black (the computer) has one legal sub-move, Ka7, and the room refuses it every time
+    // (the test hook panics while handling it; the room survives and refuses the move).
+    let rig = Rig::start_with(|config| {
+        config.panic_on_move = Some(PanicOnMove {
+            uci: "a8a7".into(),
+            site: PanicSite::Handling,
+        });
+    })
+    .await;
+    let grant = create(
+        rig.addr(),
+        json!({"computer": {"level": 1}, "color": "white", "fen": "k7/2K5/8/8/8/8/8/7R b - - 0 1"}),
+    )
+    .await;
+    let id = s(&grant["id"]);
+    let mut client = rig.seat(&id, &s(&grant["token"])).await;
+    let state = client.recv_type("state").await;
+    assert_eq!(state.d["legal"], json!(["a8a7"]));
+    // Bounded: MAX_REFUSALS tries a second apart, then the computer leaves its seat.
+    let left = client
+        .try_until(std::time::Duration::from_secs(60), |m| {
+            m.t == "presence" && m.d["black"] == false
+        })
+        .await;
+    assert!(left.is_some(), "the computer left after its refusals");
+    let (_, text) = rig.http("GET", &format!("/api/games/{id}"), None).await;
+    let snapshot: Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(snapshot["status"], "playing");
+    assert_eq!(snapshot["moves"], json!([]));
+    assert_eq!(snapshot["seats"]["black"]["connected"], false);
+    rig.stop().await;
+}
