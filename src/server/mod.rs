@@ -30,6 +30,7 @@ pub mod analysis;
 pub mod assets;
 pub mod bucket;
 pub mod clock;
+pub mod computer;
 pub mod config;
 pub mod engine_pool;
 pub mod expiry;
