@@ -455,11 +455,7 @@ impl Analysis {
         let engine = self.engine.take();
         let pool = Arc::clone(&self.pool);
         let run = pool.run(move |stop| {
-            let mut engine = engine.unwrap_or_else(|| {
-                let mut engine = Engine::new();
-                engine.set_hash_mb(HASH_MB);
-                engine
-            });
+            let mut engine = engine.unwrap_or_else(|| Engine::with_hash_mb(HASH_MB));
             let started = Instant::now();
             let result = engine.search(&game, &limits, stop, |_| {});
             (engine, game, result, started.elapsed())
