@@ -42,6 +42,11 @@ export function describeSubMove(uci, san = '') {
   return words;
 }
 
+/** "Black", or "Black (computer)" for the computer's side (the state's `computer`). */
+function who(color, state) {
+  return state.computer && state.computer.color === color ? `${cap(color)} (computer)` : cap(color);
+}
+
 /**
  * Announces a game event if the user should hear it. `t` and `d` are the
  * WebSocket event; `state` is the page's state *before* the event (its
@@ -58,7 +63,7 @@ export function announceEvent(t, d, state, you) {
       // The record's last entry is this colour's: the same turn, add to it.
       if (run && run.color === d.color && last && last.color === d.color) run.words.push(words);
       else run = { color: d.color, words: [words] };
-      announce(`${cap(d.color)}: ${run.words.join(', then ')}`);
+      announce(`${who(d.color, state)}: ${run.words.join(', then ')}`);
       break;
     }
     case 'takeback': {
