@@ -262,7 +262,7 @@ function createErrorText(err) {
     if (message.startsWith('clock:')) {
       return `the clock is out of range (base time at most ${MAX_BASE_MINUTES} minutes, increment at most ${MAX_INCREMENT_SECS} seconds, not both zero).`;
     }
-    if (message.startsWith('computer:')) return 'the computer\'s level must be a whole number from 1 to 8.';
+    if (message.startsWith('computer')) return 'the computer\'s level must be a whole number from 1 to 8.';
     return 'the server did not understand the request.';
   }
   return message;
