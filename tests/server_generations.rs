@@ -41,6 +41,7 @@ fn game(start: Position) -> GameState {
             at_ms: 2,
             color: Color::Black,
             seat_hash: "b".into(),
+            computer: None,
         },
     ];
     GameState::replay(

@@ -67,8 +67,13 @@ impl EnginePool {
         let raise_on_drop = RaiseOnDrop(Arc::clone(&stop));
         let metrics = Arc::clone(&self.metrics);
         let task = tokio::task::spawn_blocking(move || {
-            let _running = Gauge::up(&metrics.engine_running, Some(&metrics.engine_running_peak));
-            let answer = search(&stop);
+            let answer = {
+                let _running =
+                    Gauge::up(&metrics.engine_running, Some(&metrics.engine_running_peak));
+                search(&stop)
+            };
+            // After the running gauge is down: the next search may start only then, or the
+            // peak would count both for an instant.
             drop(permit);
             answer
         });

@@ -88,6 +88,7 @@ mod tests {
                 at_ms: 2_000,
                 color: Color::Black,
                 seat_hash: ids::token_hash("b"),
+                computer: None,
             });
         }
         GameState::replay(

@@ -13,8 +13,8 @@ pub fn pgn(state: &GameState) -> String {
         site: format!("/game/{}", state.id),
         date: pgn_date(state.created_ms),
         round: "-".into(),
-        white: player_name(state, Color::White).into(),
-        black: player_name(state, Color::Black).into(),
+        white: player_name(state, Color::White),
+        black: player_name(state, Color::Black),
         time_control: state
             .clock_spec
             .map(|c| format!("{}+{}", c.base_secs, c.increment_secs)),
@@ -22,13 +22,16 @@ pub fn pgn(state: &GameState) -> String {
     write_game(state.game(), &tags)
 }
 
-/// The `White` / `Black` tag: `Anonymous` for a seated player (there are no accounts yet, so
-/// no name to give), `?` (PGN's "unknown") only for a seat nobody has taken.
-fn player_name(state: &GameState, color: Color) -> &'static str {
-    if state.seat_taken(color) {
-        "Anonymous"
-    } else {
-        "?"
+/// The `White` / `Black` tag: `Marseillais engine (level N)` for the computer's seat,
+/// `Anonymous` for a seated person (there are no accounts yet, so no name to give), `?`
+/// (PGN's "unknown") only for a seat nobody has taken.
+fn player_name(state: &GameState, color: Color) -> String {
+    match state.computer() {
+        Some(computer) if computer.color == color => {
+            format!("Marseillais engine (level {})", computer.level.get())
+        }
+        _ if state.seat_taken(color) => "Anonymous".into(),
+        _ => "?".into(),
     }
 }
 

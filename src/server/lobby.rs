@@ -8,12 +8,13 @@ use std::time::Instant;
 use serde::Deserialize;
 
 use super::config::Config;
-use super::game::{ClockSpec, Event, GameState, Variant};
+use super::game::{COMPUTER_SEAT_HASH, ClockSpec, Event, GameState, Variant};
 use super::ids;
 use super::project;
 use super::protocol::{ErrorCode, Refusal};
 use super::room::replay_history;
 use super::store::{Commit, codec};
+use crate::engine::Level;
 use crate::rules::{Color, Position, Rules};
 
 /// A `POST /api/games` body; every field optional.
@@ -25,7 +26,18 @@ pub struct NewGame {
     pub fen: Option<String>,
     pub variant: Option<Variant>,
     /// `false`: a private game, in no listing, reachable by its id (invite link) only.
+    /// Defaults to `true`, and to `false` for a game against the computer.
     pub listed: Option<bool>,
+    /// Play against the server's computer player, which takes the other seat at once.
+    pub computer: Option<ComputerChoice>,
+}
+
+/// The `computer` of a `POST /api/games` body.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComputerChoice {
+    /// 1 (weakest) to 8 (full strength); anything else is refused, not clamped.
+    pub level: i64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -98,6 +110,7 @@ pub fn created_event(
             }
         }
     };
+    computer_level(request)?;
     let created = Event::Created {
         at_ms,
         variant,
@@ -105,20 +118,79 @@ pub fn created_event(
         clock: request.clock,
         creator: color,
         seat_hash,
-        listed: request.listed.unwrap_or(true),
+        listed: request.listed.unwrap_or(request.computer.is_none()),
     };
     Ok((created, color))
 }
 
+/// The computer's level a request asks for (`None`: a game between two people).
+fn computer_level(request: &NewGame) -> Result<Option<Level>, Refusal> {
+    let Some(choice) = request.computer else {
+        return Ok(None);
+    };
+    if !(i64::from(Level::MIN)..=i64::from(Level::MAX)).contains(&choice.level) {
+        return Err(Refusal::new(
+            ErrorCode::BadRequest,
+            format!(
+                "computer.level: {} is not a level; levels are {} (weakest) to {} (full strength)",
+                choice.level,
+                Level::MIN,
+                Level::MAX
+            ),
+        ));
+    }
+    Ok(Some(Level::new(choice.level)))
+}
+
+/// The first events of a new game: `created`, and for a game against the computer the
+/// computer's `joined` in the other seat (the game starts at once).
+pub fn first_events(
+    request: &NewGame,
+    seat_hash: String,
+    at_ms: i64,
+) -> Result<(Vec<Event>, Color), Refusal> {
+    let (created, color) = created_event(request, seat_hash, at_ms)?;
+    let mut events = vec![created];
+    if let Some(level) = computer_level(request)? {
+        events.push(computer_joined(!color, level, at_ms));
+    }
+    Ok((events, color))
+}
+
+/// The computer taking the `color` seat.
+fn computer_joined(color: Color, level: Level, at_ms: i64) -> Event {
+    Event::Joined {
+        at_ms,
+        color,
+        seat_hash: COMPUTER_SEAT_HASH.to_owned(),
+        computer: Some(level),
+    }
+}
+
 /// The rematch of a finished game, ready to commit: same start, variant, clock and listing,
 /// colours swapped. `seats`: the hashes of the players' rematch tokens, indexed by their *old*
-/// colour.
+/// colour. Against the computer, the human creates the rematch and the computer (same level)
+/// joins it in the other colour.
 pub fn rematch(
     old: &GameState,
     seats: [String; 2],
     at_ms: i64,
     config: &Config,
 ) -> Result<Prepared, Refusal> {
+    if let Some(computer) = old.computer() {
+        let human = !computer.color;
+        let created = Event::Created {
+            at_ms,
+            variant: old.variant,
+            start: *old.game().start(),
+            clock: old.clock_spec,
+            creator: !human,
+            seat_hash: seats[human as usize].clone(),
+            listed: old.listed,
+        };
+        let joined = computer_joined(human, computer.level, at_ms);
+        return prepare(vec![created, joined], config);
+    }
     let [white, black] = seats;
     // The old white player sits as black in the rematch, and vice versa.
     let created = Event::Created {
@@ -134,6 +206,7 @@ pub fn rematch(
         at_ms,
         color: Color::White,
         seat_hash: black,
+        computer: None,
     };
     prepare(vec![created, joined], config)
 }

@@ -29,6 +29,7 @@
 pub mod assets;
 pub mod bucket;
 pub mod clock;
+pub mod computer;
 pub mod config;
 pub mod engine_pool;
 pub mod expiry;

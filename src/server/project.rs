@@ -6,11 +6,11 @@
 
 use std::time::{Duration, Instant};
 
-use super::game::{Checked, Event, GameState, RecordEntry, Refused};
+use super::game::{Checked, ComputerSeat, Event, GameState, RecordEntry, Refused};
 use super::protocol::{
-    ByMsg, ClockView, EndMsg, ErrorCode, GameSnapshot, GameSummary, JoinMsg, LiveState, MoveMsg,
-    MoveRecord, OutcomeView, PositionFields, Refusal, RematchMsg, SeatView, Seats, SeatsTaken,
-    ServerMsg, SharedState, Side, StateMsg, TakebackMsg,
+    ByMsg, ClockView, ComputerView, EndMsg, ErrorCode, GameSnapshot, GameSummary, JoinMsg,
+    LiveState, MoveMsg, MoveRecord, OutcomeView, PositionFields, Refusal, RematchMsg, SeatView,
+    Seats, SeatsTaken, ServerMsg, SharedState, Side, StateMsg, TakebackMsg,
 };
 use super::store::{GameListing, GameStatus};
 use crate::rules::{Color, SubMove};
@@ -139,6 +139,7 @@ pub fn shared_state(state: &GameState, record: &[RecordEntry]) -> SharedState {
     SharedState {
         check: position.is_check(),
         claims: claims(state),
+        computer: state.computer().map(computer_view),
         draw_offer: state.draw_offer().map(Side::from),
         fen: position.fen(),
         id: state.id.clone(),
@@ -162,6 +163,14 @@ pub fn shared_state(state: &GameState, record: &[RecordEntry]) -> SharedState {
         status: state.status(),
         turn: position.side_to_move().into(),
         variant: state.variant,
+    }
+}
+
+/// A computer seat as the wire shows it.
+pub fn computer_view(seat: ComputerSeat) -> ComputerView {
+    ComputerView {
+        color: seat.color.into(),
+        level: seat.level.get(),
     }
 }
 
@@ -220,9 +229,21 @@ pub fn listing_after(state: &GameState, pending: &[Checked]) -> GameListing {
     let mut sub_moves = state.game().submoves().len();
     let mut outcome = state.game().outcome().filter(|_| state.is_finished());
     let mut updated_ms = state.updated_ms;
+    let mut computer = state.computer();
     for checked in pending {
         let event = checked.event();
         updated_ms = event.at_ms();
+        if let Event::Joined {
+            color,
+            computer: Some(level),
+            ..
+        } = event
+        {
+            computer = Some(ComputerSeat {
+                color: *color,
+                level: *level,
+            });
+        }
         match event {
             Event::Joined {
                 color: Color::White,
@@ -247,6 +268,7 @@ pub fn listing_after(state: &GameState, pending: &[Checked]) -> GameListing {
     };
     let summary = GameSummary {
         clock: state.clock_spec,
+        computer: computer.map(computer_view),
         created_ms: state.created_ms,
         id: state.id.clone(),
         reason: outcome.map(|o| o.reason().into()),

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use dashmap::DashMap;
 use tokio::sync::watch;
 
+use super::computer;
 use super::config::Config;
 use super::engine_pool::EnginePool;
 use super::expiry::{Expiry, millis};
@@ -118,15 +119,32 @@ impl Rooms {
         }
     }
 
-    /// Starts a room for `state` unless one is already live (then that one wins).
+    /// Starts a room for `state` unless one is already live (then that one wins), and the
+    /// driver of its computer seat when the game has one that still has something to do
+    /// (play, or answer a rematch offer).
     fn install(&self, state: GameState, recent: Vec<(u64, String)>) -> Arc<Room> {
         let id = state.id.clone();
+        let computer = state
+            .computer()
+            .filter(|_| !state.is_finished() || state.rematch_id().is_none());
+        let mut started = None;
         let entry = self.map.entry(id);
         let room = entry.or_insert_with(|| {
             let instance = self.next_instance.fetch_add(1, Ordering::Relaxed);
-            Room::spawn(self.deps(), state, recent, instance)
+            let room = Room::spawn(self.deps(), state, recent, instance);
+            started = Some(Arc::clone(&room));
+            room
         });
-        Arc::clone(room.value())
+        let room = Arc::clone(room.value());
+        if let (Some(new_room), Some(seat)) = (started, computer) {
+            computer::spawn(
+                new_room,
+                Arc::clone(&self.engines),
+                seat,
+                self.config.outgoing_queue,
+            );
+        }
+        room
     }
 
     /// The live room of a game, loading it from the store if needed; `None` for an unknown id.
@@ -292,8 +310,8 @@ impl Rooms {
     /// event, then its room starts.
     pub async fn create(&self, request: NewGame) -> Result<SeatGrant, Refusal> {
         let token = ids::new_token();
-        let (created, color) = lobby::created_event(&request, ids::token_hash(&token), now_ms())?;
-        let prepared = lobby::prepare(vec![created], &self.config)?;
+        let (events, color) = lobby::first_events(&request, ids::token_hash(&token), now_ms())?;
+        let prepared = lobby::prepare(events, &self.config)?;
         let started = Instant::now();
         let result = self.store.commit(prepared.commit).await;
         self.metrics.commit_latency.observe(started.elapsed());

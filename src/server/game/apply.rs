@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use super::decide::{Checked, MovePreview};
 use super::event::Event;
 use super::policy;
-use super::state::GameState;
+use super::state::{ComputerSeat, GameState};
 use crate::rules::{Claim, Termination};
 use crate::server::clock::Clock;
 
@@ -114,9 +114,13 @@ impl GameState {
             // `check` refuses a second one and the state is made from the first.
             Event::Created { .. } => {}
             Event::Joined {
-                color, seat_hash, ..
+                color,
+                seat_hash,
+                computer,
+                ..
             } => {
                 self.seats[color as usize] = Some(seat_hash);
+                self.computer = computer.map(|level| ComputerSeat { color, level });
                 self.position_version = index;
                 if policy::first_move_timer_runs(self.clock.is_some(), self.turns_completed) {
                     self.first_move_since = Some(now);

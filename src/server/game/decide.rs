@@ -445,6 +445,7 @@ impl GameState {
             at_ms,
             color,
             seat_hash,
+            computer: None,
         }))
     }
 

@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::Level;
 use crate::rules::{Color, Outcome, Position, SubMove};
 
 /// Which first turn a game from the initial position has.
@@ -45,11 +46,14 @@ pub enum Event {
         /// Whether the game appears in the lobby listings.
         listed: bool,
     },
-    /// The second seat was taken; the game starts.
+    /// The second seat was taken; the game starts. `computer`: the seat is the server's
+    /// computer player at this level (its `seat_hash` is then [`COMPUTER_SEAT_HASH`], which
+    /// no token hashes to); `None` for a human, and in every log written before it existed.
     Joined {
         at_ms: i64,
         color: Color,
         seat_hash: String,
+        computer: Option<Level>,
     },
     /// An accepted sub-move; `clock` holds both readings right after it, increment included.
     Move {
@@ -109,6 +113,11 @@ impl Event {
         }
     }
 }
+
+/// The seat hash of a computer's seat. A token's hash is 64 lowercase hex digits, so no
+/// token can ever match it (and [`super::GameState::seat_of`] skips the computer's seat
+/// anyway): the computer holds its seat by an in-process proof, never by a token.
+pub const COMPUTER_SEAT_HASH: &str = "computer";
 
 /// Unix-epoch milliseconds now.
 pub fn now_ms() -> i64 {

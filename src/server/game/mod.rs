@@ -16,5 +16,5 @@ mod tests;
 
 pub use apply::ReplayError;
 pub use decide::{Checked, Decided, Decision, Refused, Request};
-pub use event::{ClockSpec, Event, Readings, Variant, now_ms};
-pub use state::{ACK_WINDOW, GameState, LiveParts, RecordEntry};
+pub use event::{COMPUTER_SEAT_HASH, ClockSpec, Event, Readings, Variant, now_ms};
+pub use state::{ACK_WINDOW, ComputerSeat, GameState, LiveParts, RecordEntry};

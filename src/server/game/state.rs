@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use super::event::{ClockSpec, Event, Variant};
 use super::policy;
+use crate::engine::Level;
 use crate::rules::{Color, Game, Position, SubMove};
 use crate::server::clock::Clock;
 use crate::server::ids;
@@ -42,6 +43,8 @@ pub struct GameState {
     pub(super) taken_back: Option<SubMove>,
     /// Token hashes, indexed by `Color as usize`.
     pub(super) seats: [Option<String>; 2],
+    /// The seat the server's computer player holds, and its level (`Event::Joined`).
+    pub(super) computer: Option<ComputerSeat>,
     pub(super) clock: Option<Clock>,
     /// Clock readings frozen at the end.
     pub(super) end_clock: Option<[u64; 2]>,
@@ -105,6 +108,13 @@ pub struct LiveParts {
     first_move_since: Option<Instant>,
 }
 
+/// The seat of a computer player: its colour and level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ComputerSeat {
+    pub color: Color,
+    pub level: Level,
+}
+
 /// One sub-move of the record, for snapshots.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecordEntry {
@@ -142,6 +152,7 @@ impl GameState {
             last_mover: None,
             taken_back: None,
             seats,
+            computer: None,
             clock: clock.map(|c| {
                 Clock::new(
                     u64::from(c.base_secs) * 1000,
@@ -225,13 +236,20 @@ impl GameState {
         }
     }
 
-    /// The seat `token` belongs to, if any.
+    /// The seat `token` belongs to, if any. Never the computer's seat: no token holds it.
     pub fn seat_of(&self, token: &str) -> Option<Color> {
+        let computer = self.computer.map(|c| c.color);
         Color::ALL.into_iter().find(|&c| {
-            self.seats[c as usize]
-                .as_deref()
-                .is_some_and(|hash| ids::token_matches(token, hash))
+            Some(c) != computer
+                && self.seats[c as usize]
+                    .as_deref()
+                    .is_some_and(|hash| ids::token_matches(token, hash))
         })
+    }
+
+    /// The computer player's seat, in a game against the computer.
+    pub fn computer(&self) -> Option<ComputerSeat> {
+        self.computer
     }
 
     pub fn seat_taken(&self, color: Color) -> bool {

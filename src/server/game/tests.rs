@@ -30,6 +30,7 @@ fn joined() -> Event {
         at_ms: 2,
         color: Color::Black,
         seat_hash: ids::token_hash("b"),
+        computer: None,
     }
 }
 

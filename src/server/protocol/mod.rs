@@ -33,6 +33,6 @@ pub use server::{
     PositionFields, PresenceMsg, RematchMsg, RematchSeatMsg, ServerMsg, TakebackMsg,
 };
 pub use snapshot::{
-    GameSnapshot, GameSummary, LiveState, MoveRecord, SeatView, Seats, SeatsTaken, SharedState,
-    SharedText, StateMsg,
+    ComputerView, GameSnapshot, GameSummary, LiveState, MoveRecord, SeatView, Seats, SeatsTaken,
+    SharedState, SharedText, StateMsg,
 };

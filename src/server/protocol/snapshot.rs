@@ -55,6 +55,15 @@ pub struct LiveState {
     pub you: Option<Side>,
 }
 
+/// The computer player of a game against the computer: its seat and level. Only such games
+/// have the field at all (`skip_serializing_if`), so every other game's bytes are unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComputerView {
+    pub color: Side,
+    pub level: u8,
+}
+
 /// One sub-move of the record.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -71,6 +80,8 @@ pub struct MoveRecord {
 pub struct SharedState {
     pub check: bool,
     pub claims: Vec<ClaimName>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub computer: Option<ComputerView>,
     pub draw_offer: Option<Side>,
     pub fen: String,
     pub id: String,
@@ -171,6 +182,8 @@ struct StateFields {
     you: Option<Side>,
     check: bool,
     claims: Vec<ClaimName>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    computer: Option<ComputerView>,
     draw_offer: Option<Side>,
     fen: String,
     id: String,
@@ -199,6 +212,7 @@ impl StateFields {
         let SharedState {
             check,
             claims,
+            computer,
             draw_offer,
             fen,
             id,
@@ -221,6 +235,7 @@ impl StateFields {
             you,
             check,
             claims,
+            computer,
             draw_offer,
             fen,
             id,
@@ -248,6 +263,7 @@ impl StateFields {
         let shared = SharedState {
             check: self.check,
             claims: self.claims,
+            computer: self.computer,
             draw_offer: self.draw_offer,
             fen: self.fen,
             id: self.id,
@@ -290,6 +306,8 @@ pub struct GameSnapshot {
     pub check: bool,
     pub claims: Vec<ClaimName>,
     pub clock: Option<ClockView>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub computer: Option<ComputerView>,
     pub draw_offer: Option<Side>,
     pub fen: String,
     pub first_move_ms: Option<u64>,
@@ -320,6 +338,7 @@ impl GameSnapshot {
             you: _,
             check,
             claims,
+            computer,
             draw_offer,
             fen,
             id,
@@ -338,6 +357,7 @@ impl GameSnapshot {
             check,
             claims,
             clock,
+            computer,
             draw_offer,
             fen,
             first_move_ms,
@@ -374,6 +394,8 @@ pub struct SeatsTaken {
 #[serde(deny_unknown_fields)]
 pub struct GameSummary {
     pub clock: Option<ClockSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub computer: Option<ComputerView>,
     pub created_ms: i64,
     pub id: String,
     /// Set once the game has ended, with `result`.

@@ -9,7 +9,7 @@ use super::fanout::ConnId;
 use super::{RoomTask, SeatGrant, ack_msg};
 use crate::rules::Color;
 use crate::server::config::PanicSite;
-use crate::server::game::{Decided, Event, Refused, Request, now_ms};
+use crate::server::game::{COMPUTER_SEAT_HASH, Decided, Event, Refused, Request, now_ms};
 use crate::server::protocol::{ClientMsg, ErrorCode, Refusal, RematchSeatMsg, ServerMsg};
 use crate::server::{ids, lobby, project};
 
@@ -136,10 +136,16 @@ impl RoomTask {
         ))
     }
 
-    /// The hash of the rematch token of the player on `conn`.
+    /// The hash of the rematch token of the player on `conn` (the computer, which has no
+    /// token, sits in the rematch by its own seat hash).
     pub(super) fn rematch_seat_hash(&self, conn: ConnId) -> Result<String, Refusal> {
-        self.crowd
-            .get(conn)
+        let member = self.crowd.get(conn);
+        if let (Some(computer), Some(seat)) = (self.state.computer(), member.and_then(|m| m.seat))
+            && computer.color == seat
+        {
+            return Ok(COMPUTER_SEAT_HASH.to_owned());
+        }
+        member
             .and_then(|m| m.token.as_deref())
             .map(|token| ids::token_hash(&ids::rematch_token(token, &self.state.id)))
             .ok_or_else(|| Refusal::new(ErrorCode::NotAPlayer, "say hello with your seat token"))

@@ -13,6 +13,7 @@ use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use super::fanout::{ConnId, Outbox, next_conn};
 use super::{Command, Gone, Room};
+use crate::server::computer::ComputerProof;
 use crate::server::protocol::ClientMsg;
 
 pub struct Agent {
@@ -39,6 +40,36 @@ impl Agent {
             conn,
             token,
             since,
+            outbox: Outbox {
+                queue: tx,
+                lagged: Arc::clone(&lagged),
+            },
+            done,
+        })
+        .await?;
+        registered.await.map_err(|_| Gone)?;
+        Ok(Agent {
+            conn,
+            room,
+            inbox,
+            lagged,
+        })
+    }
+
+    /// Connects to `room` as the server's computer player, in the game's computer seat
+    /// (proved by `proof`, not by a token: the computer has none), with a fresh snapshot.
+    pub async fn attach_computer(
+        room: Arc<Room>,
+        proof: ComputerProof,
+        queue: usize,
+    ) -> Result<Agent, Gone> {
+        let conn = next_conn();
+        let (tx, inbox) = mpsc::channel(queue.max(1));
+        let lagged = Arc::new(AtomicBool::new(false));
+        let (done, registered) = oneshot::channel();
+        room.send(Command::ConnectComputer {
+            conn,
+            proof,
             outbox: Outbox {
                 queue: tx,
                 lagged: Arc::clone(&lagged),

@@ -7,10 +7,12 @@ use std::time::Instant;
 
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
-use super::crowd::Tell;
+use super::crowd::{Member, Tell};
 use super::fanout::ConnId;
 use super::{RoomTask, project};
 use crate::rules::Color;
+use crate::server::bucket::TokenBucket;
+use crate::server::computer::ComputerProof;
 use crate::server::protocol::{ClaimInMs, ErrorCode, PresenceMsg, Refusal, ServerMsg, SharedText};
 
 impl RoomTask {
@@ -43,6 +45,31 @@ impl RoomTask {
         if let Some(grant) = self.rematch_grant(conn) {
             self.send_to(conn, &grant);
         }
+        if !self.after_membership_change() {
+            let msg = self.presence_msg();
+            self.send_to(conn, &msg);
+        }
+    }
+
+    /// Seats the computer's connection in the game's computer seat (a spectator if the game
+    /// has none: the proof is a computer's, not a seat of this game) and sends it a snapshot.
+    pub(super) fn hello_computer(&mut self, conn: ConnId, _proof: ComputerProof) {
+        let config = &self.deps.config;
+        let hello = TokenBucket::new(
+            config.hello_rate_per_sec,
+            config.hello_burst,
+            Instant::now(),
+        );
+        let seat = self.state.computer().map(|c| c.color);
+        self.crowd.insert(
+            conn,
+            Member {
+                seat,
+                hello,
+                token: None,
+            },
+        );
+        self.resync(conn, None);
         if !self.after_membership_change() {
             let msg = self.presence_msg();
             self.send_to(conn, &msg);

@@ -37,6 +37,7 @@ use self::fanout::{Fanout, LocalFanout};
 use self::history::History;
 pub use self::history::replay_history;
 use super::bucket::TokenBucket;
+use super::computer::ComputerProof;
 use super::config::{Config, PanicSite};
 use super::expiry::Expiry;
 use super::export;
@@ -99,6 +100,14 @@ pub enum Command {
         conn: ConnId,
         token: Option<String>,
         since: Option<u64>,
+        outbox: Outbox,
+        done: oneshot::Sender<()>,
+    },
+    /// The server's computer player joins the room in the game's computer seat (the proof
+    /// can only be made by the computer's driver: no token, nothing from the wire).
+    ConnectComputer {
+        conn: ConnId,
+        proof: ComputerProof,
         outbox: Outbox,
         done: oneshot::Sender<()>,
     },
@@ -394,6 +403,16 @@ impl RoomTask {
                     },
                 );
                 self.hello(conn, token, since);
+                let _ = done.send(());
+            }
+            Command::ConnectComputer {
+                conn,
+                proof,
+                outbox,
+                done,
+            } => {
+                self.fanout.subscribe(conn, outbox);
+                self.hello_computer(conn, proof);
                 let _ = done.send(());
             }
             Command::Disconnect { conn } => self.leave(conn),

@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::Level;
 use crate::rules::{Color, Outcome, Position, Rules, SubMove, Termination};
 use crate::server::game::{ClockSpec, Event, Readings, Variant};
 use crate::server::protocol::Side;
@@ -23,6 +24,18 @@ pub enum CodecError {
     SubMove { uci: String, reason: String },
     #[error("unknown end reason {0:?}")]
     Reason(String),
+    #[error("computer level {0} is not in {min}..={max}", min = Level::MIN, max = Level::MAX)]
+    Level(u8),
+}
+
+/// A stored computer level, refused (not clamped) outside 1..=8: a log with another level
+/// was not written by this server.
+fn level(n: u8) -> Result<Level, CodecError> {
+    if (Level::MIN..=Level::MAX).contains(&n) {
+        Ok(Level::new(i64::from(n)))
+    } else {
+        Err(CodecError::Level(n))
+    }
 }
 
 /// The stored form. Field order is the stored order.
@@ -39,10 +52,13 @@ enum Stored {
         #[serde(default = "listed_by_default", skip_serializing_if = "is_listed")]
         listed: bool,
     },
+    /// `computer`: the level of a computer seat, written only for one.
     Joined {
         at_ms: i64,
         color: Side,
         seat_hash: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        computer: Option<u8>,
     },
     Move {
         at_ms: i64,
@@ -115,10 +131,12 @@ pub fn encode(event: &Event) -> String {
             at_ms,
             color,
             seat_hash,
+            computer,
         } => Stored::Joined {
             at_ms,
             color: color.into(),
             seat_hash,
+            computer: computer.map(Level::get),
         },
         Event::Move {
             at_ms,
@@ -199,10 +217,12 @@ pub fn decode(text: &str) -> Result<Event, CodecError> {
             at_ms,
             color,
             seat_hash,
+            computer,
         } => Event::Joined {
             at_ms,
             color: color.into(),
             seat_hash,
+            computer: computer.map(level).transpose()?,
         },
         Stored::Move {
             at_ms,
@@ -316,6 +336,32 @@ mod tests {
             panic!("an old rematch reads");
         };
         assert!(!derived_seats);
+    }
+
+    #[test]
+    fn a_computer_seat_is_written_with_its_level_and_read_back() {
+        let joined = Event::Joined {
+            at_ms: 2,
+            color: Color::White,
+            seat_hash: crate::server::game::COMPUTER_SEAT_HASH.into(),
+            computer: Some(Level::new(3)),
+        };
+        let text = encode(&joined);
+        assert_eq!(
+            text,
+            r#"{"k":"joined","at_ms":2,"color":"white","seat_hash":"computer","computer":3}"#
+        );
+        assert_eq!(decode(&text), Ok(joined));
+    }
+
+    #[test]
+    fn a_stored_computer_level_outside_one_to_eight_is_a_typed_error() {
+        for bad in [0, 9] {
+            let text = format!(
+                r#"{{"k":"joined","at_ms":2,"color":"white","seat_hash":"computer","computer":{bad}}}"#
+            );
+            assert_eq!(decode(&text), Err(CodecError::Level(bad)));
+        }
     }
 
     #[test]

@@ -412,6 +412,7 @@ fn shared() -> SharedState {
     SharedState {
         check: p.check,
         claims: p.claims,
+        computer: None,
         draw_offer: Some(Side::Black),
         fen: p.fen,
         id: "k3Xq9aPz".into(),
@@ -534,6 +535,7 @@ fn a_lobby_summary_writes_every_key_sorted_with_null_result_until_the_end() {
     for (clock, outcome) in [(None, None), (clock, Some(aborted)), (clock, Some(mate))] {
         let summary = GameSummary {
             clock,
+            computer: None,
             created_ms: 1_764_000_000_000,
             id: "k3Xq9aPz".into(),
             reason: outcome.map(|o| o.reason().into()),

@@ -1,0 +1,363 @@
+//! The computer as a seat of a game: one task per live game against the computer (the
+//! driver), started by the registry whenever such a game's room is installed (create,
+//! restore at startup, reload from the store, rematch). It joins the room as an in-process
+//! [`Agent`] holding the computer's seat by a [`ComputerProof`] (no token), follows the game
+//! from the same messages a socket gets, and on its turn searches with the game's own
+//! [`Engine`] on the server's [`EnginePool`] (never on an async worker), then sends the move as
+//! a socket would: a `move` with an ack id, decided, committed and acknowledged like a human's.
+//!
+//! What it answers: a draw offer is declined (the computer plays on; a person who wants a
+//! draw can abort early or play it out); a rematch offer is accepted (a new game against the
+//! same level, colours swapped); it never offers, takes back, aborts, resigns or claims (not
+//! even victory on abandonment). After the end it stays a while for a rematch offer, while
+//! the person is connected (see [`LINGER_AWAY`]), then leaves so that the room can retire.
+//!
+//! Bounded everywhere: a refused move (a bug) is logged and the driver resyncs, at most
+//! [`MAX_REFUSALS`] times in a row; a dropped connection (the room's queue was full) is
+//! re-attached at most [`MAX_ATTACHES`] times; a search in flight is cancelled by dropping
+//! its future when the position it was for is gone (the pool raises its stop flag).
+
+pub mod seat;
+pub mod think;
+mod view;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub use seat::ComputerProof;
+use view::View;
+
+use super::engine_pool::{EngineFailed, EnginePool};
+use super::game::ComputerSeat;
+use super::protocol::{ClientMsg, ServerMsg};
+use super::room::Room;
+use super::room::agent::Agent;
+use crate::engine::level::splitmix;
+use crate::engine::{Engine, SearchResult};
+use crate::rules::Color;
+
+/// The transposition table of one computer game, in MB. Small on purpose: fifty games
+/// against the computer at 16 MB each would be 800 MB; at 2 MB they are 100 MB, and the low
+/// levels (node-capped) do not fill even that.
+pub const HASH_MB: usize = 2;
+
+/// Refused moves in a row before the driver gives up on the game (a bug: it should never
+/// happen). The person can then claim victory on abandonment, or the clock ends the game.
+pub const MAX_REFUSALS: u32 = 5;
+
+/// Times the driver joins its room again after being dropped for falling behind.
+pub const MAX_ATTACHES: u32 = 5;
+
+/// After the end: how long the person may be away before the driver leaves.
+pub const LINGER_AWAY: Duration = Duration::from_secs(5);
+
+/// After the end: the longest the driver waits for a rematch offer at all.
+pub const LINGER_MAX: Duration = Duration::from_secs(600);
+
+/// A search on the pool, with the engine it borrowed.
+type Search = Pin<Box<dyn Future<Output = Result<(Engine, SearchResult), EngineFailed>> + Send>>;
+
+/// Starts the driver of the computer's seat of the game in `room`.
+pub fn spawn(room: Arc<Room>, engines: Arc<EnginePool>, seat: ComputerSeat, queue: usize) {
+    let driver = Driver {
+        seed: game_seed(&room.id),
+        room,
+        engines,
+        seat,
+        queue,
+        engine: None,
+        moves_sent: 0,
+    };
+    tokio::spawn(driver.run());
+}
+
+/// The level noise seed of a game: from its id, so that two games differ and a restarted
+/// game keeps its character.
+fn game_seed(id: &str) -> u64 {
+    id.bytes()
+        .fold(0x4d61_7273_6569_6c6c, |h, b| splitmix(h ^ u64::from(b)))
+}
+
+/// Why a session with the room ended.
+enum Exit {
+    /// The game needs the computer no more (over, rematched, or given up on).
+    Done,
+    /// The room dropped the connection, or stopped.
+    Dropped,
+}
+
+struct Driver {
+    room: Arc<Room>,
+    engines: Arc<EnginePool>,
+    seat: ComputerSeat,
+    queue: usize,
+    seed: u64,
+    /// The game's engine, between searches (in the blocking closure during one).
+    engine: Option<Engine>,
+    /// Ack ids are unique per driver run: `c{version}-{count}`.
+    moves_sent: u64,
+}
+
+impl Driver {
+    async fn run(mut self) {
+        for _ in 0..MAX_ATTACHES {
+            let Ok(mut agent) =
+                Agent::attach_computer(Arc::clone(&self.room), ComputerProof::new(), self.queue)
+                    .await
+            else {
+                return;
+            };
+            match self.session(&mut agent).await {
+                Exit::Done => {
+                    agent.detach().await;
+                    return;
+                }
+                Exit::Dropped if agent.lagged() => {
+                    tracing::warn!(game = %self.room.id, "the computer fell behind its room; joining again");
+                }
+                Exit::Dropped => return,
+            }
+        }
+        tracing::error!(game = %self.room.id, "the computer was dropped too often; it leaves the game");
+    }
+
+    /// Follows the game until it needs the computer no more, or the room drops it.
+    async fn session(&mut self, agent: &mut Agent) -> Exit {
+        let me = self.seat.color;
+        let mut view: Option<View> = None;
+        let mut search: Option<(u64, Search)> = None;
+        // The version and ack id of the move sent and not yet seen played.
+        let mut pending: Option<(u64, String)> = None;
+        let mut refusals = 0u32;
+        let mut ended_at: Option<Instant> = None;
+        let mut away_since: Option<Instant> = None;
+        loop {
+            if let Some(v) = view.as_ref()
+                && v.finished()
+            {
+                search = None;
+                if v.rematched() {
+                    return Exit::Done;
+                }
+                ended_at.get_or_insert_with(Instant::now);
+                away_since = match (v.person_here(me), away_since) {
+                    (true, _) => None,
+                    (false, since) => Some(since.unwrap_or_else(Instant::now)),
+                };
+            }
+            if let (Some((at, _)), Some(v)) = (search.as_ref(), view.as_ref())
+                && (*at != v.position_version() || !v.to_move(me))
+            {
+                // The position it was for is gone: dropping the future stops the search.
+                search = None;
+            }
+            if search.is_none()
+                && pending.is_none()
+                && let Some(v) = view.as_ref()
+                && v.to_move(me)
+            {
+                search = Some((v.position_version(), self.start_search(v)));
+            }
+            let linger = linger_deadline(ended_at, away_since);
+            tokio::select! {
+                text = agent.recv() => {
+                    let Some(text) = text else { return Exit::Dropped };
+                    let Ok(msg) = ServerMsg::from_text(&text) else {
+                        tracing::error!(game = %self.room.id, "the computer cannot read a message of its room");
+                        continue;
+                    };
+                    match self.hear(agent, &mut view, msg, &mut pending, &mut refusals).await {
+                        Heard::Resync => {
+                            view = None;
+                            search = None;
+                            pending = None;
+                            if agent.act(ClientMsg::Hello { token: None, v: None }).await.is_err() {
+                                return Exit::Dropped;
+                            }
+                        }
+                        Heard::GiveUp => return Exit::Done,
+                        Heard::Ok => {}
+                    }
+                }
+                answer = async { search.as_mut().map(|(_, s)| s).expect("guarded").await }, if search.is_some() => {
+                    let searched = search.take().map(|(at, _)| at);
+                    match answer {
+                        Ok((engine, result)) => {
+                            self.engine = Some(engine);
+                            let current = view.as_ref().filter(|v| Some(v.position_version()) == searched && v.to_move(me));
+                            if let (Some(v), Some(mv)) = (current, result.best) {
+                                self.moves_sent += 1;
+                                let id = format!("c{}-{}", v.version(), self.moves_sent);
+                                pending = Some((v.position_version(), id.clone()));
+                                let msg = ClientMsg::Move { mv, id: Some(id), v: Some(v.version()) };
+                                if agent.act(msg).await.is_err() {
+                                    return Exit::Dropped;
+                                }
+                            }
+                        }
+                        Err(EngineFailed::Closed) => return Exit::Done,
+                        Err(EngineFailed::Panicked) => {
+                            refusals += 1;
+                            if refusals > MAX_REFUSALS {
+                                tracing::error!(game = %self.room.id, "the computer's searches keep failing; it leaves the game");
+                                return Exit::Done;
+                            }
+                        }
+                    }
+                }
+                _ = sleep_until(linger), if linger.is_some() => return Exit::Done,
+            }
+        }
+    }
+
+    /// Takes in one message of the room.
+    async fn hear(
+        &mut self,
+        agent: &Agent,
+        view: &mut Option<View>,
+        msg: ServerMsg,
+        pending: &mut Option<(u64, String)>,
+        refusals: &mut u32,
+    ) -> Heard {
+        let me = self.seat.color;
+        match msg {
+            ServerMsg::Ack(ack) => {
+                if pending
+                    .as_ref()
+                    .is_some_and(|(_, id)| ack.id.as_ref() == Some(id))
+                {
+                    *pending = None;
+                    *refusals = 0;
+                }
+                return Heard::Ok;
+            }
+            ServerMsg::Error(error) => {
+                let ours = pending
+                    .as_ref()
+                    .is_some_and(|(_, id)| error.id.as_ref() == Some(id));
+                if !ours && view.is_some() {
+                    return Heard::Ok;
+                }
+                *refusals += 1;
+                tracing::error!(game = %self.room.id, code = ?error.code, message = %error.message, "the room refused the computer; resyncing");
+                if *refusals > MAX_REFUSALS {
+                    tracing::error!(game = %self.room.id, "the computer was refused too often; it leaves the game");
+                    return Heard::GiveUp;
+                }
+                // Give the room (and its hello allowance) a moment.
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                return Heard::Resync;
+            }
+            ServerMsg::State { v, d } => match View::from_state(v, &d, Instant::now()) {
+                Ok(fresh) => {
+                    *view = Some(fresh);
+                    *pending = None;
+                    return Heard::Ok;
+                }
+                Err(error) => {
+                    tracing::error!(game = %self.room.id, %error, "the computer cannot follow the state");
+                    *refusals += 1;
+                    return if *refusals > MAX_REFUSALS {
+                        Heard::GiveUp
+                    } else {
+                        Heard::Resync
+                    };
+                }
+            },
+            _ => {}
+        }
+        let Some(current) = view.as_mut() else {
+            // Waiting for a `state`: events before it are in it.
+            return Heard::Ok;
+        };
+        match current.follow(&msg, Instant::now()) {
+            view::Followed::Applied => {}
+            view::Followed::Old | view::Followed::NotAnEvent => return Heard::Ok,
+            view::Followed::Lost(reason) => {
+                tracing::warn!(game = %self.room.id, %reason, "the computer lost track of the game; resyncing");
+                return Heard::Resync;
+            }
+        }
+        if pending
+            .as_ref()
+            .is_some_and(|(at, _)| current.position_version() > *at)
+        {
+            // The position moved on (our move, or the end): nothing is in flight any more.
+            *pending = None;
+        }
+        let reply = match &msg {
+            ServerMsg::DrawOffer { d, .. } if Color::from(d.by) != me => {
+                Some(ClientMsg::DrawDecline)
+            }
+            ServerMsg::RematchOffer { d, .. } if Color::from(d.by) != me => {
+                Some(ClientMsg::RematchAccept)
+            }
+            _ => None,
+        };
+        if let Some(reply) = reply
+            && agent.act(reply).await.is_err()
+        {
+            return Heard::GiveUp;
+        }
+        Heard::Ok
+    }
+
+    /// Starts the search of the position in `view` on the pool, with the game's engine.
+    fn start_search(&mut self, view: &View) -> Search {
+        let game = view.game().clone();
+        let limits = think::limits(
+            self.seat.color,
+            self.seat.level,
+            view.clock(),
+            view.first_move(),
+            Instant::now(),
+        );
+        let engine = self.engine.take();
+        let (level, seed) = (self.seat.level, self.seed);
+        let engines = Arc::clone(&self.engines);
+        Box::pin(async move {
+            engines
+                .run(move |stop| {
+                    let mut engine = engine.unwrap_or_else(|| {
+                        let mut engine = Engine::new();
+                        engine.set_hash_mb(HASH_MB);
+                        engine.set_level(level);
+                        engine.set_seed(seed);
+                        engine
+                    });
+                    let result = engine.search(&game, &limits, stop, |_| {});
+                    (engine, result)
+                })
+                .await
+        })
+    }
+}
+
+/// What a message asks of the driver.
+enum Heard {
+    Ok,
+    /// Ask the room for a fresh `state`.
+    Resync,
+    /// Leave the game.
+    GiveUp,
+}
+
+/// When the driver leaves a finished game: once the person has been away for
+/// [`LINGER_AWAY`], or [`LINGER_MAX`] after the end.
+fn linger_deadline(ended_at: Option<Instant>, away_since: Option<Instant>) -> Option<Instant> {
+    let ended_at = ended_at?;
+    let cap = ended_at + LINGER_MAX;
+    Some(match away_since {
+        Some(since) => (since + LINGER_AWAY).min(cap),
+        None => cap,
+    })
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(at) => tokio::time::sleep_until(tokio::time::Instant::from_std(at)).await,
+        None => std::future::pending().await,
+    }
+}

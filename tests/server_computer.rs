@@ -1,0 +1,233 @@
+//! The computer as a seat of a game: `POST /api/games` with `computer` starts a game the
+//! server's computer player has already joined; it plays its sub-moves by itself (legal,
+//! recorded, in the PGN under its engine tag), from the first one when it has White, after a
+//! kill -9 of the server too; its seat has no token anywhere and cannot be taken; every
+//! search runs on the engine pool (at most `engine_threads` at once).
+
+mod support;
+
+use std::collections::HashSet;
+
+use serde_json::{Value, json};
+use support::http::http;
+use support::rig::Rig;
+use support::rng::Rng;
+use support::ws::Client;
+use support::{s, strings};
+
+/// Sub-moves the person plays at most before resigning (the games stay short in time).
+const HUMAN_SUBMOVES: usize = 120;
+
+/// Messages read at most while playing one game out.
+const MAX_MESSAGES: usize = 20_000;
+
+/// What playing a game out saw.
+#[derive(Debug, Default)]
+struct Played {
+    /// The computer's sub-moves, each with the legal list of the position it was played in.
+    computer: Vec<(String, Vec<String>)>,
+    person: usize,
+    /// Every sub-move in order, as broadcast.
+    all: Vec<String>,
+    ended: bool,
+}
+
+/// Plays random legal sub-moves as `me` on `client` until the game ends, or resigns after
+/// `bound` sub-moves. Checks that every sub-move of the other side (the computer) was in the
+/// legal list of the position it was played in.
+async fn play_out(client: &mut Client, me: &str, rng: &mut Rng, bound: usize) -> Played {
+    let mut played = Played::default();
+    // The legal sub-moves and the side to move of the latest position seen.
+    let mut legal: Vec<String> = Vec::new();
+    let mut turn = String::new();
+    let mut awaiting: Option<String> = None;
+    let mut resigned = false;
+    for _ in 0..MAX_MESSAGES {
+        let msg = client.recv().await;
+        match msg.t.as_str() {
+            "state" | "join" | "move" | "takeback" => {
+                if msg.t == "state" {
+                    played.all = support::game::each_move(&msg.d["moves"], "uci");
+                }
+                if msg.t == "move" {
+                    let uci = msg.str("uci");
+                    played.all.push(uci.clone());
+                    if msg.str("color") != me {
+                        assert!(
+                            legal.contains(&uci),
+                            "the computer played {uci}, not among {legal:?}"
+                        );
+                        played.computer.push((uci, legal.clone()));
+                    } else {
+                        played.person += 1;
+                    }
+                }
+                legal = strings(&msg.d["legal"]);
+                turn = msg.str("turn");
+            }
+            "ack" => {
+                assert_eq!(msg.d["id"].as_str(), awaiting.as_deref(), "{msg}");
+                awaiting = None;
+            }
+            "end" => {
+                played.ended = true;
+                return played;
+            }
+            "error" => panic!("refused: {msg}"),
+            _ => {}
+        }
+        if awaiting.is_none() && turn == me && !legal.is_empty() && !resigned {
+            if played.person >= bound {
+                client.send(json!({"t": "resign"})).await;
+                resigned = true;
+                continue;
+            }
+            let uci = rng.pick(&legal).cloned().unwrap_or_default();
+            let id = format!("p{}", played.person);
+            client.mv(&uci, &id).await;
+            awaiting = Some(id);
+        }
+    }
+    panic!("the game did not end within {MAX_MESSAGES} messages: {played:?}");
+}
+
+async fn create(addr: std::net::SocketAddr, body: Value) -> Value {
+    let (status, text) = http(addr, "POST", "/api/games", Some(&body.to_string())).await;
+    assert_eq!(status, 201, "{text}");
+    serde_json::from_str(&text).expect("json")
+}
+
+#[tokio::test]
+async fn a_person_plays_a_whole_game_against_level_one_and_every_computer_submove_is_legal_and_recorded()
+ {
+    let (mut rng, _seed, _note) = Rng::seeded_from_env("COMPUTER_GAME_SEED");
+    let rig = Rig::start().await;
+    let grant = create(
+        rig.addr(),
+        json!({"computer": {"level": 1}, "color": "white"}),
+    )
+    .await;
+    let id = s(&grant["id"]);
+    assert_eq!(grant["color"], "white");
+    let mut client = rig.seat(&id, &s(&grant["token"])).await;
+    let played = play_out(&mut client, "white", &mut rng, HUMAN_SUBMOVES).await;
+    assert!(played.ended, "the game ended cleanly");
+    assert!(!played.computer.is_empty(), "the computer played");
+
+    let (status, text) = rig.http("GET", &format!("/api/games/{id}"), None).await;
+    assert_eq!(status, 200);
+    let snapshot: Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(snapshot["computer"], json!({"color": "black", "level": 1}));
+    assert_eq!(snapshot["status"], "finished");
+    let recorded = support::game::each_move(&snapshot["moves"], "uci");
+    assert_eq!(recorded, played.all, "every sub-move is recorded, in order");
+    let pgn = rig.pgn(&id).await;
+    assert!(pgn.contains("[White \"Anonymous\"]"), "{pgn}");
+    assert!(
+        pgn.contains("[Black \"Marseillais engine (level 1)\"]"),
+        "{pgn}"
+    );
+    rig.stop().await;
+}
+
+#[tokio::test]
+async fn the_computer_playing_white_moves_first_by_itself() {
+    let rig = Rig::start().await;
+    let grant = create(
+        rig.addr(),
+        json!({"computer": {"level": 2}, "color": "black", "clock": {"base_secs": 60, "increment_secs": 0}}),
+    )
+    .await;
+    let id = s(&grant["id"]);
+    assert_eq!(grant["color"], "black");
+    let mut client = rig.seat(&id, &s(&grant["token"])).await;
+    let state = client.recv_type("state").await;
+    assert_eq!(state.d["status"], "playing", "the game starts at once");
+    assert_eq!(state.d["computer"], json!({"color": "white", "level": 2}));
+    assert_eq!(state.d["seats"]["white"]["taken"], true);
+    let first = client
+        .until("the computer's first sub-move", |m| m.t == "move")
+        .await;
+    assert_eq!(first.d["color"], "white");
+    rig.stop().await;
+}
+
+#[tokio::test]
+async fn a_level_outside_one_to_eight_is_refused_and_computer_games_are_not_listed() {
+    let rig = Rig::start().await;
+    for bad in [json!(0), json!(9), json!(-1)] {
+        let body = json!({"computer": {"level": bad}}).to_string();
+        let (status, text) = rig.http("POST", "/api/games", Some(&body)).await;
+        assert_eq!(status, 400, "{text}");
+        let error: Value = serde_json::from_str(&text).expect("json");
+        assert_eq!(error["code"], "bad_request", "{text}");
+        assert!(s(&error["message"]).contains("computer.level"), "{text}");
+    }
+    let (status, text) = rig
+        .http(
+            "POST",
+            "/api/games",
+            Some(r#"{"computer": {"level": "x"}}"#),
+        )
+        .await;
+    assert_eq!(status, 400, "{text}");
+    let private = create(rig.addr(), json!({"computer": {"level": 4}})).await;
+    let listed = create(
+        rig.addr(),
+        json!({"computer": {"level": 4}, "listed": true}),
+    )
+    .await;
+    let (_, text) = rig.http("GET", "/api/games?status=playing", None).await;
+    let listing: Value = serde_json::from_str(&text).expect("json");
+    let ids: HashSet<String> = listing["games"]
+        .as_array()
+        .map(|games| games.iter().map(|g| s(&g["id"])).collect())
+        .unwrap_or_default();
+    assert!(!ids.contains(&s(&private["id"])), "{text}");
+    assert!(ids.contains(&s(&listed["id"])), "{text}");
+    let summary = listing["games"]
+        .as_array()
+        .and_then(|games| games.iter().find(|g| g["id"] == listed["id"]))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(summary["computer"]["level"], 4, "{summary}");
+    rig.stop().await;
+}
+
+#[tokio::test]
+async fn the_computers_seat_cannot_be_taken_and_no_token_for_it_is_on_the_wire() {
+    let rig = Rig::start().await;
+    let grant = create(
+        rig.addr(),
+        json!({"computer": {"level": 1}, "color": "white"}),
+    )
+    .await;
+    let id = s(&grant["id"]);
+    let (status, text) = rig
+        .http("POST", &format!("/api/games/{id}/join"), None)
+        .await;
+    assert_eq!(status, 409, "{text}");
+    // The stored seat hash is not a token: saying hello with it gets no seat.
+    let mut impostor = rig.connect(&id, "token=computer").await;
+    let refused = impostor
+        .until("the bad-token error", |m| m.t == "error")
+        .await;
+    assert_eq!(refused.d["code"], "bad_token", "{refused}");
+    let mut spectator = rig.spectate(&id).await;
+    let state = spectator.recv_type("state").await;
+    assert_eq!(state.d["you"], Value::Null);
+    spectator
+        .send(json!({"t": "move", "d": {"uci": "e7e5", "id": "x"}}))
+        .await;
+    let refused = spectator.until("the refusal", |m| m.t == "error").await;
+    assert_eq!(refused.d["code"], "not_a_player", "{refused}");
+    // Nothing anyone can read carries a token other than the creator's own grant.
+    let (_, snapshot) = rig.http("GET", &format!("/api/games/{id}"), None).await;
+    let (_, listing) = rig.http("GET", "/api/games?status=playing", None).await;
+    let pgn = rig.pgn(&id).await;
+    for text in [&snapshot, &listing, &pgn, &state.json.to_string()] {
+        assert!(!text.contains("token"), "{text}");
+        assert!(!text.contains(&s(&grant["token"])), "{text}");
+    }
+    rig.stop().await;
+}
