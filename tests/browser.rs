@@ -2525,5 +2525,27 @@ async fn a_level_1_computer_game_made_in_the_lobby_answers_a_clicked_submove_on_
         "the computer is never offline"
     );
     assert_accessible(&s, "computer game page").await;
+
+    // Resign, then a rematch: the computer accepts at once and takes the other colour.
+    click(&s, "#btn-resign").await;
+    click(&s, "#btn-resign-yes").await;
+    wait_text(&s, "#banner", "Black wins by resignation").await;
+    click(&s, "#btn-rematch").await;
+    let old = format!("/game/{id}");
+    wait_for(
+        &s,
+        &format!(
+            "location.pathname.startsWith('/game/') && location.pathname !== {}",
+            json!(old)
+        ),
+        "the rematch page",
+    )
+    .await;
+    wait_text(&s, "#seat-white", "Computer (level 1)").await;
+    wait_text(&s, "#seat-black", "Black (you)").await;
+    // The computer opens as White (maybe before the page connected: then the snapshot
+    // shows it, and nothing is announced); then it is this side's turn.
+    wait_moves(&[&s], 1).await;
+    wait_text(&s, "#status", "Your turn: move 1 of 2").await;
     rig.stop(vec![s]).await;
 }

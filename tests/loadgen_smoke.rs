@@ -215,6 +215,7 @@ async fn bots_mode_measures_human_latency_without_and_with_computer_games_and_th
         report["bot_human_submoves"].as_u64().unwrap_or(0) > 0,
         "{report}"
     );
+    assert!(count(&report, "computer_reply") > 0, "{report}");
     assert_eq!(report["bot_errors"], serde_json::json!({}), "{report}");
     assert_eq!(report["bot_unparsed"].as_u64(), Some(0), "{report}");
     // The computer searched, never more than one search at once.

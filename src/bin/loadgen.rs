@@ -586,7 +586,8 @@ struct BotsReport {
     /// Sub-moves the load generator played for the humans of the computer games (all phases).
     bot_human_submoves: u64,
     /// From the human sub-move that handed the turn over to the computer's first sub-move
-    /// (thinking, plus waiting for an engine slot), for turns handed over in phase 2.
+    /// (thinking, plus waiting for an engine slot), for the replies that arrived in phase 2's
+    /// window.
     computer_reply: Option<Percentiles>,
     bot_games_started: u64,
     bot_games_finished: u64,

@@ -70,7 +70,7 @@ pub struct BotTally {
     pub computer_moves: Vec<Instant>,
     /// Sub-moves the load generator played for the human side.
     pub human_moves: u64,
-    /// (when the human handed the turn over, how long until the computer's first sub-move).
+    /// (when the computer's first sub-move arrived, how long after the human handed the turn over).
     pub replies: Vec<(Instant, Duration)>,
     pub endings: BTreeMap<String, u64>,
     pub errors: BTreeMap<String, u64>,
@@ -106,7 +106,8 @@ impl BotTally {
             .count() as u64
     }
 
-    /// The computer's reply times for turns handed over in `[start, end)`.
+    /// The computer's reply times of the replies that arrived in `[start, end)` (a reply can
+    /// take longer than a window when many games wait for one engine slot).
     pub fn replies_between(&self, start: Instant, end: Instant) -> Samples {
         let mut samples = Samples::default();
         for &(at, took) in &self.replies {
@@ -321,7 +322,7 @@ impl Seat {
                 } else {
                     tally.computer_moves.push(now);
                     if let Some(at) = self.awaiting_reply.take() {
-                        tally.replies.push((at, now - at));
+                        tally.replies.push((now, now - at));
                     }
                 }
                 self.turn = Some(d.turn);
