@@ -154,6 +154,11 @@ struct Args {
     /// (untimed: the computer thinks for its default time).
     #[arg(long, default_value = "none")]
     bot_clock: String,
+    /// Bots mode: the phase with the computer games first, then the one without (the
+    /// computer games resign at the end of their phase). Running both orders shows how much
+    /// of a difference is the machine drifting.
+    #[arg(long)]
+    bots_first: bool,
     /// The server's `--engine-threads` (given to a started server; with `--addr`, what the
     /// running server was given): the report checks the engine peak against it.
     #[arg(long)]
@@ -567,6 +572,8 @@ struct BotSettings {
 
 #[derive(Debug, Serialize)]
 struct BotsReport {
+    /// Whether the phase with the computer games ran first.
+    bots_first: bool,
     bot_games: usize,
     bot_level: u8,
     /// `(base_secs, increment_secs)`; `null`: untimed.
@@ -629,8 +636,11 @@ async fn play_bots(
         duration,
         setup_timeout,
     };
-    eprintln!("loadgen: phase 1: {games} human games, no computer game");
-    let without_bots = play(args, games, settings()).await?;
+    let mut without_bots = None;
+    if !args.bots_first {
+        eprintln!("loadgen: phase 1: {games} human games, no computer game");
+        without_bots = Some(play(args, games, settings()).await?);
+    }
 
     let (stop_tx, stop_rx) = watch::channel(false);
     let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel(bots.games.max(1));
@@ -659,8 +669,10 @@ async fn play_bots(
     }
     let bot_setup_secs = setup_started.elapsed().as_secs_f64();
     eprintln!(
-        "loadgen: phase 2: {games} human games beside {} computer games (level {})",
-        bots.games, bots.level
+        "loadgen: {} phase: {games} human games beside {} computer games (level {})",
+        if args.bots_first { "first" } else { "second" },
+        bots.games,
+        bots.level
     );
     let with_bots = play(args, games, settings()).await?;
     let _ = stop_tx.send(true);
@@ -671,6 +683,14 @@ async fn play_bots(
             tally.merge(t);
         }
     }
+    let without_bots = match without_bots {
+        Some(report) => report,
+        None => {
+            engine_idle(addr).await;
+            eprintln!("loadgen: second phase: {games} human games, no computer game");
+            play(args, games, settings()).await?
+        }
+    };
     let metrics = http::expect_ok(addr, "GET", "/metrics", None).await.ok();
     let peak =
         metrics.and_then(|text| http::metric(&text, "marseillais_engine_searches_running_peak"));
@@ -678,6 +698,7 @@ async fn play_bots(
     let computer_submoves = tally.computer_moves_between(window.start, window.end);
     let secs = duration.as_secs_f64();
     Ok(BotsReport {
+        bots_first: args.bots_first,
         bot_games: bots.games,
         bot_level: bots.level,
         bot_clock: bots.clock,
@@ -705,24 +726,56 @@ async fn play_bots(
     })
 }
 
+/// Waits (at most 15 s) until `/metrics` shows no engine search running or waiting: the
+/// resigned computer games have given their engine slots back.
+async fn engine_idle(addr: SocketAddr) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while Instant::now() < deadline {
+        let busy = match http::expect_ok(addr, "GET", "/metrics", None).await {
+            Ok(text) => ["running", "waiting"].iter().any(|what| {
+                http::metric(&text, &format!("marseillais_engine_searches_{what}"))
+                    .is_some_and(|n| n > 0.0)
+            }),
+            Err(_) => false,
+        };
+        if !busy {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
 fn print_bots(r: &BotsReport, json: bool) {
     let clock = r.bot_clock.map_or("untimed".to_string(), |(base, inc)| {
         format!("{}+{inc}", base / 60)
     });
     println!(
-        "bots: {} human games at {} sub-moves/s per game x {:.0} s, without and then with {} computer games (level {}, {clock}); engine threads {}",
+        "bots: {} human games at {} sub-moves/s per game x {:.0} s, {} {} computer games (level {}, {clock}); engine threads {}",
         r.with_bots.games,
         r.with_bots.rate_per_game,
         r.with_bots.duration_secs,
+        if r.bots_first {
+            "with and then without"
+        } else {
+            "without and then with"
+        },
         r.bot_games,
         r.bot_level,
         r.engine_threads
             .map_or("unknown".to_string(), |n| n.to_string())
     );
-    for (name, phase) in [
-        ("without bots", &r.without_bots),
-        ("with bots", &r.with_bots),
-    ] {
+    let phases = if r.bots_first {
+        [
+            ("with bots", &r.with_bots),
+            ("without bots", &r.without_bots),
+        ]
+    } else {
+        [
+            ("without bots", &r.without_bots),
+            ("with bots", &r.with_bots),
+        ]
+    };
+    for (name, phase) in phases {
         println!(
             "{}  [{name}]",
             line("move -> opponent", &phase.move_to_opponent)

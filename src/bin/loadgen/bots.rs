@@ -20,7 +20,7 @@ use tokio::sync::{Semaphore, watch};
 use tokio_tungstenite::tungstenite::Message;
 
 use marseillais::rules::SubMove;
-use marseillais::server::protocol::{GameStatus, ServerMsg, Side};
+use marseillais::server::protocol::{ClientMsg, GameStatus, ServerMsg, Side};
 
 use crate::game::Rng;
 use crate::http;
@@ -291,6 +291,15 @@ async fn play(
     }
     if seat.over {
         tally.games_finished += 1;
+    } else {
+        // Stopped mid-game: resign, so that the computer does not go on thinking (and
+        // taking an engine slot) in a game nobody plays any more.
+        let resign = ClientMsg::Resign.to_text();
+        let _ = tokio::time::timeout(
+            Duration::from_secs(1),
+            socket.send(Message::Text(resign.into())),
+        )
+        .await;
     }
     let _ = tokio::time::timeout(Duration::from_secs(1), socket.close(None)).await;
 }
