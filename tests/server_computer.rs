@@ -9,11 +9,12 @@ mod support;
 use std::collections::HashSet;
 
 use serde_json::{Value, json};
-use support::http::http;
+use support::http::{http, metric};
+use support::process::Spawn;
 use support::rig::Rig;
 use support::rng::Rng;
 use support::ws::Client;
-use support::{s, strings};
+use support::{WAIT, s, strings};
 
 /// Sub-moves the person plays at most before resigning (the games stay short in time).
 const HUMAN_SUBMOVES: usize = 120;
@@ -229,5 +230,129 @@ async fn the_computers_seat_cannot_be_taken_and_no_token_for_it_is_on_the_wire()
         assert!(!text.contains("token"), "{text}");
         assert!(!text.contains(&s(&grant["token"])), "{text}");
     }
+    rig.stop().await;
+}
+
+/// The computer's sub-moves seen by `client` until `count` of them, skipping the rest.
+async fn computer_moves(client: &mut Client, computer: &str, count: usize) -> Vec<String> {
+    let mut seen = Vec::new();
+    while seen.len() < count {
+        let msg = client
+            .until("a computer sub-move", |m| {
+                m.t == "move" && m.d["color"] == computer
+            })
+            .await;
+        seen.push(msg.str("uci"));
+    }
+    seen
+}
+
+#[tokio::test]
+async fn after_a_kill_9_on_the_computers_turn_the_computer_moves_once_the_server_is_back() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = Spawn::new(dir.path()).spawn().await;
+    // Level 8, untimed: two seconds per sub-move, so the kill lands while it thinks.
+    let grant = create(
+        server.addr,
+        json!({"computer": {"level": 8}, "color": "white"}),
+    )
+    .await;
+    let id = s(&grant["id"]);
+    let token = s(&grant["token"]);
+    let mut client = Client::seat(server.addr, &id, &token).await;
+    client.recv_type("state").await;
+    let played = client.play("e2e4", "p1").await;
+    assert_eq!(played.d["turn"], "black", "the computer's turn");
+    server.kill9().await;
+
+    let server = Spawn::new(dir.path()).spawn().await;
+    let mut client = Client::seat(server.addr, &id, &token).await;
+    let state = client.recv_type("state").await;
+    let moves = support::game::each_move(&state.d["moves"], "uci");
+    assert_eq!(moves.first().map(String::as_str), Some("e2e4"));
+    if moves.len() == 1 {
+        // Killed while it thought: after the restart it thinks again and moves by itself.
+        let answer = computer_moves(&mut client, "black", 1).await;
+        assert_eq!(answer.len(), 1);
+    } else {
+        // The machine was slow enough for the computer to move before the kill: then it
+        // must still answer the next move after the restart.
+        let state_turn = state.str("turn");
+        assert_eq!(state_turn, "white", "{state}");
+        let legal = strings(&state.d["legal"]);
+        client.play(&legal[0], "p2").await;
+        computer_moves(&mut client, "black", 1).await;
+    }
+    let (status, text) = http(server.addr, "GET", &format!("/api/games/{id}"), None).await;
+    assert_eq!(status, 200);
+    let snapshot: Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(snapshot["computer"], json!({"color": "black", "level": 8}));
+    assert_eq!(snapshot["status"], "playing");
+    server.kill9().await;
+}
+
+#[tokio::test]
+async fn with_one_engine_thread_several_computers_thinking_at_once_search_one_at_a_time() {
+    let rig = Rig::start_with(|config| config.engine_threads = 1).await;
+    let mut clients = Vec::new();
+    for _ in 0..3 {
+        // The computer has White and thinks at once (level 8, untimed: two seconds a
+        // sub-move, so the three games want the one thread together).
+        let grant = create(
+            rig.addr(),
+            json!({"computer": {"level": 8}, "color": "black", "variant": "marseillais"}),
+        )
+        .await;
+        clients.push(rig.seat(&s(&grant["id"]), &s(&grant["token"])).await);
+    }
+    let queued = support::eventually(WAIT, || async {
+        metric(rig.addr(), "marseillais_engine_searches_waiting")
+            .await
+            .is_some_and(|waiting| waiting >= 1.0)
+    })
+    .await;
+    assert!(queued, "a search waited for the one engine thread");
+    for client in &mut clients {
+        // Marseillais variant: White's first turn is two sub-moves, both the computer's.
+        let moves = computer_moves(client, "white", 2).await;
+        assert_eq!(moves.len(), 2);
+    }
+    let peak = metric(rig.addr(), "marseillais_engine_searches_running_peak").await;
+    assert_eq!(peak, Some(1.0));
+    let running = metric(rig.addr(), "marseillais_engine_searches_running").await;
+    assert_eq!(running, Some(0.0));
+    rig.stop().await;
+}
+
+#[tokio::test]
+async fn the_computer_declines_a_draw_offer_and_accepts_a_rematch_with_colours_swapped() {
+    let rig = Rig::start().await;
+    let grant = create(
+        rig.addr(),
+        json!({"computer": {"level": 1}, "color": "white"}),
+    )
+    .await;
+    let id = s(&grant["id"]);
+    let mut client = rig.seat(&id, &s(&grant["token"])).await;
+    client.recv_type("state").await;
+    client.play("e2e4", "p1").await;
+    computer_moves(&mut client, "black", 2).await;
+    client.send(json!({"t": "draw_offer"})).await;
+    let declined = client.until("the decline", |m| m.t == "draw_decline").await;
+    assert_eq!(declined.d["by"], "black");
+    client.send(json!({"t": "resign"})).await;
+    client.recv_type("end").await;
+    client.send(json!({"t": "rematch_offer"})).await;
+    let seat = client
+        .until("the rematch seat", |m| m.t == "rematch_seat")
+        .await;
+    assert_eq!(seat.d["color"], "black", "{seat}");
+    let new_id = seat.str("id");
+    let mut next = rig.seat(&new_id, &seat.str("token")).await;
+    let state = next.recv_type("state").await;
+    assert_eq!(state.d["status"], "playing");
+    assert_eq!(state.d["computer"], json!({"color": "white", "level": 1}));
+    // The rematch's computer has White, and moves first by itself.
+    computer_moves(&mut next, "white", 1).await;
     rig.stop().await;
 }

@@ -307,19 +307,16 @@ impl Driver {
     /// Starts the search of the position in `view` on the pool, with the game's engine.
     fn start_search(&mut self, view: &View) -> Search {
         let game = view.game().clone();
-        let limits = think::limits(
-            self.seat.color,
-            self.seat.level,
-            view.clock(),
-            view.first_move(),
-            Instant::now(),
-        );
+        let (clock, first_move) = (view.clock(), view.first_move());
         let engine = self.engine.take();
-        let (level, seed) = (self.seat.level, self.seed);
+        let (me, level, seed) = (self.seat.color, self.seat.level, self.seed);
         let engines = Arc::clone(&self.engines);
         Box::pin(async move {
             engines
                 .run(move |stop| {
+                    // Read the clocks when the search starts, not when it was asked for:
+                    // the wait for a free engine thread is time off the computer's clock.
+                    let limits = think::limits(me, level, clock, first_move, Instant::now());
                     let mut engine = engine.unwrap_or_else(|| {
                         let mut engine = Engine::new();
                         engine.set_hash_mb(HASH_MB);
