@@ -48,6 +48,25 @@ function who(color, state) {
 }
 
 /**
+ * On opening a game at the player's turn, says the opponent's turn that led
+ * to it (the sub-moves the page did not see happen live: a computer that
+ * opened before the page connected, an opponent who moved while the page
+ * was closed), in the words of a live announcement. `state` is the first
+ * snapshot; `you` the player's colour (nothing for a spectator).
+ */
+export function announceArrival(state, you) {
+  if (!state || !you || state.status !== 'playing' || state.turn !== you) return;
+  const moves = state.moves || [];
+  const words = [];
+  for (let i = moves.length - 1; i >= 0 && moves[i].color !== you; i -= 1) {
+    words.unshift(describeSubMove(moves[i].uci, moves[i].san));
+  }
+  if (!words.length) return;
+  run = null;
+  announce(`${who(moves[moves.length - 1].color, state)}: ${words.join(', then ')}`);
+}
+
+/**
  * Announces a game event if the user should hear it. `t` and `d` are the
  * WebSocket event; `state` is the page's state *before* the event (its
  * `fen` is the board the sub-move was played on); `you` is the user's

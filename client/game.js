@@ -39,7 +39,7 @@ import { placement, applyUci, kingSquare } from './fen.js';
 import { recordStart, groupTurns, commaText, lastTurn, completedTurns } from './record.js';
 import { matchTyped } from './typed.js';
 import * as sound from './sound.js';
-import { announceEvent } from './announce.js';
+import { announceEvent, announceArrival } from './announce.js';
 
 const LOW_MS = 20000;
 const LOW_SOUND_MS = 10000;
@@ -68,6 +68,7 @@ class GamePage {
     this.rematchSeat = null; // the private rematch_seat message, once received
     this.rematchLive = false; // a rematch event arrived while this page was open
     this.online = false;
+    this.arrivalSaid = false; // the opponent's turn before the first snapshot was announced
     this.watching = false; // the visitor chose "Watch" over the free seat
     this.saidText = ''; // the last thing that happened, in words (until the next move)
     this.claimAt = { white: null, black: null }; // performance.now() when a claim over an away seat opens
@@ -233,6 +234,11 @@ class GamePage {
         this.S = d;
         this.v = msg.v;
         this.you = d.you || null;
+        // Once per page: what the opponent played before the page was there.
+        if (!this.arrivalSaid && this.you) {
+          this.arrivalSaid = true;
+          announceArrival(d, this.you);
+        }
         this.presence = { white: d.seats.white.connected, black: d.seats.black.connected, spectators: d.spectators };
         this.clockAt = performance.now();
         this.firstMoveAt = performance.now();

@@ -2543,9 +2543,14 @@ async fn a_level_1_computer_game_made_in_the_lobby_answers_a_clicked_submove_on_
     .await;
     wait_text(&s, "#seat-white", "Computer (level 1)").await;
     wait_text(&s, "#seat-black", "Black (you)").await;
-    // The computer opens as White (maybe before the page connected: then the snapshot
-    // shows it, and nothing is announced); then it is this side's turn.
+    // The computer opens as White, maybe before the page connected: live or from the
+    // first snapshot, its sub-move is announced; then it is this side's turn.
     wait_moves(&[&s], 1).await;
     wait_text(&s, "#status", "Your turn: move 1 of 2").await;
+    wait_text(&s, "#announcer", "White (computer): ").await;
+    // Reopened at this side's turn, the page says the computer's turn it did not see live.
+    s.client.refresh().await.expect("reload");
+    wait_text(&s, "#status", "Your turn: move 1 of 2").await;
+    wait_text(&s, "#announcer", "White (computer): ").await;
     rig.stop(vec![s]).await;
 }
