@@ -31,6 +31,8 @@ struct Played {
     /// Every sub-move in order, as broadcast.
     all: Vec<String>,
     ended: bool,
+    /// The `end` message's data.
+    end: Value,
 }
 
 /// Plays random legal sub-moves as `me` on `client` until the game ends, or resigns after
@@ -42,6 +44,10 @@ async fn play_out(client: &mut Client, me: &str, rng: &mut Rng, bound: usize) ->
     let mut legal: Vec<String> = Vec::new();
     let mut turn = String::new();
     let mut awaiting: Option<String> = None;
+    // The room acks a move before it broadcasts it: act again only once the position is
+    // at least the acknowledged version.
+    let (mut position_v, mut acked_v) = (0u64, 0u64);
+    let mut sent = 0usize;
     let mut resigned = false;
     for _ in 0..MAX_MESSAGES {
         let msg = client.recv().await;
@@ -65,26 +71,35 @@ async fn play_out(client: &mut Client, me: &str, rng: &mut Rng, bound: usize) ->
                 }
                 legal = strings(&msg.d["legal"]);
                 turn = msg.str("turn");
+                position_v = msg.v.unwrap_or(position_v);
             }
             "ack" => {
                 assert_eq!(msg.d["id"].as_str(), awaiting.as_deref(), "{msg}");
                 awaiting = None;
+                acked_v = msg.d["v"].as_u64().unwrap_or(acked_v);
             }
             "end" => {
                 played.ended = true;
+                played.end = msg.d.clone();
                 return played;
             }
             "error" => panic!("refused: {msg}"),
             _ => {}
         }
-        if awaiting.is_none() && turn == me && !legal.is_empty() && !resigned {
+        if awaiting.is_none()
+            && position_v >= acked_v
+            && turn == me
+            && !legal.is_empty()
+            && !resigned
+        {
             if played.person >= bound {
                 client.send(json!({"t": "resign"})).await;
                 resigned = true;
                 continue;
             }
             let uci = rng.pick(&legal).cloned().unwrap_or_default();
-            let id = format!("p{}", played.person);
+            sent += 1;
+            let id = format!("p{sent}");
             client.mv(&uci, &id).await;
             awaiting = Some(id);
         }
@@ -146,10 +161,7 @@ async fn the_computer_playing_white_moves_first_by_itself() {
     assert_eq!(state.d["status"], "playing", "the game starts at once");
     assert_eq!(state.d["computer"], json!({"color": "white", "level": 2}));
     assert_eq!(state.d["seats"]["white"]["taken"], true);
-    let first = client
-        .until("the computer's first sub-move", |m| m.t == "move")
-        .await;
-    assert_eq!(first.d["color"], "white");
+    computer_has_moved(&mut client, &state, "white").await;
     rig.stop().await;
 }
 
@@ -233,16 +245,41 @@ async fn the_computers_seat_cannot_be_taken_and_no_token_for_it_is_on_the_wire()
     rig.stop().await;
 }
 
-/// The computer's sub-moves seen by `client` until `count` of them, skipping the rest.
+/// Waits until the computer (`computer`'s colour) has played a sub-move: already in `state`
+/// (it may move before the person's socket is even open), or broadcast after it.
+async fn computer_has_moved(client: &mut Client, state: &support::ws::Incoming, computer: &str) {
+    let in_state = state.d["moves"]
+        .as_array()
+        .is_some_and(|moves| moves.iter().any(|m| m["color"] == computer));
+    if !in_state {
+        computer_moves(client, computer, 1).await;
+    }
+}
+
+/// The computer's sub-moves seen by `client` until `count` of them (those of a `state`
+/// included: it may move before the socket is open), skipping the rest.
 async fn computer_moves(client: &mut Client, computer: &str, count: usize) -> Vec<String> {
     let mut seen = Vec::new();
     while seen.len() < count {
         let msg = client
             .until("a computer sub-move", |m| {
-                m.t == "move" && m.d["color"] == computer
+                m.t == "state" || m.t == "move" && m.d["color"] == computer
             })
             .await;
-        seen.push(msg.str("uci"));
+        if msg.t == "state" {
+            seen = msg.d["moves"]
+                .as_array()
+                .map(|moves| {
+                    moves
+                        .iter()
+                        .filter(|m| m["color"] == computer)
+                        .map(|m| s(&m["uci"]))
+                        .collect()
+                })
+                .unwrap_or_default();
+        } else {
+            seen.push(msg.str("uci"));
+        }
     }
     seen
 }
@@ -353,6 +390,88 @@ async fn the_computer_declines_a_draw_offer_and_accepts_a_rematch_with_colours_s
     assert_eq!(state.d["status"], "playing");
     assert_eq!(state.d["computer"], json!({"color": "white", "level": 1}));
     // The rematch's computer has White, and moves first by itself.
-    computer_moves(&mut next, "white", 1).await;
+    computer_has_moved(&mut next, &state, "white").await;
+    rig.stop().await;
+}
+
+#[tokio::test]
+async fn the_computer_at_full_strength_does_not_lose_on_time_in_a_five_second_game() {
+    let (mut rng, _seed, _note) = Rng::seeded_from_env("COMPUTER_CLOCK_SEED");
+    let rig = Rig::start().await;
+    let grant = create(
+        rig.addr(),
+        json!({"computer": {"level": 8}, "color": "white", "clock": {"base_secs": 5, "increment_secs": 0}}),
+    )
+    .await;
+    let id = s(&grant["id"]);
+    let mut client = rig.seat(&id, &s(&grant["token"])).await;
+    let played = play_out(&mut client, "white", &mut rng, 40).await;
+    assert!(played.ended);
+    assert!(played.computer.len() >= 2, "{played:?}");
+    let flagged = played.end["reason"] == "time forfeit" && played.end["winner"] == "white";
+    assert!(!flagged, "the computer lost on time: {}", played.end);
+    rig.stop().await;
+}
+
+#[tokio::test]
+async fn the_person_may_take_back_its_first_submove_and_the_computer_answers_the_turn_played() {
+    let rig = Rig::start().await;
+    let grant = create(
+        rig.addr(),
+        json!({"computer": {"level": 1}, "color": "white", "variant": "marseillais"}),
+    )
+    .await;
+    let id = s(&grant["id"]);
+    let mut client = rig.seat(&id, &s(&grant["token"])).await;
+    client.recv_type("state").await;
+    client.play("e2e4", "p1").await;
+    client.send(json!({"t": "takeback_submove"})).await;
+    let takeback = client.recv_type("takeback").await;
+    assert_eq!(takeback.d["uci"], "e2e4");
+    client.play("d2d4", "p2").await;
+    client.play("e2e4", "p3").await;
+    let answer = computer_moves(&mut client, "black", 2).await;
+    assert_eq!(answer.len(), 2);
+    let (_, text) = rig.http("GET", &format!("/api/games/{id}"), None).await;
+    let snapshot: Value = serde_json::from_str(&text).expect("json");
+    let moves = support::game::each_move(&snapshot["moves"], "uci");
+    assert_eq!(moves[..2], ["d2d4", "e2e4"]);
+    assert_eq!(moves[2..], answer[..]);
+    rig.stop().await;
+}
+
+#[tokio::test]
+async fn a_computer_whose_move_is_always_refused_gives_up_after_a_few_tries_instead_of_spinning() {
+    use marseillais::server::config::{PanicOnMove, PanicSite};
+    // Black (the computer) has one legal sub-move, Ka7, and the room refuses it every time
+    // (the test hook panics while handling it; the room survives and refuses the move).
+    let rig = Rig::start_with(|config| {
+        config.panic_on_move = Some(PanicOnMove {
+            uci: "a8a7".into(),
+            site: PanicSite::Handling,
+        });
+    })
+    .await;
+    let grant = create(
+        rig.addr(),
+        json!({"computer": {"level": 1}, "color": "white", "fen": "k7/2K5/8/8/8/8/8/7R b - - 0 1"}),
+    )
+    .await;
+    let id = s(&grant["id"]);
+    let mut client = rig.seat(&id, &s(&grant["token"])).await;
+    let state = client.recv_type("state").await;
+    assert_eq!(state.d["legal"], json!(["a8a7"]));
+    // Bounded: MAX_REFUSALS tries a second apart, then the computer leaves its seat.
+    let left = client
+        .try_until(std::time::Duration::from_secs(60), |m| {
+            m.t == "presence" && m.d["black"] == false
+        })
+        .await;
+    assert!(left.is_some(), "the computer left after its refusals");
+    let (_, text) = rig.http("GET", &format!("/api/games/{id}"), None).await;
+    let snapshot: Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(snapshot["status"], "playing");
+    assert_eq!(snapshot["moves"], json!([]));
+    assert_eq!(snapshot["seats"]["black"]["connected"], false);
     rig.stop().await;
 }

@@ -165,8 +165,14 @@ impl Default for Engine {
 
 impl Engine {
     pub fn new() -> Engine {
+        Engine::with_hash_mb(Tt::DEFAULT_MB)
+    }
+
+    /// An engine whose transposition table has `megabytes` from the start: what the server
+    /// uses (a small table per game), without first allocating and filling the default one.
+    pub fn with_hash_mb(megabytes: usize) -> Engine {
         Engine {
-            tt: Tt::new(Tt::DEFAULT_MB),
+            tt: Tt::new(megabytes),
             heur: Heuristics::default(),
             level: Level::FULL,
             seed: 0,

@@ -50,6 +50,9 @@ pub const MAX_REFUSALS: u32 = 5;
 /// Times the driver joins its room again after being dropped for falling behind.
 pub const MAX_ATTACHES: u32 = 5;
 
+/// The pause before asking for a fresh `state` after a refusal.
+pub const RESYNC_PAUSE: Duration = Duration::from_secs(1);
+
 /// After the end: how long the person may be away before the driver leaves.
 pub const LINGER_AWAY: Duration = Duration::from_secs(5);
 
@@ -224,11 +227,13 @@ impl Driver {
         let me = self.seat.color;
         match msg {
             ServerMsg::Ack(ack) => {
+                // The room acks before it broadcasts the move: the move stays pending until
+                // its broadcast moves the position on, or the next search would be for the
+                // position the move was played in.
                 if pending
                     .as_ref()
                     .is_some_and(|(_, id)| ack.id.as_ref() == Some(id))
                 {
-                    *pending = None;
                     *refusals = 0;
                 }
                 return Heard::Ok;
@@ -246,8 +251,9 @@ impl Driver {
                     tracing::error!(game = %self.room.id, "the computer was refused too often; it leaves the game");
                     return Heard::GiveUp;
                 }
-                // Give the room (and its hello allowance) a moment.
-                tokio::time::sleep(Duration::from_millis(200)).await;
+                // Give the room a moment: its game rate and hello allowance refill at
+                // about one a second.
+                tokio::time::sleep(RESYNC_PAUSE).await;
                 return Heard::Resync;
             }
             ServerMsg::State { v, d } => match View::from_state(v, &d, Instant::now()) {
@@ -318,8 +324,7 @@ impl Driver {
                     // the wait for a free engine thread is time off the computer's clock.
                     let limits = think::limits(me, level, clock, first_move, Instant::now());
                     let mut engine = engine.unwrap_or_else(|| {
-                        let mut engine = Engine::new();
-                        engine.set_hash_mb(HASH_MB);
+                        let mut engine = Engine::with_hash_mb(HASH_MB);
                         engine.set_level(level);
                         engine.set_seed(seed);
                         engine
@@ -356,5 +361,63 @@ async fn sleep_until(deadline: Option<Instant>) {
     match deadline {
         Some(at) => tokio::time::sleep_until(tokio::time::Instant::from_std(at)).await,
         None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::SocketAddr;
+
+    use tokio::sync::watch;
+
+    use super::*;
+    use crate::server::config::Config;
+    use crate::server::lobby::{ComputerChoice, NewGame};
+    use crate::server::metrics::Metrics;
+    use crate::server::protocol::Side;
+    use crate::server::rooms::Rooms;
+    use crate::server::store::MemoryStore;
+
+    async fn first_state(agent: &mut Agent) -> Option<Side> {
+        for _ in 0..16 {
+            let text = tokio::time::timeout(Duration::from_secs(10), agent.recv())
+                .await
+                .expect("the room answers")
+                .expect("the room keeps the agent");
+            if let Ok(ServerMsg::State { d, .. }) = ServerMsg::from_text(&text) {
+                return d.live.you;
+            }
+        }
+        panic!("no state");
+    }
+
+    #[tokio::test]
+    async fn the_computers_proof_seats_it_only_in_a_computer_seat() {
+        let (_keep, shutdown) = watch::channel(false);
+        let config = Config::new(SocketAddr::from(([127, 0, 0, 1], 0)), "unused");
+        let rooms = Rooms::new(
+            Arc::new(MemoryStore::new()),
+            Arc::new(config),
+            Arc::new(Metrics::default()),
+            shutdown,
+        );
+        let human = rooms.create(NewGame::default()).await.expect("created");
+        let room = rooms.get(&human.id).await.ok().flatten().expect("live");
+        let mut agent = Agent::attach_computer(room, ComputerProof::new(), 16)
+            .await
+            .expect("attached");
+        assert_eq!(first_state(&mut agent).await, None, "a spectator there");
+
+        let request = NewGame {
+            color: Some(crate::server::lobby::ColorChoice::White),
+            computer: Some(ComputerChoice { level: 1 }),
+            ..NewGame::default()
+        };
+        let against = rooms.create(request).await.expect("created");
+        let room = rooms.get(&against.id).await.ok().flatten().expect("live");
+        let mut agent = Agent::attach_computer(room, ComputerProof::new(), 16)
+            .await
+            .expect("attached");
+        assert_eq!(first_state(&mut agent).await, Some(Side::Black));
     }
 }

@@ -190,3 +190,120 @@ fn reading(clock: Option<&ClockView>, at: Instant) -> Option<ClockReading> {
 fn first_move(left_ms: Option<u64>, at: Instant) -> Option<FirstMoveReading> {
     left_ms.map(|left_ms| FirstMoveReading { left_ms, at })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::engine::Level;
+    use crate::rules::SubMove;
+    use crate::server::config::TakebackLimits;
+    use crate::server::game::{
+        COMPUTER_SEAT_HASH, Decided, Event, GameState, Request, Variant, now_ms,
+    };
+    use crate::server::project::{self, Presence};
+    use crate::server::protocol::SharedText;
+
+    /// A game against the computer (Black, level 1), as the room has it.
+    fn game() -> GameState {
+        let events = [
+            Event::Created {
+                at_ms: 1,
+                variant: Variant::Balanced,
+                start: Position::initial(),
+                clock: None,
+                creator: Color::White,
+                seat_hash: "w".into(),
+                listed: false,
+            },
+            Event::Joined {
+                at_ms: 1,
+                color: Color::Black,
+                seat_hash: COMPUTER_SEAT_HASH.into(),
+                computer: Some(Level::new(1)),
+            },
+        ];
+        GameState::replay(
+            "g",
+            &events,
+            Duration::from_secs(30),
+            Instant::now(),
+            |_, _, _| {},
+        )
+        .expect("replays")
+    }
+
+    /// The `state` message of `game` and its data.
+    fn state_of(game: &GameState) -> (u64, StateMsg) {
+        let shared =
+            SharedText::new(&project::shared_state(game, &game.record())).expect("serializes");
+        let live = project::live_state(game, Presence::default(), None, Instant::now());
+        match project::state_msg(game.version(), live, shared) {
+            ServerMsg::State { v, d } => (v, d),
+            _ => unreachable!("a state message"),
+        }
+    }
+
+    /// Plays `uci` for the side to move in `game`; the message it publishes.
+    fn play(game: &mut GameState, uci: &str) -> ServerMsg {
+        let mv: SubMove = uci.parse().expect("uci");
+        let mover = game.position().side_to_move();
+        let limits = TakebackLimits {
+            per_turn: 1,
+            per_game: 5,
+        };
+        let now = Instant::now();
+        let request = Request::Move { mv, ack: None };
+        let Ok(Decided::Events(events)) = game.decide(mover, request, limits, now, now_ms()) else {
+            panic!("{uci} is decided");
+        };
+        let mut published = None;
+        for checked in events {
+            let event = checked.event().clone();
+            let v = game.version() + 1;
+            game.apply(checked, now);
+            published = published.or(project::event(game, &event, v, now));
+        }
+        published.expect("a move message")
+    }
+
+    #[test]
+    fn the_view_follows_the_state_and_the_moves_after_it() {
+        let mut game = game();
+        let (v, state) = state_of(&game);
+        let mut view = View::from_state(v, &state, Instant::now()).expect("follows");
+        assert!(!view.to_move(Color::Black), "White moves first");
+        let msg = play(&mut game, "e2e4");
+        assert_eq!(view.follow(&msg, Instant::now()), Followed::Applied);
+        assert!(view.to_move(Color::Black));
+        assert_eq!(view.position_version(), game.version());
+        assert_eq!(view.follow(&msg, Instant::now()), Followed::Old);
+    }
+
+    #[test]
+    fn a_skipped_version_or_a_position_other_than_announced_loses_the_view() {
+        let mut game = game();
+        let (v, state) = state_of(&game);
+        let mut view = View::from_state(v, &state, Instant::now()).expect("follows");
+        play(&mut game, "e2e4");
+        let later = play(&mut game, "e7e5");
+        assert!(matches!(
+            view.follow(&later, Instant::now()),
+            Followed::Lost(_)
+        ));
+
+        let mut game = self::game();
+        let (v, state) = state_of(&game);
+        let mut view = View::from_state(v, &state, Instant::now()).expect("follows");
+        let ServerMsg::Move { v, mut d } = play(&mut game, "e2e4") else {
+            panic!("a move");
+        };
+        d.fen = Position::initial().fen();
+        let forged = ServerMsg::Move { v, d };
+        assert!(matches!(
+            view.follow(&forged, Instant::now()),
+            Followed::Lost(_)
+        ));
+    }
+}
