@@ -42,6 +42,30 @@ export function describeSubMove(uci, san = '') {
   return words;
 }
 
+/** "Black", or "Black (computer)" for the computer's side (the state's `computer`). */
+function who(color, state) {
+  return state.computer && state.computer.color === color ? `${cap(color)} (computer)` : cap(color);
+}
+
+/**
+ * On opening a game at the player's turn, says the opponent's turn that led
+ * to it (the sub-moves the page did not see happen live: a computer that
+ * opened before the page connected, an opponent who moved while the page
+ * was closed), in the words of a live announcement. `state` is the first
+ * snapshot; `you` the player's colour (nothing for a spectator).
+ */
+export function announceArrival(state, you) {
+  if (!state || !you || state.status !== 'playing' || state.turn !== you) return;
+  const moves = state.moves || [];
+  const words = [];
+  for (let i = moves.length - 1; i >= 0 && moves[i].color !== you; i -= 1) {
+    words.unshift(describeSubMove(moves[i].uci, moves[i].san));
+  }
+  if (!words.length) return;
+  run = null;
+  announce(`${who(moves[moves.length - 1].color, state)}: ${words.join(', then ')}`);
+}
+
 /**
  * Announces a game event if the user should hear it. `t` and `d` are the
  * WebSocket event; `state` is the page's state *before* the event (its
@@ -58,7 +82,7 @@ export function announceEvent(t, d, state, you) {
       // The record's last entry is this colour's: the same turn, add to it.
       if (run && run.color === d.color && last && last.color === d.color) run.words.push(words);
       else run = { color: d.color, words: [words] };
-      announce(`${cap(d.color)}: ${run.words.join(', then ')}`);
+      announce(`${who(d.color, state)}: ${run.words.join(', then ')}`);
       break;
     }
     case 'takeback': {

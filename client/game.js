@@ -40,7 +40,7 @@ import { placement, applyUci, kingSquare } from './fen.js';
 import { recordStart, groupTurns, commaText, lastTurn, completedTurns } from './record.js';
 import { matchTyped } from './typed.js';
 import * as sound from './sound.js';
-import { announceEvent } from './announce.js';
+import { announceEvent, announceArrival } from './announce.js';
 
 const LOW_MS = 20000;
 const LOW_SOUND_MS = 10000;
@@ -69,6 +69,7 @@ class GamePage {
     this.rematchSeat = null; // the private rematch_seat message, once received
     this.rematchLive = false; // a rematch event arrived while this page was open
     this.online = false;
+    this.arrivalSaid = false; // the opponent's turn before the first snapshot was announced
     this.watching = false; // the visitor chose "Watch" over the free seat
     this.saidText = ''; // the last thing that happened, in words (until the next move)
     this.claimAt = { white: null, black: null }; // performance.now() when a claim over an away seat opens
@@ -234,6 +235,11 @@ class GamePage {
         this.S = d;
         this.v = msg.v;
         this.you = d.you || null;
+        // Once per page: what the opponent played before the page was there.
+        if (!this.arrivalSaid && this.you) {
+          this.arrivalSaid = true;
+          announceArrival(d, this.you);
+        }
         this.presence = { white: d.seats.white.connected, black: d.seats.black.connected, spectators: d.spectators };
         this.clockAt = performance.now();
         this.firstMoveAt = performance.now();
@@ -399,7 +405,8 @@ class GamePage {
     this.board.setLegal(canMove ? S.legal : [], canMove ? this.you[0] : null);
     if (this.pending && live) this.board.setPosition(applyUci(boardMap, this.pending.uci));
 
-    this.info.textContent = `${cap(S.variant)} · ${clockLabel(S.clock)}${this.you ? ` · you play ${this.you}` : ' · watching'}`;
+    const versus = S.computer ? ` · vs ${this.computerName()}` : '';
+    this.info.textContent = `${cap(S.variant)} · ${clockLabel(S.clock)}${this.you ? ` · you play ${this.you}` : ' · watching'}${versus}`;
     this.status.textContent = this.statusText(live);
     this.status.classList.toggle('your-turn', !!this.you && S.status === 'playing' && S.turn === this.you);
     this.status.classList.toggle('offline', !this.online);
@@ -424,7 +431,8 @@ class GamePage {
     if (S.status === 'finished') return outcomeText(S.outcome);
     const part = S.phase === 'second' ? 'move 2 of 2' : S.phase === 'first' ? 'move 1 of 2' : 'one move';
     if (!live && this.you === S.turn) return `You are reviewing an earlier position; it is your turn (${part}).`;
-    const toPlay = this.you === S.turn ? `Your turn: ${part}` : `${cap(S.turn)} to play: ${part}`;
+    let toPlay = this.you === S.turn ? `Your turn: ${part}` : `${cap(S.turn)} to play: ${part}`;
+    if (this.isComputer(S.turn)) toPlay = `${this.computerName()} is thinking… (${cap(S.turn)}, ${part})`;
     if (this.turnEndedByCheck()) {
       const mover = S.turn === 'white' ? 'black' : 'white';
       if (this.you === mover) return `Check: your turn ended. ${toPlay}`;
@@ -451,7 +459,7 @@ class GamePage {
     if (!S || S.status !== 'playing' || !this.presence) return '';
     const parts = [];
     for (const c of ['white', 'black']) {
-      if (!S.seats[c].taken || this.presence[c] || c === this.you) continue;
+      if (!S.seats[c].taken || this.presence[c] || c === this.you || this.isComputer(c)) continue;
       const other = c === 'white' ? 'black' : 'white';
       let text = `${cap(c)} is offline`;
       const at = this.claimAt[c];
@@ -627,7 +635,8 @@ class GamePage {
       if (S.turn === you && S.claims && S.claims.length) {
         out.push(btn('btn-claim-draw', `Claim draw (${S.claims[0].replaceAll('_', ' ')})`, () => this.send('draw_claim', { claim: S.claims[0] }), { class: 'primary' }));
       }
-      if (this.presence && S.seats[opp].taken && !this.presence[opp] && !this.abortWindowOpen()) {
+      // The computer never abandons a game: nothing to claim against it.
+      if (this.presence && S.seats[opp].taken && !this.presence[opp] && !this.isComputer(opp) && !this.abortWindowOpen()) {
         this.claimOpen = this.claimOpenNow(performance.now());
         out.push(btn('btn-claim-victory', 'Claim victory (opponent left)', () => this.send('claim_victory'),
           { title: 'Possible once the opponent has been disconnected for a while', disabled: !this.claimOpen }));
@@ -680,16 +689,38 @@ class GamePage {
       const seat = this.S.seats[colour];
       const connected = this.presence ? this.presence[colour] : seat.connected;
       const seatEl = this.seatEls[colour];
-      seatEl.className = `seat ${seat.taken ? (connected ? 'online' : 'away') : 'free'}`;
-      seatEl.title = seat.taken ? (connected ? 'connected' : 'disconnected') : 'seat free';
-      seatEl.replaceChildren(
-        h('span', { class: 'dot', 'aria-hidden': 'true' }),
-        h('span', { class: 'name' }, `${cap(colour)}${this.you === colour ? ' (you)' : ''}`),
-        h('span', { class: 'conn-state' }, seat.taken ? (connected ? 'online' : 'offline') : 'waiting'));
+      if (this.isComputer(colour)) {
+        // The computer's seat is played in the server: never offline, thinking on its turn.
+        const thinking = this.S.status === 'playing' && this.S.turn === colour;
+        seatEl.className = `seat computer online${thinking ? ' thinking' : ''}`;
+        seatEl.title = `${cap(colour)}: the computer`;
+        seatEl.replaceChildren(
+          h('span', { class: 'dot', 'aria-hidden': 'true' }),
+          h('span', { class: 'name' }, h('span', { class: 'visually-hidden' }, `${cap(colour)}: `), this.computerName()),
+          h('span', { class: 'conn-state' }, thinking ? 'thinking…' : ''));
+      } else {
+        seatEl.className = `seat ${seat.taken ? (connected ? 'online' : 'away') : 'free'}`;
+        seatEl.title = seat.taken ? (connected ? 'connected' : 'disconnected') : 'seat free';
+        seatEl.replaceChildren(
+          h('span', { class: 'dot', 'aria-hidden': 'true' }),
+          h('span', { class: 'name' }, `${cap(colour)}${this.you === colour ? ' (you)' : ''}`),
+          h('span', { class: 'conn-state' }, seat.taken ? (connected ? 'online' : 'offline') : 'waiting'));
+      }
       const bar = this.bars[pos];
       if (bar.firstChild !== seatEl || bar.lastChild !== this.clockEls[colour]) bar.replaceChildren(seatEl, this.clockEls[colour]);
       bar.classList.toggle('to-move', this.S.status === 'playing' && this.S.turn === colour);
     }
+  }
+
+  /** Whether `colour` is the computer's seat (the state's `computer`, only in such games). */
+  isComputer(colour) {
+    const c = this.S && this.S.computer;
+    return !!c && c.color === colour;
+  }
+
+  /** "Computer (level 3)". */
+  computerName() {
+    return `Computer (level ${this.S.computer.level})`;
   }
 
   renderMeta() {

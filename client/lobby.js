@@ -1,4 +1,4 @@
-// The lobby (`/`): the create form, the open games to join, the games in
+// The lobby (`/`): the create form, "Play the computer", the open games to join, the games in
 // progress to watch and the recently finished games (polled every few
 // seconds).
 
@@ -12,20 +12,19 @@ const POLL_MS = 3000;
 const MAX_BASE_MINUTES = 180;
 const MAX_INCREMENT_SECS = 180;
 
+/** The computer's levels in words (docs/engine.md: level 8 is full strength). */
+export const LEVELS = [
+  [1, 'beginner'], [2, 'novice'], [3, 'casual'], [4, 'intermediate'],
+  [5, 'club player'], [6, 'strong'], [7, 'expert'], [8, 'full strength'],
+];
+
 export function lobbyPage(main) {
   const error = h('p', { class: 'error', role: 'alert', id: 'create-error' });
-  const custom = h('div', { class: 'custom-clock', hidden: true },
-    h('label', {}, 'Minutes ', h('input', { type: 'number', id: 'custom-base', min: '0', max: '180', step: '1', value: '5' })),
-    h('label', {}, 'Increment (s) ', h('input', { type: 'number', id: 'custom-inc', min: '0', max: '180', step: '1', value: '3' })));
-  const clockChoices = [
-    ...PRESETS.map(([label], i) => radio('clock', label, label, i === 1)),
-    radio('clock', 'custom', 'Custom'),
-    radio('clock', 'none', 'No clock'),
-  ];
+  const clock = clockChoice('clock', '', '5+3');
   // novalidate: the form's own checks say what is wrong in words, in the alert below.
   const form = h('form', { id: 'create-form', class: 'panel create', novalidate: true },
     h('h2', {}, 'New game'),
-    h('fieldset', {}, h('legend', {}, 'Time control'), h('div', { class: 'choices' }, clockChoices), custom),
+    clock.fieldset,
     h('fieldset', {}, h('legend', {}, 'Your colour'), h('div', { class: 'choices' },
       radio('color', 'white', 'White'), radio('color', 'random', 'Random', true), radio('color', 'black', 'Black'))),
     h('fieldset', {}, h('legend', {}, 'Variant'), h('div', { class: 'choices' },
@@ -39,43 +38,28 @@ export function lobbyPage(main) {
       ' Listed in the lobby'), h('span', { class: 'hint' }, ' (untick to play only with whoever has the link)')),
     h('button', { type: 'submit', id: 'create-btn', class: 'primary' }, 'Create game'),
     error);
-  form.addEventListener('change', () => {
-    custom.hidden = form.elements.clock.value !== 'custom';
-  });
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     error.textContent = '';
     const body = { color: form.elements.color.value, variant: form.elements.variant.value };
     // Sent only when off: listed is the server's default.
     if (!form.querySelector('#listed').checked) body.listed = false;
-    const choice = form.elements.clock.value;
-    if (choice === 'custom') {
-      const base = Number(form.querySelector('#custom-base').value);
-      const inc = Number(form.querySelector('#custom-inc').value);
-      const problem = clockProblem(base, inc);
-      if (problem) { error.textContent = problem; return; }
-      body.clock = { base_secs: Math.round(base * 60), increment_secs: Math.round(inc) };
-    } else if (choice !== 'none') {
-      const [, base, inc] = PRESETS.find(([l]) => l === choice);
-      body.clock = { base_secs: base, increment_secs: inc };
-    } else body.clock = null;
+    const chosen = clock.read();
+    if (chosen.problem) { error.textContent = chosen.problem; return; }
+    body.clock = chosen.clock;
     const fen = form.querySelector('#fen-input').value.trim();
     if (fen) body.fen = fen;
-    try {
-      const grant = await request('POST', '/api/games', body);
-      saveSeat(grant.id, grant.token);
-      location.assign(grant.url);
-    } catch (err) {
-      error.textContent = `Could not create the game: ${createErrorText(err)}`;
-    }
+    await createAndOpen(body, error);
   });
+
+  const computerForm = computerPanel();
 
   const openList = h('ul', { class: 'games', id: 'open-games' });
   const playingList = h('ul', { class: 'games', id: 'playing-games' });
   const recentList = h('ul', { class: 'games recent', id: 'recent-games' });
   const listError = h('p', { class: 'error', role: 'status' });
   main.replaceChildren(h('div', { class: 'lobby' },
-    form,
+    h('div', { class: 'lobby-forms' }, form, computerForm),
     h('section', { class: 'panel' }, h('h2', {}, 'Open games'), openList, listError,
       h('h2', {}, 'Games in progress'), playingList,
       h('h2', {}, 'Recent games'), recentList)));
@@ -140,7 +124,7 @@ function fill(list, games, empty, action) {
   }
   list.replaceChildren(...games.map((g) => h('li', { 'data-id': g.id },
     h('span', { class: 'game-desc' },
-      h('strong', {}, clockLabel(g.clock)), ' · ', cap(g.variant),
+      h('strong', {}, clockLabel(g.clock)), ' · ', cap(g.variant), computerText(g),
       g.sub_moves ? ` · ${g.sub_moves} sub-moves` : ''),
     action(g))));
 }
@@ -158,17 +142,102 @@ function fillRecent(list, games) {
       h('span', { class: 'game-desc' },
         h('strong', {}, g.result && g.result !== '*' ? g.result : '—'), ' ',
         h('a', { href: `/game/${g.id}`, class: 'outcome' }, outcome),
-        ` · ${clockLabel(g.clock)} · ${cap(g.variant)}${g.sub_moves ? ` · ${g.sub_moves} sub-moves` : ''}`),
+        ` · ${clockLabel(g.clock)} · ${cap(g.variant)}${computerText(g)}${g.sub_moves ? ` · ${g.sub_moves} sub-moves` : ''}`),
       h('span', { class: 'links' },
         h('a', { href: `/game/${g.id}.pgn`, class: 'button', 'aria-label': `PGN of game ${g.id}` }, 'PGN'),
         h('a', { href: `/replay?game=${encodeURIComponent(g.id)}`, class: 'button', 'aria-label': `Replay game ${g.id}` }, 'Replay')));
   }));
 }
 
+/** " · vs the computer (level 3)" for a game against the computer, else "". */
+function computerText(g) {
+  return g.computer ? ` · vs the computer (level ${g.computer.level})` : '';
+}
+
 function winnerOf(result) {
   if (result === '1-0') return 'white';
   if (result === '0-1') return 'black';
   return null;
+}
+
+/**
+ * The "Play the computer" panel: level, colour, time control. One click
+ * creates the game (the computer holds the other seat, so it is already
+ * playing) and opens it as the seat holder, like "Create game".
+ */
+function computerPanel() {
+  const error = h('p', { class: 'error', role: 'alert', id: 'computer-error' });
+  const clock = clockChoice('computer-clock', 'computer-', 'none');
+  const level = h('select', { id: 'computer-level', name: 'level' },
+    LEVELS.map(([n, words]) => h('option', { value: String(n), selected: n === 1 }, `${n}: ${words}`)));
+  const form = h('form', { id: 'computer-form', class: 'panel create computer', novalidate: true },
+    h('h2', {}, 'Play the computer'),
+    h('p', { class: 'field' }, h('label', { for: 'computer-level' }, 'Level '), level,
+      h('span', { class: 'hint', id: 'computer-level-hint' }, ' 1 is for beginners, 8 is the engine at full strength')),
+    h('fieldset', {}, h('legend', {}, 'Your colour'), h('div', { class: 'choices' },
+      radio('computer-color', 'white', 'White'), radio('computer-color', 'random', 'Random', true),
+      radio('computer-color', 'black', 'Black'))),
+    clock.fieldset,
+    h('button', { type: 'submit', id: 'computer-btn', class: 'primary' }, 'Play the computer'),
+    error);
+  level.setAttribute('aria-describedby', 'computer-level-hint');
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    error.textContent = '';
+    const chosen = clock.read();
+    if (chosen.problem) { error.textContent = chosen.problem; return; }
+    const body = {
+      color: form.elements['computer-color'].value,
+      clock: chosen.clock,
+      computer: { level: Number(level.value) },
+    };
+    await createAndOpen(body, error);
+  });
+  return form;
+}
+
+/** Creates a game, keeps its seat token and opens it; a refusal is said in `error`. */
+async function createAndOpen(body, error) {
+  try {
+    const grant = await request('POST', '/api/games', body);
+    saveSeat(grant.id, grant.token);
+    location.assign(grant.url || `/game/${grant.id}`);
+  } catch (err) {
+    error.textContent = `Could not create the game: ${createErrorText(err)}`;
+  }
+}
+
+/**
+ * The time-control fieldset (presets, custom, none) of a form: radios named
+ * `name`, custom inputs `#{prefix}custom-base` / `#{prefix}custom-inc`.
+ * `read()` gives `{clock}` (null: untimed) or `{problem}` in words.
+ */
+function clockChoice(name, prefix, initial) {
+  const custom = h('div', { class: 'custom-clock', hidden: true },
+    h('label', {}, 'Minutes ', h('input', { type: 'number', id: `${prefix}custom-base`, min: '0', max: '180', step: '1', value: '5' })),
+    h('label', {}, 'Increment (s) ', h('input', { type: 'number', id: `${prefix}custom-inc`, min: '0', max: '180', step: '1', value: '3' })));
+  const choices = [
+    ...PRESETS.map(([label]) => radio(name, label, label, label === initial)),
+    radio(name, 'custom', 'Custom', initial === 'custom'),
+    radio(name, 'none', 'No clock', initial === 'none'),
+  ];
+  const fieldset = h('fieldset', {}, h('legend', {}, 'Time control'), h('div', { class: 'choices' }, choices), custom);
+  const value = () => (fieldset.querySelector(`input[name="${name}"]:checked`) || { value: 'none' }).value;
+  fieldset.addEventListener('change', () => { custom.hidden = value() !== 'custom'; });
+  const read = () => {
+    const choice = value();
+    if (choice === 'custom') {
+      const base = Number(custom.querySelector(`#${prefix}custom-base`).value);
+      const inc = Number(custom.querySelector(`#${prefix}custom-inc`).value);
+      const problem = clockProblem(base, inc);
+      if (problem) return { problem };
+      return { clock: { base_secs: Math.round(base * 60), increment_secs: Math.round(inc) } };
+    }
+    if (choice === 'none') return { clock: null };
+    const [, base, inc] = PRESETS.find(([l]) => l === choice);
+    return { clock: { base_secs: base, increment_secs: inc } };
+  };
+  return { fieldset, read };
 }
 
 /** Why a custom clock cannot be used, in the form's words, or null. */
@@ -193,6 +262,7 @@ function createErrorText(err) {
     if (message.startsWith('clock:')) {
       return `the clock is out of range (base time at most ${MAX_BASE_MINUTES} minutes, increment at most ${MAX_INCREMENT_SECS} seconds, not both zero).`;
     }
+    if (message.startsWith('computer')) return 'the computer\'s level must be a whole number from 1 to 8.';
     return 'the server did not understand the request.';
   }
   return message;

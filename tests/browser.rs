@@ -2522,3 +2522,141 @@ async fn analyse_fills_the_evaluation_graph_on_the_replay_page_and_on_a_finished
     wait_text(&s, "#analysis-detail", "checkmate").await;
     rig.stop(vec![s]).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_level_1_computer_game_made_in_the_lobby_answers_a_clicked_submove_on_the_board_and_in_the_move_list()
+ {
+    if !browser_available("a_level_1_computer_game...") {
+        return;
+    }
+    let _serial = SERIAL.lock().await;
+    let rig = Rig::start().await;
+    let s = rig.driver.session().await;
+    s.client.goto(&rig.url("/")).await.expect("lobby");
+    wait_for(
+        &s,
+        "!!document.querySelector('#computer-form')",
+        "the computer panel",
+    )
+    .await;
+
+    // The panel's own errors are in words.
+    click(
+        &s,
+        "label.choice:has(input[name=computer-clock][value='custom'])",
+    )
+    .await;
+    set_value(&s, "#computer-custom-base", "0").await;
+    set_value(&s, "#computer-custom-inc", "0").await;
+    click(&s, "#computer-btn").await;
+    wait_text(&s, "#computer-error", "cannot both be zero").await;
+
+    // Level 1, White, no clock: one click makes the game and opens it as White.
+    let levels = js(
+        &s,
+        "return [...document.querySelectorAll('#computer-level option')].map(o => o.textContent)",
+    )
+    .await;
+    assert_eq!(levels[0], json!("1: beginner"), "{levels}");
+    assert_eq!(levels[7], json!("8: full strength"), "{levels}");
+    s.client
+        .find(Locator::Css("#computer-level"))
+        .await
+        .expect("the level")
+        .select_by_value("1")
+        .await
+        .expect("level 1 chosen");
+    click(
+        &s,
+        "label.choice:has(input[name=computer-color][value='white'])",
+    )
+    .await;
+    click(
+        &s,
+        "label.choice:has(input[name=computer-clock][value='none'])",
+    )
+    .await;
+    click(&s, "#computer-btn").await;
+    let path = wait_for(
+        &s,
+        "location.pathname.startsWith('/game/') && location.pathname",
+        "the computer game's page",
+    )
+    .await;
+    wait_text(&s, "#status", "Your turn: one move").await;
+    let id = path
+        .as_str()
+        .unwrap_or_default()
+        .trim_start_matches("/game/")
+        .to_string();
+    // The server made the game the panel asked for.
+    let (status, body) = rig.get(&format!("/api/games/{id}")).await;
+    assert_eq!(status, 200, "{body}");
+    let public: Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(
+        public["computer"],
+        json!({"color": "black", "level": 1}),
+        "{public}"
+    );
+    assert_eq!(public["clock"], Value::Null, "{public}");
+    // The computer's side is named beside the board; this side is the player's.
+    wait_text(&s, "#seat-black", "Computer (level 1)").await;
+    wait_text(&s, "#seat-white", "White (you)").await;
+    wait_text(&s, "#game-info", "vs Computer (level 1)").await;
+
+    // One clicked sub-move; the computer answers with its two.
+    click_move(&s, "e2", "e4").await;
+    wait_moves(&[&s], 3).await;
+    wait_text(&s, "#status", "Your turn: move 1 of 2").await;
+    wait_text(&s, "#announcer", "Black (computer): ").await;
+    // On the board: the computer's second sub-move landed a black piece.
+    let landed = js(
+        &s,
+        "const e = document.querySelector('.board .sq.last2-to'); return e ? e.dataset.piece : null",
+    )
+    .await;
+    assert!(
+        landed
+            .as_str()
+            .is_some_and(|p| p.len() == 1 && p.chars().all(|c| c.is_ascii_lowercase())),
+        "a black piece where the computer's second sub-move went: {landed}"
+    );
+    // Nothing to claim against the computer; the page stays accessible.
+    assert_eq!(
+        js(&s, "return !!document.querySelector('#btn-claim-victory')").await,
+        json!(false)
+    );
+    assert!(
+        !text(&s, "#away-note").await.contains("offline"),
+        "the computer is never offline"
+    );
+    assert_accessible(&s, "computer game page").await;
+
+    // Resign, then a rematch: the computer accepts at once and takes the other colour.
+    click(&s, "#btn-resign").await;
+    click(&s, "#btn-resign-yes").await;
+    wait_text(&s, "#banner", "Black wins by resignation").await;
+    click(&s, "#btn-rematch").await;
+    let old = format!("/game/{id}");
+    wait_for(
+        &s,
+        &format!(
+            "location.pathname.startsWith('/game/') && location.pathname !== {}",
+            json!(old)
+        ),
+        "the rematch page",
+    )
+    .await;
+    wait_text(&s, "#seat-white", "Computer (level 1)").await;
+    wait_text(&s, "#seat-black", "Black (you)").await;
+    // The computer opens as White, maybe before the page connected: live or from the
+    // first snapshot, its sub-move is announced; then it is this side's turn.
+    wait_moves(&[&s], 1).await;
+    wait_text(&s, "#status", "Your turn: move 1 of 2").await;
+    wait_text(&s, "#announcer", "White (computer): ").await;
+    // Reopened at this side's turn, the page says the computer's turn it did not see live.
+    s.client.refresh().await.expect("reload");
+    wait_text(&s, "#status", "Your turn: move 1 of 2").await;
+    wait_text(&s, "#announcer", "White (computer): ").await;
+    rig.stop(vec![s]).await;
+}

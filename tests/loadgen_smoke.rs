@@ -168,3 +168,66 @@ fn memory_mode_plays_every_game_of_the_given_server_binary_to_each_checkpoint() 
         "{report}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bots_mode_measures_human_latency_without_and_with_computer_games_and_the_engine_cap_holds()
+{
+    let server = Rig::start_with(|c| {
+        c.create_rate_per_sec = 0.0;
+        c.engine_threads = 1;
+    })
+    .await;
+    let report = loadgen(
+        server.addr(),
+        &[
+            "--mode",
+            "bots",
+            "--games",
+            "4",
+            "--spectators",
+            "1",
+            "--rate",
+            "5",
+            "--duration",
+            "2",
+            "--bot-games",
+            "2",
+            "--bot-level",
+            "1",
+            "--engine-threads",
+            "1",
+            "--setup-timeout",
+            "30",
+        ],
+    )
+    .await;
+    for phase in ["without_bots", "with_bots"] {
+        assert!(count(&report[phase], "move_to_opponent") > 0, "{report}");
+        assert_eq!(report[phase]["errors"], serde_json::json!({}), "{report}");
+    }
+    assert_eq!(report["bot_slots_ready"].as_u64(), Some(2), "{report}");
+    assert_eq!(report["bot_setup_failures"].as_u64(), Some(0), "{report}");
+    assert!(
+        report["computer_submoves"].as_u64().unwrap_or(0) > 0,
+        "{report}"
+    );
+    assert!(
+        report["bot_human_submoves"].as_u64().unwrap_or(0) > 0,
+        "{report}"
+    );
+    assert!(count(&report, "computer_reply") > 0, "{report}");
+    assert_eq!(report["bot_errors"], serde_json::json!({}), "{report}");
+    assert_eq!(report["bot_unparsed"].as_u64(), Some(0), "{report}");
+    // The computer searched, never more than one search at once.
+    assert_eq!(
+        report["engine_searches_running_peak"].as_f64(),
+        Some(1.0),
+        "{report}"
+    );
+    assert_eq!(
+        report["engine_peak_within_threads"].as_bool(),
+        Some(true),
+        "{report}"
+    );
+    server.stop().await;
+}

@@ -11,6 +11,7 @@
 //! | concept | module |
 //! |---|---|
 //! | one game slot: players, spectators, pacing | `game` |
+//! | computer games (`--mode bots`): the human seat against the server's engine | `bots` |
 //! | the echo floor | `echo` |
 //! | the fsync floor | `disk` |
 //! | idle memory per room / connection | `idle` |
@@ -23,6 +24,8 @@
 //! The modules live in `src/bin/loadgen/` (a binary's root resolves `mod` next
 //! to itself, hence the `#[path]`s).
 
+#[path = "loadgen/bots.rs"]
+mod bots;
 #[path = "loadgen/disk.rs"]
 mod disk;
 #[path = "loadgen/echo.rs"]
@@ -68,6 +71,9 @@ enum Mode {
     Idle,
     /// Live games played to `--submoves-per-game` sub-moves each: memory per game.
     Memory,
+    /// Two steady phases of `--games` human games, the second with
+    /// `--bot-games` computer games running: human latency without and with them.
+    Bots,
 }
 
 #[derive(Parser, Debug)]
@@ -138,6 +144,25 @@ struct Args {
     /// Memory mode: give up reaching one checkpoint after this many seconds.
     #[arg(long, default_value_t = 120.0)]
     phase_timeout: f64,
+    /// Bots mode: computer games running during the second phase.
+    #[arg(long, default_value_t = 50)]
+    bot_games: usize,
+    /// Bots mode: the computer's level (1 beginner .. 8 full strength).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..=8))]
+    bot_level: u8,
+    /// Bots mode: the computer games' clock, `MINUTES+SECONDS` (e.g. `3+2`) or `none`
+    /// (untimed: the computer thinks for its default time).
+    #[arg(long, default_value = "none")]
+    bot_clock: String,
+    /// Bots mode: the phase with the computer games first, then the one without (the
+    /// computer games resign at the end of their phase). Running both orders shows how much
+    /// of a difference is the machine drifting.
+    #[arg(long)]
+    bots_first: bool,
+    /// The server's `--engine-threads` (given to a started server; with `--addr`, what the
+    /// running server was given): the report checks the engine peak against it.
+    #[arg(long)]
+    engine_threads: Option<usize>,
     /// Print the report as one JSON object (last line of stdout).
     #[arg(long)]
     json: bool,
@@ -153,6 +178,8 @@ enum LoadError {
     BadNumber(&'static str),
     #[error("--submoves-per-game must be ascending")]
     Checkpoints,
+    #[error("--bot-clock must be MINUTES+SECONDS (e.g. 3+2) or none, not {0:?}")]
+    BotClock(String),
     #[error("cannot start the echo server: {0}")]
     Echo(std::io::Error),
     #[error("cannot start the runtime: {0}")]
@@ -191,6 +218,7 @@ fn run(args: Args) -> Result<(), LoadError> {
     if !args.submoves_per_game.is_sorted() {
         return Err(LoadError::Checkpoints);
     }
+    let bot_clock = parse_clock(&args.bot_clock)?;
     let games = args.games.unwrap_or(match args.mode {
         Mode::Memory => 100,
         _ => 1000,
@@ -200,18 +228,29 @@ fn run(args: Args) -> Result<(), LoadError> {
     {
         return Err(LoadError::NotLoopback(addr));
     }
+    let threads_text = args.engine_threads.map(|n| n.to_string());
+    let mut env: Vec<(&str, &str)> = match args.mode {
+        Mode::Memory => memory::SERVER_ENV.to_vec(),
+        _ => Vec::new(),
+    };
+    if let Some(n) = &threads_text {
+        env.push(("MARSEILLAIS_ENGINE_THREADS", n));
+    }
     let spawned = match args.addr {
         Some(_) => None,
         None => Some(server::Spawned::start(
             args.server_bin.clone(),
             args.data_dir.clone(),
             &args.server_args,
-            match args.mode {
-                Mode::Memory => memory::SERVER_ENV,
-                _ => &[],
-            },
+            &env,
         )?),
     };
+    // What the server runs with: as given, else (a server we started) its default.
+    let engine_threads = args.engine_threads.or_else(|| {
+        spawned
+            .as_ref()
+            .map(|_| std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1)))
+    });
     let (addr, pid) = match &spawned {
         Some(s) => (s.addr, Some(s.pid())),
         None => (
@@ -270,6 +309,25 @@ fn run(args: Args) -> Result<(), LoadError> {
                 print_play(&report, args.json);
                 Ok(())
             }
+            Mode::Bots => {
+                let settings = Settings {
+                    addr,
+                    probe_dir: probe_dir.clone(),
+                    pid,
+                    rate,
+                    duration: Duration::from_secs_f64(duration),
+                    setup_timeout: Duration::from_secs_f64(setup_timeout),
+                };
+                let bots = BotSettings {
+                    games: args.bot_games,
+                    level: args.bot_level,
+                    clock: bot_clock,
+                    engine_threads,
+                };
+                let report = play_bots(&args, games, settings, bots).await?;
+                print_bots(&report, args.json);
+                Ok(())
+            }
         }
     });
     runtime.shutdown_timeout(Duration::from_secs(5));
@@ -291,6 +349,9 @@ struct Settings {
 
 #[derive(Debug, Serialize)]
 struct PlayReport {
+    /// The measurement window (for the bots mode's own counts in the same window).
+    #[serde(skip)]
+    window: Window,
     mode: Mode,
     games: usize,
     spectators_per_game: usize,
@@ -433,6 +494,7 @@ async fn play(args: &Args, games: usize, s: Settings) -> Result<PlayReport, Load
         .unwrap_or_default();
     let secs = s.duration.as_secs_f64();
     Ok(PlayReport {
+        window,
         mode: args.mode,
         games,
         spectators_per_game: args.spectators,
@@ -483,6 +545,291 @@ async fn play(args: &Args, games: usize, s: Settings) -> Result<PlayReport, Load
         echo_cpu_secs: used(echo_cpu_start, echo_cpu_end),
         load_average: (load_start, load_end),
     })
+}
+
+/// `3+2` (minutes + seconds) as `(180, 2)`; `none` as `None`.
+fn parse_clock(text: &str) -> Result<Option<(u64, u64)>, LoadError> {
+    if text.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    let bad = || LoadError::BotClock(text.to_string());
+    let (minutes, seconds) = text.split_once('+').ok_or_else(bad)?;
+    let minutes: u64 = minutes.trim().parse().map_err(|_| bad())?;
+    let seconds: u64 = seconds.trim().parse().map_err(|_| bad())?;
+    if minutes == 0 && seconds == 0 {
+        return Err(bad());
+    }
+    Ok(Some((minutes.saturating_mul(60), seconds)))
+}
+
+/// The computer games of `--mode bots`.
+struct BotSettings {
+    games: usize,
+    level: u8,
+    clock: Option<(u64, u64)>,
+    engine_threads: Option<usize>,
+}
+
+#[derive(Debug, Serialize)]
+struct BotsReport {
+    /// Whether the phase with the computer games ran first.
+    bots_first: bool,
+    bot_games: usize,
+    bot_level: u8,
+    /// `(base_secs, increment_secs)`; `null`: untimed.
+    bot_clock: Option<(u64, u64)>,
+    /// The server's `--engine-threads`, when known.
+    engine_threads: Option<usize>,
+    /// Phase 1: the human games alone.
+    without_bots: PlayReport,
+    /// Phase 2: the same number of human games while the computer games run.
+    with_bots: PlayReport,
+    /// Computer games whose first game was set up before phase 2, and how long that took.
+    bot_slots_ready: usize,
+    bot_setup_secs: f64,
+    /// The computer's sub-moves during phase 2's window, and per second.
+    computer_submoves: u64,
+    computer_submoves_per_sec: f64,
+    /// Sub-moves the load generator played for the humans of the computer games (all phases).
+    bot_human_submoves: u64,
+    /// From the human sub-move that handed the turn over to the computer's first sub-move
+    /// (thinking, plus waiting for an engine slot), for the replies that arrived in phase 2's
+    /// window.
+    computer_reply: Option<Percentiles>,
+    bot_games_started: u64,
+    bot_games_finished: u64,
+    bot_setup_failures: u64,
+    bot_endings: std::collections::BTreeMap<String, u64>,
+    bot_errors: std::collections::BTreeMap<String, u64>,
+    bot_closes: std::collections::BTreeMap<u16, u64>,
+    bot_unparsed: u64,
+    /// `/metrics` at the end: the most engine searches that ever ran at once.
+    engine_searches_running_peak: Option<f64>,
+    /// Whether that peak is within `engine_threads` (unknown without it).
+    engine_peak_within_threads: Option<bool>,
+}
+
+/// `--mode bots`: phase 1 plays `games` human games alone; then the
+/// computer games start; phase 2 plays `games` fresh human games beside them.
+/// Two phases of one run on one server, so the two latency figures differ by
+/// the computer games (and by whatever else the machine did meanwhile: the
+/// load average of each phase is in its report).
+async fn play_bots(
+    args: &Args,
+    games: usize,
+    s: Settings,
+    bots: BotSettings,
+) -> Result<BotsReport, LoadError> {
+    let Settings {
+        addr,
+        probe_dir,
+        pid,
+        rate,
+        duration,
+        setup_timeout,
+    } = s;
+    let settings = || Settings {
+        addr,
+        probe_dir: probe_dir.clone(),
+        pid,
+        rate,
+        duration,
+        setup_timeout,
+    };
+    let mut without_bots = None;
+    if !args.bots_first {
+        eprintln!("loadgen: phase 1: {games} human games, no computer game");
+        without_bots = Some(play(args, games, settings()).await?);
+    }
+
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel(bots.games.max(1));
+    let setup_started = Instant::now();
+    let plan = Arc::new(bots::BotPlan {
+        addr,
+        level: bots.level,
+        clock: bots.clock,
+        setups: Semaphore::new(args.setup_concurrency.max(1)),
+        ready: ready_tx,
+        setup_deadline: setup_started + setup_timeout,
+        stop: stop_rx,
+    });
+    let slots: Vec<_> = (0..bots.games)
+        .map(|i| tokio::spawn(bots::run_slot(Arc::clone(&plan), i)))
+        .collect();
+    let (mut reported, mut ready) = (0, 0);
+    while reported < bots.games {
+        match tokio::time::timeout_at(plan.setup_deadline.into(), ready_rx.recv()).await {
+            Ok(Some(set_up)) => {
+                reported += 1;
+                ready += usize::from(set_up);
+            }
+            _ => break,
+        }
+    }
+    let bot_setup_secs = setup_started.elapsed().as_secs_f64();
+    eprintln!(
+        "loadgen: {} phase: {games} human games beside {} computer games (level {})",
+        if args.bots_first { "first" } else { "second" },
+        bots.games,
+        bots.level
+    );
+    let with_bots = play(args, games, settings()).await?;
+    let _ = stop_tx.send(true);
+    let mut tally = bots::BotTally::default();
+    for slot in slots {
+        // A slot closes its game within a second of `stop`; bounded anyway.
+        if let Ok(Ok(t)) = tokio::time::timeout(Duration::from_secs(10), slot).await {
+            tally.merge(t);
+        }
+    }
+    let without_bots = match without_bots {
+        Some(report) => report,
+        None => {
+            engine_idle(addr).await;
+            eprintln!("loadgen: second phase: {games} human games, no computer game");
+            play(args, games, settings()).await?
+        }
+    };
+    let metrics = http::expect_ok(addr, "GET", "/metrics", None).await.ok();
+    let peak =
+        metrics.and_then(|text| http::metric(&text, "marseillais_engine_searches_running_peak"));
+    let window = with_bots.window;
+    let computer_submoves = tally.computer_moves_between(window.start, window.end);
+    let secs = duration.as_secs_f64();
+    Ok(BotsReport {
+        bots_first: args.bots_first,
+        bot_games: bots.games,
+        bot_level: bots.level,
+        bot_clock: bots.clock,
+        engine_threads: bots.engine_threads,
+        without_bots,
+        with_bots,
+        bot_slots_ready: ready,
+        bot_setup_secs,
+        computer_submoves,
+        computer_submoves_per_sec: computer_submoves as f64 / secs,
+        bot_human_submoves: tally.human_moves,
+        computer_reply: tally.replies_between(window.start, window.end).summary(),
+        bot_games_started: tally.games_started,
+        bot_games_finished: tally.games_finished,
+        bot_setup_failures: tally.setup_failures,
+        bot_endings: tally.endings,
+        bot_errors: tally.errors,
+        bot_closes: tally.closes,
+        bot_unparsed: tally.unparsed,
+        engine_searches_running_peak: peak,
+        engine_peak_within_threads: match (peak, bots.engine_threads) {
+            (Some(peak), Some(threads)) => Some(peak <= threads as f64),
+            _ => None,
+        },
+    })
+}
+
+/// Waits (at most 15 s) until `/metrics` shows no engine search running or waiting: the
+/// resigned computer games have given their engine slots back.
+async fn engine_idle(addr: SocketAddr) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while Instant::now() < deadline {
+        let busy = match http::expect_ok(addr, "GET", "/metrics", None).await {
+            Ok(text) => ["running", "waiting"].iter().any(|what| {
+                http::metric(&text, &format!("marseillais_engine_searches_{what}"))
+                    .is_some_and(|n| n > 0.0)
+            }),
+            Err(_) => false,
+        };
+        if !busy {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+fn print_bots(r: &BotsReport, json: bool) {
+    let clock = r.bot_clock.map_or("untimed".to_string(), |(base, inc)| {
+        format!("{}+{inc}", base / 60)
+    });
+    println!(
+        "bots: {} human games at {} sub-moves/s per game x {:.0} s, {} {} computer games (level {}, {clock}); engine threads {}",
+        r.with_bots.games,
+        r.with_bots.rate_per_game,
+        r.with_bots.duration_secs,
+        if r.bots_first {
+            "with and then without"
+        } else {
+            "without and then with"
+        },
+        r.bot_games,
+        r.bot_level,
+        r.engine_threads
+            .map_or("unknown".to_string(), |n| n.to_string())
+    );
+    let phases = if r.bots_first {
+        [
+            ("with bots", &r.with_bots),
+            ("without bots", &r.without_bots),
+        ]
+    } else {
+        [
+            ("without bots", &r.without_bots),
+            ("with bots", &r.with_bots),
+        ]
+    };
+    for (name, phase) in phases {
+        println!(
+            "{}  [{name}]",
+            line("move -> opponent", &phase.move_to_opponent)
+        );
+        let cpu = phase.server_cpu_secs.map_or("unknown".to_string(), |secs| {
+            format!(
+                "{secs:.1} s ({:.0}% of one core)",
+                secs * 100.0 / phase.duration_secs
+            )
+        });
+        let load = |x: Option<f64>| x.map_or("?".to_string(), |x| format!("{x:.2}"));
+        println!(
+            "  {name}: accepted {:.1} sub-moves/s; server CPU {cpu}; load average {} -> {}; errors {:?}; stalled {}",
+            phase.accepted_per_sec,
+            load(phase.load_average.0),
+            load(phase.load_average.1),
+            phase.errors,
+            phase.games_stalled
+        );
+    }
+    println!(
+        "computer: {} sub-moves in the window ({:.2}/s); {}",
+        r.computer_submoves,
+        r.computer_submoves_per_sec,
+        line("reply", &r.computer_reply)
+    );
+    println!(
+        "computer games: {} of {} ready in {:.1} s; {} started, {} finished (endings {:?}), {} setup failures; errors {:?}; closes {:?}; unparsed {}",
+        r.bot_slots_ready,
+        r.bot_games,
+        r.bot_setup_secs,
+        r.bot_games_started,
+        r.bot_games_finished,
+        r.bot_endings,
+        r.bot_setup_failures,
+        r.bot_errors,
+        r.bot_closes,
+        r.bot_unparsed
+    );
+    println!(
+        "engine searches running peak {} (engine threads {}: {})",
+        r.engine_searches_running_peak
+            .map_or("unknown".to_string(), |p| format!("{p:.0}")),
+        r.engine_threads
+            .map_or("unknown".to_string(), |n| n.to_string()),
+        match r.engine_peak_within_threads {
+            Some(true) => "within",
+            Some(false) => "ABOVE THE CAP",
+            None => "not checked",
+        }
+    );
+    if json {
+        println!("{}", serde_json::to_string(r).unwrap_or_default());
+    }
 }
 
 fn line(name: &str, p: &Option<Percentiles>) -> String {
