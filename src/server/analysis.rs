@@ -454,7 +454,7 @@ impl Analysis {
             .next(self.spent, self.record.len() + 1 - self.ply);
         let engine = self.engine.take();
         let pool = Arc::clone(&self.pool);
-        let run = pool.run(move |stop| {
+        let run = pool.run(move |stop, _crowd| {
             let mut engine = engine.unwrap_or_else(|| Engine::with_hash_mb(HASH_MB));
             let started = Instant::now();
             let result = engine.search(&game, &limits, stop, |_| {});

@@ -11,7 +11,7 @@
 //! client went away, does not keep a core busy.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 
 use tokio::sync::Semaphore;
 
@@ -20,7 +20,30 @@ use super::metrics::Metrics;
 pub struct EnginePool {
     slots: Arc<Semaphore>,
     threads: usize,
+    /// Searches waiting for a slot now (the pool's own count; the metrics gauge may be shared).
+    waiting: Arc<AtomicUsize>,
     metrics: Arc<Metrics>,
+}
+
+/// How crowded the pool was when a search got its slot: what a search that is one of many
+/// (a computer move among fifty computer games) uses to shorten itself, so that the ones
+/// behind it are not kept waiting past their clocks and first-move timers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Crowd {
+    /// Searches still waiting for a slot when this one started.
+    pub waiting: usize,
+    pub threads: usize,
+}
+
+impl Crowd {
+    /// A search's fair share of its own time: 1 when nobody waits, `1 + waiting / threads`
+    /// (rounded up) otherwise; a search divides its time by it. With 50 computer games on
+    /// one thread, a 2 s think becomes 40 ms, and every computer in the queue moves within
+    /// about the 2 s one of them would have taken alone.
+    pub fn share(self) -> u32 {
+        let behind = self.waiting.div_ceil(self.threads.max(1));
+        u32::try_from(behind).unwrap_or(u32::MAX).saturating_add(1)
+    }
 }
 
 /// A search that could not give an answer.
@@ -40,6 +63,7 @@ impl EnginePool {
         EnginePool {
             slots: Arc::new(Semaphore::new(threads)),
             threads,
+            waiting: Arc::new(AtomicUsize::new(0)),
             metrics,
         }
     }
@@ -50,19 +74,21 @@ impl EnginePool {
     }
 
     /// Runs `search` on the blocking pool once one of the slots is free. `search` gets the
-    /// stop flag to hand to [`crate::engine::Engine::search`]; it is raised if this future is
-    /// dropped before the search returns.
+    /// stop flag to hand to [`crate::engine::Engine::search`] (it is raised if this future is
+    /// dropped before the search returns) and the [`Crowd`] it started in.
     pub async fn run<R, F>(&self, search: F) -> Result<R, EngineFailed>
     where
-        F: FnOnce(&AtomicBool) -> R + Send + 'static,
+        F: FnOnce(&AtomicBool, Crowd) -> R + Send + 'static,
         R: Send + 'static,
     {
         let waiting = Gauge::up(&self.metrics.engine_waiting, None);
-        let permit = Arc::clone(&self.slots)
-            .acquire_owned()
-            .await
-            .map_err(|_| EngineFailed::Closed)?;
+        self.waiting.fetch_add(1, Ordering::Relaxed);
+        let permit = Arc::clone(&self.slots).acquire_owned().await;
+        self.waiting.fetch_sub(1, Ordering::Relaxed);
         drop(waiting);
+        let permit = permit.map_err(|_| EngineFailed::Closed)?;
+        let queue = Arc::clone(&self.waiting);
+        let threads = self.threads;
         let stop = Arc::new(AtomicBool::new(false));
         let raise_on_drop = RaiseOnDrop(Arc::clone(&stop));
         let metrics = Arc::clone(&self.metrics);
@@ -70,7 +96,11 @@ impl EnginePool {
             let answer = {
                 let _running =
                     Gauge::up(&metrics.engine_running, Some(&metrics.engine_running_peak));
-                search(&stop)
+                let crowd = Crowd {
+                    waiting: queue.load(Ordering::Relaxed),
+                    threads,
+                };
+                search(&stop, crowd)
             };
             // After the running gauge is down: the next search may start only then, or the
             // peak would count both for an instant.
@@ -139,7 +169,7 @@ mod tests {
         let mut searches = tokio::task::JoinSet::new();
         for _ in 0..6 {
             let pool = Arc::clone(&pool);
-            searches.spawn(async move { pool.run(|stop| spin(stop, 20)).await });
+            searches.spawn(async move { pool.run(|stop, _| spin(stop, 20)).await });
         }
         while let Some(done) = searches.join_next().await {
             assert_eq!(done.unwrap(), Ok(20));
@@ -157,7 +187,7 @@ mod tests {
         let abandoned = {
             let pool = Arc::clone(&pool);
             tokio::spawn(async move {
-                pool.run(move |stop| {
+                pool.run(move |stop, _| {
                     let _ = polls_tx.send(spin(stop, 60_000));
                 })
                 .await
@@ -176,14 +206,72 @@ mod tests {
             .await
             .unwrap();
         assert!(polls < 60_000, "the abandoned search ran to its end");
-        assert_eq!(pool.run(|_| 7).await, Ok(7));
+        assert_eq!(pool.run(|_, _| 7).await, Ok(7));
+    }
+
+    #[test]
+    fn a_search_shares_its_time_with_those_waiting_per_thread() {
+        let share = |waiting, threads| Crowd { waiting, threads }.share();
+        assert_eq!(share(0, 1), 1);
+        assert_eq!(share(49, 1), 50);
+        assert_eq!(share(49, 2), 26);
+        assert_eq!(share(1, 4), 2);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_search_learns_how_many_searches_wait_behind_it() {
+        let metrics = Arc::new(Metrics::default());
+        let pool = Arc::new(EnginePool::new(1, Arc::clone(&metrics)));
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let first = {
+            let pool = Arc::clone(&pool);
+            tokio::spawn(async move {
+                pool.run(move |_, crowd| {
+                    let _ = release_rx.recv_timeout(Duration::from_secs(60));
+                    crowd
+                })
+                .await
+            })
+        };
+        for _ in 0..10_000 {
+            if metrics.engine_running.load(Ordering::Relaxed) == 1 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        let mut behind = Vec::new();
+        for _ in 0..3 {
+            let pool = Arc::clone(&pool);
+            behind.push(tokio::spawn(
+                async move { pool.run(|_, crowd| crowd).await },
+            ));
+        }
+        for _ in 0..10_000 {
+            if pool.waiting.load(Ordering::Relaxed) == 3 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        assert_eq!(pool.waiting.load(Ordering::Relaxed), 3);
+        release_tx.send(()).unwrap();
+        assert_eq!(first.await.unwrap().unwrap().waiting, 0);
+        let mut seen = Vec::new();
+        for search in behind {
+            seen.push(search.await.unwrap().unwrap().waiting);
+        }
+        seen.sort();
+        assert_eq!(
+            seen,
+            vec![0, 1, 2],
+            "each started with those still behind it"
+        );
     }
 
     #[tokio::test]
     async fn a_panicking_search_is_an_error_not_a_crash() {
         let pool = EnginePool::new(1, Arc::new(Metrics::default()));
-        let failed = pool.run(|_| -> u32 { panic!("engine bug") }).await;
+        let failed = pool.run(|_, _| -> u32 { panic!("engine bug") }).await;
         assert_eq!(failed, Err(EngineFailed::Panicked));
-        assert_eq!(pool.run(|_| 1).await, Ok(1));
+        assert_eq!(pool.run(|_, _| 1).await, Ok(1));
     }
 }

@@ -319,10 +319,11 @@ impl Driver {
         let engines = Arc::clone(&self.engines);
         Box::pin(async move {
             engines
-                .run(move |stop| {
+                .run(move |stop, crowd| {
                     // Read the clocks when the search starts, not when it was asked for:
                     // the wait for a free engine thread is time off the computer's clock.
                     let limits = think::limits(me, level, clock, first_move, Instant::now());
+                    let limits = think::shared(limits, me, crowd.share());
                     let mut engine = engine.unwrap_or_else(|| {
                         let mut engine = Engine::with_hash_mb(HASH_MB);
                         engine.set_level(level);
