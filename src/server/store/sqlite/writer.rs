@@ -24,6 +24,10 @@ use crate::server::store::{Commit, StoreError};
 /// still amortising the fsync over hundreds of games.
 pub(super) const MAX_BATCH: usize = 512;
 
+/// The sequence check of every commit: the game's last stored `seq`.
+pub(super) const LAST_SEQ: &str =
+    "SELECT seq FROM events WHERE game_id = ?1 ORDER BY seq DESC LIMIT 1";
+
 /// A unit of commits waiting for the writer (stored all or none), with the channel its caller
 /// awaits.
 pub(super) struct Pending {
@@ -239,9 +243,7 @@ fn write_one(conn: &Connection, commit: &Commit) -> Result<(), CommitFailure> {
         }
     };
     let stored: u64 = {
-        let mut last = conn
-            .prepare_cached("SELECT seq FROM events WHERE game_id = ?1 ORDER BY seq DESC LIMIT 1")
-            .map_err(classify)?;
+        let mut last = conn.prepare_cached(LAST_SEQ).map_err(classify)?;
         let mut rows = last.query([&commit.game_id]).map_err(classify)?;
         match rows.next().map_err(classify)? {
             // Sequences are contiguous from 0 (enforced here), so last + 1 is the count.
