@@ -102,7 +102,7 @@ pub async fn run(
     mut room: Arc<Room>,
     token: Option<String>,
     since: Option<u64>,
-    mut shutdown: tokio::sync::watch::Receiver<bool>,
+    shutdown: tokio::sync::watch::Receiver<bool>,
 ) {
     rooms.metrics.connections.fetch_add(1, Ordering::Relaxed);
     let _counted = Counted(Arc::clone(&rooms));
@@ -149,10 +149,17 @@ pub async fn run(
     let mut ticker = tokio::time::interval(tick);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
 
+    // One wait for shutdown for the whole connection: a `changed()` made anew at every turn of
+    // the loop registered with, and then left, the one watch all connections share (two
+    // locks of its mutex per message written).
+    let shutting_down = shutdown.clone();
+    let mut shutdown = shutdown;
+    let signal = shutdown.changed();
+    tokio::pin!(signal);
     let reason: Option<(u16, Cow<'static, str>)> = loop {
         tokio::select! {
             biased;
-            _ = shutdown.changed() => break Some((close_code::AWAY, "server shutting down".into())),
+            _ = &mut signal => break Some((close_code::AWAY, "server shutting down".into())),
             outgoing = inbox.recv() => match outgoing {
                 Some(text) => {
                     if !send_queued(&mut ws, text, &mut inbox).await {
@@ -163,7 +170,7 @@ pub async fn run(
                     break Some((TRY_AGAIN_LATER, "outgoing queue full; reconnect with your last v".into()));
                 }
                 // The room stops on shutdown too; say why the right way.
-                None if *shutdown.borrow() => break Some((close_code::AWAY, "server shutting down".into())),
+                None if *shutting_down.borrow() => break Some((close_code::AWAY, "server shutting down".into())),
                 None => break Some((close_code::NORMAL, "game retired".into())),
             },
             incoming = ws.next() => {
