@@ -6,6 +6,13 @@ use clap::{Parser, Subcommand};
 use marseillais::rules::perft::{divide, perft};
 use marseillais::rules::{Position, Rules};
 
+/// mimalloc instead of the system allocator: a sub-move on the server allocates and frees
+/// dozens of small, short-lived blocks on several threads (frames, messages, SQLite's
+/// statements), and glibc's malloc/free/consolidate took about 10 % of the server's CPU at
+/// saturation (docs/performance.md, "After the write/commit work").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "marseillais",

@@ -60,6 +60,32 @@ async fn send(ws: &mut WebSocket, message: Message) -> bool {
     )
 }
 
+/// At most this many queued messages go out with one flush (one socket write, unless they
+/// pass the write buffer's size, see upgrade.rs): bounds the buffer a burst can build up.
+const MAX_WRITE_BATCH: usize = 16;
+
+/// Writes `first` and whatever else is already queued for the connection with one flush: the
+/// room queues a mover's `ack` and the `move` event together, and one socket write instead of
+/// two saves a `sendto` (a loopback `sendto` costs the sender the receiver's TCP processing
+/// too). Nothing waits for more messages to come: a lone message leaves at once. False if the
+/// connection failed or the client took nothing for [`WRITE_TIMEOUT`].
+async fn send_queued<S>(ws: &mut S, first: Utf8Bytes, inbox: &mut mpsc::Receiver<Utf8Bytes>) -> bool
+where
+    S: futures_util::Sink<Message, Error = WsError> + Unpin,
+{
+    let write = async {
+        ws.feed(Message::Text(first)).await?;
+        for _ in 1..MAX_WRITE_BATCH {
+            match inbox.try_recv() {
+                Ok(text) => ws.feed(Message::Text(text)).await?,
+                Err(_) => break,
+            }
+        }
+        ws.flush().await
+    };
+    matches!(tokio::time::timeout(WRITE_TIMEOUT, write).await, Ok(Ok(())))
+}
+
 /// Keeps the connection gauge right however the task ends.
 struct Counted(Arc<Rooms>);
 
@@ -76,7 +102,7 @@ pub async fn run(
     mut room: Arc<Room>,
     token: Option<String>,
     since: Option<u64>,
-    mut shutdown: tokio::sync::watch::Receiver<bool>,
+    shutdown: tokio::sync::watch::Receiver<bool>,
 ) {
     rooms.metrics.connections.fetch_add(1, Ordering::Relaxed);
     let _counted = Counted(Arc::clone(&rooms));
@@ -123,13 +149,20 @@ pub async fn run(
     let mut ticker = tokio::time::interval(tick);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
 
+    // One wait for shutdown for the whole connection: a `changed()` made anew at every turn of
+    // the loop registered with, and then left, the one watch all connections share (two
+    // locks of its mutex per message written).
+    let shutting_down = shutdown.clone();
+    let mut shutdown = shutdown;
+    let signal = shutdown.changed();
+    tokio::pin!(signal);
     let reason: Option<(u16, Cow<'static, str>)> = loop {
         tokio::select! {
             biased;
-            _ = shutdown.changed() => break Some((close_code::AWAY, "server shutting down".into())),
+            _ = &mut signal => break Some((close_code::AWAY, "server shutting down".into())),
             outgoing = inbox.recv() => match outgoing {
                 Some(text) => {
-                    if !send(&mut ws, Message::Text(text)).await {
+                    if !send_queued(&mut ws, text, &mut inbox).await {
                         break None;
                     }
                 }
@@ -137,7 +170,7 @@ pub async fn run(
                     break Some((TRY_AGAIN_LATER, "outgoing queue full; reconnect with your last v".into()));
                 }
                 // The room stops on shutdown too; say why the right way.
-                None if *shutdown.borrow() => break Some((close_code::AWAY, "server shutting down".into())),
+                None if *shutting_down.borrow() => break Some((close_code::AWAY, "server shutting down".into())),
                 None => break Some((close_code::NORMAL, "game retired".into())),
             },
             incoming = ws.next() => {
@@ -297,6 +330,82 @@ mod tests {
             Frame::Reply(ServerMsg::Error(error)) => Some(error.code),
             _ => None,
         }
+    }
+
+    /// A socket that records what is written to it and in how many writes; reads never end.
+    #[derive(Clone, Default)]
+    struct Recorder {
+        written: Arc<std::sync::Mutex<Vec<Vec<u8>>>>,
+    }
+
+    impl tokio::io::AsyncRead for Recorder {
+        fn poll_read(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            _: &mut tokio::io::ReadBuf<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            std::task::Poll::Pending
+        }
+    }
+
+    impl tokio::io::AsyncWrite for Recorder {
+        fn poll_write(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &[u8],
+        ) -> std::task::Poll<std::io::Result<usize>> {
+            self.written
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(buf.to_vec());
+            std::task::Poll::Ready(Ok(buf.len()))
+        }
+        fn poll_flush(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+        fn poll_shutdown(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    #[tokio::test]
+    async fn the_messages_queued_for_a_connection_leave_in_one_socket_write() {
+        let socket = Recorder::default();
+        let config = crate::server::config::Config::new(
+            std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+            "unused",
+        );
+        let mut ws = tokio_tungstenite::WebSocketStream::from_raw_socket(
+            socket.clone(),
+            tokio_tungstenite::tungstenite::protocol::Role::Server,
+            Some(crate::server::upgrade::websocket_config(&config)),
+        )
+        .await;
+        // What the room queues for a mover: its ack, then the move event.
+        let (queue, mut inbox) = mpsc::channel(8);
+        for text in [r#"{"t":"ack","id":"a1"}"#, r#"{"t":"move","v":3}"#] {
+            queue
+                .try_send(Utf8Bytes::from(text))
+                .expect("room in the queue");
+        }
+        let first = inbox.recv().await.expect("queued");
+        assert!(send_queued(&mut ws, first, &mut inbox).await);
+        let written = socket
+            .written
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        assert_eq!(written.len(), 1, "one write: {written:?}");
+        let bytes = String::from_utf8_lossy(&written[0]).into_owned();
+        assert!(bytes.contains(r#"{"t":"ack","id":"a1"}"#), "{bytes}");
+        assert!(bytes.contains(r#"{"t":"move","v":3}"#), "{bytes}");
+        assert!(inbox.try_recv().is_err(), "nothing left behind");
     }
 
     #[test]

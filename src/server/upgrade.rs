@@ -96,11 +96,14 @@ impl<S: Send + Sync> FromRequestParts<S> for Upgrade {
 /// The WebSocket settings for `config`. Frames somewhat above the message
 /// limit are read and refused with a clear close code by the socket; far
 /// larger ones tungstenite refuses itself (also close 1009).
-fn websocket_config(config: &Config) -> WebSocketConfig {
+pub(super) fn websocket_config(config: &Config) -> WebSocketConfig {
     let hard_limit = (config.max_message_bytes * 2).max(8192);
     WebSocketConfig::default()
         .read_buffer_size(4096)
-        .write_buffer_size(0)
+        // Frames fed without a flush wait in the buffer up to this size, so that the socket
+        // writes a batch of queued messages at once (socket.rs, `send_queued`); every send ends
+        // with a flush, so nothing waits here for more to come.
+        .write_buffer_size(8 * 1024)
         .max_write_buffer_size(1 << 20)
         .max_message_size(Some(hard_limit))
         .max_frame_size(Some(hard_limit))
