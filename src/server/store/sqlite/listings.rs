@@ -81,15 +81,6 @@ impl Listings {
         rows
     }
 
-    /// The batch that was to write the held rows failed (a full disk, say): they stay held and
-    /// are tried again a whole delay later, not at once (the writer would spin on an empty
-    /// batch that keeps failing).
-    pub(super) fn failed(&mut self, now: Instant) {
-        if self.held_since.is_some() {
-            self.held_since = Some(now);
-        }
-    }
-
     /// Takes over what a committed batch staged; `flushed`: every held row was written too.
     pub(super) fn committed(&mut self, staged: Staged, flushed: bool, now: Instant) {
         for (id, stage) in staged.batch {
@@ -172,44 +163,5 @@ impl Staged {
     /// The unit was undone: nothing of it happened.
     pub(super) fn unit_undone(&mut self) {
         self.unit.clear();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn commit(seq: u64) -> Commit {
-        Commit {
-            game_id: "g".to_owned(),
-            first_seq: seq,
-            events: Vec::new(),
-            listing: GameListing {
-                id: "g".to_owned(),
-                status: GameStatus::Playing,
-                created_ms: 0,
-                updated_ms: 0,
-                summary: String::new(),
-                listed: true,
-            },
-        }
-    }
-
-    #[test]
-    fn after_a_failed_batch_the_held_rows_wait_a_whole_delay_again_instead_of_retrying_at_once() {
-        let delay = Duration::from_secs(1);
-        let mut listings = Listings::new(delay);
-        let start = Instant::now();
-        for seq in 0..2 {
-            let mut staged = Staged::default();
-            staged.write_now(&listings, &commit(seq));
-            staged.unit_stored();
-            listings.committed(staged, false, start);
-        }
-        let later = start + 2 * delay;
-        assert!(listings.due(later), "held since the start: due");
-        // The batch that was to write them failed (a full disk, say).
-        listings.failed(later);
-        assert_eq!(listings.due_in(later), Some(delay));
     }
 }

@@ -193,7 +193,6 @@ fn write_batch(
             }
         }
         Err(e) => {
-            listings.failed(now);
             // Whatever SQLite did on its own, make sure no transaction is left open.
             if !conn.is_autocommit()
                 && let Err(rollback) = conn.execute_batch("ROLLBACK")
