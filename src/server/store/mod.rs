@@ -77,10 +77,6 @@ pub struct GameListing {
 }
 
 /// One atomic, durable append: events `first_seq, first_seq+1, ...` of one game plus its new listing row.
-/// Every read sees the listing row of every acknowledged commit. On disk, a store may write a
-/// listing row that changes neither `status` nor `listed` (a sub-move: `sub_moves`, `updated_ms`)
-/// a little later than its events (the SQLite store: within a second, see sqlite/listings.rs), so
-/// a crash can leave such a row that far behind; the events, the status and `listed` never lag.
 /// Several of them (of different games) can be made one all-or-nothing unit with
 /// [`Store::commit_all`].
 ///

@@ -38,9 +38,6 @@ pub(super) struct Policy {
     /// A WAL of this many frames (pages) or more is truncated by the writer: 16,384 frames is
     /// 64 MiB with 4 KiB pages, several seconds of saturation without a catch-up.
     pub(super) limit_frames: i64,
-    /// Not a checkpoint setting, but the writer's other timing knob, here so that tests can
-    /// change both: how long the writer may hold a listing row back (listings.rs).
-    pub(super) listing_delay: Duration,
 }
 
 impl Default for Policy {
@@ -49,7 +46,6 @@ impl Default for Policy {
             interval: Duration::from_secs(1),
             commits: 2000,
             limit_frames: 16_384,
-            listing_delay: super::listings::LISTING_DELAY,
         }
     }
 }
@@ -159,7 +155,6 @@ mod tests {
             interval: Duration::from_millis(5),
             commits: 1,
             limit_frames,
-            ..Policy::default()
         };
         let store =
             SqliteStore::open_with_policy(dir, SqliteOptions::default(), policy).expect("open");

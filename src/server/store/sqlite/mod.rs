@@ -7,14 +7,12 @@
 //! writer (they read the last committed snapshot).
 
 mod checkpoint;
-mod listings;
 mod stats;
 mod writer;
 
 pub use stats::StoreStats;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -25,7 +23,6 @@ use rusqlite::{Connection, OpenFlags, params};
 use tokio::sync::{Semaphore, oneshot, watch};
 
 use self::checkpoint::{Checkpointer, Policy};
-use self::listings::Listings;
 use self::stats::Counters;
 use self::writer::Pending;
 use super::{Commit, GameListing, GameStatus, LoadedGame, Store, StoreError, StoreFuture};
@@ -131,7 +128,6 @@ impl SqliteStore {
             ))
         })?;
         let path = data_dir.join(DB_FILE_NAME);
-        let listing_delay = policy.listing_delay;
         let conn = open_writer(&path, options)
             .map_err(|e| StoreError::Io(format!("cannot open database {}: {e}", path.display())))?;
         // Open one reader now so that a database we cannot read fails here, not on first use.
@@ -153,7 +149,6 @@ impl SqliteStore {
                     from_callers,
                     writer_counters,
                     checkpointer,
-                    Listings::new(listing_delay),
                     stopped_tx,
                 )
             })
@@ -181,44 +176,14 @@ impl SqliteStore {
         self.shared.counters.snapshot()
     }
 
-    /// Resolves once the listing rows the writer holds back (listings.rs) are on disk, so that a
-    /// read sees the listing of every acknowledged commit. Costs nothing when none are held; a
-    /// closed store wrote them when it stopped.
-    fn flush_listings(&self) -> StoreFuture<()> {
-        if !self.shared.counters.listings_held.load(Ordering::Acquire) {
-            return Box::pin(async { Ok(()) });
-        }
-        let (done, outcome) = oneshot::channel();
-        let sent = match lock(&self.shared.to_writer).as_ref() {
-            Some(to_writer) => to_writer
-                .send(Pending {
-                    commits: Vec::new(),
-                    flush_listings: true,
-                    done,
-                })
-                .is_ok(),
-            None => false,
-        };
-        Box::pin(async move {
-            if !sent {
-                return Ok(());
-            }
-            // The writer stopped without an answer: it wrote what it held on the way out.
-            outcome.await.unwrap_or(Ok(()))
-        })
-    }
-
-    /// Runs `f` on a pooled read connection on a blocking thread, after
-    /// [`SqliteStore::flush_listings`].
+    /// Runs `f` on a pooled read connection on a blocking thread.
     fn read<T, F>(&self, f: F) -> StoreFuture<T>
     where
         T: Send + 'static,
         F: FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
     {
         let shared = Arc::clone(&self.shared);
-        let flushed = self.flush_listings();
         Box::pin(async move {
-            flushed.await?;
             let permit = Arc::clone(&shared.read_permits)
                 .acquire_owned()
                 .await
@@ -440,13 +405,7 @@ impl Store for SqliteStore {
         // Sent now, not when the future is first polled: commits reach the writer in call order,
         // which is what lets a room pipeline commits for the same game.
         let sent = match lock(&self.shared.to_writer).as_ref() {
-            Some(to_writer) => to_writer
-                .send(Pending {
-                    commits,
-                    flush_listings: false,
-                    done,
-                })
-                .is_ok(),
+            Some(to_writer) => to_writer.send(Pending { commits, done }).is_ok(),
             None => false,
         };
         Box::pin(async move {
@@ -565,7 +524,6 @@ impl Store for SqliteStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::store::Store;
     use rusqlite::StatementStatus;
 
     /// Runs `sql` (whose one parameter is a game id) from the connection's statement cache for
@@ -578,165 +536,6 @@ mod tests {
         }
         let stmt = conn.prepare_cached(sql).expect("prepare");
         stmt.get_status(StatementStatus::RePrepare)
-    }
-
-    fn commit(game: &str, seq: u64, status: GameStatus) -> Commit {
-        Commit {
-            game_id: game.to_owned(),
-            first_seq: seq,
-            events: vec![format!(r#"{{"seq":{seq}}}"#)],
-            listing: GameListing {
-                id: game.to_owned(),
-                status,
-                created_ms: 1,
-                updated_ms: 100 + i64::try_from(seq).unwrap_or(0),
-                summary: format!("summary {seq}"),
-                listed: true,
-            },
-        }
-    }
-
-    /// A store whose writer holds listing rows back for `delay`.
-    fn store_holding_listings_for(dir: &Path, delay: Duration) -> SqliteStore {
-        let policy = Policy {
-            listing_delay: delay,
-            ..Policy::default()
-        };
-        SqliteStore::open_with_policy(dir, SqliteOptions::default(), policy).expect("open")
-    }
-
-    /// The summary of `game`'s listing row on disk, read on a connection of its own.
-    fn summary_on_disk(dir: &Path, game: &str) -> Option<String> {
-        let conn = Connection::open(dir.join(DB_FILE_NAME)).expect("open");
-        conn.query_row("SELECT summary FROM games WHERE id = ?1", [game], |row| {
-            row.get(0)
-        })
-        .ok()
-    }
-
-    const AN_HOUR: Duration = Duration::from_secs(3600);
-
-    #[tokio::test]
-    async fn a_listing_that_changes_only_in_its_moves_is_written_before_the_next_read_not_with_each_commit()
-     {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = store_holding_listings_for(dir.path(), AN_HOUR);
-        for seq in 0..3 {
-            store
-                .commit(commit("g", seq, GameStatus::Playing))
-                .await
-                .expect("commit");
-        }
-        assert_eq!(
-            summary_on_disk(dir.path(), "g").as_deref(),
-            Some("summary 0"),
-            "the first commit's row is written, the next two are held"
-        );
-        let listed = store.list(GameStatus::Playing, 10, 0).await.expect("list");
-        assert_eq!(listed.len(), 1);
-        assert_eq!(listed[0].summary, "summary 2");
-        assert_eq!(listed[0].updated_ms, 102);
-        assert_eq!(
-            summary_on_disk(dir.path(), "g").as_deref(),
-            Some("summary 2")
-        );
-        let (loaded, events) = store.load_game("g").await.expect("load").expect("found");
-        assert_eq!((loaded.summary.as_str(), events.len()), ("summary 2", 3));
-        store.close().await;
-    }
-
-    #[tokio::test]
-    async fn a_new_status_is_written_with_its_commit_and_closing_writes_what_is_held() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = store_holding_listings_for(dir.path(), AN_HOUR);
-        store
-            .commit(commit("g", 0, GameStatus::Open))
-            .await
-            .expect("commit");
-        store
-            .commit(commit("g", 1, GameStatus::Playing))
-            .await
-            .expect("commit");
-        assert_eq!(
-            summary_on_disk(dir.path(), "g").as_deref(),
-            Some("summary 1")
-        );
-        store
-            .commit(commit("g", 2, GameStatus::Playing))
-            .await
-            .expect("commit");
-        store
-            .commit(commit("g", 3, GameStatus::Finished))
-            .await
-            .expect("commit");
-        assert_eq!(
-            summary_on_disk(dir.path(), "g").as_deref(),
-            Some("summary 3")
-        );
-        store
-            .commit(commit("h", 0, GameStatus::Playing))
-            .await
-            .expect("commit");
-        store
-            .commit(commit("h", 1, GameStatus::Playing))
-            .await
-            .expect("commit");
-        assert_eq!(
-            summary_on_disk(dir.path(), "h").as_deref(),
-            Some("summary 0")
-        );
-        store.close().await;
-        assert_eq!(
-            summary_on_disk(dir.path(), "h").as_deref(),
-            Some("summary 1")
-        );
-    }
-
-    #[tokio::test]
-    async fn a_refused_commit_leaves_no_listing_behind() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = store_holding_listings_for(dir.path(), AN_HOUR);
-        store
-            .commit(commit("g", 0, GameStatus::Playing))
-            .await
-            .expect("commit");
-        store
-            .commit(commit("g", 1, GameStatus::Playing))
-            .await
-            .expect("commit");
-        let mut stale = commit("g", 1, GameStatus::Playing);
-        stale.listing.summary = "refused".to_owned();
-        assert!(matches!(
-            store.commit(stale).await,
-            Err(StoreError::Conflict { .. })
-        ));
-        let listed = store.list(GameStatus::Playing, 10, 0).await.expect("list");
-        assert_eq!(listed[0].summary, "summary 1");
-        store.close().await;
-    }
-
-    #[tokio::test]
-    async fn a_held_listing_reaches_the_disk_after_the_delay_without_any_read() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = store_holding_listings_for(dir.path(), Duration::from_millis(20));
-        store
-            .commit(commit("g", 0, GameStatus::Playing))
-            .await
-            .expect("commit");
-        store
-            .commit(commit("g", 1, GameStatus::Playing))
-            .await
-            .expect("commit");
-        let mut seen = None;
-        for _ in 0..1000 {
-            seen = summary_on_disk(dir.path(), "g");
-            if seen.as_deref() == Some("summary 1") {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        assert_eq!(seen.as_deref(), Some("summary 1"));
-        store.close().await;
     }
 
     #[test]

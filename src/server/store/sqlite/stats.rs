@@ -54,9 +54,6 @@ pub(super) struct Counters {
     /// Set by the checkpoint thread when the WAL passed its bound; the writer truncates it
     /// between two batches.
     pub(super) truncate_wanted: AtomicBool,
-    /// Set by the writer while it holds listing rows back (listings.rs), before it acknowledges
-    /// the commits they came with: a read asks the writer to write them first only then.
-    pub(super) listings_held: AtomicBool,
 }
 
 impl Counters {

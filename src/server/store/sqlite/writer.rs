@@ -11,16 +11,14 @@
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::time::Instant;
+use std::sync::mpsc::Receiver;
 
 use rusqlite::{Connection, ErrorCode, params};
 use tokio::sync::{oneshot, watch};
 
 use super::checkpoint::{self, Checkpointer};
-use super::listings::{Listings, Staged};
 use super::stats::Counters;
-use crate::server::store::{Commit, GameListing, StoreError};
+use crate::server::store::{Commit, StoreError};
 
 /// Upper bound on commits per transaction: keeps one batch's latency and memory bounded while
 /// still amortising the fsync over hundreds of games.
@@ -34,8 +32,6 @@ pub(super) const LAST_SEQ: &str =
 /// awaits.
 pub(super) struct Pending {
     pub(super) commits: Vec<Commit>,
-    /// Write every listing row held back, in this batch (a read is about to look at them).
-    pub(super) flush_listings: bool,
     pub(super) done: oneshot::Sender<Result<(), StoreError>>,
 }
 
@@ -78,45 +74,24 @@ pub(super) fn run(
     rx: Receiver<Pending>,
     counters: Arc<Counters>,
     checkpointer: Checkpointer,
-    mut listings: Listings,
     stopped: watch::Sender<bool>,
 ) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
-    loop {
-        // With listing rows held back, wait only until they are due, then write them alone.
-        let first = match listings.due_in(Instant::now()) {
-            None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
-            Some(left) => rx.recv_timeout(left),
-        };
-        match first {
-            Ok(first) => batch.push(first),
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => break,
-        }
+    while let Ok(first) = rx.recv() {
+        batch.push(first);
         while batch.len() < MAX_BATCH {
             match rx.try_recv() {
                 Ok(next) => batch.push(next),
                 Err(_) => break,
             }
         }
-        write_batch(&mut conn, &mut batch, &mut listings, &counters);
+        write_batch(&mut conn, &mut batch, &counters);
         let catch_up = counters.catch_up_wanted.swap(false, Ordering::Relaxed);
         if counters.truncate_wanted.swap(false, Ordering::Relaxed) {
             truncate_wal(&conn, &counters);
         } else if catch_up {
             catch_up_wal(&conn, &counters);
         }
-    }
-    // Closing: the rows held back are written before the writer stops.
-    if listings.due_in(Instant::now()).is_some() {
-        let mut flush = Vec::new();
-        let (done, _) = oneshot::channel();
-        flush.push(Pending {
-            commits: Vec::new(),
-            flush_listings: true,
-            done,
-        });
-        write_batch(&mut conn, &mut flush, &mut listings, &counters);
     }
     checkpointer.stop();
     // Fold the WAL back into the database so a clean shutdown leaves a small WAL; failure here
@@ -154,34 +129,18 @@ fn catch_up_wal(conn: &Connection, counters: &Counters) {
 }
 
 /// Writes one batch in one transaction and completes every commit's future. Empties `batch`.
-/// The held listing rows are written too when one of the batch asks for it or they are due.
-fn write_batch(
-    conn: &mut Connection,
-    batch: &mut Vec<Pending>,
-    listings: &mut Listings,
-    counters: &Counters,
-) {
+fn write_batch(conn: &mut Connection, batch: &mut Vec<Pending>, counters: &Counters) {
     counters.batches.fetch_add(1, Ordering::Relaxed);
     counters
         .largest_batch
         .fetch_max(batch.len() as u64, Ordering::Relaxed);
 
-    let now = Instant::now();
-    let flush = listings.due(now) || batch.iter().any(|pending| pending.flush_listings);
-    let mut staged = Staged::default();
     let mut outcomes: Vec<Result<(), StoreError>> = Vec::with_capacity(batch.len());
-    let result = write_in_transaction(conn, batch, listings, &mut staged, flush, &mut outcomes);
+    let result = write_in_transaction(conn, batch, &mut outcomes);
     match result {
         Ok(()) => {
-            listings.committed(staged, flush, now);
-            counters
-                .listings_held
-                .store(listings.due_in(now).is_some(), Ordering::Release);
             for (pending, outcome) in batch.drain(..).zip(outcomes) {
-                // A read's request to write the held listings is not a commit.
-                let counted = !(pending.flush_listings && pending.commits.is_empty());
                 match &outcome {
-                    _ if !counted => 0,
                     Ok(()) => counters.commits_ok.fetch_add(1, Ordering::Relaxed),
                     Err(StoreError::Conflict { .. }) => {
                         counters.conflicts.fetch_add(1, Ordering::Relaxed)
@@ -226,9 +185,6 @@ enum BatchError {
 fn write_in_transaction(
     conn: &mut Connection,
     batch: &[Pending],
-    listings: &Listings,
-    staged: &mut Staged,
-    flush: bool,
     outcomes: &mut Vec<Result<(), StoreError>>,
 ) -> Result<(), BatchError> {
     conn.execute_batch("BEGIN IMMEDIATE")?;
@@ -239,19 +195,17 @@ fn write_in_transaction(
             return Err(BatchError::TransactionLost);
         }
         conn.prepare_cached("SAVEPOINT one_commit")?.execute([])?;
-        let written = pending.commits.iter().try_for_each(|commit| {
-            let listing_now = staged.write_now(listings, commit);
-            write_one(conn, commit, listing_now).map_err(|e| (commit, e))
-        });
+        let written = pending
+            .commits
+            .iter()
+            .try_for_each(|commit| write_one(conn, commit).map_err(|e| (commit, e)));
         let outcome = match written {
             Ok(()) => {
                 conn.prepare_cached("RELEASE one_commit")?.execute([])?;
-                staged.unit_stored();
                 Ok(())
             }
             Err((_, CommitFailure::WholeBatch(e))) => return Err(e.into()),
             Err((commit, CommitFailure::Conflict { expected, got })) => {
-                staged.unit_undone();
                 undo_savepoint(conn)?;
                 Err(StoreError::Conflict {
                     game_id: commit.game_id.clone(),
@@ -260,17 +214,11 @@ fn write_in_transaction(
                 })
             }
             Err((_, CommitFailure::ThisCommit(e))) => {
-                staged.unit_undone();
                 undo_savepoint(conn)?;
                 Err(StoreError::Io(e.to_string()))
             }
         };
         outcomes.push(outcome);
-    }
-    if flush {
-        for (game_id, listing) in listings.to_write(staged) {
-            write_listing(conn, game_id, listing)?;
-        }
     }
     if conn.is_autocommit() {
         return Err(BatchError::TransactionLost);
@@ -285,9 +233,8 @@ fn undo_savepoint(conn: &Connection) -> Result<(), rusqlite::Error> {
     conn.execute_batch("ROLLBACK TO one_commit; RELEASE one_commit")
 }
 
-/// Checks the sequence, appends the events, and rewrites the listing row if `listing_now`
-/// (otherwise it is held back, see listings.rs).
-fn write_one(conn: &Connection, commit: &Commit, listing_now: bool) -> Result<(), CommitFailure> {
+/// Checks the sequence, appends the events, rewrites the listing row.
+fn write_one(conn: &Connection, commit: &Commit) -> Result<(), CommitFailure> {
     let classify = |e: rusqlite::Error| {
         if is_storage_failure(&e) {
             CommitFailure::WholeBatch(e)
@@ -327,32 +274,23 @@ fn write_one(conn: &Connection, commit: &Commit, listing_now: bool) -> Result<()
                 .map_err(classify)?;
         }
     }
-    if listing_now {
-        write_listing(conn, &commit.game_id, &commit.listing).map_err(classify)?;
-    }
-    Ok(())
-}
-
-/// Writes the listing row of `game_id` (inserted or replaced).
-fn write_listing(
-    conn: &Connection,
-    game_id: &str,
-    listing: &GameListing,
-) -> Result<(), rusqlite::Error> {
+    let listing = &commit.listing;
     conn.prepare_cached(
         "INSERT INTO games (id, status, created_ms, updated_ms, summary, listed)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)
          ON CONFLICT (id) DO UPDATE SET status = excluded.status, created_ms = excluded.created_ms,
              updated_ms = excluded.updated_ms, summary = excluded.summary,
              listed = excluded.listed",
-    )?
+    )
+    .map_err(classify)?
     .execute(params![
-        game_id,
+        commit.game_id,
         listing.status.as_str(),
         listing.created_ms,
         listing.updated_ms,
         listing.summary,
         listing.listed
-    ])?;
+    ])
+    .map_err(classify)?;
     Ok(())
 }
