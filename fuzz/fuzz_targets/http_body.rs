@@ -26,6 +26,13 @@ mod names;
 #[allow(dead_code)]
 #[path = "../../src/server/store/codec.rs"]
 mod codec;
+#[allow(dead_code)]
+#[path = "../../src/engine/level.rs"]
+mod level;
+
+mod engine {
+    pub use crate::level::Level;
+}
 
 mod server {
     pub mod game {
@@ -50,6 +57,14 @@ struct NewGame {
     fen: Option<String>,
     variant: Option<Variant>,
     listed: Option<bool>,
+    computer: Option<ComputerChoice>,
+}
+
+/// Mirror of `lobby::ComputerChoice`.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ComputerChoice {
+    level: i64,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize)]
@@ -71,6 +86,7 @@ fuzz_target!(|data: &[u8]| {
             fen: None,
             variant: None,
             listed: None,
+            computer: None,
         }
     } else {
         match serde_json::from_slice(data) {
@@ -97,6 +113,12 @@ fuzz_target!(|data: &[u8]| {
     if start.board_outcome().is_some() || start.legal_submoves().is_empty() {
         return;
     }
+    // lobby::computer_level: 1..=8 or refused.
+    let computer = match request.computer {
+        None => None,
+        Some(choice) if (1..=8).contains(&choice.level) => Some(engine::Level::new(choice.level)),
+        Some(_) => return,
+    };
     let creator = match request.color {
         Some(ColorChoice::Black) => Color::Black,
         _ => Color::White,
@@ -108,13 +130,24 @@ fuzz_target!(|data: &[u8]| {
         clock: request.clock,
         creator,
         seat_hash: "0".repeat(64),
-        listed: request.listed.unwrap_or(true),
+        listed: request.listed.unwrap_or(computer.is_none()),
     };
-    let stored = codec::encode(&created);
-    let again = match codec::decode(&stored) {
-        Ok(again) => again,
-        Err(err) => panic!("stored event does not read back ({err}): {stored}"),
-    };
-    assert_eq!(again, created, "{stored}");
-    assert_eq!(codec::encode(&again), stored);
+    let mut events = vec![created];
+    if let Some(level) = computer {
+        events.push(Event::Joined {
+            at_ms: 0,
+            color: !creator,
+            seat_hash: event::COMPUTER_SEAT_HASH.to_string(),
+            computer: Some(level),
+        });
+    }
+    for event in events {
+        let stored = codec::encode(&event);
+        let again = match codec::decode(&stored) {
+            Ok(again) => again,
+            Err(err) => panic!("stored event does not read back ({err}): {stored}"),
+        };
+        assert_eq!(again, event, "{stored}");
+        assert_eq!(codec::encode(&again), stored);
+    }
 });
