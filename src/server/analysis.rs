@@ -294,7 +294,7 @@ struct Analysis {
     /// replaying.
     game: Option<Game>,
     record: Vec<SubMove>,
-    /// Made by the first search (on the blocking pool: it allocates the table).
+    /// Made by the first search (on an engine thread: it allocates the table).
     engine: Option<Engine>,
     /// The next position to report: 0 is the start, `k` follows `record[k - 1]`.
     ply: usize,

@@ -110,7 +110,8 @@ pub struct ServeArgs {
     )]
     pub idle_game_ttl_secs: f64,
     /// Engine searches (computer moves, analysis) run at once; 0 means half the cores, at
-    /// least 1. Human games never wait for them: they run on the blocking pool.
+    /// least 1. Human games never wait for them: they run on the engine pool's own threads,
+    /// at a lower priority.
     #[arg(long, env = "MARSEILLAIS_ENGINE_THREADS", default_value_t = 0)]
     pub engine_threads: usize,
     /// Engine time one analysis may spend, spread over its positions (each gets between

@@ -1,36 +1,52 @@
 //! Where the server's engine searches run: computer moves and analysis alike. A search is
 //! seconds of pure CPU, so it must never run on the async workers that carry every human
-//! game's messages: each one runs on tokio's blocking pool, and at most `--engine-threads`
-//! run at once (a semaphore; the rest wait their turn, counted in `/metrics`). With the
-//! default of half the cores, the other half is always free for human games, however many
-//! computer games are being played.
+//! game's messages. The pool owns `--engine-threads` threads of its own (default: half the
+//! cores), started with it, and searches wait in one queue for them (first come, first
+//! served; counted in `/metrics`): however many computer games are being played, at most that
+//! many searches run, and the other cores stay free for human games.
+//!
+//! The threads run at a lower priority (nice [`ENGINE_NICE`]) than the rest of the server:
+//! when the async workers need a core the engine is using, the scheduler gives it to them, so
+//! a burst of human moves is not delayed by a search (measured in docs/performance.md,
+//! "Computer games and human latency"). They are the pool's own rather than tokio's blocking
+//! pool because a nice value sticks to a thread, and the blocking pool also runs the store's
+//! reads.
 //!
 //! A search is cancelled by dropping its future: the pool then raises the search's stop
 //! flag, so the thread is given back at the search's next node check (the engine polls the
-//! flag), not when its time runs out. A computer whose game ended, or an analysis whose
-//! client went away, does not keep a core busy.
+//! flag), not when its time runs out; a search cancelled while it waits is not started at
+//! all. A computer whose game ended, or an analysis whose client went away, does not keep a
+//! core busy.
 
-use std::sync::Arc;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
 
-use tokio::sync::Semaphore;
+use tokio::sync::oneshot;
 
 use super::metrics::Metrics;
 
+/// The nice value of the engine threads (0 is the server's; 19 the lowest priority). At 10 a
+/// thread weighs about a tenth of a normal one when both want the same core.
+pub const ENGINE_NICE: i32 = 10;
+
+/// One search, as the queue carries it.
+type Job = Box<dyn FnOnce() + Send>;
+
 pub struct EnginePool {
-    slots: Arc<Semaphore>,
+    queue: mpsc::Sender<Job>,
     threads: usize,
-    /// Searches waiting for a slot now (the pool's own count; the metrics gauge may be shared).
+    /// Searches waiting for a thread now (the pool's own count; the metrics gauge may be shared).
     waiting: Arc<AtomicUsize>,
     metrics: Arc<Metrics>,
 }
 
-/// How crowded the pool was when a search got its slot: what a search that is one of many
+/// How crowded the pool was when a search got its thread: what a search that is one of many
 /// (a computer move among fifty computer games) uses to shorten itself, so that the ones
 /// behind it are not kept waiting past their clocks and first-move timers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Crowd {
-    /// Searches still waiting for a slot when this one started.
+    /// Searches still waiting for a thread when this one started.
     pub waiting: usize,
     pub threads: usize,
 }
@@ -52,17 +68,31 @@ pub enum EngineFailed {
     /// The search panicked (a bug); the panic is logged and the server goes on.
     #[error("the engine search failed")]
     Panicked,
-    /// The pool was closed: the server is shutting down.
+    /// The pool has no thread left to run it (none could be started, or all are gone).
     #[error("the engine pool is closed")]
     Closed,
 }
 
 impl EnginePool {
+    /// Starts `threads` engine threads (at least one). They end when the pool is dropped.
     pub fn new(threads: usize, metrics: Arc<Metrics>) -> EnginePool {
         let threads = threads.max(1);
+        let (queue, jobs) = mpsc::channel::<Job>();
+        let jobs = Arc::new(Mutex::new(jobs));
+        let mut started = 0;
+        for n in 0..threads {
+            let jobs = Arc::clone(&jobs);
+            let spawned = std::thread::Builder::new()
+                .name(format!("engine-{n}"))
+                .spawn(move || work(&jobs));
+            match spawned {
+                Ok(_) => started += 1,
+                Err(error) => tracing::error!(%error, "an engine thread could not be started"),
+            }
+        }
         EnginePool {
-            slots: Arc::new(Semaphore::new(threads)),
-            threads,
+            queue,
+            threads: started,
             waiting: Arc::new(AtomicUsize::new(0)),
             metrics,
         }
@@ -73,46 +103,81 @@ impl EnginePool {
         self.threads
     }
 
-    /// Runs `search` on the blocking pool once one of the slots is free. `search` gets the
-    /// stop flag to hand to [`crate::engine::Engine::search`] (it is raised if this future is
-    /// dropped before the search returns) and the [`Crowd`] it started in.
+    /// Runs `search` on an engine thread once one is free. `search` gets the stop flag to
+    /// hand to [`crate::engine::Engine::search`] (it is raised if this future is dropped
+    /// before the search returns) and the [`Crowd`] it started in.
     pub async fn run<R, F>(&self, search: F) -> Result<R, EngineFailed>
     where
         F: FnOnce(&AtomicBool, Crowd) -> R + Send + 'static,
         R: Send + 'static,
     {
-        let waiting = Gauge::up(&self.metrics.engine_waiting, None);
-        self.waiting.fetch_add(1, Ordering::Relaxed);
-        let permit = Arc::clone(&self.slots).acquire_owned().await;
-        self.waiting.fetch_sub(1, Ordering::Relaxed);
-        drop(waiting);
-        let permit = permit.map_err(|_| EngineFailed::Closed)?;
-        let queue = Arc::clone(&self.waiting);
-        let threads = self.threads;
         let stop = Arc::new(AtomicBool::new(false));
         let raise_on_drop = RaiseOnDrop(Arc::clone(&stop));
+        let (answer_tx, answer_rx) = oneshot::channel();
         let metrics = Arc::clone(&self.metrics);
-        let task = tokio::task::spawn_blocking(move || {
+        let queue = Arc::clone(&self.waiting);
+        let threads = self.threads;
+        queue.fetch_add(1, Ordering::Relaxed);
+        metrics.engine_waiting.fetch_add(1, Ordering::Relaxed);
+        let job: Job = Box::new(move || {
+            queue.fetch_sub(1, Ordering::Relaxed);
+            metrics.engine_waiting.fetch_sub(1, Ordering::Relaxed);
+            if stop.load(Ordering::Relaxed) {
+                return; // given up while it waited
+            }
+            let crowd = Crowd {
+                waiting: queue.load(Ordering::Relaxed),
+                threads,
+            };
             let answer = {
                 let _running =
                     Gauge::up(&metrics.engine_running, Some(&metrics.engine_running_peak));
-                let crowd = Crowd {
-                    waiting: queue.load(Ordering::Relaxed),
-                    threads,
-                };
-                search(&stop, crowd)
+                catch_unwind(AssertUnwindSafe(|| search(&stop, crowd)))
             };
-            // After the running gauge is down: the next search may start only then, or the
-            // peak would count both for an instant.
-            drop(permit);
-            answer
+            let _ = answer_tx.send(answer);
         });
-        let answer = task.await.map_err(|error| {
-            tracing::error!(%error, "an engine search failed");
-            EngineFailed::Panicked
-        });
+        if let Err(mpsc::SendError(job)) = self.queue.send(job) {
+            drop(job);
+            self.waiting.fetch_sub(1, Ordering::Relaxed);
+            self.metrics.engine_waiting.fetch_sub(1, Ordering::Relaxed);
+            return Err(EngineFailed::Closed);
+        }
+        let answer = match answer_rx.await {
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err(_panic)) => {
+                tracing::error!("an engine search panicked");
+                Err(EngineFailed::Panicked)
+            }
+            Err(_) => Err(EngineFailed::Closed),
+        };
         drop(raise_on_drop);
         answer
+    }
+}
+
+/// An engine thread: lowers its own priority, then runs searches until the pool is dropped.
+fn work(jobs: &Mutex<mpsc::Receiver<Job>>) {
+    lower_priority();
+    loop {
+        // The lock is held only to take the next job (a poisoned lock cannot happen: no job
+        // runs under it), never while a search runs.
+        let next = match jobs.lock() {
+            Ok(jobs) => jobs.recv(),
+            Err(_) => return,
+        };
+        match next {
+            Ok(job) => job(),
+            Err(mpsc::RecvError) => return, // the pool is gone
+        }
+    }
+}
+
+/// Gives the calling thread the nice value [`ENGINE_NICE`] (on Linux a nice value is per
+/// thread). A failure only costs the priority, so it is logged, not fatal.
+fn lower_priority() {
+    let me = rustix::thread::gettid();
+    if let Err(error) = rustix::process::setpriority_process(Some(me), ENGINE_NICE) {
+        tracing::warn!(%error, "could not lower the engine thread's priority");
     }
 }
 
@@ -265,6 +330,55 @@ mod tests {
             vec![0, 1, 2],
             "each started with those still behind it"
         );
+    }
+
+    #[tokio::test]
+    async fn searches_run_at_the_engine_threads_lower_priority() {
+        let pool = EnginePool::new(1, Arc::new(Metrics::default()));
+        let nice = pool
+            .run(|_, _| rustix::process::getpriority_process(Some(rustix::thread::gettid())))
+            .await;
+        assert_eq!(nice.unwrap().unwrap(), ENGINE_NICE);
+        // The server's own threads keep theirs.
+        let here = rustix::process::getpriority_process(Some(rustix::thread::gettid())).unwrap();
+        assert_ne!(here, ENGINE_NICE);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_search_given_up_while_it_waits_is_never_started() {
+        let metrics = Arc::new(Metrics::default());
+        let pool = Arc::new(EnginePool::new(1, Arc::clone(&metrics)));
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let first = {
+            let pool = Arc::clone(&pool);
+            tokio::spawn(async move {
+                pool.run(move |_, _| release_rx.recv_timeout(Duration::from_secs(60)).is_ok())
+                    .await
+            })
+        };
+        let started = Arc::new(AtomicBool::new(false));
+        let given_up = {
+            let (pool, started) = (Arc::clone(&pool), Arc::clone(&started));
+            tokio::spawn(async move {
+                pool.run(move |_, _| started.store(true, Ordering::Relaxed))
+                    .await
+            })
+        };
+        for _ in 0..10_000 {
+            if pool.waiting.load(Ordering::Relaxed) == 1 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        assert_eq!(pool.waiting.load(Ordering::Relaxed), 1);
+        given_up.abort();
+        let _ = given_up.await;
+        release_tx.send(()).unwrap();
+        assert_eq!(first.await.unwrap(), Ok(true));
+        // The next search runs after the given-up one was taken off the queue.
+        assert_eq!(pool.run(|_, _| 3).await, Ok(3));
+        assert!(!started.load(Ordering::Relaxed), "the given-up search ran");
+        assert_eq!(metrics.engine_waiting.load(Ordering::Relaxed), 0);
     }
 
     #[tokio::test]
