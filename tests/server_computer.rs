@@ -113,6 +113,15 @@ async fn create(addr: std::net::SocketAddr, body: Value) -> Value {
     serde_json::from_str(&text).expect("json")
 }
 
+/// Creates a game against the computer with `body` and connects its person's seat: the
+/// game's id and the seated client (its `state` not yet read).
+async fn seated(rig: &Rig, body: Value) -> (String, Client) {
+    let grant = create(rig.addr(), body).await;
+    let id = s(&grant["id"]);
+    let client = rig.seat(&id, &s(&grant["token"])).await;
+    (id, client)
+}
+
 #[tokio::test]
 async fn a_person_plays_a_whole_game_against_level_one_and_every_computer_submove_is_legal_and_recorded()
  {
@@ -364,13 +373,7 @@ async fn with_one_engine_thread_several_computers_thinking_at_once_search_one_at
 #[tokio::test]
 async fn the_computer_declines_a_draw_offer_and_accepts_a_rematch_with_colours_swapped() {
     let rig = Rig::start().await;
-    let grant = create(
-        rig.addr(),
-        json!({"computer": {"level": 1}, "color": "white"}),
-    )
-    .await;
-    let id = s(&grant["id"]);
-    let mut client = rig.seat(&id, &s(&grant["token"])).await;
+    let (_, mut client) = seated(&rig, json!({"computer": {"level": 1}, "color": "white"})).await;
     client.recv_type("state").await;
     client.play("e2e4", "p1").await;
     computer_moves(&mut client, "black", 2).await;
@@ -398,13 +401,11 @@ async fn the_computer_declines_a_draw_offer_and_accepts_a_rematch_with_colours_s
 async fn the_computer_at_full_strength_does_not_lose_on_time_in_a_five_second_game() {
     let (mut rng, _seed, _note) = Rng::seeded_from_env("COMPUTER_CLOCK_SEED");
     let rig = Rig::start().await;
-    let grant = create(
-        rig.addr(),
+    let (_, mut client) = seated(
+        &rig,
         json!({"computer": {"level": 8}, "color": "white", "clock": {"base_secs": 5, "increment_secs": 0}}),
     )
     .await;
-    let id = s(&grant["id"]);
-    let mut client = rig.seat(&id, &s(&grant["token"])).await;
     let played = play_out(&mut client, "white", &mut rng, 40).await;
     assert!(played.ended);
     assert!(played.computer.len() >= 2, "{played:?}");
@@ -416,13 +417,11 @@ async fn the_computer_at_full_strength_does_not_lose_on_time_in_a_five_second_ga
 #[tokio::test]
 async fn the_person_may_take_back_its_first_submove_and_the_computer_answers_the_turn_played() {
     let rig = Rig::start().await;
-    let grant = create(
-        rig.addr(),
+    let (id, mut client) = seated(
+        &rig,
         json!({"computer": {"level": 1}, "color": "white", "variant": "marseillais"}),
     )
     .await;
-    let id = s(&grant["id"]);
-    let mut client = rig.seat(&id, &s(&grant["token"])).await;
     client.recv_type("state").await;
     client.play("e2e4", "p1").await;
     client.send(json!({"t": "takeback_submove"})).await;
@@ -452,13 +451,11 @@ async fn a_computer_whose_move_is_always_refused_gives_up_after_a_few_tries_inst
         });
     })
     .await;
-    let grant = create(
-        rig.addr(),
+    let (id, mut client) = seated(
+        &rig,
         json!({"computer": {"level": 1}, "color": "white", "fen": "k7/2K5/8/8/8/8/8/7R b - - 0 1"}),
     )
     .await;
-    let id = s(&grant["id"]);
-    let mut client = rig.seat(&id, &s(&grant["token"])).await;
     let state = client.recv_type("state").await;
     assert_eq!(state.d["legal"], json!(["a8a7"]));
     // Bounded: MAX_REFUSALS tries a second apart, then the computer leaves its seat.

@@ -215,6 +215,17 @@ mod tests {
 
     use super::*;
 
+    /// Waits until `ready` holds, polling for at most 10 s; fails the test otherwise.
+    async fn wait_until(ready: impl Fn() -> bool) {
+        for _ in 0..10_000 {
+            if ready() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        panic!("the awaited state never came");
+    }
+
     /// A search that spins until stopped or `limit` polls have passed, like the engine's
     /// node loop (bounded: it never outlives a failed test by long).
     fn spin(stop: &AtomicBool, limit: u32) -> u32 {
@@ -258,13 +269,7 @@ mod tests {
                 .await
             })
         };
-        for _ in 0..10_000 {
-            if metrics.engine_running.load(Ordering::Relaxed) == 1 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
-        assert_eq!(metrics.engine_running.load(Ordering::Relaxed), 1);
+        wait_until(|| metrics.engine_running.load(Ordering::Relaxed) == 1).await;
         abandoned.abort();
         // Stopped long before its 60,000 polls, and the one slot serves the next search.
         let polls = tokio::task::spawn_blocking(move || polls_rx.recv().unwrap())
@@ -311,13 +316,7 @@ mod tests {
                 async move { pool.run(|_, crowd| crowd).await },
             ));
         }
-        for _ in 0..10_000 {
-            if pool.waiting.load(Ordering::Relaxed) == 3 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
-        assert_eq!(pool.waiting.load(Ordering::Relaxed), 3);
+        wait_until(|| pool.waiting.load(Ordering::Relaxed) == 3).await;
         release_tx.send(()).unwrap();
         assert_eq!(first.await.unwrap().unwrap().waiting, 0);
         let mut seen = Vec::new();
@@ -364,13 +363,7 @@ mod tests {
                     .await
             })
         };
-        for _ in 0..10_000 {
-            if pool.waiting.load(Ordering::Relaxed) == 1 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
-        assert_eq!(pool.waiting.load(Ordering::Relaxed), 1);
+        wait_until(|| pool.waiting.load(Ordering::Relaxed) == 1).await;
         given_up.abort();
         let _ = given_up.await;
         release_tx.send(()).unwrap();

@@ -32,28 +32,14 @@ impl Agent {
         since: Option<u64>,
         queue: usize,
     ) -> Result<Agent, Gone> {
-        let conn = next_conn();
-        let (tx, inbox) = mpsc::channel(queue.max(1));
-        let lagged = Arc::new(AtomicBool::new(false));
-        let (done, registered) = oneshot::channel();
-        room.send(Command::Connect {
+        Agent::connect(room, queue, |conn, outbox, done| Command::Connect {
             conn,
             token,
             since,
-            outbox: Outbox {
-                queue: tx,
-                lagged: Arc::clone(&lagged),
-            },
+            outbox,
             done,
         })
-        .await?;
-        registered.await.map_err(|_| Gone)?;
-        Ok(Agent {
-            conn,
-            room,
-            inbox,
-            lagged,
-        })
+        .await
     }
 
     /// Connects to `room` as the server's computer player, in the game's computer seat
@@ -63,20 +49,31 @@ impl Agent {
         proof: ComputerProof,
         queue: usize,
     ) -> Result<Agent, Gone> {
+        Agent::connect(room, queue, |conn, outbox, done| Command::ConnectComputer {
+            conn,
+            proof,
+            outbox,
+            done,
+        })
+        .await
+    }
+
+    /// Registers a new connection with `room` by the command `connect` builds, and waits until
+    /// the room has it.
+    async fn connect(
+        room: Arc<Room>,
+        queue: usize,
+        connect: impl FnOnce(ConnId, Outbox, oneshot::Sender<()>) -> Command,
+    ) -> Result<Agent, Gone> {
         let conn = next_conn();
         let (tx, inbox) = mpsc::channel(queue.max(1));
         let lagged = Arc::new(AtomicBool::new(false));
         let (done, registered) = oneshot::channel();
-        room.send(Command::ConnectComputer {
-            conn,
-            proof,
-            outbox: Outbox {
-                queue: tx,
-                lagged: Arc::clone(&lagged),
-            },
-            done,
-        })
-        .await?;
+        let outbox = Outbox {
+            queue: tx,
+            lagged: Arc::clone(&lagged),
+        };
+        room.send(connect(conn, outbox, done)).await?;
         registered.await.map_err(|_| Gone)?;
         Ok(Agent {
             conn,
