@@ -26,6 +26,7 @@
 //! | ids and tokens | [`ids`] |
 //! | persistence | [`store`] |
 
+pub mod account;
 pub mod analysis;
 pub mod assets;
 pub mod bucket;
@@ -45,6 +46,7 @@ pub mod metrics;
 pub mod project;
 pub mod protocol;
 pub mod ratelimit;
+pub mod rating;
 pub mod replay;
 pub mod room;
 pub mod rooms;

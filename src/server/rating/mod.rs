@@ -1,0 +1,140 @@
+//! Ratings (issue 11): one Glicko-2 rating per [`Speed`], each rated game its own rating period
+//! as lichess does. This module owns the values; `glicko2.rs` owns the update.
+//!
+//! Pure: no store, no protocol. The store keeps a [`Rating`] per user and speed; the room asks
+//! for an update once, from the committed end of a rated game.
+
+use serde::Serialize;
+
+use crate::server::game::ClockSpec;
+
+/// How fast a game is, from its estimated duration `base + 40 x increment` seconds (lichess's
+/// estimate: 40 moves a side). Each speed has its own rating.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Speed {
+    /// Under 3 minutes estimated.
+    Bullet,
+    /// Under 8 minutes.
+    Blitz,
+    /// Under 25 minutes.
+    Rapid,
+    Classical,
+    /// Days per turn (issue 12).
+    Correspondence,
+}
+
+impl Speed {
+    pub const ALL: [Speed; 5] = [
+        Speed::Bullet,
+        Speed::Blitz,
+        Speed::Rapid,
+        Speed::Classical,
+        Speed::Correspondence,
+    ];
+
+    /// The speed of a live time control.
+    pub fn of(clock: ClockSpec) -> Speed {
+        let estimate = u64::from(clock.base_secs) + 40 * u64::from(clock.increment_secs);
+        match estimate {
+            0..180 => Speed::Bullet,
+            180..480 => Speed::Blitz,
+            480..1500 => Speed::Rapid,
+            _ => Speed::Classical,
+        }
+    }
+
+    /// The text stored and sent (same as the serde form).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Speed::Bullet => "bullet",
+            Speed::Blitz => "blitz",
+            Speed::Rapid => "rapid",
+            Speed::Classical => "classical",
+            Speed::Correspondence => "correspondence",
+        }
+    }
+
+    /// The inverse of [`Speed::as_str`].
+    pub fn parse(text: &str) -> Option<Speed> {
+        Speed::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+}
+
+/// A Glicko-2 rating on the Glicko scale (1500-centred), as stored per user and speed.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Rating {
+    pub rating: f64,
+    pub deviation: f64,
+    pub volatility: f64,
+    /// Rated games counted into it.
+    pub games: u32,
+}
+
+impl Rating {
+    /// Where every player starts (the issue's constants, lichess's too).
+    pub const INITIAL: Rating = Rating {
+        rating: 1500.0,
+        deviation: 500.0,
+        volatility: 0.09,
+        games: 0,
+    };
+    /// The deviation is kept within these bounds after every update.
+    pub const MIN_DEVIATION: f64 = 45.0;
+    pub const MAX_DEVIATION: f64 = 500.0;
+    /// Above this deviation a rating is provisional, shown with a `?`.
+    pub const PROVISIONAL_DEVIATION: f64 = 110.0;
+
+    pub fn provisional(&self) -> bool {
+        self.deviation > Self::PROVISIONAL_DEVIATION
+    }
+}
+
+impl Default for Rating {
+    fn default() -> Self {
+        Rating::INITIAL
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clock(base_secs: u32, increment_secs: u32) -> ClockSpec {
+        ClockSpec {
+            base_secs,
+            increment_secs,
+        }
+    }
+
+    #[test]
+    fn speed_is_estimated_as_base_plus_forty_increments() {
+        assert_eq!(Speed::of(clock(60, 0)), Speed::Bullet);
+        assert_eq!(Speed::of(clock(120, 1)), Speed::Bullet); // 160 s
+        assert_eq!(Speed::of(clock(180, 0)), Speed::Blitz); // exactly 3 min
+        assert_eq!(Speed::of(clock(180, 2)), Speed::Blitz); // 260 s
+        assert_eq!(Speed::of(clock(300, 3)), Speed::Blitz); // 420 s
+        assert_eq!(Speed::of(clock(480, 0)), Speed::Rapid); // exactly 8 min
+        assert_eq!(Speed::of(clock(900, 10)), Speed::Rapid); // 1300 s
+        assert_eq!(Speed::of(clock(1500, 0)), Speed::Classical); // exactly 25 min
+        assert_eq!(Speed::of(clock(1800, 30)), Speed::Classical);
+    }
+
+    #[test]
+    fn speed_names_round_trip() {
+        for s in Speed::ALL {
+            assert_eq!(Speed::parse(s.as_str()), Some(s));
+        }
+        assert_eq!(Speed::parse("hyper"), None);
+    }
+
+    #[test]
+    fn a_new_player_is_provisional() {
+        assert!(Rating::INITIAL.provisional());
+        let settled = Rating {
+            deviation: 80.0,
+            ..Rating::INITIAL
+        };
+        assert!(!settled.provisional());
+    }
+}
