@@ -130,6 +130,9 @@ pub struct Client {
     pub ws: Socket,
     /// Every message received, in order.
     pub seen: Vec<Incoming>,
+    /// How the connection ended, once a read saw it end: a failing [`Client::recv`] then says
+    /// "closed by the server (1008 ...)" rather than "no message in time".
+    pub ended: Option<Ended>,
 }
 
 impl Client {
@@ -156,6 +159,7 @@ impl Client {
         Ok(Client {
             ws,
             seen: Vec::new(),
+            ended: None,
         })
     }
 
@@ -221,7 +225,17 @@ impl Client {
                         Err(why) => Recv::NotJson(why),
                     };
                 }
-                Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return Recv::Ended,
+                Some(Ok(Message::Close(frame))) => {
+                    self.ended = Some(match frame {
+                        Some(f) => Ended::Closed(u16::from(f.code), f.reason.to_string()),
+                        None => Ended::Dropped,
+                    });
+                    return Recv::Ended;
+                }
+                Some(Err(_)) | None => {
+                    self.ended = Some(Ended::Dropped);
+                    return Recv::Ended;
+                }
                 Some(Ok(_)) => continue,
             }
         }
@@ -264,7 +278,10 @@ impl Client {
     pub async fn recv(&mut self) -> Incoming {
         match self.try_recv(WAIT).await {
             Some(msg) => msg,
-            None => panic!("no message in time; seen: {:?}", self.seen),
+            None => match &self.ended {
+                Some(ended) => panic!("the connection ended ({ended:?}); seen: {:?}", self.seen),
+                None => panic!("no message in time; seen: {:?}", self.seen),
+            },
         }
     }
 
