@@ -8,6 +8,8 @@ use serde::Serialize;
 
 use crate::server::game::ClockSpec;
 
+pub mod glicko2;
+
 /// How fast a game is, from its estimated duration `base + 40 x increment` seconds (lichess's
 /// estimate: 40 moves a side). Each speed has its own rating.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
