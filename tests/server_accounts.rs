@@ -243,7 +243,7 @@ async fn a_cookie_carrying_change_from_another_origin_is_403_and_the_same_origin
         "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
     ];
     for origin in [Some("http://evil.example"), Some("null"), None] {
-        let mut attacker = Browser::new(addr).from_origin(origin);
+        let mut attacker = Browser::new(addr).with_origin(origin);
         attacker.session = session.clone();
         for (method, path) in [
             ("POST", "/api/account/logout"),
@@ -272,16 +272,16 @@ async fn a_cookie_carrying_change_from_another_origin_is_403_and_the_same_origin
         Some(1)
     );
     // Reading with the cookie from anywhere is not a change.
-    let mut reader = Browser::new(addr).from_origin(Some("http://evil.example"));
+    let mut reader = Browser::new(addr).with_origin(Some("http://evil.example"));
     reader.session = session.clone();
     assert_eq!(reader.account().await.status, 200);
     // Another site cannot log a visitor into an account of its choosing.
-    let mut login_csrf = Browser::new(addr).from_origin(Some("http://evil.example"));
+    let mut login_csrf = Browser::new(addr).with_origin(Some("http://evil.example"));
     let reply = login_csrf.login("erin", "erins password").await;
     assert_eq!(reply.status, 403);
     assert_eq!(code(&reply), "bad_origin");
     // Anonymous play from anywhere is as before (no cookie, no check).
-    let anonymous = Browser::new(addr).from_origin(Some("http://other.example"));
+    let anonymous = Browser::new(addr).with_origin(Some("http://other.example"));
     let created = anonymous
         .send_raw("POST", "/api/games", Some("{}"), &[])
         .await;
@@ -308,7 +308,7 @@ async fn behind_an_https_public_url_cookies_are_secure_and_the_origin_must_be_th
         c.accounts.register_per_hour = 0.0;
     })
     .await;
-    let mut browser = Browser::new(server.addr()).from_origin(Some("https://play.example"));
+    let mut browser = Browser::new(server.addr()).with_origin(Some("https://play.example"));
     let reply = browser.register("frank", "franks password").await;
     assert_eq!(reply.status, 201, "{}", reply.body);
     assert!(

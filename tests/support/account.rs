@@ -33,7 +33,7 @@ impl Browser {
     }
 
     /// The same browser on another site's page.
-    pub fn from_origin(mut self, origin: Option<&str>) -> Browser {
+    pub fn with_origin(mut self, origin: Option<&str>) -> Browser {
         self.origin = origin.map(str::to_owned);
         self
     }
