@@ -426,3 +426,79 @@ async fn login_attempts_are_limited_per_address_across_usernames() {
     assert_eq!(code(&reply), "rate_limited");
     server.stop().await;
 }
+
+/// Percentile `p` (0-100) of sorted durations, in milliseconds.
+fn percentile_ms(sorted: &[std::time::Duration], p: usize) -> f64 {
+    let i = (sorted.len() * p / 100).min(sorted.len().saturating_sub(1));
+    sorted.get(i).map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+}
+
+/// The figures of docs/performance.md "Accounts": one Argon2id hash, and login latency with 1
+/// and 8 logins at once (`--max-concurrent-password-hashes` at its default, 2). Not a check
+/// (timing on a shared machine); run by hand:
+/// `cargo test --release --test server_accounts -- --ignored --nocapture measure`.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore]
+async fn measure_argon2id_hash_time_and_login_latency() {
+    use marseillais::server::account::password::{Password, hash_blocking};
+    use std::time::{Duration, Instant};
+
+    let password = Password::parse("a measured password").expect("valid");
+    let mut hashes: Vec<Duration> = (0..20)
+        .map(|_| {
+            let started = Instant::now();
+            hash_blocking(&password).expect("hash");
+            started.elapsed()
+        })
+        .collect();
+    hashes.sort();
+    println!(
+        "argon2id m=19456 t=2 p=1 hash: p50 {:.1} ms, min {:.1} ms, max {:.1} ms (20 hashes)",
+        percentile_ms(&hashes, 50),
+        percentile_ms(&hashes, 0),
+        percentile_ms(&hashes, 100)
+    );
+
+    let server = server().await;
+    for i in 0..8 {
+        let reply = Browser::new(server.addr())
+            .register(&format!("load{i}"), "a measured password")
+            .await;
+        assert_eq!(reply.status, 201);
+    }
+    for concurrent in [1usize, 8] {
+        let per_task = 160 / concurrent;
+        let tasks: Vec<_> = (0..concurrent)
+            .map(|t| {
+                let addr = server.addr();
+                tokio::spawn(async move {
+                    let mut latencies = Vec::with_capacity(per_task);
+                    for _ in 0..per_task {
+                        let started = Instant::now();
+                        let reply = Browser::new(addr)
+                            .login(&format!("load{t}"), "a measured password")
+                            .await;
+                        assert_eq!(reply.status, 200);
+                        latencies.push(started.elapsed());
+                    }
+                    latencies
+                })
+            })
+            .collect();
+        let mut all = Vec::new();
+        let started = Instant::now();
+        for task in tasks {
+            all.extend(task.await.expect("task"));
+        }
+        let wall = started.elapsed();
+        all.sort();
+        println!(
+            "login, {concurrent} at once: p50 {:.1} ms, p99 {:.1} ms, {:.1} logins/s ({} logins)",
+            percentile_ms(&all, 50),
+            percentile_ms(&all, 99),
+            all.len() as f64 / wall.as_secs_f64(),
+            all.len()
+        );
+    }
+    server.stop().await;
+}
