@@ -263,7 +263,6 @@ mod tests {
         let new = accounts
             .register(PEER, "hugo", "hugos password")
             .await
-            .ok()
             .expect("registered");
         let mut headers = HeaderMap::new();
         let cookie = format!("{}={}", session::COOKIE, new.id.reveal());
