@@ -136,7 +136,7 @@ async fn passwords_need_eight_to_128_characters_counted_as_characters() {
 }
 
 #[tokio::test]
-async fn malformed_bodies_are_bad_requests() {
+async fn malformed_bodies_are_bad_requests_that_never_echo_a_password() {
     let server = server().await;
     let browser = Browser::new(server.addr());
     for body in [
@@ -144,12 +144,18 @@ async fn malformed_bodies_are_bad_requests() {
         "[]",
         r#"{"username": "x"}"#,
         r#"{"username": 1, "password": "x"}"#,
+        r#"{"username": "someone", "password": 31415926535}"#,
     ] {
-        let reply = browser
-            .send_raw("POST", "/api/account/register", Some(body), &[])
-            .await;
-        assert_eq!(reply.status, 400, "{body}: {}", reply.body);
-        assert_eq!(code(&reply), "bad_request");
+        for route in ["/api/account/register", "/api/account/login"] {
+            let reply = browser.send_raw("POST", route, Some(body), &[]).await;
+            assert_eq!(reply.status, 400, "{route} {body}: {}", reply.body);
+            assert_eq!(code(&reply), "bad_request");
+            assert!(
+                !reply.body.contains("31415926535"),
+                "a password is never echoed: {}",
+                reply.body
+            );
+        }
     }
     server.stop().await;
 }
