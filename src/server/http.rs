@@ -103,6 +103,7 @@ pub fn router(state: AppState) -> Router {
         .route("/ws/game/{id}", get(websocket))
         .merge(super::replay::routes())
         .merge(super::analysis::routes())
+        .merge(super::profile::routes())
         .fallback(unknown_route)
         .layer(axum::middleware::map_response(json_errors))
         .with_state(state)
