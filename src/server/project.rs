@@ -339,6 +339,8 @@ pub fn listing_after(state: &GameState, pending: &[Checked]) -> GameListing {
         // A plain record of strings and numbers: serializing cannot fail.
         summary: serde_json::to_string(&summary).unwrap_or_default(),
         listed: state.listed,
+        white_user: None,
+        black_user: None,
     }
 }
 
