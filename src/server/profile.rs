@@ -64,11 +64,8 @@ pub enum ProfileError {
 impl From<ProfileError> for ApiError {
     fn from(error: ProfileError) -> ApiError {
         match error {
-            ProfileError::BadUsername(e) => ApiError::http(
-                StatusCode::BAD_REQUEST,
-                HttpCode::BadUsername,
-                e.to_string(),
-            ),
+            // The account routes' own answer, so that every route says it the same way.
+            ProfileError::BadUsername(_) => super::account::error::bad_username(),
             ProfileError::UnknownUser => ApiError::http(
                 StatusCode::NOT_FOUND,
                 HttpCode::UnknownUser,
