@@ -25,6 +25,7 @@ use support::WAIT;
 use support::game::play_until_white_mates_in_one;
 use support::http::{connect_and_send, exchange, head, read_until_closed};
 use support::rig::Rig;
+use support::session::Session;
 
 /// A stand-in for an Argon2 PHC string: what must never appear in any answer.
 const HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c2VjcmV0c2FsdA$bm90LWEtcmVhbC1oYXNo";
@@ -742,4 +743,78 @@ async fn a_store_failure_in_the_middle_of_the_pgn_export_cuts_the_answer_off() {
         "a cut-off export must not end like a complete one"
     );
     w.rig.stop().await;
+}
+
+/// The whole path with nothing seeded: two accounts registered over HTTP play a rated game
+/// on their sessions to the end; both profiles, lists, histories and PGN exports show it.
+#[tokio::test]
+async fn a_rated_game_between_two_accounts_shows_on_both_profiles() {
+    let rig = Rig::start().await;
+    let addr = rig.addr();
+    let alice = Session::register(addr, "alice").await;
+    let bob = Session::register(addr, "Bob").await;
+    let body =
+        json!({"rated": true, "color": "white", "clock": {"base_secs": 300, "increment_secs": 2}});
+    let (status, created) = alice.call(addr, "POST", "/api/games", Some(&body)).await;
+    assert_eq!(status, 201, "{created}");
+    let id = support::s(&created["id"]);
+    let (status, joined) = bob
+        .call(addr, "POST", &format!("/api/games/{id}/join"), None)
+        .await;
+    assert_eq!(status, 200, "{joined}");
+    let mut white = alice.connect(addr, &id, "").await;
+    let mut black = bob.connect(addr, &id, "").await;
+    white.skip_to("state").await;
+    black.skip_to("state").await;
+    play_until_white_mates_in_one(&mut white, &mut black).await;
+    white.play("d1h5", "w2").await;
+
+    let rated = support::eventually(WAIT, || async {
+        let (_, text) = rig.http("GET", "/api/users/alice", None).await;
+        text.contains("\"games\":1")
+    })
+    .await;
+    assert!(rated, "alice's profile counts the rated game");
+    let get = |path: String| {
+        let rig = &rig;
+        async move {
+            let (status, text) = rig.http("GET", &path, None).await;
+            assert_eq!(status, 200, "{path}: {text}");
+            serde_json::from_str::<Value>(&text).unwrap_or(Value::Null)
+        }
+    };
+    let profile = get("/api/users/alice".into()).await;
+    assert_eq!(
+        profile["ratings"],
+        json!({"blitz": {"rating": 1742, "deviation": 397, "provisional": true, "games": 1}})
+    );
+    let alices = get("/api/users/alice/games".into()).await;
+    let game = &alices["games"][0];
+    assert_eq!(game["id"], id.as_str());
+    assert_eq!(game["color"], "white");
+    assert_eq!(game["result"], "1-0");
+    assert_eq!(game["rated"], true);
+    assert_eq!(game["rating_diff"], 242);
+    assert_eq!(
+        game["opponent"],
+        json!({"name": "Bob", "rating": {"rating": 1500, "deviation": 500, "provisional": true}})
+    );
+    let bobs = get("/api/users/bob/games".into()).await;
+    assert_eq!(bobs["games"][0]["color"], "black");
+    assert_eq!(bobs["games"][0]["rating_diff"], -242);
+    assert_eq!(bobs["games"][0]["opponent"]["name"], "alice");
+    let history = get("/api/users/Bob/rating-history?speed=blitz".into()).await;
+    assert_eq!(history["points"][0]["rating"], 1258);
+    assert_eq!(history["points"][0]["game_id"], id.as_str());
+
+    let (status, pgn) = rig.http("GET", "/api/users/bob/games.pgn", None).await;
+    assert_eq!(status, 200);
+    assert!(pgn.contains("[White \"alice\"]"), "{pgn}");
+    assert!(pgn.contains("[Black \"Bob\"]"), "{pgn}");
+    assert!(pgn.contains("[WhiteElo \"1500\"]"), "{pgn}");
+    assert!(pgn.contains("Qh5#"), "{pgn}");
+    // Exactly the game's own export.
+    assert_eq!(pgn.trim_end(), rig.pgn(&id).await.trim_end());
+    assert!(!pgn.contains(&alice.cookie) && !pgn.contains(&bob.cookie));
+    rig.stop().await;
 }
