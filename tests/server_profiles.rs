@@ -180,18 +180,24 @@ async fn a_profile_shows_the_name_as_spelled_the_creation_time_and_the_ratings_p
     assert_eq!(profile["username"], "Alice");
     assert_eq!(profile["created_ms"], 1_700_000_000_000i64);
     // Two newcomers, White won: 1500/500 -> 1742/397 (rating::glicko2's hand computation).
+    let initial = json!({"rating": 1500, "deviation": 500, "provisional": true, "games": 0});
     assert_eq!(
         profile["ratings"],
-        json!({"blitz": {"rating": 1742, "deviation": 397, "provisional": true, "games": 1}})
+        json!({"bullet": initial, "rapid": initial, "classical": initial,
+               "blitz": {"rating": 1742, "deviation": 397, "provisional": true, "games": 1}})
     );
     let (_, bob_profile) = w.get("/api/users/bob").await;
     assert_eq!(bob_profile["ratings"]["blitz"]["rating"], 1258);
 
-    // A user without a rated game has no rating yet (the client shows 1500?).
+    // A user without a rated game has the initial rating at every live speed, as
+    // `GET /api/account` shows it.
     w.user("carol", 1).await;
     let (status, carol) = w.get("/api/users/carol").await;
     assert_eq!(status, 200);
-    assert_eq!(carol["ratings"], json!({}));
+    assert_eq!(
+        carol["ratings"],
+        json!({"bullet": initial, "blitz": initial, "rapid": initial, "classical": initial})
+    );
     w.rig.stop().await;
 }
 
@@ -785,9 +791,12 @@ async fn a_rated_game_between_two_accounts_shows_on_both_profiles() {
     };
     let profile = get("/api/users/alice".into()).await;
     assert_eq!(
-        profile["ratings"],
-        json!({"blitz": {"rating": 1742, "deviation": 397, "provisional": true, "games": 1}})
+        profile["ratings"]["blitz"],
+        json!({"rating": 1742, "deviation": 397, "provisional": true, "games": 1})
     );
+    // The same ratings object as the account's own view of itself.
+    let (_, account) = alice.call(addr, "GET", "/api/account", None).await;
+    assert_eq!(profile["ratings"], account["ratings"], "{account}");
     let alices = get("/api/users/alice/games".into()).await;
     let game = &alices["games"][0];
     assert_eq!(game["id"], id.as_str());

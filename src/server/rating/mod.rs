@@ -130,18 +130,23 @@ pub struct SpeedRatingView {
 }
 
 /// A user's ratings as sent: `{speed: {rating, deviation, provisional, games}}`, in [`Speed`]
-/// order, only the speeds the store holds a rating for (a speed never played has none).
+/// order: every live speed (the initial rating where none was played) and any other speed the
+/// user has played (correspondence). The same object as `GET /api/account` sends.
 pub fn ratings_view(ratings: &[(Speed, Rating)]) -> BTreeMap<Speed, SpeedRatingView> {
-    ratings
-        .iter()
-        .map(|(speed, rating)| {
-            (
-                *speed,
-                SpeedRatingView {
-                    rating: rating.view(),
-                    games: rating.games,
-                },
-            )
+    Speed::ALL
+        .into_iter()
+        .filter_map(|speed| {
+            let stored = ratings.iter().find(|(s, _)| *s == speed).map(|(_, r)| *r);
+            let rating = match stored {
+                Some(rating) => rating,
+                None if speed == Speed::Correspondence => return None,
+                None => Rating::INITIAL,
+            };
+            let view = SpeedRatingView {
+                rating: rating.view(),
+                games: rating.games,
+            };
+            Some((speed, view))
         })
         .collect()
 }
@@ -212,11 +217,21 @@ mod tests {
             volatility: 0.06,
             games: 40,
         };
-        let view = ratings_view(&[(Speed::Rapid, Rating::INITIAL), (Speed::Blitz, blitz)]);
+        let view = ratings_view(&[(Speed::Blitz, blitz)]);
+        // Every live speed, the initial rating where none was played; no correspondence yet.
         assert_eq!(
             serde_json::to_string(&view).unwrap(),
-            r#"{"blitz":{"rating":1612,"deviation":72,"provisional":false,"games":40},"rapid":{"rating":1500,"deviation":500,"provisional":true,"games":0}}"#
+            concat!(
+                r#"{"bullet":{"rating":1500,"deviation":500,"provisional":true,"games":0},"#,
+                r#""blitz":{"rating":1612,"deviation":72,"provisional":false,"games":40},"#,
+                r#""rapid":{"rating":1500,"deviation":500,"provisional":true,"games":0},"#,
+                r#""classical":{"rating":1500,"deviation":500,"provisional":true,"games":0}}"#
+            )
         );
+        // A speed outside the live ones appears once played.
+        let view = ratings_view(&[(Speed::Correspondence, blitz)]);
+        assert_eq!(view.len(), 5);
+        assert_eq!(view[&Speed::Correspondence].games, 40);
     }
 
     #[test]
