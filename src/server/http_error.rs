@@ -38,6 +38,8 @@ pub enum HttpCode {
     Busy,
     /// 409: an analysis asked of a game still open or being played (a cheating aid).
     GameNotOver,
+    /// 404: `/api/users/{name}` of a username nobody has.
+    UnknownUser,
     /// 500: a bug; nothing the client did.
     Internal,
 }

@@ -6,14 +6,16 @@
 
 use std::time::{Duration, Instant};
 
-use super::game::{Checked, ComputerSeat, Event, GameState, RecordEntry, Refused};
+use super::game::{Checked, ComputerSeat, Event, GameState, RecordEntry, Refused, SeatUser};
 use super::protocol::{
     ByMsg, ClockView, ComputerView, EndMsg, ErrorCode, GameSnapshot, GameSummary, JoinMsg,
-    LiveState, MoveMsg, MoveRecord, OutcomeView, PositionFields, Refusal, RematchMsg, SeatView,
-    Seats, SeatsTaken, ServerMsg, SharedState, Side, StateMsg, TakebackMsg,
+    LiveState, MoveMsg, MoveRecord, OutcomeView, PlayerView, Players, PositionFields, RatingChange,
+    RatingView, RatingsMsg, Refusal, RematchMsg, SeatView, Seats, SeatsTaken, ServerMsg,
+    SharedState, Side, StateMsg, TakebackMsg,
 };
-use super::store::{GameListing, GameStatus};
-use crate::rules::{Color, SubMove};
+use super::rating::Speed;
+use super::store::{GameListing, GameStatus, RatedEnd, RatedGame};
+use crate::rules::{Color, SubMove, Termination};
 
 /// Who is connected, supplied by the room for snapshots.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -31,7 +33,11 @@ pub fn event(state: &GameState, event: &Event, v: u64, now: Instant) -> Option<S
         // The position fields too: the game starts, so `legal` is no longer empty.
         Event::Joined { color, .. } => ServerMsg::Join {
             v,
-            d: JoinMsg::new(position_fields(state, now), (*color).into()),
+            d: JoinMsg::new(
+                position_fields(state, now),
+                (*color).into(),
+                players(state.user(Color::White), state.user(Color::Black)),
+            ),
         },
         Event::Move { mv, .. } => ServerMsg::Move {
             v,
@@ -134,7 +140,12 @@ pub fn millis(duration: Duration) -> u64 {
 
 /// The part of the snapshot that changes only with the version (the record, the position,
 /// offers, outcome): the same for every reader, so the room serializes it once per version.
-pub fn shared_state(state: &GameState, record: &[RecordEntry]) -> SharedState {
+/// `ratings`: a finished rated game's rating changes, as the room read them from the store.
+pub fn shared_state(
+    state: &GameState,
+    record: &[RecordEntry],
+    ratings: Option<RatingsMsg>,
+) -> SharedState {
     let position = state.position();
     SharedState {
         check: position.is_check(),
@@ -157,12 +168,37 @@ pub fn shared_state(state: &GameState, record: &[RecordEntry]) -> SharedState {
             _ => None,
         },
         phase: position.phase().into(),
+        players: players(state.user(Color::White), state.user(Color::Black)),
+        rated: state.rated,
+        ratings,
         rematch: state.rematch_id().map(str::to_owned),
         rematch_offer: state.rematch_offered_by().map(Side::from),
         start_fen: state.game().start().fen(),
         status: state.status(),
         turn: position.side_to_move().into(),
         variant: state.variant,
+    }
+}
+
+/// The signed-in players as the wire shows them: names, and the ratings before the game in a
+/// rated one; `None` when neither seat was taken signed in.
+pub fn players(white: Option<&SeatUser>, black: Option<&SeatUser>) -> Option<Players> {
+    let view = |user: &SeatUser| PlayerView {
+        name: user.name.as_str().to_owned(),
+        rating: user.rating.map(RatingView::from),
+    };
+    Players {
+        black: black.map(view),
+        white: white.map(view),
+    }
+    .some()
+}
+
+/// The rating changes of a rated game as the store recorded them.
+pub fn ratings_msg(rated: &RatedGame) -> RatingsMsg {
+    RatingsMsg {
+        black: RatingChange::new(rated.black_before, rated.black_after),
+        white: RatingChange::new(rated.white_before, rated.white_after),
     }
 }
 
@@ -207,10 +243,15 @@ pub fn state_msg(version: u64, live: LiveState, shared: super::protocol::SharedT
 }
 
 /// The public state for HTTP `GET /api/games/{id}`.
-pub fn snapshot(state: &GameState, presence: Presence, now: Instant) -> GameSnapshot {
+pub fn snapshot(
+    state: &GameState,
+    presence: Presence,
+    ratings: Option<RatingsMsg>,
+    now: Instant,
+) -> GameSnapshot {
     GameSnapshot::new(
         live_state(state, presence, None, now),
-        shared_state(state, &state.record()),
+        shared_state(state, &state.record(), ratings),
     )
 }
 
@@ -230,9 +271,18 @@ pub fn listing_after(state: &GameState, pending: &[Checked]) -> GameListing {
     let mut outcome = state.game().outcome().filter(|_| state.is_finished());
     let mut updated_ms = state.updated_ms;
     let mut computer = state.computer();
+    let mut users = [state.user(Color::White), state.user(Color::Black)];
     for checked in pending {
         let event = checked.event();
         updated_ms = event.at_ms();
+        if let Event::Joined {
+            color,
+            user: Some(user),
+            ..
+        } = event
+        {
+            users[*color as usize] = Some(user);
+        }
         if let Event::Joined {
             color,
             computer: Some(level),
@@ -271,6 +321,8 @@ pub fn listing_after(state: &GameState, pending: &[Checked]) -> GameListing {
         computer: computer.map(computer_view),
         created_ms: state.created_ms,
         id: state.id.clone(),
+        players: players(users[0], users[1]),
+        rated: state.rated,
         reason: outcome.map(|o| o.reason().into()),
         result: outcome.map(Into::into),
         seats,
@@ -287,9 +339,35 @@ pub fn listing_after(state: &GameState, pending: &[Checked]) -> GameListing {
         // A plain record of strings and numbers: serializing cannot fail.
         summary: serde_json::to_string(&summary).unwrap_or_default(),
         listed: state.listed,
-        white_user: None,
-        black_user: None,
+        white_user: users[0].map(|u| u.id),
+        black_user: users[1].map(|u| u.id),
     }
+}
+
+/// What the store rates with the commit of `pending` (decided, not yet applied) events: set
+/// only when they end a rated game, and not by an abort (aborted games are not rated). The
+/// store rates it in that commit's transaction, once per game.
+pub fn rated_end(state: &GameState, pending: &[Checked]) -> Option<RatedEnd> {
+    if !state.rated || state.is_finished() {
+        return None;
+    }
+    let outcome = pending.iter().find_map(|c| match c.event() {
+        Event::End { outcome, .. } => Some(*outcome),
+        _ => None,
+    })?;
+    if outcome.reason() == Termination::Aborted {
+        return None;
+    }
+    Some(RatedEnd {
+        white: state.user(Color::White)?.id,
+        black: state.user(Color::Black)?.id,
+        speed: Speed::of(state.clock_spec?),
+        score_white: match outcome.winner() {
+            Some(Color::White) => 1.0,
+            Some(Color::Black) => 0.0,
+            None => 0.5,
+        },
+    })
 }
 
 /// The wire form of a refused request: its code, and its sentence as the message.
@@ -301,6 +379,8 @@ pub fn refusal(refused: &Refused) -> Refusal {
         Refused::Illegal(_) => ErrorCode::IllegalMove,
         Refused::StalePosition { .. } | Refused::AheadOfGame { .. } => ErrorCode::Stale,
         Refused::SeatsTaken => ErrorCode::SeatTaken,
+        Refused::RatedNeedsAccount => ErrorCode::NotLoggedIn,
+        Refused::SamePlayer => ErrorCode::SamePlayer,
         Refused::Takeback(_)
         | Refused::DrawAlreadyOffered
         | Refused::OneDrawOfferPerTurn
