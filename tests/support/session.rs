@@ -1,14 +1,14 @@
-//! Signed-in clients: an account registered over HTTP, its session cookie, and the HTTP
-//! requests and WebSocket connections that carry it (with our own `Origin`, as a browser
-//! sends it). Each `Session` is one "device": two sessions of the same account are two
-//! cookie jars.
+//! A signed-in player's devices for the game tests: an account registered (or signed in
+//! again) through [`super::account::Browser`], the kit's one cookie-keeping HTTP client, and the
+//! WebSockets that carry the same session cookie with our own `Origin`, as a browser's page
+//! opens them. Each `Session` is one device: two sessions of the same account are two cookie
+//! jars.
 
 use std::net::SocketAddr;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::WAIT;
-use super::http::exchange;
+use super::account::{Browser, COOKIE};
 use super::ws::Client;
 
 /// One signed-in browser: the account's name and this device's session cookie
@@ -17,74 +17,43 @@ use super::ws::Client;
 pub struct Session {
     pub name: String,
     pub cookie: String,
+    /// The cookie's value alone, as [`Browser`] keeps it.
+    session: String,
 }
 
 /// A password every test account uses (8-128 characters).
 pub const PASSWORD: &str = "correct horse battery";
 
-/// One JSON request with these extra headers; (status, body as JSON or `Null`,
-/// the `Set-Cookie` value if any).
-pub async fn request(
-    addr: SocketAddr,
-    method: &str,
-    path: &str,
-    body: Option<&Value>,
-    headers: &[String],
-) -> (u16, Value, Option<String>) {
-    let body = body.map(Value::to_string).unwrap_or_default();
-    let mut text = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    for header in headers {
-        text.push_str(header);
-        text.push_str("\r\n");
-    }
-    text.push_str("\r\n");
-    text.push_str(&body);
-    let reply = exchange(addr, text.as_bytes(), WAIT)
-        .await
-        .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
-    let value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
-    let cookie = reply.header("set-cookie").map(str::to_owned);
-    (reply.status, value, cookie)
-}
-
-/// The `name=value` pair of a `Set-Cookie` header.
-fn cookie_pair(set_cookie: &str) -> String {
-    set_cookie
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_owned()
-}
-
 impl Session {
     /// Registers `name` and signs in (the first device).
     pub async fn register(addr: SocketAddr, name: &str) -> Session {
-        Session::sign(addr, "/api/account/register", name, 201).await
+        let mut browser = Browser::new(addr);
+        let reply = browser.register(name, PASSWORD).await;
+        assert_eq!(reply.status, 201, "register {name}: {}", reply.body);
+        Session::of(browser, name)
     }
 
     /// Signs in as `name` again: another device, another cookie.
     pub async fn login(addr: SocketAddr, name: &str) -> Session {
-        Session::sign(addr, "/api/account/login", name, 200).await
+        let mut browser = Browser::new(addr);
+        let reply = browser.login(name, PASSWORD).await;
+        assert_eq!(reply.status, 200, "login {name}: {}", reply.body);
+        Session::of(browser, name)
     }
 
-    async fn sign(addr: SocketAddr, path: &str, name: &str, expect: u16) -> Session {
-        let body = json!({"username": name, "password": PASSWORD});
-        let origin = format!("Origin: http://{addr}");
-        let (status, reply, cookie) = request(addr, "POST", path, Some(&body), &[origin]).await;
-        assert_eq!(status, expect, "{path} {name}: {reply}");
-        let cookie = cookie_pair(&cookie.unwrap_or_else(|| panic!("{path} sets no cookie")));
-        assert_ne!(cookie_pair(&cookie), "", "{path}: an empty cookie");
+    fn of(browser: Browser, name: &str) -> Session {
+        let session = browser
+            .session
+            .unwrap_or_else(|| panic!("{name}: no session cookie"));
         Session {
             name: name.to_owned(),
-            cookie,
+            cookie: format!("{COOKIE}={session}"),
+            session,
         }
     }
 
-    /// A request with this device's cookie and our own `Origin`.
+    /// A request with this device's cookie and our own `Origin`: (status, body as JSON, or
+    /// `Null` when it is not JSON).
     pub async fn call(
         &self,
         addr: SocketAddr,
@@ -92,15 +61,16 @@ impl Session {
         path: &str,
         body: Option<&Value>,
     ) -> (u16, Value) {
-        let headers = [
-            format!("Cookie: {}", self.cookie),
-            format!("Origin: http://{addr}"),
-        ];
-        let (status, value, _) = request(addr, method, path, body, &headers).await;
-        (status, value)
+        let mut browser = Browser::new(addr);
+        browser.session = Some(self.session.clone());
+        let reply = browser.send(method, path, body).await;
+        let value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
+        (reply.status, value)
     }
 
     /// A WebSocket to game `id` with this device's cookie (and `query`: `token=...`, `v=...`).
+    /// `addr` may be another port of the same server (after a restart): the session is in its
+    /// store.
     pub async fn connect(&self, addr: SocketAddr, id: &str, query: &str) -> Client {
         let origin = format!("http://{addr}");
         let headers = [
