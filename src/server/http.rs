@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
 
 use super::analysis::Analyses;
+use super::challenge::Lobby;
 pub use super::http_error::ApiError;
 use super::http_error::{json_errors, read_json_body, unknown_route};
 use super::lobby::NewGame;
@@ -41,6 +42,8 @@ pub struct AppState {
     pub replays: Arc<ReplayPool>,
     /// The analyses' per-address limit and global cap.
     pub analyses: Arc<Analyses>,
+    /// Challenges and the lobby channels.
+    pub lobby: Arc<Lobby>,
 }
 
 impl AppState {
@@ -56,12 +59,14 @@ impl AppState {
             Arc::clone(&rooms.metrics),
         ));
         let analyses = Arc::new(Analyses::new(&config.analysis));
+        let lobby = Lobby::start(config.lobby, shutdown.clone());
         AppState {
             rooms,
             shutdown,
             seat_grants,
             replays,
             analyses,
+            lobby,
         }
     }
 

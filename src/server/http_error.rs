@@ -48,6 +48,7 @@ pub enum HttpCode {
 pub enum Code {
     Refusal(ErrorCode),
     Http(HttpCode),
+    Challenge(super::challenge::registry::ChallengeCode),
 }
 
 /// Longest request target (path and query) served; longer is 414. (hyper

@@ -23,6 +23,8 @@
 //! | replay page validation | [`replay`] |
 //! | PGN tags | [`export`] |
 //! | games that end by themselves | [`expiry`] |
+//! | challenges by name, their timers | [`challenge`] |
+//! | the lobby channel (online count, challenge notices) | [`lobby_socket`] |
 //! | ids and tokens | [`ids`] |
 //! | persistence | [`store`] |
 
@@ -30,6 +32,7 @@ pub mod account;
 pub mod analysis;
 pub mod assets;
 pub mod bucket;
+pub mod challenge;
 pub mod clock;
 pub mod computer;
 pub mod config;
@@ -42,6 +45,7 @@ pub mod http;
 pub mod http_error;
 pub mod ids;
 pub mod lobby;
+pub mod lobby_socket;
 pub mod metrics;
 pub mod project;
 pub mod protocol;
