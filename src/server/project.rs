@@ -299,6 +299,8 @@ pub fn refusal(refused: &Refused) -> Refusal {
         Refused::Illegal(_) => ErrorCode::IllegalMove,
         Refused::StalePosition { .. } | Refused::AheadOfGame { .. } => ErrorCode::Stale,
         Refused::SeatsTaken => ErrorCode::SeatTaken,
+        Refused::RatedNeedsAccount => ErrorCode::NotLoggedIn,
+        Refused::SamePlayer => ErrorCode::SamePlayer,
         Refused::Takeback(_)
         | Refused::DrawAlreadyOffered
         | Refused::OneDrawOfferPerTurn

@@ -216,12 +216,15 @@ mod tests {
                 creator: Color::White,
                 seat_hash: "w".into(),
                 listed: false,
+                rated: false,
+                user: None,
             },
             Event::Joined {
                 at_ms: 1,
                 color: Color::Black,
                 seat_hash: COMPUTER_SEAT_HASH.into(),
                 computer: Some(Level::new(1)),
+                user: None,
             },
         ];
         GameState::replay(
