@@ -119,7 +119,8 @@ async fn a_challenge_is_seen_live_accepted_and_both_players_get_the_game_with_th
     let mut bob_page = LobbyClient::connect(rig.addr(), Some(&bob)).await;
     let mut bob_other = LobbyClient::connect(rig.addr(), Some(&bob)).await;
 
-    let body = json!({"to": "bob", "clock": {"base_secs": 300, "increment_secs": 3}, "color": "white"});
+    let body =
+        json!({"to": "bob", "clock": {"base_secs": 300, "increment_secs": 3}, "color": "white"});
     let (status, made) = api(&rig, "POST", "/api/challenges", Some(&alice), Some(body)).await;
     assert_eq!(status, 201, "{made}");
     let id = s(&made["id"]);
@@ -129,7 +130,9 @@ async fn a_challenge_is_seen_live_accepted_and_both_players_get_the_game_with_th
 
     for page in [&mut bob_page, &mut bob_other, &mut alice_page] {
         let seen = page.until("the challenge", |m| pending(m).is_some()).await;
-        let LobbyMsg::Challenge(view) = seen else { unreachable!() };
+        let LobbyMsg::Challenge(view) = seen else {
+            unreachable!()
+        };
         assert_eq!(view.id, id);
         assert_eq!(view.from, "alice");
         assert!(view.expires_in_ms > 0 && view.expires_in_ms <= 600_000);
@@ -147,21 +150,38 @@ async fn a_challenge_is_seen_live_accepted_and_both_players_get_the_game_with_th
         assert_eq!(ids, [id.clone()]);
     }
 
-    let (status, seat) = api(&rig, "POST", &format!("/api/challenges/{id}/accept"), Some(&bob), None).await;
+    let (status, seat) = api(
+        &rig,
+        "POST",
+        &format!("/api/challenges/{id}/accept"),
+        Some(&bob),
+        None,
+    )
+    .await;
     assert_eq!(status, 200, "{seat}");
     let game = s(&seat["id"]);
     assert_eq!(s(&seat["color"]), "black", "alice chose white");
     for page in [&mut alice_page, &mut bob_page, &mut bob_other] {
         let seen = page
-            .until("the acceptance", |m| {
-                matches!(m, LobbyMsg::Challenge(c) if c.state == ChallengeState::Accepted)
-            })
+            .until(
+                "the acceptance",
+                |m| matches!(m, LobbyMsg::Challenge(c) if c.state == ChallengeState::Accepted),
+            )
             .await;
-        let LobbyMsg::Challenge(view) = seen else { unreachable!() };
+        let LobbyMsg::Challenge(view) = seen else {
+            unreachable!()
+        };
         assert_eq!(view.game.as_deref(), Some(game.as_str()));
     }
     // The challenge is gone; a second accept finds nothing.
-    let (status, body) = api(&rig, "POST", &format!("/api/challenges/{id}/accept"), Some(&bob), None).await;
+    let (status, body) = api(
+        &rig,
+        "POST",
+        &format!("/api/challenges/{id}/accept"),
+        Some(&bob),
+        None,
+    )
+    .await;
     assert_eq!((status, code(&body)), (404, "not_found".into()));
 
     // The game is on the challenge's terms, between the two, and being played.
@@ -181,13 +201,26 @@ async fn the_challenged_user_declines_and_the_challenger_sees_it_live() {
     let mut alice_page = LobbyClient::connect(rig.addr(), Some(&alice)).await;
     let mut bob_page = LobbyClient::connect(rig.addr(), Some(&bob)).await;
     let id = challenge(&rig, &alice, json!({"to": "bob"})).await;
-    bob_page.until("the challenge", |m| pending(m).is_some()).await;
+    bob_page
+        .until("the challenge", |m| pending(m).is_some())
+        .await;
 
-    let (status, body) = api(&rig, "POST", &format!("/api/challenges/{id}/decline"), Some(&bob), None).await;
+    let (status, body) = api(
+        &rig,
+        "POST",
+        &format!("/api/challenges/{id}/decline"),
+        Some(&bob),
+        None,
+    )
+    .await;
     assert_eq!(status, 204, "{body}");
-    let reason = alice_page.until("the decline", |m| gone(m, &id).is_some()).await;
+    let reason = alice_page
+        .until("the decline", |m| gone(m, &id).is_some())
+        .await;
     assert_eq!(gone(&reason, &id), Some(GoneReason::Declined));
-    bob_page.until("the decline", |m| gone(m, &id).is_some()).await;
+    bob_page
+        .until("the decline", |m| gone(m, &id).is_some())
+        .await;
     let (_, list) = api(&rig, "GET", "/api/challenges", Some(&alice), None).await;
     assert_eq!(list["challenges"], json!([]));
 }
@@ -199,13 +232,31 @@ async fn the_challenger_cancels_and_the_challenged_user_sees_it_go() {
     let bob = sign_up(&rig, "bob").await;
     let mut bob_page = LobbyClient::connect(rig.addr(), Some(&bob)).await;
     let id = challenge(&rig, &alice, json!({"to": "bob"})).await;
-    bob_page.until("the challenge", |m| pending(m).is_some()).await;
+    bob_page
+        .until("the challenge", |m| pending(m).is_some())
+        .await;
 
-    let (status, body) = api(&rig, "POST", &format!("/api/challenges/{id}/cancel"), Some(&alice), None).await;
+    let (status, body) = api(
+        &rig,
+        "POST",
+        &format!("/api/challenges/{id}/cancel"),
+        Some(&alice),
+        None,
+    )
+    .await;
     assert_eq!(status, 204, "{body}");
-    let msg = bob_page.until("the cancel", |m| gone(m, &id).is_some()).await;
+    let msg = bob_page
+        .until("the cancel", |m| gone(m, &id).is_some())
+        .await;
     assert_eq!(gone(&msg, &id), Some(GoneReason::Cancelled));
-    let (status, body) = api(&rig, "POST", &format!("/api/challenges/{id}/accept"), Some(&bob), None).await;
+    let (status, body) = api(
+        &rig,
+        "POST",
+        &format!("/api/challenges/{id}/accept"),
+        Some(&bob),
+        None,
+    )
+    .await;
     assert_eq!((status, code(&body)), (404, "not_found".into()));
 }
 
@@ -221,7 +272,14 @@ async fn a_challenge_nobody_answers_expires_and_both_users_are_told() {
         let msg = page.until("the expiry", |m| gone(m, &id).is_some()).await;
         assert_eq!(gone(&msg, &id), Some(GoneReason::Expired));
     }
-    let (status, body) = api(&rig, "POST", &format!("/api/challenges/{id}/accept"), Some(&bob), None).await;
+    let (status, body) = api(
+        &rig,
+        "POST",
+        &format!("/api/challenges/{id}/accept"),
+        Some(&bob),
+        None,
+    )
+    .await;
     assert_eq!((status, code(&body)), (404, "not_found".into()));
 }
 
@@ -233,13 +291,19 @@ async fn a_challenge_is_withdrawn_when_the_challenger_leaves_but_survives_a_relo
     let mut bob_page = LobbyClient::connect(rig.addr(), Some(&bob)).await;
     let alice_page = LobbyClient::connect(rig.addr(), Some(&alice)).await;
     let id = challenge(&rig, &alice, json!({"to": "bob"})).await;
-    bob_page.until("the challenge", |m| pending(m).is_some()).await;
+    bob_page
+        .until("the challenge", |m| pending(m).is_some())
+        .await;
 
     // A reload: the page closes and a new one opens at once; the challenge stands, and the
     // new page is shown it.
     alice_page.close().await;
     let mut reloaded = LobbyClient::connect(rig.addr(), Some(&alice)).await;
-    reloaded.until("the standing challenge", |m| pending(m).as_deref() == Some(id.as_str())).await;
+    reloaded
+        .until("the standing challenge", |m| {
+            pending(m).as_deref() == Some(id.as_str())
+        })
+        .await;
     assert!(
         bob_page
             .quiet_for(Duration::from_millis(800), |m| gone(m, &id).is_some())
@@ -250,7 +314,9 @@ async fn a_challenge_is_withdrawn_when_the_challenger_leaves_but_survives_a_relo
 
     // Alice leaves for good: after the grace the challenge goes.
     reloaded.close().await;
-    let msg = bob_page.until("the withdrawal", |m| gone(m, &id).is_some()).await;
+    let msg = bob_page
+        .until("the withdrawal", |m| gone(m, &id).is_some())
+        .await;
     assert_eq!(gone(&msg, &id), Some(GoneReason::ChallengerLeft));
     let (_, list) = api(&rig, "GET", "/api/challenges", Some(&bob), None).await;
     assert_eq!(list["challenges"], json!([]));
@@ -267,14 +333,33 @@ async fn every_refused_challenge_has_its_status_and_code() {
         (json!({"to": "x"}), 404, "unknown_user"),
         (json!({"to": "a".repeat(1_000)}), 404, "unknown_user"),
         (json!({"to": "ALICE"}), 400, "self_challenge"),
-        (json!({"to": "bob", "rated": true}), 400, "rated_needs_clock"),
-        (json!({"to": "bob", "clock": {"base_secs": 0, "increment_secs": 0}}), 400, "bad_request"),
+        (
+            json!({"to": "bob", "rated": true}),
+            400,
+            "rated_needs_clock",
+        ),
+        (
+            json!({"to": "bob", "clock": {"base_secs": 0, "increment_secs": 0}}),
+            400,
+            "bad_request",
+        ),
         (json!({"to": "bob", "colour": "white"}), 400, "bad_request"),
         (json!({"to": 5}), 400, "bad_request"),
     ];
     for (body, status, expected) in cases {
-        let (got, answer) = api(&rig, "POST", "/api/challenges", Some(&alice), Some(body.clone())).await;
-        assert_eq!((got, code(&answer)), (status, expected.to_string()), "{body}");
+        let (got, answer) = api(
+            &rig,
+            "POST",
+            "/api/challenges",
+            Some(&alice),
+            Some(body.clone()),
+        )
+        .await;
+        assert_eq!(
+            (got, code(&answer)),
+            (status, expected.to_string()),
+            "{body}"
+        );
     }
     // Signed out: every route says so.
     for (method, path) in [
@@ -285,7 +370,11 @@ async fn every_refused_challenge_has_its_status_and_code() {
         ("POST", "/api/challenges/abcdefgh/cancel"),
     ] {
         let (got, answer) = api(&rig, method, path, None, Some(json!({"to": "bob"}))).await;
-        assert_eq!((got, code(&answer)), (401, "not_logged_in".into()), "{method} {path}");
+        assert_eq!(
+            (got, code(&answer)),
+            (401, "not_logged_in".into()),
+            "{method} {path}"
+        );
     }
     // Answering the wrong side of a challenge, or someone else's.
     let id = challenge(&rig, &alice, json!({"to": "bob"})).await;
@@ -298,11 +387,22 @@ async fn every_refused_challenge_has_its_status_and_code() {
     ] {
         let path = format!("/api/challenges/{id}/{verb}");
         let (got, answer) = api(&rig, "POST", &path, Some(who), None).await;
-        assert_eq!((got, code(&answer)), (status, expected.to_string()), "{verb}");
+        assert_eq!(
+            (got, code(&answer)),
+            (status, expected.to_string()),
+            "{verb}"
+        );
     }
     // Per challenger: two pending at most.
     challenge(&rig, &alice, json!({"to": "carol"})).await;
-    let (got, answer) = api(&rig, "POST", "/api/challenges", Some(&alice), Some(json!({"to": "carol"}))).await;
+    let (got, answer) = api(
+        &rig,
+        "POST",
+        "/api/challenges",
+        Some(&alice),
+        Some(json!({"to": "carol"})),
+    )
+    .await;
     assert_eq!((got, code(&answer)), (409, "too_many_challenges".into()));
     challenge(&rig, &bob, json!({"to": "carol"})).await;
 }
@@ -320,15 +420,36 @@ async fn challenges_are_bounded_in_total_and_rate_limited_per_challenger() {
     let carol = sign_up(&rig, "carol").await;
     challenge(&rig, &alice, json!({"to": "bob"})).await;
     challenge(&rig, &carol, json!({"to": "bob"})).await;
-    let (got, answer) = api(&rig, "POST", "/api/challenges", Some(&bob), Some(json!({"to": "carol"}))).await;
+    let (got, answer) = api(
+        &rig,
+        "POST",
+        "/api/challenges",
+        Some(&bob),
+        Some(json!({"to": "carol"})),
+    )
+    .await;
     assert_eq!((got, code(&answer)), (503, "too_many_challenges".into()));
     // Alice's burst of 4: one spent, then three more attempts (refused or not), then 429 with
     // a Retry-After; unknown names count too, so names cannot be probed at speed.
     for _ in 0..3 {
-        let (got, _) = api(&rig, "POST", "/api/challenges", Some(&alice), Some(json!({"to": "nobody"}))).await;
+        let (got, _) = api(
+            &rig,
+            "POST",
+            "/api/challenges",
+            Some(&alice),
+            Some(json!({"to": "nobody"})),
+        )
+        .await;
         assert_eq!(got, 404);
     }
-    let reply = call(&rig, "POST", "/api/challenges", Some(&alice), Some(&json!({"to": "nobody"}))).await;
+    let reply = call(
+        &rig,
+        "POST",
+        "/api/challenges",
+        Some(&alice),
+        Some(&json!({"to": "nobody"})),
+    )
+    .await;
     assert_eq!(reply.status, 429, "{}", reply.body);
     assert!(reply.body.contains("rate_limited"), "{}", reply.body);
     assert!(reply.header("retry-after").is_some());
@@ -352,7 +473,10 @@ async fn the_online_count_goes_up_and_down_with_pages_and_counts_a_user_once() {
     alice_one.close().await;
     assert!(
         watcher
-            .quiet_for(Duration::from_millis(300), |m| matches!(m, LobbyMsg::Online(o) if o.count != 2))
+            .quiet_for(
+                Duration::from_millis(300),
+                |m| matches!(m, LobbyMsg::Online(o) if o.count != 2)
+            )
             .await,
         "alice still has a page: {:?}",
         watcher.seen
@@ -369,14 +493,23 @@ async fn the_lobby_channel_answers_ping_and_refuses_what_it_does_not_take() {
     page.send_text(r#"{"t":"ping"}"#).await;
     page.until("pong", |m| matches!(m, LobbyMsg::Pong(_))).await;
     page.send_text(r#"{"t":"resign"}"#).await;
-    let msg = page.until("an error", |m| matches!(m, LobbyMsg::Error(_))).await;
-    let LobbyMsg::Error(error) = msg else { unreachable!() };
+    let msg = page
+        .until("an error", |m| matches!(m, LobbyMsg::Error(_)))
+        .await;
+    let LobbyMsg::Error(error) = msg else {
+        unreachable!()
+    };
     assert_eq!(
         serde_json::to_value(error.code).ok(),
         Some(json!("unknown_type"))
     );
     page.send_text("not json").await;
-    page.until("an error", |m| matches!(m, LobbyMsg::Error(_))).await;
-    page.send_text(&"x".repeat(rig.config.max_message_bytes + 1)).await;
-    assert!(matches!(page.ended(WAIT).await, support::ws::Ended::Closed(1009, _)));
+    page.until("an error", |m| matches!(m, LobbyMsg::Error(_)))
+        .await;
+    page.send_text(&"x".repeat(rig.config.max_message_bytes + 1))
+        .await;
+    assert!(matches!(
+        page.ended(WAIT).await,
+        support::ws::Ended::Closed(1009, _)
+    ));
 }

@@ -69,7 +69,9 @@ impl LobbyClient {
     pub async fn try_recv(&mut self, wait: Duration) -> Option<LobbyMsg> {
         let deadline = tokio::time::Instant::now() + wait;
         loop {
-            let next = tokio::time::timeout_at(deadline, self.ws.next()).await.ok()??;
+            let next = tokio::time::timeout_at(deadline, self.ws.next())
+                .await
+                .ok()??;
             match next {
                 Ok(Message::Text(text)) => {
                     let msg = LobbyMsg::from_text(text.as_str())
@@ -99,14 +101,19 @@ impl LobbyClient {
     /// Waits for an `online` count of exactly `count` (counts are coalesced, so intermediate
     /// ones may be skipped).
     pub async fn online(&mut self, count: u64) {
-        self.until(&format!("online {count}"), |m| {
-            matches!(m, LobbyMsg::Online(o) if o.count == count)
-        })
+        self.until(
+            &format!("online {count}"),
+            |m| matches!(m, LobbyMsg::Online(o) if o.count == count),
+        )
         .await;
     }
 
     /// Whether no message `pred` accepts arrives within `wait` (others are read and kept).
-    pub async fn quiet_for(&mut self, wait: Duration, mut pred: impl FnMut(&LobbyMsg) -> bool) -> bool {
+    pub async fn quiet_for(
+        &mut self,
+        wait: Duration,
+        mut pred: impl FnMut(&LobbyMsg) -> bool,
+    ) -> bool {
         let deadline = tokio::time::Instant::now() + wait;
         for _ in 0..MAX_SKIPPED {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());

@@ -35,13 +35,18 @@ impl Lobby {
     /// The lobby, with its sweeper running until `shutdown` (expiries, departures, the `online`
     /// count). Needs a tokio runtime.
     pub fn start(limits: LobbyLimits, shutdown: watch::Receiver<bool>) -> Arc<Lobby> {
-        let lobby = Arc::new(Lobby {
+        let lobby = Arc::new(Lobby::new(limits));
+        lobby.spawn_sweeper(shutdown);
+        lobby
+    }
+
+    /// The lobby without its sweeper ([`Lobby::sweep`] is then the caller's).
+    pub fn new(limits: LobbyLimits) -> Lobby {
+        Lobby {
             hub: Hub::default(),
             registry: Mutex::new(Registry::new(limits)),
             limits,
-        });
-        lobby.spawn_sweeper(shutdown);
-        lobby
+        }
     }
 
     fn registry(&self) -> std::sync::MutexGuard<'_, Registry> {
@@ -157,5 +162,110 @@ impl Lobby {
                 }
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+
+    use tokio::sync::mpsc;
+    use tokio_tungstenite::tungstenite::Utf8Bytes;
+
+    use super::*;
+    use crate::server::account::Username;
+    use crate::server::game::{ClockSpec, Variant};
+    use crate::server::lobby::ColorChoice;
+    use crate::server::room::Outbox;
+
+    fn account(id: i64, name: &str) -> Account {
+        Account {
+            id: UserId(id),
+            name: Username::parse(name).unwrap(),
+        }
+    }
+
+    fn terms() -> Terms {
+        Terms {
+            clock: Some(ClockSpec {
+                base_secs: 60,
+                increment_secs: 0,
+            }),
+            color: ColorChoice::Black,
+            variant: Variant::Balanced,
+            rated: false,
+        }
+    }
+
+    /// Opens a channel for `user` on the lobby's hub; its receiving end.
+    fn page(lobby: &Lobby, user: UserId, conn: u64) -> mpsc::Receiver<Utf8Bytes> {
+        let (queue, rx) = mpsc::channel(16);
+        let lagged = Arc::new(AtomicBool::new(false));
+        lobby.hub.open(Some(user), conn, Outbox { queue, lagged });
+        rx
+    }
+
+    fn texts(rx: &mut mpsc::Receiver<Utf8Bytes>) -> Vec<LobbyMsg> {
+        let mut out = Vec::new();
+        while let Ok(text) = rx.try_recv() {
+            out.push(LobbyMsg::from_text(text.as_str()).unwrap());
+        }
+        out
+    }
+
+    fn gone_reasons(msgs: &[LobbyMsg]) -> Vec<GoneReason> {
+        msgs.iter()
+            .filter_map(|m| match m {
+                LobbyMsg::ChallengeGone(g) => Some(g.reason),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_challengers_challenges_are_withdrawn_once_they_left_for_the_grace_and_both_are_told() {
+        let limits = LobbyLimits {
+            leave_grace: Duration::from_secs(5),
+            ..LobbyLimits::default()
+        };
+        let lobby = Lobby::new(limits);
+        let (alice, bob) = (account(1, "alice"), account(2, "bob"));
+        let mut alice_rx = page(&lobby, alice.id, 1);
+        let mut bob_rx = page(&lobby, bob.id, 2);
+        lobby.make(alice.clone(), bob.clone(), terms()).unwrap();
+        assert_eq!(texts(&mut bob_rx).len(), 1, "bob sees the challenge");
+        let left = Instant::now();
+        lobby.hub.close(Some(alice.id), 1, left);
+        lobby.sweep(left + Duration::from_secs(4));
+        assert!(
+            gone_reasons(&texts(&mut bob_rx)).is_empty(),
+            "within the grace"
+        );
+        lobby.sweep(left + Duration::from_secs(5));
+        assert_eq!(
+            gone_reasons(&texts(&mut bob_rx)),
+            [GoneReason::ChallengerLeft]
+        );
+        assert!(lobby.of(bob.id).is_empty());
+        let _ = texts(&mut alice_rx);
+    }
+
+    #[test]
+    fn an_expired_challenge_is_gone_for_both_users() {
+        let limits = LobbyLimits {
+            challenge_ttl: Duration::from_secs(600),
+            ..LobbyLimits::default()
+        };
+        let lobby = Lobby::new(limits);
+        let (alice, bob) = (account(1, "alice"), account(2, "bob"));
+        let mut alice_rx = page(&lobby, alice.id, 1);
+        let mut bob_rx = page(&lobby, bob.id, 2);
+        let made = Instant::now();
+        lobby.make(alice, bob, terms()).unwrap();
+        lobby.sweep(made + Duration::from_secs(599));
+        assert!(gone_reasons(&texts(&mut bob_rx)).is_empty());
+        lobby.sweep(made + Duration::from_secs(601));
+        assert_eq!(gone_reasons(&texts(&mut bob_rx)), [GoneReason::Expired]);
+        assert_eq!(gone_reasons(&texts(&mut alice_rx)), [GoneReason::Expired]);
     }
 }

@@ -81,8 +81,6 @@ pub enum ChallengeCode {
     UnknownUser,
     /// 400: `to` is the challenger.
     SelfChallenge,
-    /// 400: `rated` without a `clock`.
-    RatedNeedsClock,
     /// 409 (this challenger's pending challenges) or 503 (the server's).
     TooManyChallenges,
     /// 403: accept/decline by the challenger, cancel by the challenged.

@@ -14,7 +14,7 @@ use serde_json::json;
 
 use super::registry::{Challenge, ChallengeCode, ChallengeError, Terms};
 use crate::server::account::{Account, MaybeAccount, RequireAccount, Username};
-use crate::server::game::{ClockSpec, Variant};
+use crate::server::game::{ClockSpec, SeatUser, Variant};
 use crate::server::http::{AppState, ask};
 use crate::server::http_error::{ApiError, Code, read_json_body};
 use crate::server::lobby::{self, ColorChoice, NewGame};
@@ -34,7 +34,7 @@ impl From<ChallengeError> for ApiError {
             ChallengeError::UnknownUser => (StatusCode::NOT_FOUND, ChallengeCode::UnknownUser),
             ChallengeError::SelfChallenge => (StatusCode::BAD_REQUEST, ChallengeCode::SelfChallenge),
             ChallengeError::RatedNeedsClock => {
-                (StatusCode::BAD_REQUEST, ChallengeCode::RatedNeedsClock)
+                return ApiError::from(Refusal::new(ErrorCode::RatedNeedsClock, message));
             }
             ChallengeError::TooManyFromYou(_) => {
                 (StatusCode::CONFLICT, ChallengeCode::TooManyChallenges)
@@ -88,6 +88,7 @@ fn new_game(terms: &Terms) -> NewGame {
         clock: terms.clock,
         variant: Some(terms.variant),
         listed: Some(false),
+        rated: Some(terms.rated),
         ..NewGame::default()
     }
 }
@@ -117,7 +118,8 @@ async fn make(
         serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(e.to_string()))?;
     let terms = request.terms();
     // The game's own checks (clock bounds...), before anyone is bothered with it.
-    lobby::created_event(&new_game(&terms), String::new(), 0)?;
+    let user = SeatUser::of(&me, None);
+    lobby::created_event(&new_game(&terms), String::new(), Some(user), 0)?;
     app.lobby.charge(me.id)?;
     let to = find_user(&app, &request.to).await?;
     let challenge = app.lobby.make(me, to, terms)?;
@@ -171,14 +173,21 @@ async fn accept(
 }
 
 /// Creates the game of an accepted challenge, the challenger in the colour they chose, and
-/// seats the challenged user: the same two steps as `POST /api/games` and `/join`. Returns the
-/// challenged user's seat.
+/// seats the challenged user: the same two steps as `POST /api/games` and `/join`, each seat
+/// owned by its account (the session proves it on any device, so the challenger needs no
+/// token: their page just opens the game). Returns the challenged user's seat.
 async fn start_game(
     app: &AppState,
     challenge: &Challenge,
 ) -> Result<crate::server::room::SeatGrant, ApiError> {
-    let created = app.rooms.create(new_game(&challenge.terms)).await?;
-    let joined = ask(app, &created.id, |reply| Command::Join { reply }).await??;
+    let challenger = Some(challenge.from.clone());
+    let created = app.rooms.create(new_game(&challenge.terms), challenger).await?;
+    let challenged = Some(challenge.to.clone());
+    let joined = ask(app, &created.id, |reply| Command::Join {
+        account: challenged.clone(),
+        reply,
+    })
+    .await??;
     Ok(joined)
 }
 
