@@ -147,7 +147,7 @@ async fn a_challenge_is_seen_live_accepted_and_both_players_get_the_game_with_th
             .iter()
             .map(|c| s(&c["id"]))
             .collect();
-        assert_eq!(ids, [id.clone()]);
+        assert_eq!(ids, vec![id.clone()]);
     }
 
     let (status, seat) = api(

@@ -22,6 +22,7 @@ use super::http_error::{json_errors, read_json_body, unknown_route};
 use super::lobby::NewGame;
 use super::protocol::{ErrorCode, Refusal};
 use super::ratelimit::AddressLimiter;
+use super::rating_filter::{self, RatingRange};
 use super::replay::ReplayPool;
 use super::room::{Command, Room};
 use super::rooms::Rooms;
@@ -220,6 +221,9 @@ struct ListQuery {
     status: Option<String>,
     limit: Option<u32>,
     offset: Option<u32>,
+    /// The creator's rating range (rating_filter.rs).
+    rating_min: Option<u32>,
+    rating_max: Option<u32>,
 }
 
 async fn list(
@@ -237,16 +241,26 @@ async fn list(
         return Err(ApiError::bad_request("limit must be between 1 and 100"));
     }
     let offset = query.offset.unwrap_or(0);
-    let rows = app
-        .rooms
-        .store
-        .list(status, limit, offset)
-        .await
-        .map_err(|e| ApiError::from(Refusal::new(ErrorCode::StoreFailure, e.to_string())))?;
-    let games: Vec<Value> = rows
-        .iter()
-        .filter_map(|row| serde_json::from_str(&row.summary).ok())
-        .collect();
+    let range = RatingRange::new(query.rating_min, query.rating_max)
+        .map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let store_failed = |e: super::store::StoreError| {
+        ApiError::from(Refusal::new(ErrorCode::StoreFailure, e.to_string()))
+    };
+    let games: Vec<Value> = if range.is_open() {
+        let rows = app
+            .rooms
+            .store
+            .list(status, limit, offset)
+            .await
+            .map_err(store_failed)?;
+        rows.iter()
+            .filter_map(|row| serde_json::from_str(&row.summary).ok())
+            .collect()
+    } else {
+        rating_filter::list(&*app.rooms.store, status, range, limit, offset)
+            .await
+            .map_err(store_failed)?
+    };
     Ok(axum::Json(json!({
         "status": status, "limit": limit, "offset": offset, "games": games,
     }))

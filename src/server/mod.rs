@@ -24,6 +24,7 @@
 //! | PGN tags | [`export`] |
 //! | games that end by themselves | [`expiry`] |
 //! | challenges by name, their timers | [`challenge`] |
+//! | the lobby's creator-rating filter | [`rating_filter`] |
 //! | the lobby channel (online count, challenge notices) | [`lobby_socket`] |
 //! | ids and tokens | [`ids`] |
 //! | persistence | [`store`] |
@@ -51,6 +52,7 @@ pub mod project;
 pub mod protocol;
 pub mod ratelimit;
 pub mod rating;
+pub mod rating_filter;
 pub mod replay;
 pub mod room;
 pub mod rooms;
