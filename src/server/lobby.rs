@@ -273,6 +273,7 @@ pub fn prepare(events: Vec<Event>, config: &Config) -> Result<Prepared, Refusal>
         first_seq: 0,
         events: events.iter().map(codec::encode).collect(),
         listing: project::listing(&state),
+        rating: None,
     };
     Ok(Prepared {
         state,

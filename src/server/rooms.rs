@@ -236,6 +236,7 @@ impl Rooms {
             first_seq: state.version() + 1,
             events: vec![codec::encode(end.event())],
             listing,
+            rating: None,
         })
     }
 

@@ -124,8 +124,9 @@ impl RoomTask {
                 let record = self.state.record();
                 // Serializing a plain record cannot fail; if it ever did, the reader gets an
                 // empty shared part rather than the room a panic.
-                let text = SharedText::new(&project::shared_state(&self.state, &record))
-                    .unwrap_or_else(|_| SharedText::empty());
+                let text =
+                    SharedText::new(&project::shared_state(&self.state, &record, self.ratings))
+                        .unwrap_or_else(|_| SharedText::empty());
                 self.deps
                     .metrics
                     .snapshots_serialized

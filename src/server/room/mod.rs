@@ -47,7 +47,7 @@ use super::game::{GameState, now_ms};
 use super::metrics::Metrics;
 use super::project;
 use super::protocol::{
-    AckMsg, ClientMsg, ErrorCode, GameSnapshot, Refusal, ServerMsg, SharedText, Side,
+    AckMsg, ClientMsg, ErrorCode, GameSnapshot, RatingsMsg, Refusal, ServerMsg, SharedText, Side,
 };
 use super::store::{GameStatus, Store};
 
@@ -203,6 +203,7 @@ impl Room {
             broken: false,
             game_rate,
             snapshot: None,
+            ratings: None,
         };
         tokio::spawn(task.run(rx, shutdown));
         room
@@ -227,6 +228,9 @@ struct RoomTask {
     game_rate: TokenBucket,
     /// The shared part of the snapshot, serialized, and its version.
     snapshot: Option<(u64, SharedText)>,
+    /// A finished rated game's rating changes, read from the store when the room starts and
+    /// when the game's end is committed (the store rated it in that commit).
+    ratings: Option<RatingsMsg>,
 }
 
 impl RoomTask {
@@ -440,7 +444,12 @@ impl RoomTask {
             }
             Command::Snapshot { reply } => {
                 let presence = self.crowd.presence();
-                let _ = reply.send(project::snapshot(&self.state, presence, Instant::now()));
+                let _ = reply.send(project::snapshot(
+                    &self.state,
+                    presence,
+                    self.ratings,
+                    Instant::now(),
+                ));
             }
             Command::Pgn { reply } => {
                 let _ = reply.send(export::pgn(&self.state));
