@@ -5,9 +5,13 @@
 
 mod support;
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use marseillais::server::account::Username;
 use marseillais::server::lobby_socket::msg::{ChallengeState, GoneReason, LobbyMsg};
+use marseillais::server::rating::Speed;
+use marseillais::server::store::{Commit, GameListing, GameStatus, MemoryStore, RatedEnd, Store};
 use serde_json::{Value, json};
 use support::http::{Reply, exchange};
 use support::lobby::LobbyClient;
@@ -512,4 +516,163 @@ async fn the_lobby_channel_answers_ping_and_refuses_what_it_does_not_take() {
         page.ended(WAIT).await,
         support::ws::Ended::Closed(1009, _)
     ));
+}
+
+/// Rates one won game straight in the store (a finished, unlisted game of opaque events), so
+/// that the players' ratings differ without playing it out.
+async fn rated_win(store: &Arc<MemoryStore>, winner: &str, loser: &str, game_id: &str) {
+    let id = |name: &str| {
+        let name = Username::parse(name).expect("a username");
+        let store = Arc::clone(store);
+        async move {
+            store
+                .find_user(&name)
+                .await
+                .expect("the store answers")
+                .expect("the user exists")
+                .account
+                .id
+        }
+    };
+    let (white, black) = (id(winner).await, id(loser).await);
+    let listing = GameListing {
+        id: game_id.to_string(),
+        status: GameStatus::Finished,
+        created_ms: 1,
+        updated_ms: 2,
+        summary: "{}".to_string(),
+        listed: false,
+        white_user: Some(white),
+        black_user: Some(black),
+    };
+    let commit = Commit {
+        game_id: game_id.to_string(),
+        first_seq: 0,
+        events: vec!["{}".to_string()],
+        listing,
+        rating: Some(RatedEnd {
+            white,
+            black,
+            speed: Speed::Blitz,
+            score_white: 1.0,
+        }),
+    };
+    store.commit(commit).await.expect("stored");
+}
+
+/// The ids of the open games `query` lists.
+async fn listed(rig: &Rig, query: &str) -> Vec<String> {
+    let (status, body) = api(
+        rig,
+        "GET",
+        &format!("/api/games?status=open{query}"),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let mut ids: Vec<String> = body["games"]
+        .as_array()
+        .expect("games")
+        .iter()
+        .map(|g| s(&g["id"]))
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[tokio::test]
+async fn open_games_are_filtered_by_their_creators_rating_and_anonymous_ones_only_without_a_range()
+{
+    let store = Arc::new(MemoryStore::new());
+    let rig = Rig::builder()
+        .store(Arc::clone(&store) as Arc<dyn Store>)
+        .config(|c| c.lobby.challenge_burst = 100.0)
+        .start()
+        .await;
+    let (alice, bob, carol) = (
+        sign_up(&rig, "alice").await,
+        sign_up(&rig, "bob").await,
+        sign_up(&rig, "carol").await,
+    );
+    rated_win(&store, "alice", "bob", "Rated001").await;
+    let blitz = json!({"rated": true, "clock": {"base_secs": 300, "increment_secs": 0}});
+    let mut by = std::collections::HashMap::new();
+    for (name, cookie) in [("alice", &alice), ("bob", &bob), ("carol", &carol)] {
+        let (status, grant) = api(
+            &rig,
+            "POST",
+            "/api/games",
+            Some(cookie),
+            Some(blitz.clone()),
+        )
+        .await;
+        assert_eq!(status, 201, "{grant}");
+        by.insert(name, s(&grant["id"]));
+    }
+    let (anonymous, _, _) = rig
+        .create(json!({"clock": {"base_secs": 300, "increment_secs": 0}}))
+        .await;
+    let sorted = |mut ids: Vec<String>| {
+        ids.sort();
+        ids
+    };
+    // The summaries show the ratings before the game: alice above 1500, bob below, carol 1500.
+    let all = listed(&rig, "").await;
+    assert_eq!(
+        all,
+        sorted(vec![
+            by["alice"].clone(),
+            by["bob"].clone(),
+            by["carol"].clone(),
+            anonymous.clone()
+        ])
+    );
+    assert_eq!(
+        listed(&rig, "&rating_min=1600").await,
+        vec![by["alice"].clone()]
+    );
+    assert_eq!(
+        listed(&rig, "&rating_max=1400").await,
+        vec![by["bob"].clone()]
+    );
+    assert_eq!(
+        listed(&rig, "&rating_min=1500&rating_max=1500").await,
+        vec![by["carol"].clone()]
+    );
+    assert_eq!(
+        listed(&rig, "&rating_min=0&rating_max=10000").await,
+        sorted(vec![
+            by["alice"].clone(),
+            by["bob"].clone(),
+            by["carol"].clone()
+        ]),
+        "an anonymous creator has no rating: left out once a bound is given"
+    );
+    // Paging counts matching games.
+    let (_, page) = api(
+        &rig,
+        "GET",
+        "/api/games?status=open&rating_min=0&limit=2&offset=2",
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(page["games"].as_array().map(Vec::len), Some(1), "{page}");
+    for bad in [
+        "&rating_min=1600&rating_max=1500",
+        "&rating_min=-1",
+        "&rating_max=x",
+        "&rating_min=20000",
+    ] {
+        let (status, body) = api(
+            &rig,
+            "GET",
+            &format!("/api/games?status=open{bad}"),
+            None,
+            None,
+        )
+        .await;
+        assert_eq!((status, code(&body)), (400, "bad_request".into()), "{bad}");
+    }
 }
