@@ -15,6 +15,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
 
+use super::account::Accounts;
 use super::analysis::Analyses;
 use super::challenge::Lobby;
 pub use super::http_error::ApiError;
@@ -45,6 +46,8 @@ pub struct AppState {
     pub analyses: Arc<Analyses>,
     /// Challenges and the lobby channels.
     pub lobby: Arc<Lobby>,
+    /// Sign-in: sessions, passwords, the account routes' limits (issue 11).
+    pub accounts: Arc<Accounts>,
 }
 
 impl AppState {
@@ -61,6 +64,11 @@ impl AppState {
         ));
         let analyses = Arc::new(Analyses::new(&config.analysis));
         let lobby = Lobby::start(config.lobby, shutdown.clone());
+        let accounts = Arc::new(Accounts::new(
+            Arc::clone(&rooms.store),
+            &config.accounts,
+            config.public_origin.clone(),
+        ));
         AppState {
             rooms,
             shutdown,
@@ -68,6 +76,7 @@ impl AppState {
             replays,
             analyses,
             lobby,
+            accounts,
         }
     }
 
@@ -97,6 +106,7 @@ fn not_found(what: &str) -> ApiError {
 }
 
 pub fn router(state: AppState) -> Router {
+    let accounts = Arc::clone(&state.accounts);
     Router::new()
         .route("/", get(index))
         .route("/game/{id}", get(game_page_or_pgn))
@@ -109,7 +119,13 @@ pub fn router(state: AppState) -> Router {
         .route("/ws/game/{id}", get(websocket))
         .merge(super::replay::routes())
         .merge(super::analysis::routes())
+        .merge(super::account::routes::routes())
         .fallback(unknown_route)
+        // Every route, whoever added it: a cookie-carrying change must come from our Origin.
+        .layer(axum::middleware::from_fn_with_state(
+            accounts,
+            super::account::origin::check,
+        ))
         .layer(axum::middleware::map_response(json_errors))
         .with_state(state)
 }

@@ -48,6 +48,9 @@ pub enum HttpCode {
 pub enum Code {
     Refusal(ErrorCode),
     Http(HttpCode),
+    /// The account routes' codes (`bad_credentials`, ...; `account/error.rs`).
+    Account(crate::server::account::error::AccountCode),
+    /// The challenge routes' codes (`unknown_user`, ...; `challenge/registry.rs`).
     Challenge(super::challenge::registry::ChallengeCode),
 }
 
