@@ -164,8 +164,16 @@ async fn a_challenge_is_seen_live_accepted_and_both_players_get_the_game_with_th
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["clock"]["base_secs"], 300, "{state}");
     assert_eq!(s(&state["status"]), "playing", "{state}");
-    let bob_seat = rig.seat(&game, &s(&seat["token"])).await;
-    drop(bob_seat);
+    assert_eq!(s(&state["players"]["white"]["name"]), "alice", "{state}");
+    assert_eq!(s(&state["players"]["black"]["name"]), "Bob", "{state}");
+    // Each seat is its account's: the session alone proves it on the game socket (alice never
+    // had a token), and bob's token works too.
+    let mut alice_game = alice.connect(rig.addr(), &game, "").await;
+    let state = alice_game.recv_type("state").await;
+    assert_eq!(s(&state.d["you"]), "white", "{state}");
+    let mut bob_game = rig.seat(&game, &s(&seat["token"])).await;
+    let state = bob_game.recv_type("state").await;
+    assert_eq!(s(&state.d["you"]), "black", "{state}");
 }
 
 #[tokio::test]
