@@ -99,8 +99,18 @@ async fn a_challenge_is_seen_live_accepted_and_both_players_get_the_game_with_th
     let (status, made) = api(&rig, "POST", "/api/challenges", Some(&alice), Some(body)).await;
     assert_eq!(status, 201, "{made}");
     let id = s(&made["id"]);
-    assert_eq!(s(&made["from"]), "alice");
-    assert_eq!(s(&made["to"]), "Bob", "the name as its owner spells it");
+    assert_eq!(s(&made["from"]["name"]), "alice");
+    assert_eq!(
+        s(&made["to"]["name"]),
+        "Bob",
+        "the name as its owner spells it"
+    );
+    // A timed challenge shows both players' ratings at its speed (new players: 1500?).
+    assert_eq!(
+        made["from"]["rating"],
+        json!({"rating": 1500, "deviation": 500, "provisional": true}),
+        "{made}"
+    );
     assert_eq!(s(&made["state"]), "pending");
 
     for page in [&mut bob_page, &mut bob_other, &mut alice_page] {
@@ -109,7 +119,8 @@ async fn a_challenge_is_seen_live_accepted_and_both_players_get_the_game_with_th
             unreachable!()
         };
         assert_eq!(view.id, id);
-        assert_eq!(view.from, "alice");
+        assert_eq!(view.from.name, "alice");
+        assert_eq!(view.to.rating.map(|r| r.rating), Some(1500));
         assert!(view.expires_in_ms > 0 && view.expires_in_ms <= 600_000);
     }
     // Both see it in their list, each from their side.
@@ -580,14 +591,7 @@ async fn open_games_are_filtered_by_their_creators_rating_and_anonymous_ones_onl
     let blitz = json!({"rated": true, "clock": {"base_secs": 300, "increment_secs": 0}});
     let mut by = std::collections::HashMap::new();
     for (name, who) in [("alice", &alice), ("bob", &bob), ("carol", &carol)] {
-        let (status, grant) = api(
-            &rig,
-            "POST",
-            "/api/games",
-            Some(who),
-            Some(blitz.clone()),
-        )
-        .await;
+        let (status, grant) = api(&rig, "POST", "/api/games", Some(who), Some(blitz.clone())).await;
         assert_eq!(status, 201, "{grant}");
         by.insert(name, s(&grant["id"]));
     }
