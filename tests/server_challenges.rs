@@ -661,3 +661,32 @@ async fn open_games_are_filtered_by_their_creators_rating_and_anonymous_ones_onl
         assert_eq!((status, code(&body)), (400, "bad_request".into()), "{bad}");
     }
 }
+
+#[tokio::test]
+async fn a_rated_challenge_becomes_a_rated_game_between_the_two_accounts() {
+    let rig = rig().await;
+    let alice = sign_up(&rig, "alice").await;
+    let bob = sign_up(&rig, "bob").await;
+    let body = json!({"to": "bob", "rated": true, "color": "black",
+                      "clock": {"base_secs": 180, "increment_secs": 2}});
+    let id = challenge(&rig, &alice, body).await;
+    let path = format!("/api/challenges/{id}/accept");
+    let (status, seat) = api(&rig, "POST", &path, Some(&bob), None).await;
+    assert_eq!(status, 200, "{seat}");
+    assert_eq!(s(&seat["color"]), "white");
+    let (_, state) = api(
+        &rig,
+        "GET",
+        &format!("/api/games/{}", s(&seat["id"])),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(state["rated"], json!(true), "{state}");
+    assert_eq!(s(&state["players"]["black"]["name"]), "alice", "{state}");
+    assert_eq!(
+        state["players"]["white"]["rating"]["rating"],
+        json!(1500),
+        "{state}"
+    );
+}
