@@ -189,7 +189,7 @@ const GONE = {
   expired: 'did not answer in time: the challenge expired',
   cancelled: 'cancelled',
   canceled: 'cancelled',
-  left: 'left: the challenge is gone',
+  challenger_left: 'left: the challenge is gone',
 };
 
 function gone(id, reason, d) {

@@ -218,7 +218,7 @@ async function accountGames(name) {
     color: g.color || g.colour || null,
     opponent: opponentText(g.opponent),
     result: g.result || null,
-    clock: g.clock,
+    clock: clockOf(g.clock),
     rated: !!g.rated,
     diff: typeof g.rating_diff === 'number' ? g.rating_diff : (g.rating_change && typeof g.rating_change.diff === 'number' ? g.rating_change.diff : null),
     turn: g.turn || null,
@@ -234,6 +234,11 @@ function opponentText(o) {
   if (name) return name;
   if (o.computer) return `Computer (level ${o.computer.level || o.computer})`;
   return 'Anonymous';
+}
+
+/** Only the time control of a clock (its readings change: the list would be redrawn for nothing). */
+function clockOf(clock) {
+  return clock ? { base_secs: clock.base_secs, increment_secs: clock.increment_secs } : null;
 }
 
 /** The games whose seats this browser holds (at most [`MY_GAMES_MAX`]), from their public state. */
@@ -252,7 +257,7 @@ async function heldGames() {
     else if (color && S.players && nameOf(S.players[other])) opponent = nameOf(S.players[other]);
     else if (color && !S.seats[other].taken) opponent = 'nobody yet';
     return {
-      id: S.id, status: S.status, color, opponent, clock: S.clock, rated: !!S.rated,
+      id: S.id, status: S.status, color, opponent, clock: clockOf(S.clock), rated: !!S.rated,
       result: S.outcome ? S.outcome.result : null, diff: null, turn: S.status === 'playing' ? S.turn : null,
     };
   });
