@@ -122,7 +122,7 @@ export function lobbyPage(main, mePromise = Promise.resolve(null)) {
         }, mine ? 'Open (yours)' : `Join as ${free}`);
       });
       fill(playingList, playing.games, 'No game in progress.', (g) =>
-        h('a', { href: `/game/${g.id}`, class: 'button watch' }, hasSeat(g.id) ? 'Play' : 'Watch'));
+        h('a', { href: `/game/${g.id}`, class: 'button watch' }, hasSeat(g.id) || playsIn(g, me) ? 'Play' : 'Watch'));
       fillRecent(recentList, finished.games);
     } catch (err) {
       listError.textContent = `The game list could not be loaded: ${err.message}`;
@@ -167,6 +167,12 @@ export function lobbyPage(main, mePromise = Promise.resolve(null)) {
   });
   const timer = setInterval(() => { if (!document.hidden) refresh(); }, POLL_MS);
   return () => { clearInterval(timer); off(); };
+}
+
+/** Whether the signed-in user holds a seat of a listed game (its summary's `players`). */
+function playsIn(g, me) {
+  if (!me || !g.players) return false;
+  return ['white', 'black'].some((c) => sameName(nameOf(g.players[c]), me.username));
 }
 
 function sameName(a, b) {
