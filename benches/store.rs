@@ -47,7 +47,10 @@ async fn committer(store: Arc<SqliteStore>, game: String, until: Instant) -> Vec
                 updated_ms: 1_764_400_000_000 + seq as i64,
                 summary: summary(&game, seq),
                 listed: true,
+                white_user: None,
+                black_user: None,
             },
+            rating: None,
         };
         let started = Instant::now();
         if let Err(e) = store.commit(commit).await {

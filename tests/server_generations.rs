@@ -36,12 +36,15 @@ fn game(start: Position) -> GameState {
             creator: Color::White,
             seat_hash: "w".into(),
             listed: true,
+            rated: false,
+            user: None,
         },
         Event::Joined {
             at_ms: 2,
             color: Color::Black,
             seat_hash: "b".into(),
             computer: None,
+            user: None,
         },
     ];
     GameState::replay(

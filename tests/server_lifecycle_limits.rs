@@ -10,8 +10,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
+use marseillais::server::account::{Account, UserId, Username};
+use marseillais::server::rating::{Rating, Speed};
 use marseillais::server::store::{
-    Commit, GameListing, GameStatus, LoadedGame, MemoryStore, Store, StoreError, StoreFuture,
+    Commit, GameListing, GameStatus, LoadedGame, MemoryStore, RatedGame, SessionHash, Store,
+    StoreError, StoreFuture, UserRecord,
 };
 use serde_json::{Value, json};
 use support::rig::Rig;
@@ -177,6 +180,53 @@ impl Store for RefuseOneGame {
 
     fn close(&self) -> BoxFuture<'static, ()> {
         self.inner.close()
+    }
+
+    // Accounts: passed through.
+
+    fn create_user(&self, name: Username, hash: String, at_ms: i64) -> StoreFuture<UserId> {
+        self.inner.create_user(name, hash, at_ms)
+    }
+
+    fn find_user(&self, name: &Username) -> StoreFuture<Option<UserRecord>> {
+        self.inner.find_user(name)
+    }
+
+    fn user_by_id(&self, id: UserId) -> StoreFuture<Option<UserRecord>> {
+        self.inner.user_by_id(id)
+    }
+
+    fn create_session(&self, hash: SessionHash, user: UserId, at_ms: i64) -> StoreFuture<()> {
+        self.inner.create_session(hash, user, at_ms)
+    }
+
+    fn session_account(&self, hash: SessionHash, now_ms: i64) -> StoreFuture<Option<Account>> {
+        self.inner.session_account(hash, now_ms)
+    }
+
+    fn delete_session(&self, hash: SessionHash) -> StoreFuture<()> {
+        self.inner.delete_session(hash)
+    }
+
+    fn ratings(&self, user: UserId) -> StoreFuture<Vec<(Speed, Rating)>> {
+        self.inner.ratings(user)
+    }
+
+    fn rating_history(
+        &self,
+        user: UserId,
+        speed: Option<Speed>,
+        limit: u32,
+    ) -> StoreFuture<Vec<RatedGame>> {
+        self.inner.rating_history(user, speed, limit)
+    }
+
+    fn user_games(&self, user: UserId, limit: u32, offset: u32) -> StoreFuture<Vec<GameListing>> {
+        self.inner.user_games(user, limit, offset)
+    }
+
+    fn game_rating(&self, game_id: &str) -> StoreFuture<Option<RatedGame>> {
+        self.inner.game_rating(game_id)
     }
 }
 

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use marseillais::server::account::UserId;
 use marseillais::server::store::{
     GameStatus, MemoryStore, SqliteOptions, SqliteStore, Store, StoreError,
 };
@@ -17,6 +18,14 @@ use support::store_contract::{
     check_load_stale_pages_old_games_of_one_status_oldest_first,
     check_load_unfinished_skips_finished_games, check_sequence_conflicts_store_nothing,
     check_unlisted_games_are_in_no_listing_but_load, commit, events_of, expected_events,
+};
+use support::store_contract::{
+    check_a_deleted_session_is_gone_and_deleting_twice_is_fine,
+    check_a_rated_end_rates_both_players_once_with_its_commit,
+    check_account_writes_fail_while_failing_and_after_close,
+    check_sessions_expire_after_thirty_idle_days_touched_at_most_hourly,
+    check_user_games_pages_a_users_games_newest_first_listed_or_not,
+    check_usernames_are_unique_case_insensitively,
 };
 
 /// A fresh directory under the system temp dir, removed on drop.
@@ -118,6 +127,99 @@ async fn a_commit_after_close_is_refused_and_close_is_idempotent() {
     let store = SqliteStore::open(dir.path()).expect("open");
     bounded(check_commit_after_close_is_refused(&store)).await;
     bounded(check_commit_after_close_is_refused(&MemoryStore::new())).await;
+}
+
+// Accounts, sessions and a user's games (schema v3).
+
+#[tokio::test]
+async fn usernames_are_unique_case_insensitively_and_found_in_any_case() {
+    let dir = temp_dir("users");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    bounded(check_usernames_are_unique_case_insensitively(&store)).await;
+    // Durable: still there, still unique, after reopening.
+    bounded(store.close()).await;
+    let store = SqliteStore::open(dir.path()).expect("reopen");
+    let alice = bounded(store.find_user(&support::store_contract::username("alice")))
+        .await
+        .expect("find");
+    assert_eq!(alice.map(|u| u.password_hash), Some("hash-a".to_owned()));
+    bounded(check_usernames_are_unique_case_insensitively(
+        &MemoryStore::new(),
+    ))
+    .await;
+}
+
+#[tokio::test]
+async fn sessions_expire_after_thirty_idle_days_and_are_touched_at_most_hourly() {
+    let dir = temp_dir("sessions");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    bounded(check_sessions_expire_after_thirty_idle_days_touched_at_most_hourly(&store)).await;
+    bounded(
+        check_sessions_expire_after_thirty_idle_days_touched_at_most_hourly(&MemoryStore::new()),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_deleted_session_no_longer_resolves() {
+    let dir = temp_dir("logout");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    bounded(check_a_deleted_session_is_gone_and_deleting_twice_is_fine(
+        &store,
+    ))
+    .await;
+    bounded(check_a_deleted_session_is_gone_and_deleting_twice_is_fine(
+        &MemoryStore::new(),
+    ))
+    .await;
+}
+
+#[tokio::test]
+async fn user_games_pages_a_users_games_newest_first_listed_or_not() {
+    let dir = temp_dir("user-games");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    bounded(check_user_games_pages_a_users_games_newest_first_listed_or_not(&store)).await;
+    bounded(check_user_games_pages_a_users_games_newest_first_listed_or_not(&MemoryStore::new()))
+        .await;
+}
+
+#[tokio::test]
+async fn a_rated_end_rates_both_players_once_in_the_transaction_of_its_commit() {
+    let dir = temp_dir("rated");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    bounded(check_a_rated_end_rates_both_players_once_with_its_commit(
+        &store,
+    ))
+    .await;
+    // Durable with the commit: the same ratings after reopening.
+    let before = bounded(store.rating_history(UserId(1), None, 10))
+        .await
+        .expect("history");
+    bounded(store.close()).await;
+    let store = SqliteStore::open(dir.path()).expect("reopen");
+    let after = bounded(store.rating_history(UserId(1), None, 10))
+        .await
+        .expect("history");
+    assert_eq!(after, before);
+    assert_eq!(after.len(), 2);
+    bounded(check_a_rated_end_rates_both_players_once_with_its_commit(
+        &MemoryStore::new(),
+    ))
+    .await;
+}
+
+#[tokio::test]
+async fn account_writes_fail_under_failure_injection_and_after_close() {
+    let dir = temp_dir("account-failing");
+    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(dir.path()).expect("open"));
+    bounded(check_account_writes_fail_while_failing_and_after_close(
+        store,
+    ))
+    .await;
+    bounded(check_account_writes_fail_while_failing_and_after_close(
+        Arc::new(MemoryStore::new()),
+    ))
+    .await;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -445,7 +547,8 @@ async fn a_database_with_a_newer_schema_version_is_refused() {
 }
 
 #[tokio::test]
-async fn a_database_of_schema_version_1_is_migrated_to_version_2_with_every_game_listed() {
+async fn a_database_of_schema_version_1_is_migrated_to_the_current_version_with_every_game_listed()
+{
     let dir = temp_dir("schema-v1");
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/schema_v1");
     let db = dir.path().join("marseillais.sqlite3");
@@ -482,7 +585,7 @@ async fn a_database_of_schema_version_1_is_migrated_to_version_2_with_every_game
     bounded(store.close()).await;
     drop(store);
 
-    assert_eq!(raw("PRAGMA user_version"), 2);
+    assert_eq!(raw("PRAGMA user_version"), 3);
     assert_eq!(raw("SELECT count(*) FROM games"), games_before);
     assert_eq!(raw("SELECT count(*) FROM events"), events_before);
     // Opening the migrated database again is a no-op.

@@ -58,6 +58,7 @@ struct NewGame {
     variant: Option<Variant>,
     listed: Option<bool>,
     computer: Option<ComputerChoice>,
+    rated: Option<bool>,
 }
 
 /// Mirror of `lobby::ComputerChoice`.
@@ -87,6 +88,7 @@ fuzz_target!(|data: &[u8]| {
             variant: None,
             listed: None,
             computer: None,
+            rated: None,
         }
     } else {
         match serde_json::from_slice(data) {
@@ -94,6 +96,10 @@ fuzz_target!(|data: &[u8]| {
             Err(_) => return,
         }
     };
+    // lobby::rated: an anonymous request for a rated game is refused.
+    if request.rated == Some(true) {
+        return;
+    }
     if let Some(clock) = request.clock
         && (clock.base_secs > 10_800
             || clock.increment_secs > 180
@@ -131,6 +137,8 @@ fuzz_target!(|data: &[u8]| {
         creator,
         seat_hash: "0".repeat(64),
         listed: request.listed.unwrap_or(computer.is_none()),
+        rated: false,
+        user: None,
     };
     let mut events = vec![created];
     if let Some(level) = computer {
@@ -139,6 +147,7 @@ fuzz_target!(|data: &[u8]| {
             color: !creator,
             seat_hash: event::COMPUTER_SEAT_HASH.to_string(),
             computer: Some(level),
+            user: None,
         });
     }
     for event in events {

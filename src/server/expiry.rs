@@ -82,6 +82,8 @@ mod tests {
             creator: Color::White,
             seat_hash: ids::token_hash("w"),
             listed: true,
+            rated: false,
+            user: None,
         }];
         if joined {
             log.push(Event::Joined {
@@ -89,6 +91,7 @@ mod tests {
                 color: Color::Black,
                 seat_hash: ids::token_hash("b"),
                 computer: None,
+                user: None,
             });
         }
         GameState::replay(

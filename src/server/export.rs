@@ -19,20 +19,53 @@ pub fn pgn(state: &GameState) -> String {
             .clock_spec
             .map(|c| format!("{}+{}", c.base_secs, c.increment_secs)),
     };
-    write_game(state.game(), &tags)
+    with_elo(write_game(state.game(), &tags), state)
 }
 
-/// The `White` / `Black` tag: `Marseillais engine (level N)` for the computer's seat,
-/// `Anonymous` for a seated person (there are no accounts yet, so no name to give), `?`
-/// (PGN's "unknown") only for a seat nobody has taken.
+/// The `White` / `Black` tag: `Marseillais engine (level N)` for the computer's seat, the
+/// username for a seat taken signed in, `Anonymous` for another seated person, `?` (PGN's
+/// "unknown") only for a seat nobody has taken.
 fn player_name(state: &GameState, color: Color) -> String {
     match state.computer() {
         Some(computer) if computer.color == color => {
             format!("Marseillais engine (level {})", computer.level.get())
         }
-        _ if state.seat_taken(color) => "Anonymous".into(),
-        _ => "?".into(),
+        _ => match state.user(color) {
+            Some(user) => user.name.as_str().to_owned(),
+            None if state.seat_taken(color) => "Anonymous".into(),
+            None => "?".into(),
+        },
     }
+}
+
+/// A rated game's `WhiteElo` / `BlackElo` tags (each player's rating before the game, rounded),
+/// right after the seven-tag roster (after `Result`), as PGN orders supplemental tags. The
+/// rules' writer knows no ratings, so they are put in here; any other game is left as it is.
+fn with_elo(pgn: String, state: &GameState) -> String {
+    if !state.rated {
+        return pgn;
+    }
+    let elo = |color: Color| {
+        state
+            .user(color)
+            .and_then(|u| u.rating)
+            .filter(|r| r.rating.is_finite())
+            .map(|r| format!("{}", r.rating.round() as i64))
+    };
+    let (Some(white), Some(black)) = (elo(Color::White), elo(Color::Black)) else {
+        return pgn;
+    };
+    let Some(result) = pgn.find("\n[Result ") else {
+        return pgn;
+    };
+    let Some(end) = pgn[result + 1..].find('\n').map(|n| result + 1 + n + 1) else {
+        return pgn;
+    };
+    let mut out = String::with_capacity(pgn.len() + 40);
+    out.push_str(&pgn[..end]);
+    out.push_str(&format!("[WhiteElo \"{white}\"]\n[BlackElo \"{black}\"]\n"));
+    out.push_str(&pgn[end..]);
+    out
 }
 
 /// `YYYY.MM.DD` (UTC) of a Unix-epoch millisecond time.
@@ -59,6 +92,80 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::Position;
+    use crate::server::account::{UserId, Username};
+    use crate::server::game::{ClockSpec, Event, SeatUser, Variant};
+    use crate::server::rating::Rating;
+
+    fn user(id: i64, name: &str, rating: Option<f64>) -> Option<SeatUser> {
+        Some(SeatUser {
+            id: UserId(id),
+            name: Username::parse(name).ok()?,
+            rating: rating.map(|rating| Rating {
+                rating,
+                ..Rating::INITIAL
+            }),
+        })
+    }
+
+    fn game(rated: bool, white: Option<SeatUser>, black: Option<SeatUser>) -> GameState {
+        let log = [
+            Event::Created {
+                at_ms: 0,
+                variant: Variant::Balanced,
+                start: Position::initial(),
+                clock: Some(ClockSpec {
+                    base_secs: 300,
+                    increment_secs: 2,
+                }),
+                creator: Color::White,
+                seat_hash: "w".into(),
+                listed: true,
+                rated,
+                user: white,
+            },
+            Event::Joined {
+                at_ms: 0,
+                color: Color::Black,
+                seat_hash: "b".into(),
+                computer: None,
+                user: black,
+            },
+        ];
+        GameState::replay(
+            "g",
+            &log,
+            std::time::Duration::from_secs(30),
+            std::time::Instant::now(),
+            |_, _, _| {},
+        )
+        .expect("replays")
+    }
+
+    #[test]
+    fn a_rated_game_names_its_players_and_their_ratings_before_the_game() {
+        let pgn = pgn(&game(
+            true,
+            user(1, "alice", Some(1512.6)),
+            user(2, "Bob", Some(1499.4)),
+        ));
+        assert!(
+            pgn.contains(
+                "[White \"alice\"]\n[Black \"Bob\"]\n[Result \"*\"]\n[WhiteElo \"1513\"]\n[BlackElo \"1499\"]\n[Variant "
+            ),
+            "{pgn}"
+        );
+    }
+
+    #[test]
+    fn an_unrated_game_names_its_signed_in_players_without_ratings() {
+        let pgn = pgn(&game(false, None, user(2, "Bob", None)));
+        assert!(
+            pgn.contains("[White \"Anonymous\"]\n[Black \"Bob\"]\n"),
+            "{pgn}"
+        );
+        assert!(!pgn.contains("Elo"), "{pgn}");
+    }
 
     #[test]
     fn pgn_dates_follow_the_gregorian_calendar() {

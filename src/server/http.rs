@@ -180,7 +180,8 @@ async fn create(
         serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(e.to_string()))?
     };
     app.grant_seat(peer)?;
-    let grant = app.rooms.create(request).await?;
+    let account = None;
+    let grant = app.rooms.create(request, account).await?;
     tracing::info!(game = %grant.id, "game created");
     Ok((StatusCode::CREATED, axum::Json(grant)).into_response())
 }
@@ -191,7 +192,12 @@ async fn join(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     app.grant_seat(peer)?;
-    let grant = ask(&app, &id, |reply| Command::Join { reply }).await??;
+    let account = None;
+    let grant = ask(&app, &id, |reply| Command::Join {
+        account: account.clone(),
+        reply,
+    })
+    .await??;
     tracing::info!(game = %grant.id, "seat taken");
     Ok(axum::Json(grant).into_response())
 }
@@ -258,10 +264,11 @@ async fn websocket(
     let room = room_of(&app, &id).await?;
     let rooms = Arc::clone(&app.rooms);
     let shutdown = app.shutdown.clone();
+    let account = None;
     Ok(upgrade.accept(&app.rooms.config, move |ws| async move {
         // The connection's slot (--max-connections) is held for as long as
         // the socket lives, not just the upgrade request.
         let _slot = slot;
-        socket::run(ws, rooms, room, query.token, query.v, shutdown).await
+        socket::run(ws, rooms, room, query.token, account, query.v, shutdown).await
     }))
 }

@@ -8,10 +8,11 @@ use std::time::Instant;
 use serde::Deserialize;
 
 use super::config::Config;
-use super::game::{COMPUTER_SEAT_HASH, ClockSpec, Event, GameState, Variant};
+use super::game::{COMPUTER_SEAT_HASH, ClockSpec, Event, GameState, SeatUser, Variant};
 use super::ids;
 use super::project;
 use super::protocol::{ErrorCode, Refusal};
+use super::rating::Rating;
 use super::room::replay_history;
 use super::store::{Commit, codec};
 use crate::engine::Level;
@@ -30,6 +31,9 @@ pub struct NewGame {
     pub listed: Option<bool>,
     /// Play against the server's computer player, which takes the other seat at once.
     pub computer: Option<ComputerChoice>,
+    /// Counts for both players' ratings: only signed in, only with a clock, never against the
+    /// computer. Defaults to `false`.
+    pub rated: Option<bool>,
 }
 
 /// The `computer` of a `POST /api/games` body.
@@ -63,13 +67,43 @@ pub struct Prepared {
     pub commit: Commit,
 }
 
+/// Whether the request asks for a rated game, or why it cannot have one: `user` is the signed-in
+/// creator.
+pub fn rated(request: &NewGame, user: Option<&SeatUser>) -> Result<bool, Refusal> {
+    if request.rated != Some(true) {
+        return Ok(false);
+    }
+    if user.is_none() {
+        return Err(Refusal::new(
+            ErrorCode::NotLoggedIn,
+            "sign in to create a rated game",
+        ));
+    }
+    if request.clock.is_none() {
+        return Err(Refusal::new(
+            ErrorCode::RatedNeedsClock,
+            "a rated game needs a clock",
+        ));
+    }
+    if request.computer.is_some() {
+        return Err(Refusal::new(
+            ErrorCode::BadRequest,
+            "games against the computer are not rated",
+        ));
+    }
+    Ok(true)
+}
+
 /// The `created` event a request asks for, with the creator's colour, or why it is refused.
+/// `user`: the signed-in creator (its rating already set for a rated game).
 pub fn created_event(
     request: &NewGame,
     seat_hash: String,
+    user: Option<SeatUser>,
     at_ms: i64,
 ) -> Result<(Event, Color), Refusal> {
     let bad = |message: String| Refusal::new(ErrorCode::BadRequest, message);
+    let rated = rated(request, user.as_ref())?;
     if let Some(clock) = request.clock {
         if clock.base_secs > MAX_BASE_SECS || clock.increment_secs > MAX_INCREMENT_SECS {
             return Err(bad(format!(
@@ -119,6 +153,8 @@ pub fn created_event(
         creator: color,
         seat_hash,
         listed: request.listed.unwrap_or(request.computer.is_none()),
+        rated,
+        user,
     };
     Ok((created, color))
 }
@@ -147,9 +183,10 @@ fn computer_level(request: &NewGame) -> Result<Option<Level>, Refusal> {
 pub fn first_events(
     request: &NewGame,
     seat_hash: String,
+    user: Option<SeatUser>,
     at_ms: i64,
 ) -> Result<(Vec<Event>, Color), Refusal> {
-    let (created, color) = created_event(request, seat_hash, at_ms)?;
+    let (created, color) = created_event(request, seat_hash, user, at_ms)?;
     let mut events = vec![created];
     if let Some(level) = computer_level(request)? {
         events.push(computer_joined(!color, level, at_ms));
@@ -164,19 +201,29 @@ fn computer_joined(color: Color, level: Level, at_ms: i64) -> Event {
         color,
         seat_hash: COMPUTER_SEAT_HASH.to_owned(),
         computer: Some(level),
+        user: None,
     }
 }
 
-/// The rematch of a finished game, ready to commit: same start, variant, clock and listing,
-/// colours swapped. `seats`: the hashes of the players' rematch tokens, indexed by their *old*
-/// colour. Against the computer, the human creates the rematch and the computer (same level)
-/// joins it in the other colour.
+/// The rematch of a finished game, ready to commit: same start, variant, clock, listing and
+/// rating, colours swapped, each seat belonging to the same account as before. `seats`: the
+/// hashes of the players' rematch tokens, indexed by their *old* colour. `ratings`: for a
+/// rated game, each player's current rating for its speed (indexed the same way). Against the
+/// computer, the human creates the rematch and the computer (same level) joins it in the other
+/// colour.
 pub fn rematch(
     old: &GameState,
     seats: [String; 2],
+    ratings: [Option<Rating>; 2],
     at_ms: i64,
     config: &Config,
 ) -> Result<Prepared, Refusal> {
+    let user = |color: Color| {
+        old.user(color).map(|u| SeatUser {
+            rating: ratings[color as usize],
+            ..u.clone()
+        })
+    };
     if let Some(computer) = old.computer() {
         let human = !computer.color;
         let created = Event::Created {
@@ -187,6 +234,8 @@ pub fn rematch(
             creator: !human,
             seat_hash: seats[human as usize].clone(),
             listed: old.listed,
+            rated: false,
+            user: user(human),
         };
         let joined = computer_joined(human, computer.level, at_ms);
         return prepare(vec![created, joined], config);
@@ -201,12 +250,15 @@ pub fn rematch(
         creator: Color::Black,
         seat_hash: white,
         listed: old.listed,
+        rated: old.rated,
+        user: user(Color::White),
     };
     let joined = Event::Joined {
         at_ms,
         color: Color::White,
         seat_hash: black,
         computer: None,
+        user: user(Color::Black),
     };
     prepare(vec![created, joined], config)
 }
@@ -221,6 +273,7 @@ pub fn prepare(events: Vec<Event>, config: &Config) -> Result<Prepared, Refusal>
         first_seq: 0,
         events: events.iter().map(codec::encode).collect(),
         listing: project::listing(&state),
+        rating: None,
     };
     Ok(Prepared {
         state,

@@ -6,12 +6,14 @@
 
 use std::time::{Duration, Instant};
 
-use super::game::{Checked, ComputerSeat, Event, GameState, RecordEntry, Refused};
+use super::game::{Checked, ComputerSeat, Event, GameState, RecordEntry, Refused, SeatUser};
 use super::protocol::{
     ByMsg, ClockView, ComputerView, EndMsg, ErrorCode, GameSnapshot, GameSummary, JoinMsg,
-    LiveState, MoveMsg, MoveRecord, OutcomeView, PositionFields, Refusal, RematchMsg, SeatView,
-    Seats, SeatsTaken, ServerMsg, SharedState, Side, StateMsg, TakebackMsg,
+    LiveState, MoveMsg, MoveRecord, OutcomeView, PlayerView, Players, PositionFields, RatingChange,
+    RatingView, RatingsMsg, Refusal, RematchMsg, SeatView, Seats, SeatsTaken, ServerMsg,
+    SharedState, Side, StateMsg, TakebackMsg,
 };
+use super::rating::Rating;
 use super::store::{GameListing, GameStatus};
 use crate::rules::{Color, SubMove};
 
@@ -31,7 +33,11 @@ pub fn event(state: &GameState, event: &Event, v: u64, now: Instant) -> Option<S
         // The position fields too: the game starts, so `legal` is no longer empty.
         Event::Joined { color, .. } => ServerMsg::Join {
             v,
-            d: JoinMsg::new(position_fields(state, now), (*color).into()),
+            d: JoinMsg::new(
+                position_fields(state, now),
+                (*color).into(),
+                players(state.user(Color::White), state.user(Color::Black)),
+            ),
         },
         Event::Move { mv, .. } => ServerMsg::Move {
             v,
@@ -134,7 +140,12 @@ pub fn millis(duration: Duration) -> u64 {
 
 /// The part of the snapshot that changes only with the version (the record, the position,
 /// offers, outcome): the same for every reader, so the room serializes it once per version.
-pub fn shared_state(state: &GameState, record: &[RecordEntry]) -> SharedState {
+/// `ratings`: a finished rated game's rating changes, as the room read them from the store.
+pub fn shared_state(
+    state: &GameState,
+    record: &[RecordEntry],
+    ratings: Option<RatingsMsg>,
+) -> SharedState {
     let position = state.position();
     SharedState {
         check: position.is_check(),
@@ -157,12 +168,37 @@ pub fn shared_state(state: &GameState, record: &[RecordEntry]) -> SharedState {
             _ => None,
         },
         phase: position.phase().into(),
+        players: players(state.user(Color::White), state.user(Color::Black)),
+        rated: state.rated,
+        ratings,
         rematch: state.rematch_id().map(str::to_owned),
         rematch_offer: state.rematch_offered_by().map(Side::from),
         start_fen: state.game().start().fen(),
         status: state.status(),
         turn: position.side_to_move().into(),
         variant: state.variant,
+    }
+}
+
+/// The signed-in players as the wire shows them: names, and the ratings before the game in a
+/// rated one; `None` when neither seat was taken signed in.
+pub fn players(white: Option<&SeatUser>, black: Option<&SeatUser>) -> Option<Players> {
+    let view = |user: &SeatUser| PlayerView {
+        name: user.name.as_str().to_owned(),
+        rating: user.rating.map(RatingView::from),
+    };
+    Players {
+        black: black.map(view),
+        white: white.map(view),
+    }
+    .some()
+}
+
+/// The rating changes of a rated game as the store recorded them: (before, after) per colour.
+pub fn ratings_msg(white: (Rating, Rating), black: (Rating, Rating)) -> RatingsMsg {
+    RatingsMsg {
+        black: RatingChange::new(black.0, black.1),
+        white: RatingChange::new(white.0, white.1),
     }
 }
 
@@ -207,10 +243,15 @@ pub fn state_msg(version: u64, live: LiveState, shared: super::protocol::SharedT
 }
 
 /// The public state for HTTP `GET /api/games/{id}`.
-pub fn snapshot(state: &GameState, presence: Presence, now: Instant) -> GameSnapshot {
+pub fn snapshot(
+    state: &GameState,
+    presence: Presence,
+    ratings: Option<RatingsMsg>,
+    now: Instant,
+) -> GameSnapshot {
     GameSnapshot::new(
         live_state(state, presence, None, now),
-        shared_state(state, &state.record()),
+        shared_state(state, &state.record(), ratings),
     )
 }
 
@@ -230,9 +271,18 @@ pub fn listing_after(state: &GameState, pending: &[Checked]) -> GameListing {
     let mut outcome = state.game().outcome().filter(|_| state.is_finished());
     let mut updated_ms = state.updated_ms;
     let mut computer = state.computer();
+    let mut users = [state.user(Color::White), state.user(Color::Black)];
     for checked in pending {
         let event = checked.event();
         updated_ms = event.at_ms();
+        if let Event::Joined {
+            color,
+            user: Some(user),
+            ..
+        } = event
+        {
+            users[*color as usize] = Some(user);
+        }
         if let Event::Joined {
             color,
             computer: Some(level),
@@ -271,6 +321,8 @@ pub fn listing_after(state: &GameState, pending: &[Checked]) -> GameListing {
         computer: computer.map(computer_view),
         created_ms: state.created_ms,
         id: state.id.clone(),
+        players: players(users[0], users[1]),
+        rated: state.rated,
         reason: outcome.map(|o| o.reason().into()),
         result: outcome.map(Into::into),
         seats,
@@ -287,6 +339,8 @@ pub fn listing_after(state: &GameState, pending: &[Checked]) -> GameListing {
         // A plain record of strings and numbers: serializing cannot fail.
         summary: serde_json::to_string(&summary).unwrap_or_default(),
         listed: state.listed,
+        white_user: None,
+        black_user: None,
     }
 }
 
@@ -299,6 +353,8 @@ pub fn refusal(refused: &Refused) -> Refusal {
         Refused::Illegal(_) => ErrorCode::IllegalMove,
         Refused::StalePosition { .. } | Refused::AheadOfGame { .. } => ErrorCode::Stale,
         Refused::SeatsTaken => ErrorCode::SeatTaken,
+        Refused::RatedNeedsAccount => ErrorCode::NotLoggedIn,
+        Refused::SamePlayer => ErrorCode::SamePlayer,
         Refused::Takeback(_)
         | Refused::DrawAlreadyOffered
         | Refused::OneDrawOfferPerTurn

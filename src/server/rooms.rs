@@ -11,17 +11,19 @@ use std::time::{Duration, Instant};
 use dashmap::DashMap;
 use tokio::sync::watch;
 
+use super::account::Account;
 use super::computer;
 use super::config::Config;
 use super::engine_pool::EnginePool;
 use super::expiry::{Expiry, millis};
-use super::game::{Event, GameState, now_ms};
+use super::game::{Event, GameState, SeatUser, now_ms};
 use super::ids;
 use super::lobby::{self, NewGame};
 use super::metrics::Metrics;
 use super::project;
 use super::protocol::{ErrorCode, Refusal};
-use super::room::{Host, Room, RoomDeps, SeatGrant, replay_history};
+use super::rating::Speed;
+use super::room::{Host, Room, RoomDeps, SeatGrant, rating_now, replay_history};
 use super::store::{Commit, GameStatus, Store, StoreError, codec};
 
 /// Open games read from the store per expiry page.
@@ -234,6 +236,7 @@ impl Rooms {
             first_seq: state.version() + 1,
             events: vec![codec::encode(end.event())],
             listing,
+            rating: None,
         })
     }
 
@@ -306,11 +309,34 @@ impl Rooms {
         });
     }
 
-    /// Creates a game from an HTTP request: the lobby checks it, the store commits its first
-    /// event, then its room starts.
-    pub async fn create(&self, request: NewGame) -> Result<SeatGrant, Refusal> {
+    /// Creates a game from an HTTP request (`account`: the creator, when signed in, who then
+    /// owns the seat): the lobby checks it, the store commits its first event, then its room
+    /// starts.
+    pub async fn create(
+        &self,
+        request: NewGame,
+        account: Option<Account>,
+    ) -> Result<SeatGrant, Refusal> {
+        let user = match account {
+            Some(account) => {
+                let unrated = SeatUser::of(&account, None);
+                // The rating at this moment, read only for a request that may be rated.
+                let speed = request
+                    .clock
+                    .filter(|_| lobby::rated(&request, Some(&unrated)).unwrap_or(false));
+                let rating = match speed {
+                    Some(clock) => {
+                        Some(rating_now(&*self.store, account.id, Speed::of(clock)).await?)
+                    }
+                    None => None,
+                };
+                Some(SeatUser { rating, ..unrated })
+            }
+            None => None,
+        };
         let token = ids::new_token();
-        let (events, color) = lobby::first_events(&request, ids::token_hash(&token), now_ms())?;
+        let (events, color) =
+            lobby::first_events(&request, ids::token_hash(&token), user, now_ms())?;
         let prepared = lobby::prepare(events, &self.config)?;
         let started = Instant::now();
         let result = self.store.commit(prepared.commit).await;

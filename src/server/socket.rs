@@ -22,6 +22,7 @@ use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
 
+use super::account::UserId;
 use super::frame_meter::RateExceeded;
 use super::protocol::{ClientMsg, ErrorCode, Refusal, ServerMsg, parse_client};
 use super::room::{Command, ConnId, Outbox, Room};
@@ -101,6 +102,7 @@ pub async fn run(
     rooms: Arc<Rooms>,
     mut room: Arc<Room>,
     token: Option<String>,
+    account: Option<UserId>,
     since: Option<u64>,
     shutdown: tokio::sync::watch::Receiver<bool>,
 ) {
@@ -118,6 +120,7 @@ pub async fn run(
         let command = Command::Connect {
             conn,
             token: token.clone(),
+            account,
             since,
             outbox: Outbox {
                 queue: queue.clone(),

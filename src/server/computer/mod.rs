@@ -402,7 +402,10 @@ mod tests {
             Arc::new(Metrics::default()),
             shutdown,
         );
-        let human = rooms.create(NewGame::default()).await.expect("created");
+        let human = rooms
+            .create(NewGame::default(), None)
+            .await
+            .expect("created");
         let room = rooms.get(&human.id).await.ok().flatten().expect("live");
         let mut agent = Agent::attach_computer(room, ComputerProof::new(), 16)
             .await
@@ -414,7 +417,7 @@ mod tests {
             computer: Some(ComputerChoice { level: 1 }),
             ..NewGame::default()
         };
-        let against = rooms.create(request).await.expect("created");
+        let against = rooms.create(request, None).await.expect("created");
         let room = rooms.get(&against.id).await.ok().flatten().expect("live");
         let mut agent = Agent::attach_computer(room, ComputerProof::new(), 16)
             .await

@@ -216,12 +216,15 @@ mod tests {
                 creator: Color::White,
                 seat_hash: "w".into(),
                 listed: false,
+                rated: false,
+                user: None,
             },
             Event::Joined {
                 at_ms: 1,
                 color: Color::Black,
                 seat_hash: COMPUTER_SEAT_HASH.into(),
                 computer: Some(Level::new(1)),
+                user: None,
             },
         ];
         GameState::replay(
@@ -236,8 +239,8 @@ mod tests {
 
     /// The `state` message of `game` and its data.
     fn state_of(game: &GameState) -> (u64, StateMsg) {
-        let shared =
-            SharedText::new(&project::shared_state(game, &game.record())).expect("serializes");
+        let shared = SharedText::new(&project::shared_state(game, &game.record(), None))
+            .expect("serializes");
         let live = project::live_state(game, Presence::default(), None, Instant::now());
         match project::state_msg(game.version(), live, shared) {
             ServerMsg::State { v, d } => (v, d),

@@ -117,9 +117,11 @@ impl GameState {
                 color,
                 seat_hash,
                 computer,
+                user,
                 ..
             } => {
                 self.seats[color as usize] = Some(seat_hash);
+                self.users[color as usize] = user;
                 self.computer = computer.map(|level| ComputerSeat { color, level });
                 self.position_version = index;
                 if policy::first_move_timer_runs(self.clock.is_some(), self.turns_completed) {

@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use super::event::{Event, Readings};
+use super::event::{Event, Readings, SeatUser};
 use super::policy::{self, RematchRefused, TakebackRefused};
 use super::state::GameState;
 use crate::rules::game::Preview;
@@ -83,6 +83,10 @@ pub enum Refused {
     NoRematchOffer,
     #[error("both seats are taken")]
     SeatsTaken,
+    #[error("a rated game can only be joined signed in")]
+    RatedNeedsAccount,
+    #[error("you hold the other seat: a rated game needs two different players")]
+    SamePlayer,
 }
 
 /// What a sub-move's decision found out, kept for [`GameState::apply`]: the rules' preview
@@ -434,18 +438,34 @@ impl GameState {
         }))
     }
 
-    /// The HTTP join: the free seat for `seat_hash`.
-    pub fn decide_join(&self, seat_hash: String, at_ms: i64) -> Result<Checked, Refused> {
+    /// The HTTP join: the free seat for `seat_hash`, belonging to `user` when the player is
+    /// signed in. A rated game needs a user, and another one than the creator's. In an unrated
+    /// game the creator's own account joining gets the seat by its token only, so that a
+    /// session never holds both seats ([`GameState::seat_of_user`]).
+    pub fn decide_join(
+        &self,
+        seat_hash: String,
+        user: Option<SeatUser>,
+        at_ms: i64,
+    ) -> Result<Checked, Refused> {
         let color = self.free_seat().ok_or(if self.ended {
             Refused::GameOver
         } else {
             Refused::SeatsTaken
         })?;
+        let same = |u: &SeatUser| self.user(!color).is_some_and(|other| other.id == u.id);
+        let user = match user {
+            None if self.rated => return Err(Refused::RatedNeedsAccount),
+            Some(u) if same(&u) && self.rated => return Err(Refused::SamePlayer),
+            Some(u) if same(&u) => None,
+            other => other,
+        };
         Ok(Checked::plain(Event::Joined {
             at_ms,
             color,
             seat_hash,
             computer: None,
+            user,
         }))
     }
 

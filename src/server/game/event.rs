@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::Level;
 use crate::rules::{Color, Outcome, Position, SubMove};
+use crate::server::account::{Account, UserId, Username};
+use crate::server::rating::Rating;
 
 /// Which first turn a game from the initial position has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,6 +47,11 @@ pub enum Event {
         seat_hash: String,
         /// Whether the game appears in the lobby listings.
         listed: bool,
+        /// Whether the game counts for both players' ratings (both seats then have a user).
+        /// False in every log written before accounts.
+        rated: bool,
+        /// The creator's account, when it was signed in (`None` in older logs).
+        user: Option<SeatUser>,
     },
     /// The second seat was taken; the game starts. `computer`: the seat is the server's
     /// computer player at this level (its `seat_hash` is then [`COMPUTER_SEAT_HASH`], which
@@ -54,6 +61,8 @@ pub enum Event {
         color: Color,
         seat_hash: String,
         computer: Option<Level>,
+        /// The joining player's account, when it was signed in (`None` in older logs).
+        user: Option<SeatUser>,
     },
     /// An accepted sub-move; `clock` holds both readings right after it, increment included.
     Move {
@@ -113,6 +122,38 @@ impl Event {
         }
     }
 }
+
+/// The account a seat belongs to: the seat is proven by the account's session as well as by
+/// its token (any device where the user is signed in). Written into the event when the seat is
+/// taken, so the log alone says whose game it was (listings, PGN, history).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeatUser {
+    pub id: UserId,
+    pub name: Username,
+    /// In a rated game: the player's rating for the game's speed when the seat was taken, the
+    /// "rating before the game" of the PGN's `WhiteElo` / `BlackElo`. `None` otherwise.
+    pub rating: Option<Rating>,
+}
+
+/// Ratings are finite numbers (never NaN: the Glicko-2 update keeps them within bounds), so
+/// equality is total here, which lets events stay `Eq`.
+impl Eq for SeatUser {}
+
+impl SeatUser {
+    /// The seat user of an account, with its rating when the game is rated.
+    pub fn of(account: &Account, rating: Option<Rating>) -> SeatUser {
+        SeatUser {
+            id: account.id,
+            name: account.name.clone(),
+            rating,
+        }
+    }
+}
+
+/// The seat hash of a seat that only its account proves: the rematch of a player who was
+/// seated by its session, without a token (`"account"` is not a SHA-256, so no token ever
+/// matches it, like [`COMPUTER_SEAT_HASH`]).
+pub const ACCOUNT_SEAT_HASH: &str = "account";
 
 /// The seat hash of a computer's seat. A token's hash is 64 lowercase hex digits, so no
 /// token can ever match it (and [`super::GameState::seat_of`] skips the computer's seat

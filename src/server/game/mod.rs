@@ -16,5 +16,7 @@ mod tests;
 
 pub use apply::ReplayError;
 pub use decide::{Checked, Decided, Decision, Refused, Request};
-pub use event::{COMPUTER_SEAT_HASH, ClockSpec, Event, Readings, Variant, now_ms};
+pub use event::{
+    ACCOUNT_SEAT_HASH, COMPUTER_SEAT_HASH, ClockSpec, Event, Readings, SeatUser, Variant, now_ms,
+};
 pub use state::{ACK_WINDOW, ComputerSeat, GameState, LiveParts, RecordEntry};

@@ -12,10 +12,11 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use super::event::{ClockSpec, Event, Variant};
+use super::event::{ClockSpec, Event, SeatUser, Variant};
 use super::policy;
 use crate::engine::Level;
 use crate::rules::{Color, Game, Position, SubMove};
+use crate::server::account::UserId;
 use crate::server::clock::Clock;
 use crate::server::ids;
 use crate::server::store::GameStatus;
@@ -35,6 +36,8 @@ pub struct GameState {
     pub updated_ms: i64,
     /// Whether the game appears in the lobby listings (see `Event::Created`).
     pub listed: bool,
+    /// Whether the game counts for the players' ratings (see `Event::Created`).
+    pub rated: bool,
     pub(super) game: Game,
     /// The SAN and mover of the last sub-move played (what its `move` message carries).
     pub(super) last_san: Option<String>,
@@ -43,6 +46,9 @@ pub struct GameState {
     pub(super) taken_back: Option<SubMove>,
     /// Token hashes, indexed by `Color as usize`.
     pub(super) seats: [Option<String>; 2],
+    /// The accounts the seats belong to, indexed by `Color as usize` (`Event::Created`,
+    /// `Event::Joined`): a connection signed in as one of them holds that seat.
+    pub(super) users: [Option<SeatUser>; 2],
     /// The seat the server's computer player holds, and its level (`Event::Joined`).
     pub(super) computer: Option<ComputerSeat>,
     pub(super) clock: Option<Clock>,
@@ -134,12 +140,16 @@ impl GameState {
             creator,
             seat_hash,
             listed,
+            rated,
+            user,
         } = created
         else {
             return None;
         };
         let mut seats = [None, None];
         seats[*creator as usize] = Some(seat_hash.clone());
+        let mut users = [None, None];
+        users[*creator as usize] = user.clone();
         Some(GameState {
             id: id.to_string(),
             variant: *variant,
@@ -147,11 +157,13 @@ impl GameState {
             created_ms: *at_ms,
             updated_ms: *at_ms,
             listed: *listed,
+            rated: *rated,
             game: Game::new(*start),
             last_san: None,
             last_mover: None,
             taken_back: None,
             seats,
+            users,
             computer: None,
             clock: clock.map(|c| {
                 Clock::new(
@@ -245,6 +257,25 @@ impl GameState {
                     .as_deref()
                     .is_some_and(|hash| ids::token_matches(token, hash))
         })
+    }
+
+    /// The seat the account `user` holds, if any: what a connection signed in as that user is
+    /// seated as, with no token (any device). Never the computer's seat. At most one seat has
+    /// a given user ([`GameState::decide_join`] leaves the user out of a seat taken by the
+    /// account that holds the other one).
+    pub fn seat_of_user(&self, user: UserId) -> Option<Color> {
+        let computer = self.computer.map(|c| c.color);
+        Color::ALL.into_iter().find(|&c| {
+            Some(c) != computer
+                && self.users[c as usize]
+                    .as_ref()
+                    .is_some_and(|u| u.id == user)
+        })
+    }
+
+    /// The account that holds `color`'s seat, if it was taken signed in.
+    pub fn user(&self, color: Color) -> Option<&SeatUser> {
+        self.users[color as usize].as_ref()
     }
 
     /// The computer player's seat, in a game against the computer.

@@ -22,6 +22,8 @@ fn created(start: Position, clock: Option<ClockSpec>) -> Event {
         creator: Color::White,
         seat_hash: ids::token_hash("w"),
         listed: true,
+        rated: false,
+        user: None,
     }
 }
 
@@ -31,6 +33,7 @@ fn joined() -> Event {
         color: Color::Black,
         seat_hash: ids::token_hash("b"),
         computer: None,
+        user: None,
     }
 }
 
@@ -327,4 +330,97 @@ fn an_aborted_game_cannot_be_rematched_but_a_resigned_one_can() {
         ),
         Ok(Decided::Events(_))
     ));
+}
+
+fn seat_user(id: i64, name: &str) -> SeatUser {
+    SeatUser {
+        id: crate::server::account::UserId(id),
+        name: crate::server::account::Username::parse(name).expect("a username"),
+        rating: None,
+    }
+}
+
+/// An open game created by user 1, rated or not.
+fn open_game_of_user_one(rated: bool) -> GameState {
+    let Event::Created {
+        at_ms,
+        variant,
+        start,
+        creator,
+        seat_hash,
+        listed,
+        ..
+    } = created(Position::initial(), Some(ONE_MINUTE_PLUS_TWO))
+    else {
+        unreachable!("created() makes a created event");
+    };
+    let log = [Event::Created {
+        at_ms,
+        variant,
+        start,
+        clock: Some(ONE_MINUTE_PLUS_TWO),
+        creator,
+        seat_hash,
+        listed,
+        rated,
+        user: Some(seat_user(1, "alice")),
+    }];
+    GameState::replay(
+        "g",
+        &log,
+        Duration::from_secs(30),
+        Instant::now(),
+        |_, _, _| {},
+    )
+    .expect("replays")
+}
+
+#[test]
+fn a_seat_taken_signed_in_belongs_to_its_account_and_no_other() {
+    let mut state = open_game_of_user_one(false);
+    let join = state
+        .decide_join(ids::token_hash("b"), Some(seat_user(2, "bob")), 2)
+        .expect("joins");
+    state.apply(join, Instant::now());
+    let user = |id| crate::server::account::UserId(id);
+    assert_eq!(state.seat_of_user(user(1)), Some(Color::White));
+    assert_eq!(state.seat_of_user(user(2)), Some(Color::Black));
+    assert_eq!(state.seat_of_user(user(3)), None);
+    assert_eq!(
+        state.user(Color::Black).map(|u| u.name.as_str()),
+        Some("bob")
+    );
+}
+
+#[test]
+fn joining_ones_own_unrated_game_gives_the_seat_to_the_token_only() {
+    let mut state = open_game_of_user_one(false);
+    let join = state
+        .decide_join(ids::token_hash("b"), Some(seat_user(1, "alice")), 2)
+        .expect("joins");
+    state.apply(join, Instant::now());
+    assert_eq!(state.user(Color::Black), None);
+    assert_eq!(
+        state.seat_of_user(crate::server::account::UserId(1)),
+        Some(Color::White)
+    );
+    assert_eq!(state.seat_of("b"), Some(Color::Black));
+}
+
+#[test]
+fn a_rated_game_is_joined_only_signed_in_and_by_another_account() {
+    let state = open_game_of_user_one(true);
+    assert_eq!(
+        state.decide_join(ids::token_hash("b"), None, 2),
+        Err(Refused::RatedNeedsAccount)
+    );
+    assert_eq!(
+        state.decide_join(ids::token_hash("b"), Some(seat_user(1, "ALICE")), 2),
+        Err(Refused::SamePlayer)
+    );
+    assert!(
+        state
+            .decide_join(ids::token_hash("b"), Some(seat_user(2, "bob")), 2)
+            .is_ok()
+    );
 }

@@ -31,6 +31,12 @@ pub enum ErrorCode {
     BadRequest,
     NotFound,
     SeatTaken,
+    /// HTTP 401: the request needs a signed-in account (a rated game).
+    NotLoggedIn,
+    /// HTTP 409: a rated game's two seats would be the same account's.
+    SamePlayer,
+    /// HTTP 400: a rated game without a clock.
+    RatedNeedsClock,
 }
 
 /// `error`: the refusal, and the ack id of the move it refuses (the key is
@@ -94,6 +100,9 @@ mod tests {
             (ErrorCode::BadRequest, "bad_request"),
             (ErrorCode::NotFound, "not_found"),
             (ErrorCode::SeatTaken, "seat_taken"),
+            (ErrorCode::NotLoggedIn, "not_logged_in"),
+            (ErrorCode::SamePlayer, "same_player"),
+            (ErrorCode::RatedNeedsClock, "rated_needs_clock"),
         ];
         for (code, name) in names {
             let text = format!("\"{name}\"");

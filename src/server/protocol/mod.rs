@@ -7,6 +7,7 @@
 //! | what the server sends, in its envelope | [`server`] ([`ServerMsg`]) |
 //! | the whole public state (`state`, HTTP snapshot, lobby summary) | [`snapshot`] |
 //! | the one table of wire names | [`names`] |
+//! | the players' names and ratings, rating changes | [`players`] |
 //! | error codes, refusals, the `error` payload | [`error`] ([`ErrorCode`], [`Refusal`], [`ErrorMsg`]) |
 //! | a sub-move as UCI text in serde | [`uci`] |
 //!
@@ -17,6 +18,7 @@
 pub mod client;
 pub mod error;
 pub mod names;
+pub mod players;
 pub mod server;
 pub mod snapshot;
 pub mod uci;
@@ -28,6 +30,7 @@ pub use error::{ErrorCode, ErrorMsg, Refusal};
 pub use names::{
     ClaimName, GameResult, PhaseName, Reason, Side, claim_name, phase_name, reason_name, result_str,
 };
+pub use players::{PlayerView, Players, RatingChange, RatingView, RatingsMsg};
 pub use server::{
     AckMsg, ByMsg, ClaimInMs, ClockView, EndMsg, JoinMsg, MoveMsg, MsgType, OutcomeView,
     PositionFields, PresenceMsg, RematchMsg, RematchSeatMsg, ServerMsg, TakebackMsg,

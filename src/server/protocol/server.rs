@@ -23,6 +23,7 @@ use serde_json::Value;
 
 use super::error::{ErrorMsg, Refusal};
 use super::names::{ClaimName, GameResult, PhaseName, Reason, Side};
+use super::players::{Players, RatingsMsg};
 use super::snapshot::StateMsg;
 use super::uci::{submove, submoves};
 use crate::rules::{Outcome, SubMove};
@@ -77,6 +78,8 @@ pub enum ServerMsg {
     Pong,
     /// To one player only: its seat in the rematch (holds a seat token).
     RematchSeat(RematchSeatMsg),
+    /// After the end of a rated game is stored: both players' rating changes.
+    Ratings(RatingsMsg),
 }
 
 /// The message types, as named in `t`.
@@ -97,10 +100,11 @@ pub enum MsgType {
     Presence,
     Pong,
     RematchSeat,
+    Ratings,
 }
 
 impl MsgType {
-    pub const ALL: [MsgType; 14] = [
+    pub const ALL: [MsgType; 15] = [
         MsgType::State,
         MsgType::Join,
         MsgType::Move,
@@ -115,6 +119,7 @@ impl MsgType {
         MsgType::Presence,
         MsgType::Pong,
         MsgType::RematchSeat,
+        MsgType::Ratings,
     ];
 
     /// The `t` of the envelope.
@@ -134,6 +139,7 @@ impl MsgType {
             MsgType::Presence => "presence",
             MsgType::Pong => "pong",
             MsgType::RematchSeat => "rematch_seat",
+            MsgType::Ratings => "ratings",
         }
     }
 
@@ -146,6 +152,7 @@ impl MsgType {
                 | MsgType::Presence
                 | MsgType::Pong
                 | MsgType::RematchSeat
+                | MsgType::Ratings
         )
     }
 }
@@ -195,11 +202,14 @@ pub struct JoinMsg {
     #[serde(with = "submoves")]
     pub legal: Vec<SubMove>,
     pub phase: PhaseName,
+    /// The signed-in players, once either seat has one (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players: Option<Players>,
     pub turn: Side,
 }
 
 impl JoinMsg {
-    pub fn new(position: PositionFields, color: Side) -> JoinMsg {
+    pub fn new(position: PositionFields, color: Side, players: Option<Players>) -> JoinMsg {
         let PositionFields {
             check,
             claims,
@@ -219,6 +229,7 @@ impl JoinMsg {
             first_move_ms,
             legal,
             phase,
+            players,
             turn,
         }
     }
@@ -456,6 +467,7 @@ impl ServerMsg {
             ServerMsg::Presence(_) => MsgType::Presence,
             ServerMsg::Pong => MsgType::Pong,
             ServerMsg::RematchSeat(_) => MsgType::RematchSeat,
+            ServerMsg::Ratings(_) => MsgType::Ratings,
         }
     }
 
@@ -475,7 +487,8 @@ impl ServerMsg {
             | ServerMsg::Error(_)
             | ServerMsg::Presence(_)
             | ServerMsg::Pong
-            | ServerMsg::RematchSeat(_) => None,
+            | ServerMsg::RematchSeat(_)
+            | ServerMsg::Ratings(_) => None,
         }
     }
 
@@ -537,6 +550,7 @@ impl Serialize for ServerMsg {
             ServerMsg::Presence(d) => map.serialize_entry("d", d)?,
             ServerMsg::Pong => map.serialize_entry("d", &Empty {})?,
             ServerMsg::RematchSeat(d) => map.serialize_entry("d", d)?,
+            ServerMsg::Ratings(d) => map.serialize_entry("d", d)?,
         }
         map.end()
     }
@@ -556,6 +570,7 @@ enum Payload {
     Presence(PresenceMsg),
     Pong,
     RematchSeat(RematchSeatMsg),
+    Ratings(RatingsMsg),
 }
 
 /// Reads the `d` of a message of a known type.
@@ -583,6 +598,7 @@ impl<'de> de::DeserializeSeed<'de> for PayloadSeed {
                 Payload::Pong
             }
             MsgType::RematchSeat => Payload::RematchSeat(RematchSeatMsg::deserialize(d)?),
+            MsgType::Ratings => Payload::Ratings(RatingsMsg::deserialize(d)?),
         })
     }
 }
@@ -682,6 +698,7 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
             (MsgType::Presence, Payload::Presence(d)) => ServerMsg::Presence(d),
             (MsgType::Pong, Payload::Pong) => ServerMsg::Pong,
             (MsgType::RematchSeat, Payload::RematchSeat(d)) => ServerMsg::RematchSeat(d),
+            (MsgType::Ratings, Payload::Ratings(d)) => ServerMsg::Ratings(d),
             // PayloadSeed reads the payload of the type it is given.
             (t, _) => {
                 return Err(de::Error::custom(format!(

@@ -22,6 +22,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::GameStatus;
 use super::names::{ClaimName, GameResult, PhaseName, Reason, Side};
+use super::players::{Players, RatingsMsg};
 use super::server::{ClockView, OutcomeView};
 use super::uci::{submove, submoves};
 use crate::rules::SubMove;
@@ -91,6 +92,15 @@ pub struct SharedState {
     /// Set once the game has ended.
     pub outcome: Option<OutcomeView>,
     pub phase: PhaseName,
+    /// The signed-in players (absent when neither seat has one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players: Option<Players>,
+    /// Written only for a rated game.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
+    /// A finished rated game's rating changes, once stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratings: Option<RatingsMsg>,
     /// The rematch game's id, once agreed.
     pub rematch: Option<String>,
     pub rematch_offer: Option<Side>,
@@ -192,6 +202,12 @@ struct StateFields {
     moves: Vec<MoveRecord>,
     outcome: Option<OutcomeView>,
     phase: PhaseName,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    players: Option<Players>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    rated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ratings: Option<RatingsMsg>,
     rematch: Option<String>,
     rematch_offer: Option<Side>,
     start_fen: String,
@@ -220,6 +236,9 @@ impl StateFields {
             moves,
             outcome,
             phase,
+            players,
+            rated,
+            ratings,
             rematch,
             rematch_offer,
             start_fen,
@@ -243,6 +262,9 @@ impl StateFields {
             moves,
             outcome,
             phase,
+            players,
+            rated,
+            ratings,
             rematch,
             rematch_offer,
             start_fen,
@@ -271,6 +293,9 @@ impl StateFields {
             moves: self.moves,
             outcome: self.outcome,
             phase: self.phase,
+            players: self.players,
+            rated: self.rated,
+            ratings: self.ratings,
             rematch: self.rematch,
             rematch_offer: self.rematch_offer,
             start_fen: self.start_fen,
@@ -317,6 +342,12 @@ pub struct GameSnapshot {
     pub moves: Vec<MoveRecord>,
     pub outcome: Option<OutcomeView>,
     pub phase: PhaseName,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players: Option<Players>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratings: Option<RatingsMsg>,
     pub rematch: Option<String>,
     pub rematch_offer: Option<Side>,
     pub seats: Seats,
@@ -346,6 +377,9 @@ impl GameSnapshot {
             moves,
             outcome,
             phase,
+            players,
+            rated,
+            ratings,
             rematch,
             rematch_offer,
             start_fen,
@@ -366,6 +400,9 @@ impl GameSnapshot {
             moves,
             outcome,
             phase,
+            players,
+            rated,
+            ratings,
             rematch,
             rematch_offer,
             seats,
@@ -398,6 +435,11 @@ pub struct GameSummary {
     pub computer: Option<ComputerView>,
     pub created_ms: i64,
     pub id: String,
+    /// The signed-in players' names (and ratings before the game, in a rated one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players: Option<Players>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
     /// Set once the game has ended, with `result`.
     pub reason: Option<Reason>,
     pub result: Option<GameResult>,

@@ -8,6 +8,8 @@ use serde::Serialize;
 
 use crate::server::game::ClockSpec;
 
+pub mod glicko2;
+
 /// How fast a game is, from its estimated duration `base + 40 x increment` seconds (lichess's
 /// estimate: 40 moves a side). Each speed has its own rating.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -90,6 +92,37 @@ impl Rating {
     }
 }
 
+impl Rating {
+    /// How the rating is sent and shown: `{"rating": 1512, "deviation": 87, "provisional": false}`.
+    pub fn view(&self) -> RatingView {
+        RatingView {
+            rating: rounded(self.rating),
+            deviation: rounded(self.deviation),
+            provisional: self.provisional(),
+        }
+    }
+
+    /// The change a game made, as shown (`+12`): the difference of the rounded ratings, so that
+    /// the shown before, change and after always add up.
+    pub fn change(before: &Rating, after: &Rating) -> i64 {
+        rounded(after.rating) - rounded(before.rating)
+    }
+}
+
+/// A rating on the wire (issue 11's agreed form): whole numbers, and whether it is provisional
+/// (the client shows it with a `?`). The volatility is internal and never sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct RatingView {
+    pub rating: i64,
+    pub deviation: i64,
+    pub provisional: bool,
+}
+
+/// To the nearest whole number (`as` saturates; a NaN, which the store never holds, is 0).
+fn rounded(x: f64) -> i64 {
+    x.round() as i64
+}
+
 impl Default for Rating {
     fn default() -> Self {
         Rating::INITIAL
@@ -126,6 +159,36 @@ mod tests {
             assert_eq!(Speed::parse(s.as_str()), Some(s));
         }
         assert_eq!(Speed::parse("hyper"), None);
+    }
+
+    #[test]
+    fn a_rating_is_sent_as_whole_numbers_without_its_volatility() {
+        let r = Rating {
+            rating: 1511.5,
+            deviation: 86.6,
+            volatility: 0.06,
+            games: 12,
+        };
+        assert_eq!(
+            serde_json::to_string(&r.view()).unwrap(),
+            r#"{"rating":1512,"deviation":87,"provisional":false}"#
+        );
+        assert!(Rating::INITIAL.view().provisional);
+    }
+
+    #[test]
+    fn a_shown_change_is_the_difference_of_the_shown_ratings() {
+        let before = Rating {
+            rating: 1500.4,
+            ..Rating::INITIAL
+        };
+        let after = Rating {
+            rating: 1512.6,
+            ..Rating::INITIAL
+        };
+        // 1500 -> 1513 is shown as +13 (not the unrounded 12.2).
+        assert_eq!(Rating::change(&before, &after), 13);
+        assert_eq!(Rating::change(&after, &before), -13);
     }
 
     #[test]

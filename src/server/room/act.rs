@@ -2,15 +2,21 @@
 //! the game core, and carried out (the rematch and the HTTP join need the room's knowledge of
 //! who is here and which token each connection proved).
 
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::fanout::ConnId;
 use super::{RoomTask, SeatGrant, ack_msg};
 use crate::rules::Color;
+use crate::server::account::{Account, UserId};
 use crate::server::config::PanicSite;
-use crate::server::game::{COMPUTER_SEAT_HASH, Decided, Event, Refused, Request, now_ms};
+use crate::server::game::{
+    ACCOUNT_SEAT_HASH, COMPUTER_SEAT_HASH, Decided, Event, Refused, Request, SeatUser, now_ms,
+};
 use crate::server::protocol::{ClientMsg, ErrorCode, Refusal, RematchSeatMsg, ServerMsg};
+use crate::server::rating::{Rating, Speed};
+use crate::server::store::Store;
 use crate::server::{ids, lobby, project};
 
 impl RoomTask {
@@ -137,18 +143,29 @@ impl RoomTask {
     }
 
     /// The hash of the rematch token of the player on `conn` (the computer, which has no
-    /// token, sits in the rematch by its own seat hash).
+    /// token, sits in the rematch by its own seat hash; a player seated by its account alone
+    /// sits there by its account: [`ACCOUNT_SEAT_HASH`], which no token matches).
     pub(super) fn rematch_seat_hash(&self, conn: ConnId) -> Result<String, Refusal> {
         let member = self.crowd.get(conn);
-        if let (Some(computer), Some(seat)) = (self.state.computer(), member.and_then(|m| m.seat))
+        let seat = member.and_then(|m| m.seat);
+        if let (Some(computer), Some(seat)) = (self.state.computer(), seat)
             && computer.color == seat
         {
             return Ok(COMPUTER_SEAT_HASH.to_owned());
         }
-        member
-            .and_then(|m| m.token.as_deref())
-            .map(|token| ids::token_hash(&ids::rematch_token(token, &self.state.id)))
-            .ok_or_else(|| Refusal::new(ErrorCode::NotAPlayer, "say hello with your seat token"))
+        if let Some(token) = member.and_then(|m| m.token.as_deref()) {
+            return Ok(ids::token_hash(&ids::rematch_token(token, &self.state.id)));
+        }
+        let by_account = member
+            .and_then(|m| m.account)
+            .and_then(|user| self.state.seat_of_user(user));
+        match (seat, by_account) {
+            (Some(seat), Some(owned)) if seat == owned => Ok(ACCOUNT_SEAT_HASH.to_owned()),
+            _ => Err(Refusal::new(
+                ErrorCode::NotAPlayer,
+                "say hello with your seat token",
+            )),
+        }
     }
 
     /// The rematch seat of the player on `conn`, when this game has a rematch whose seats are
@@ -196,7 +213,8 @@ impl RoomTask {
         let mut seats = [String::new(), String::new()];
         seats[color as usize] = mine;
         seats[(!color) as usize] = theirs;
-        let new_game = lobby::rematch(&self.state, seats, now_ms(), &self.deps.config)?;
+        let ratings = self.rematch_ratings().await?;
+        let new_game = lobby::rematch(&self.state, seats, ratings, now_ms(), &self.deps.config)?;
         let event = self
             .state
             .decide_rematch(new_game.state.id.clone(), now_ms())
@@ -212,12 +230,63 @@ impl RoomTask {
         Ok(())
     }
 
-    /// HTTP join: the free seat with a fresh token.
-    pub(super) async fn join(&mut self) -> Result<SeatGrant, Refusal> {
+    /// The seat user of a signed-in player joining this game, with its current rating for
+    /// the game's speed when the game is rated.
+    pub(super) fn seat_user(
+        &self,
+        account: Option<Account>,
+    ) -> impl Future<Output = Result<Option<SeatUser>, Refusal>> + Send + 'static {
+        let store = Arc::clone(&self.deps.store);
+        let speed = self.rated_speed();
+        async move {
+            let Some(account) = account else {
+                return Ok(None);
+            };
+            let rating = match speed {
+                Some(speed) => Some(rating_now(&*store, account.id, speed).await?),
+                None => None,
+            };
+            Ok(Some(SeatUser::of(&account, rating)))
+        }
+    }
+
+    /// The speed of this game when it is rated.
+    fn rated_speed(&self) -> Option<Speed> {
+        self.state
+            .clock_spec
+            .filter(|_| self.state.rated)
+            .map(Speed::of)
+    }
+
+    /// For the rematch of a rated game: each player's rating now (after this game's), indexed
+    /// by its colour in this game.
+    fn rematch_ratings(
+        &self,
+    ) -> impl Future<Output = Result<[Option<Rating>; 2], Refusal>> + Send + 'static {
+        let store = Arc::clone(&self.deps.store);
+        let speed = self.rated_speed();
+        let users = Color::ALL.map(|c| self.state.user(c).map(|u| u.id));
+        async move {
+            let mut ratings = [None, None];
+            let Some(speed) = speed else {
+                return Ok(ratings);
+            };
+            for (slot, user) in ratings.iter_mut().zip(users) {
+                if let Some(user) = user {
+                    *slot = Some(rating_now(&*store, user, speed).await?);
+                }
+            }
+            Ok(ratings)
+        }
+    }
+
+    /// HTTP join: the free seat with a fresh token, belonging to `user` when the player is
+    /// signed in (its rating already read for a rated game).
+    pub(super) async fn join(&mut self, user: Option<SeatUser>) -> Result<SeatGrant, Refusal> {
         let token = ids::new_token();
         let event = self
             .state
-            .decide_join(ids::token_hash(&token), now_ms())
+            .decide_join(ids::token_hash(&token), user, now_ms())
             .map_err(|r| match r {
                 Refused::GameOver => Refusal::new(ErrorCode::SeatTaken, "the game is over"),
                 other => project::refusal(&other),
@@ -239,4 +308,14 @@ impl RoomTask {
             url: format!("/game/{}", self.state.id),
         })
     }
+}
+
+/// A player's rating for `speed` as the store has it now (the initial rating before its first
+/// rated game at that speed): what a seat of a rated game records as the rating before the
+/// game.
+pub async fn rating_now(store: &dyn Store, user: UserId, speed: Speed) -> Result<Rating, Refusal> {
+    let _ = (store, user, speed);
+    // Until the store's `ratings` (ha-accounts) is merged every player is at the initial
+    // rating.
+    Ok(Rating::INITIAL)
 }

@@ -35,6 +35,7 @@ impl Agent {
         Agent::connect(room, queue, |conn, outbox, done| Command::Connect {
             conn,
             token,
+            account: None,
             since,
             outbox,
             done,

@@ -23,23 +23,40 @@ impl RoomTask {
         }
     }
 
-    /// Authenticates (when a token is given) and resyncs one subscriber.
+    /// Authenticates (by the token when one is given, else or when it is wrong by the
+    /// connection's account) and resyncs one subscriber. A connection signed in as the account
+    /// that owns a seat is seated exactly as if it had presented the seat's token.
     pub(super) fn hello(&mut self, conn: ConnId, token: Option<String>, since: Option<u64>) {
+        let account_seat = self
+            .crowd
+            .get(conn)
+            .and_then(|m| m.account)
+            .and_then(|user| self.state.seat_of_user(user));
         if let Some(token) = token {
-            match self.state.seat_of(&token) {
-                Some(color) => {
+            match (self.state.seat_of(&token), account_seat) {
+                (Some(color), _) => {
                     if let Some(member) = self.crowd.get_mut(conn) {
                         member.seat = Some(color);
                         member.token = Some(token);
                     }
                 }
-                None => {
+                (None, Some(color)) => {
+                    if let Some(member) = self.crowd.get_mut(conn) {
+                        member.seat = Some(color);
+                    }
+                }
+                (None, None) => {
                     self.deps.metrics.bad_tokens.fetch_add(1, Ordering::Relaxed);
                     let refusal =
                         Refusal::new(ErrorCode::BadToken, "that token holds no seat in this game");
                     self.send_to(conn, &ServerMsg::error(&refusal, None));
                 }
             }
+        } else if let Some(color) = account_seat
+            && let Some(member) = self.crowd.get_mut(conn)
+            && member.seat.is_none()
+        {
+            member.seat = Some(color);
         }
         self.resync(conn, since);
         if let Some(grant) = self.rematch_grant(conn) {
@@ -67,6 +84,7 @@ impl RoomTask {
                 seat,
                 hello,
                 token: None,
+                account: None,
             },
         );
         self.resync(conn, None);
@@ -106,8 +124,9 @@ impl RoomTask {
                 let record = self.state.record();
                 // Serializing a plain record cannot fail; if it ever did, the reader gets an
                 // empty shared part rather than the room a panic.
-                let text = SharedText::new(&project::shared_state(&self.state, &record))
-                    .unwrap_or_else(|_| SharedText::empty());
+                let text =
+                    SharedText::new(&project::shared_state(&self.state, &record, self.ratings))
+                        .unwrap_or_else(|_| SharedText::empty());
                 self.deps
                     .metrics
                     .snapshots_serialized

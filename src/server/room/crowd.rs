@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::fanout::ConnId;
 use crate::rules::Color;
+use crate::server::account::UserId;
 use crate::server::bucket::TokenBucket;
 use crate::server::game::policy;
 use crate::server::project::Presence;
@@ -22,6 +23,9 @@ pub struct Member {
     /// The seat token this connection proved (`seat` is its seat). Kept in memory only, to
     /// derive the player's rematch token; never stored, logged or sent.
     pub token: Option<String>,
+    /// The account this connection is signed in as (its session cookie, resolved at the
+    /// upgrade): it holds the seat that account owns, with or without the token.
+    pub account: Option<UserId>,
 }
 
 /// What a membership change calls for.
@@ -181,6 +185,7 @@ mod tests {
             seat,
             hello: TokenBucket::new(1.0, 3.0, now),
             token: seat.map(|_| "t".to_owned()),
+            account: None,
         }
     }
 

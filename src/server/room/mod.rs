@@ -31,11 +31,13 @@ use futures_util::FutureExt;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
+pub use self::act::rating_now;
 use self::crowd::{Crowd, Member};
 pub use self::fanout::{ConnId, Outbox};
 use self::fanout::{Fanout, LocalFanout};
 use self::history::History;
 pub use self::history::replay_history;
+use super::account::{Account, UserId};
 use super::bucket::TokenBucket;
 use super::computer::ComputerProof;
 use super::config::{Config, PanicSite};
@@ -45,7 +47,7 @@ use super::game::{GameState, now_ms};
 use super::metrics::Metrics;
 use super::project;
 use super::protocol::{
-    AckMsg, ClientMsg, ErrorCode, GameSnapshot, Refusal, ServerMsg, SharedText, Side,
+    AckMsg, ClientMsg, ErrorCode, GameSnapshot, RatingsMsg, Refusal, ServerMsg, SharedText, Side,
 };
 use super::store::{GameStatus, Store};
 
@@ -94,11 +96,13 @@ pub struct RoomDeps {
 
 /// What a room can be asked.
 pub enum Command {
-    /// A subscriber joins the room (as the seat of `token`, if valid) and is brought up to
-    /// date from version `since`.
+    /// A subscriber joins the room (as the seat of `token`, if valid, or else the seat
+    /// `account` owns) and is brought up to date from version `since`.
     Connect {
         conn: ConnId,
         token: Option<String>,
+        /// The signed-in account of the connection (its session cookie), if any.
+        account: Option<UserId>,
         since: Option<u64>,
         outbox: Outbox,
         done: oneshot::Sender<()>,
@@ -120,8 +124,9 @@ pub enum Command {
         msg: ClientMsg,
         received: Instant,
     },
-    /// HTTP join: take the free seat.
+    /// HTTP join: take the free seat (for `account`, when the request was signed in).
     Join {
+        account: Option<Account>,
         reply: oneshot::Sender<Result<SeatGrant, Refusal>>,
     },
     /// HTTP: the public state.
@@ -198,6 +203,7 @@ impl Room {
             broken: false,
             game_rate,
             snapshot: None,
+            ratings: None,
         };
         tokio::spawn(task.run(rx, shutdown));
         room
@@ -222,6 +228,9 @@ struct RoomTask {
     game_rate: TokenBucket,
     /// The shared part of the snapshot, serialized, and its version.
     snapshot: Option<(u64, SharedText)>,
+    /// A finished rated game's rating changes, read from the store when the room starts and
+    /// when the game's end is committed (the store rated it in that commit).
+    ratings: Option<RatingsMsg>,
 }
 
 impl RoomTask {
@@ -383,6 +392,7 @@ impl RoomTask {
             Command::Connect {
                 conn,
                 token,
+                account,
                 since,
                 outbox,
                 done,
@@ -400,6 +410,7 @@ impl RoomTask {
                         seat: None,
                         hello,
                         token: None,
+                        account,
                     },
                 );
                 self.hello(conn, token, since);
@@ -421,15 +432,24 @@ impl RoomTask {
                 msg,
                 received,
             } => self.act(conn, msg, received).await,
-            Command::Join { reply } => {
+            Command::Join { account, reply } => {
                 // An open game past its time to live ends now rather than take a player.
                 self.check_timeouts().await;
-                let result = self.join().await;
+                let user = self.seat_user(account).await;
+                let result = match user {
+                    Ok(user) => self.join(user).await,
+                    Err(refusal) => Err(refusal),
+                };
                 let _ = reply.send(result);
             }
             Command::Snapshot { reply } => {
                 let presence = self.crowd.presence();
-                let _ = reply.send(project::snapshot(&self.state, presence, Instant::now()));
+                let _ = reply.send(project::snapshot(
+                    &self.state,
+                    presence,
+                    self.ratings,
+                    Instant::now(),
+                ));
             }
             Command::Pgn { reply } => {
                 let _ = reply.send(export::pgn(&self.state));

@@ -31,6 +31,7 @@ impl RoomTask {
             first_seq: self.state.version() + 1,
             events: events.iter().map(|c| codec::encode(c.event())).collect(),
             listing: project::listing_after(&self.state, &events),
+            rating: None,
         };
         let started = Instant::now();
         let result = if also.is_empty() {

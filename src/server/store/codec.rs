@@ -10,8 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::Level;
 use crate::rules::{Color, Outcome, Position, Rules, SubMove, Termination};
-use crate::server::game::{ClockSpec, Event, Readings, Variant};
+use crate::server::account::{UserId, Username};
+use crate::server::game::{ClockSpec, Event, Readings, SeatUser, Variant};
 use crate::server::protocol::Side;
+use crate::server::rating::Rating;
 
 /// Why a stored event could not be read: a corrupt or foreign log.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -26,6 +28,55 @@ pub enum CodecError {
     Reason(String),
     #[error("computer level {0} is not in {min}..={max}", min = Level::MIN, max = Level::MAX)]
     Level(u8),
+    #[error("bad username {0:?} in a seat")]
+    Username(String),
+}
+
+/// A seat's user as stored: `{"id", "name", "rating"?}`, the rating with all four numbers
+/// (the PGN needs the rating before the game; the rest costs a few bytes per seat).
+#[derive(Serialize, Deserialize)]
+struct StoredUser {
+    id: i64,
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rating: Option<StoredRating>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredRating {
+    rating: f64,
+    deviation: f64,
+    volatility: f64,
+    games: u32,
+}
+
+fn stored_user(user: SeatUser) -> StoredUser {
+    StoredUser {
+        id: user.id.0,
+        name: user.name.as_str().to_owned(),
+        rating: user.rating.map(|r| StoredRating {
+            rating: r.rating,
+            deviation: r.deviation,
+            volatility: r.volatility,
+            games: r.games,
+        }),
+    }
+}
+
+/// A stored user read back; a name that is not a username (or a rating that is not a finite
+/// number) was not written by this server.
+fn seat_user(stored: StoredUser) -> Result<SeatUser, CodecError> {
+    let name = Username::parse(&stored.name).map_err(|_| CodecError::Username(stored.name))?;
+    Ok(SeatUser {
+        id: UserId(stored.id),
+        name,
+        rating: stored.rating.map(|r| Rating {
+            rating: r.rating,
+            deviation: r.deviation,
+            volatility: r.volatility,
+            games: r.games,
+        }),
+    })
 }
 
 /// A stored computer level, refused (not clamped) outside 1..=8: a log with another level
@@ -51,14 +102,23 @@ enum Stored {
         seat_hash: String,
         #[serde(default = "listed_by_default", skip_serializing_if = "is_listed")]
         listed: bool,
+        /// Written only when true, `user` only for a signed-in creator: the logs of anonymous
+        /// games are byte for byte what earlier versions wrote.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        rated: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        user: Option<StoredUser>,
     },
-    /// `computer`: the level of a computer seat, written only for one.
+    /// `computer`: the level of a computer seat, written only for one; `user` only for a
+    /// signed-in player.
     Joined {
         at_ms: i64,
         color: Side,
         seat_hash: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         computer: Option<u8>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        user: Option<StoredUser>,
     },
     Move {
         at_ms: i64,
@@ -118,6 +178,8 @@ pub fn encode(event: &Event) -> String {
             creator,
             seat_hash,
             listed,
+            rated,
+            user,
         } => Stored::Created {
             at_ms,
             variant,
@@ -126,17 +188,21 @@ pub fn encode(event: &Event) -> String {
             creator: creator.into(),
             seat_hash,
             listed,
+            rated,
+            user: user.map(stored_user),
         },
         Event::Joined {
             at_ms,
             color,
             seat_hash,
             computer,
+            user,
         } => Stored::Joined {
             at_ms,
             color: color.into(),
             seat_hash,
             computer: computer.map(Level::get),
+            user: user.map(stored_user),
         },
         Event::Move {
             at_ms,
@@ -203,6 +269,8 @@ pub fn decode(text: &str) -> Result<Event, CodecError> {
             creator,
             seat_hash,
             listed,
+            rated,
+            user,
         } => Event::Created {
             at_ms,
             variant,
@@ -212,17 +280,21 @@ pub fn decode(text: &str) -> Result<Event, CodecError> {
             creator: creator.into(),
             seat_hash,
             listed,
+            rated,
+            user: user.map(seat_user).transpose()?,
         },
         Stored::Joined {
             at_ms,
             color,
             seat_hash,
             computer,
+            user,
         } => Event::Joined {
             at_ms,
             color: color.into(),
             seat_hash,
             computer: computer.map(level).transpose()?,
+            user: user.map(seat_user).transpose()?,
         },
         Stored::Move {
             at_ms,
@@ -345,6 +417,7 @@ mod tests {
             color: Color::White,
             seat_hash: crate::server::game::COMPUTER_SEAT_HASH.into(),
             computer: Some(Level::new(3)),
+            user: None,
         };
         let text = encode(&joined);
         assert_eq!(
@@ -362,6 +435,52 @@ mod tests {
             );
             assert_eq!(decode(&text), Err(CodecError::Level(bad)));
         }
+    }
+
+    /// A rated game's created and joined events, as this version writes them.
+    const STORED_WITH_USERS: [&str; 3] = [
+        r#"{"k":"created","at_ms":1,"variant":"balanced","start_fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1","clock":{"base_secs":300,"increment_secs":2},"creator":"white","seat_hash":"h","rated":true,"user":{"id":7,"name":"Alice","rating":{"rating":1512.25,"deviation":87.5,"volatility":0.0899,"games":12}}}"#,
+        r#"{"k":"created","at_ms":1,"variant":"balanced","start_fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1","clock":null,"creator":"black","seat_hash":"h","listed":false,"user":{"id":7,"name":"Alice"}}"#,
+        r#"{"k":"joined","at_ms":2,"color":"black","seat_hash":"b","user":{"id":8,"name":"bob_2","rating":{"rating":1500.0,"deviation":500.0,"volatility":0.09,"games":0}}}"#,
+    ];
+
+    #[test]
+    fn seats_of_signed_in_players_carry_their_user_and_are_written_back_byte_for_byte() {
+        for text in STORED_WITH_USERS {
+            let event = decode(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(encode(&event), text);
+        }
+        let Ok(Event::Created {
+            rated: true,
+            user: Some(user),
+            ..
+        }) = decode(STORED_WITH_USERS[0])
+        else {
+            panic!("a rated created event with its user");
+        };
+        assert_eq!(user.id, UserId(7));
+        assert_eq!(user.name.as_str(), "Alice");
+        assert_eq!(user.rating.map(|r| r.games), Some(12));
+    }
+
+    #[test]
+    fn events_written_before_accounts_have_no_user_and_are_not_rated() {
+        for text in STORED {
+            match decode(text) {
+                Ok(Event::Created { rated, user, .. }) => {
+                    assert!(!rated);
+                    assert_eq!(user, None);
+                }
+                Ok(Event::Joined { user, .. }) => assert_eq!(user, None),
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn a_stored_seat_user_with_a_bad_name_is_a_typed_error() {
+        let text = r#"{"k":"joined","at_ms":2,"color":"black","seat_hash":"b","user":{"id":8,"name":"b o b"}}"#;
+        assert_eq!(decode(text), Err(CodecError::Username("b o b".into())));
     }
 
     #[test]

@@ -5,11 +5,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures_util::future::BoxFuture;
 
-use super::{Commit, GameListing, GameStatus, LoadedGame, Store, StoreError, StoreFuture};
+use super::{
+    Commit, GameListing, GameStatus, LoadedGame, RatedGame, SessionHash, Store, StoreError,
+    StoreFuture, UserRecord,
+};
+use crate::server::account::{Account, UserId, Username};
+use crate::server::rating::{Rating, Speed};
 
-/// Wraps a store and, while its shared switch is on, fails every commit with
-/// `StoreError::Io("injected")` without passing it on (so nothing is stored). Reads and `close()`
-/// always go to the inner store. The switch starts off.
+/// Wraps a store and, while its shared switch is on, fails every commit (and every other write:
+/// `create_user`, `create_session`, `delete_session`) with `StoreError::Io("injected")` without
+/// passing it on (so nothing is stored). Reads and `close()` always go to the inner store (so does
+/// `session_account`, whose last-seen touch is best effort). The switch starts off.
 ///
 /// Used to prove the server never acknowledges a move the store did not take.
 #[derive(Clone)]
@@ -89,4 +95,67 @@ impl Store for FailingStore {
     fn close(&self) -> BoxFuture<'static, ()> {
         self.inner.close()
     }
+
+    fn create_user(
+        &self,
+        username: Username,
+        password_hash: String,
+        at_ms: i64,
+    ) -> StoreFuture<UserId> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.create_user(username, password_hash, at_ms)
+    }
+
+    fn find_user(&self, username: &Username) -> StoreFuture<Option<UserRecord>> {
+        self.inner.find_user(username)
+    }
+
+    fn user_by_id(&self, id: UserId) -> StoreFuture<Option<UserRecord>> {
+        self.inner.user_by_id(id)
+    }
+
+    fn create_session(&self, hash: SessionHash, user: UserId, at_ms: i64) -> StoreFuture<()> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.create_session(hash, user, at_ms)
+    }
+
+    fn session_account(&self, hash: SessionHash, now_ms: i64) -> StoreFuture<Option<Account>> {
+        self.inner.session_account(hash, now_ms)
+    }
+
+    fn delete_session(&self, hash: SessionHash) -> StoreFuture<()> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.delete_session(hash)
+    }
+
+    fn ratings(&self, user: UserId) -> StoreFuture<Vec<(Speed, Rating)>> {
+        self.inner.ratings(user)
+    }
+
+    fn rating_history(
+        &self,
+        user: UserId,
+        speed: Option<Speed>,
+        limit: u32,
+    ) -> StoreFuture<Vec<RatedGame>> {
+        self.inner.rating_history(user, speed, limit)
+    }
+
+    fn user_games(&self, user: UserId, limit: u32, offset: u32) -> StoreFuture<Vec<GameListing>> {
+        self.inner.user_games(user, limit, offset)
+    }
+
+    fn game_rating(&self, game_id: &str) -> StoreFuture<Option<RatedGame>> {
+        self.inner.game_rating(game_id)
+    }
+}
+
+fn injected<T: Send + 'static>() -> StoreFuture<T> {
+    Box::pin(async { Err(StoreError::Io("injected".to_owned())) })
 }

@@ -6,13 +6,89 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use futures_util::future::BoxFuture;
 
 use super::{
-    Commit, GameListing, GameStatus, LoadedGame, Store, StoreError, StoreFuture, listing_order,
+    Commit, GameListing, GameStatus, LoadedGame, RatedGame, SessionHash, Store, StoreError,
+    StoreFuture, UserRecord, listing_order, rate_end, rated_order, session_alive,
+    session_needs_touch,
 };
+use crate::server::account::{Account, UserId, Username};
+use crate::server::rating::{Rating, Speed};
+
+/// A stored session: whose it is and when it was last seen.
+#[derive(Clone, Copy)]
+struct MemorySession {
+    user: UserId,
+    last_seen_ms: i64,
+}
 
 #[derive(Default)]
 struct MemoryInner {
     games: HashMap<String, LoadedGame>,
+    /// By [`Username::key`].
+    users: HashMap<String, UserRecord>,
+    sessions: HashMap<SessionHash, MemorySession>,
+    ratings: HashMap<(UserId, Speed), Rating>,
+    rated: HashMap<String, RatedGame>,
     closed: bool,
+}
+
+impl MemoryInner {
+    fn user_by_id(&self, id: UserId) -> Option<&UserRecord> {
+        self.users.values().find(|u| u.account.id == id)
+    }
+
+    fn rating(&self, user: UserId, speed: Speed) -> Rating {
+        self.ratings
+            .get(&(user, speed))
+            .copied()
+            .unwrap_or(Rating::INITIAL)
+    }
+
+    /// Rates a game's end once (see [`super::RatedEnd`]).
+    fn rate(&mut self, commit: &Commit) {
+        let Some(end) = commit.rating else { return };
+        if self.rated.contains_key(&commit.game_id) {
+            return;
+        }
+        let white_before = self.rating(end.white, end.speed);
+        let black_before = self.rating(end.black, end.speed);
+        let (white_after, black_after) = rate_end(&end, white_before, black_before);
+        self.ratings.insert((end.white, end.speed), white_after);
+        self.ratings.insert((end.black, end.speed), black_after);
+        self.rated.insert(
+            commit.game_id.clone(),
+            RatedGame {
+                game_id: commit.game_id.clone(),
+                speed: end.speed,
+                ended_ms: commit.listing.updated_ms,
+                white: end.white,
+                black: end.black,
+                score_white: end.score_white,
+                white_before,
+                white_after,
+                black_before,
+                black_after,
+            },
+        );
+    }
+
+    fn check_open(&self) -> Result<(), StoreError> {
+        if self.closed {
+            Err(StoreError::Closed)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+fn ready<T: Send + 'static>(result: Result<T, StoreError>) -> StoreFuture<T> {
+    Box::pin(async move { result })
+}
+
+fn paged<T>(rows: Vec<T>, limit: u32, offset: u32) -> Vec<T> {
+    rows.into_iter()
+        .skip(offset as usize)
+        .take(limit as usize)
+        .collect()
 }
 
 /// An in-memory [`Store`] for tests: same contract as the SQLite store (sequence check,
@@ -59,6 +135,7 @@ impl MemoryStore {
             counts.insert(&commit.game_id, stored + commit.events.len() as u64);
         }
         for commit in commits {
+            inner.rate(&commit);
             let mut listing = commit.listing;
             listing.id = commit.game_id.clone();
             let entry = inner
@@ -148,5 +225,135 @@ impl Store for MemoryStore {
     fn close(&self) -> BoxFuture<'static, ()> {
         self.lock().closed = true;
         Box::pin(async {})
+    }
+
+    fn create_user(
+        &self,
+        username: Username,
+        password_hash: String,
+        at_ms: i64,
+    ) -> StoreFuture<UserId> {
+        let mut inner = self.lock();
+        let result = inner.check_open().and_then(|()| {
+            let key = username.key();
+            if inner.users.contains_key(&key) {
+                return Err(StoreError::UsernameTaken);
+            }
+            // Ids from 1, as SQLite's INTEGER PRIMARY KEY gives them.
+            let id = UserId(
+                inner
+                    .users
+                    .values()
+                    .map(|u| u.account.id.0)
+                    .max()
+                    .unwrap_or(0)
+                    + 1,
+            );
+            inner.users.insert(
+                key,
+                UserRecord {
+                    account: Account { id, name: username },
+                    password_hash,
+                    created_ms: at_ms,
+                },
+            );
+            Ok(id)
+        });
+        ready(result)
+    }
+
+    fn find_user(&self, username: &Username) -> StoreFuture<Option<UserRecord>> {
+        ready(Ok(self.lock().users.get(&username.key()).cloned()))
+    }
+
+    fn user_by_id(&self, id: UserId) -> StoreFuture<Option<UserRecord>> {
+        ready(Ok(self.lock().user_by_id(id).cloned()))
+    }
+
+    fn create_session(&self, hash: SessionHash, user: UserId, at_ms: i64) -> StoreFuture<()> {
+        let mut inner = self.lock();
+        let result = inner.check_open().map(|()| {
+            inner
+                .sessions
+                .retain(|_, s| s.user != user || session_alive(s.last_seen_ms, at_ms));
+            inner.sessions.insert(
+                hash,
+                MemorySession {
+                    user,
+                    last_seen_ms: at_ms,
+                },
+            );
+        });
+        ready(result)
+    }
+
+    fn session_account(&self, hash: SessionHash, now_ms: i64) -> StoreFuture<Option<Account>> {
+        let mut inner = self.lock();
+        let closed = inner.closed;
+        let account = match inner.sessions.get_mut(&hash) {
+            Some(session) if session_alive(session.last_seen_ms, now_ms) => {
+                if !closed && session_needs_touch(session.last_seen_ms, now_ms) {
+                    session.last_seen_ms = now_ms;
+                }
+                let user = session.user;
+                inner.user_by_id(user).map(|u| u.account.clone())
+            }
+            _ => None,
+        };
+        ready(Ok(account))
+    }
+
+    fn delete_session(&self, hash: SessionHash) -> StoreFuture<()> {
+        let mut inner = self.lock();
+        let result = inner.check_open().map(|()| {
+            inner.sessions.remove(&hash);
+        });
+        ready(result)
+    }
+
+    fn ratings(&self, user: UserId) -> StoreFuture<Vec<(Speed, Rating)>> {
+        let mut ratings: Vec<(Speed, Rating)> = self
+            .lock()
+            .ratings
+            .iter()
+            .filter(|((u, _), _)| *u == user)
+            .map(|((_, speed), rating)| (*speed, *rating))
+            .collect();
+        ratings.sort_by_key(|(speed, _)| *speed);
+        ready(Ok(ratings))
+    }
+
+    fn rating_history(
+        &self,
+        user: UserId,
+        speed: Option<Speed>,
+        limit: u32,
+    ) -> StoreFuture<Vec<RatedGame>> {
+        let mut games: Vec<RatedGame> = self
+            .lock()
+            .rated
+            .values()
+            .filter(|g| (g.white == user || g.black == user) && speed.is_none_or(|s| g.speed == s))
+            .cloned()
+            .collect();
+        games.sort_by(rated_order);
+        let skip = games.len().saturating_sub(limit as usize);
+        ready(Ok(games.split_off(skip)))
+    }
+
+    fn user_games(&self, user: UserId, limit: u32, offset: u32) -> StoreFuture<Vec<GameListing>> {
+        let mut rows: Vec<GameListing> = self
+            .lock()
+            .games
+            .values()
+            .filter(|(l, _)| l.white_user == Some(user) || l.black_user == Some(user))
+            .map(|(l, _)| l.clone())
+            .collect();
+        rows.sort_by(listing_order);
+        ready(Ok(paged(rows, limit, offset)))
+    }
+
+    fn game_rating(&self, game_id: &str) -> StoreFuture<Option<RatedGame>> {
+        ready(Ok(self.lock().rated.get(game_id).cloned()))
     }
 }

@@ -22,6 +22,9 @@ use std::str::FromStr;
 
 use futures_util::future::BoxFuture;
 
+use crate::server::account::{Account, UserId, Username};
+use crate::server::rating::{Rating, Speed};
+
 /// Where a game is in its life; drives the lobby listing and startup recovery.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -74,6 +77,10 @@ pub struct GameListing {
     /// Whether the game may appear in `list()` at all. An unlisted (private) game is reachable by
     /// its id only: its invite link must not be grabbed by strangers from the lobby.
     pub listed: bool,
+    /// The account seated as White / Black, if any (issue 11): what `user_games` finds a game
+    /// by. `None` for an anonymous seat, an empty seat and every game stored before schema v3.
+    pub white_user: Option<UserId>,
+    pub black_user: Option<UserId>,
 }
 
 /// One atomic, durable append: events `first_seq, first_seq+1, ...` of one game plus its new listing row.
@@ -90,6 +97,90 @@ pub struct Commit {
     /// JSON, opaque to the store. May be empty (a listing-only update), still sequence-checked.
     pub events: Vec<String>,
     pub listing: GameListing,
+    /// Set on the commit that ends a rated game: the store rates it in the same transaction as
+    /// the events (see [`RatedEnd`]), so a game is rated exactly once, atomically with its end.
+    pub rating: Option<RatedEnd>,
+}
+
+/// The end of a rated game, as the room hands it to the store with the commit of its `end`
+/// event. The store reads both players' current ratings for `speed` ([`Rating::INITIAL`] if
+/// none), applies `rating::glicko2::rate`, writes both and records a [`RatedGame`] keyed by the
+/// game id, all in the commit's own transaction. A game already rated is never rated again (the
+/// commit is still stored): a replay or a restart cannot count a game twice, and there is
+/// nothing to redo after a crash.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RatedEnd {
+    pub white: UserId,
+    pub black: UserId,
+    pub speed: Speed,
+    /// 1.0 White won, 0.5 draw, 0.0 Black won.
+    pub score_white: f64,
+}
+
+/// One rated game as stored: both players' ratings before and after it. `ended_ms` is the
+/// `updated_ms` of the listing row committed with the end.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatedGame {
+    pub game_id: String,
+    pub speed: Speed,
+    pub ended_ms: i64,
+    pub white: UserId,
+    pub black: UserId,
+    pub score_white: f64,
+    pub white_before: Rating,
+    pub white_after: Rating,
+    pub black_before: Rating,
+    pub black_after: Rating,
+}
+
+/// A stored user: the account, its password hash (a PHC string; never leaves the server) and
+/// when it was created.
+#[derive(Clone, PartialEq, Eq)]
+pub struct UserRecord {
+    pub account: Account,
+    pub password_hash: String,
+    /// Unix milliseconds.
+    pub created_ms: i64,
+}
+
+/// By hand so that a `{:?}` in a log or a panic message can never print the password hash.
+impl std::fmt::Debug for UserRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UserRecord")
+            .field("account", &self.account)
+            .field("password_hash", &"<redacted>")
+            .field("created_ms", &self.created_ms)
+            .finish()
+    }
+}
+
+/// The SHA-256 of a session id: all the store ever sees of a session, so that a leaked database
+/// (or backup) holds no usable cookie.
+pub type SessionHash = [u8; 32];
+
+/// A session is forgotten after this long without a request (30 days).
+pub const SESSION_IDLE_MS: i64 = 30 * 24 * 3600 * 1000;
+
+/// `session_account` rewrites a session's last-seen time at most this often (an hour): the
+/// idle expiry needs no finer clock, and most requests then cost no write at all.
+pub const SESSION_TOUCH_MS: i64 = 3600 * 1000;
+
+/// Whether a session last seen at `last_seen_ms` is still alive at `now_ms`.
+pub fn session_alive(last_seen_ms: i64, now_ms: i64) -> bool {
+    now_ms.saturating_sub(last_seen_ms) <= SESSION_IDLE_MS
+}
+
+/// Whether a session last seen at `last_seen_ms` should have its last-seen time rewritten at
+/// `now_ms`.
+pub fn session_needs_touch(last_seen_ms: i64, now_ms: i64) -> bool {
+    now_ms.saturating_sub(last_seen_ms) >= SESSION_TOUCH_MS
+}
+
+/// The rating update the store applies to a [`RatedEnd`]: both players' ratings after the
+/// game, from their ratings before (`rating::glicko2::rate`, the game its own rating period).
+/// Shared by every backend so they cannot disagree.
+pub fn rate_end(end: &RatedEnd, white_before: Rating, black_before: Rating) -> (Rating, Rating) {
+    crate::server::rating::glicko2::rate(white_before, black_before, end.score_white)
 }
 
 /// Why the store could not do what was asked.
@@ -106,6 +197,9 @@ pub enum StoreError {
     /// Message from SQLite / the OS, e.g. disk full; never acknowledge the move.
     #[error("storage failure: {0}")]
     Io(String),
+    /// `create_user` with a username already taken (compared case-insensitively).
+    #[error("the username is taken")]
+    UsernameTaken,
     /// `close()` was called (or the writer is gone); nothing more is accepted.
     #[error("the store is shut down")]
     Closed,
@@ -154,6 +248,54 @@ pub trait Store: Send + Sync + 'static {
     fn list(&self, status: GameStatus, limit: u32, offset: u32) -> StoreFuture<Vec<GameListing>>;
     /// Flush and stop the writer (graceful shutdown). Idempotent.
     fn close(&self) -> BoxFuture<'static, ()>;
+
+    // Accounts, sessions and ratings (schema v3, issue 11).
+
+    /// Stores a new user; durable once `Ok`. [`StoreError::UsernameTaken`] if the name is taken
+    /// in any case (`Alice` and `alice` are one user).
+    fn create_user(
+        &self,
+        username: Username,
+        password_hash: String,
+        at_ms: i64,
+    ) -> StoreFuture<UserId>;
+    /// The user with this name, compared case-insensitively.
+    fn find_user(&self, username: &Username) -> StoreFuture<Option<UserRecord>>;
+    fn user_by_id(&self, id: UserId) -> StoreFuture<Option<UserRecord>>;
+    /// Stores a new session (by the hash of its id) for `user`, last seen `at_ms`; durable once
+    /// `Ok`. Also forgets that user's sessions that have expired.
+    fn create_session(&self, hash: SessionHash, user: UserId, at_ms: i64) -> StoreFuture<()>;
+    /// The account of a live session: None when there is no such session or it has been idle
+    /// longer than [`SESSION_IDLE_MS`]. Rewrites the session's last-seen time to `now_ms` when
+    /// it is [`SESSION_TOUCH_MS`] old or more (a failure to do so is logged, not returned: the
+    /// session is still valid).
+    fn session_account(&self, hash: SessionHash, now_ms: i64) -> StoreFuture<Option<Account>>;
+    /// Forgets a session (logout). Deleting a session that does not exist is not an error.
+    fn delete_session(&self, hash: SessionHash) -> StoreFuture<()>;
+    /// The user's ratings, one per speed played, in [`Speed`] order. A speed never played has
+    /// no entry (callers show [`Rating::INITIAL`]).
+    fn ratings(&self, user: UserId) -> StoreFuture<Vec<(Speed, Rating)>>;
+    /// The user's `limit` most recent rated games (of one speed, or all), oldest first (the
+    /// order of a rating graph).
+    fn rating_history(
+        &self,
+        user: UserId,
+        speed: Option<Speed>,
+        limit: u32,
+    ) -> StoreFuture<Vec<RatedGame>>;
+    /// The listing rows of the games the user is seated in (as White or Black), listed or not,
+    /// newest updated first, paged.
+    fn user_games(&self, user: UserId, limit: u32, offset: u32) -> StoreFuture<Vec<GameListing>>;
+    /// How a game changed its players' ratings, if it was rated.
+    fn game_rating(&self, game_id: &str) -> StoreFuture<Option<RatedGame>>;
+}
+
+/// Orders rated games oldest first, by end time then id (stable when two ended in the same
+/// millisecond).
+fn rated_order(a: &RatedGame, b: &RatedGame) -> std::cmp::Ordering {
+    a.ended_ms
+        .cmp(&b.ended_ms)
+        .then_with(|| a.game_id.cmp(&b.game_id))
 }
 
 /// Orders listing rows the way every store must return them: newest `updated_ms` first, then by id

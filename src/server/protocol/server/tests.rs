@@ -184,7 +184,7 @@ fn a_join_writes_the_position_fields_and_the_seat_colour_in_key_order() {
     with(&mut d, [("color", json!(Side::Black))]);
     let msg = ServerMsg::Join {
         v: 1,
-        d: JoinMsg::new(p, Side::Black),
+        d: JoinMsg::new(p, Side::Black, None),
     };
     assert_golden(&msg, &server_msg("join", Some(1), d));
 }
@@ -434,6 +434,9 @@ fn shared() -> SharedState {
             reason: Termination::Resignation,
         })),
         phase: p.phase,
+        players: None,
+        rated: false,
+        ratings: None,
         rematch: Some("Q7w2LmXa".into()),
         rematch_offer: None,
         start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
@@ -538,6 +541,8 @@ fn a_lobby_summary_writes_every_key_sorted_with_null_result_until_the_end() {
             computer: None,
             created_ms: 1_764_000_000_000,
             id: "k3Xq9aPz".into(),
+            players: None,
+            rated: false,
             reason: outcome.map(|o| o.reason().into()),
             result: outcome.map(GameResult::from),
             seats: SeatsTaken {
@@ -590,6 +595,7 @@ fn every_message_type_has_its_wire_name_and_only_game_events_and_state_are_versi
         (MsgType::Presence, "presence", false),
         (MsgType::Pong, "pong", false),
         (MsgType::RematchSeat, "rematch_seat", false),
+        (MsgType::Ratings, "ratings", false),
     ];
     assert_eq!(names.len(), MsgType::ALL.len());
     for (t, name, versioned) in names {

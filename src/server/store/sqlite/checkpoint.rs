@@ -141,7 +141,10 @@ mod tests {
                 updated_ms: i64::try_from(seq).unwrap_or(0),
                 summary: "{}".to_owned(),
                 listed: true,
+                white_user: None,
+                black_user: None,
             },
+            rating: None,
         }
     }
 

@@ -24,8 +24,13 @@ use tokio::sync::{Semaphore, oneshot, watch};
 
 use self::checkpoint::{Checkpointer, Policy};
 use self::stats::Counters;
-use self::writer::Pending;
-use super::{Commit, GameListing, GameStatus, LoadedGame, Store, StoreError, StoreFuture};
+use self::writer::{Done, Pending, Work};
+use super::{
+    Commit, GameListing, GameStatus, LoadedGame, RatedGame, SessionHash, Store, StoreError,
+    StoreFuture, UserRecord, session_alive, session_needs_touch,
+};
+use crate::server::account::{Account, UserId, Username};
+use crate::server::rating::{Rating, Speed};
 
 /// The database file inside the data directory.
 pub const DB_FILE_NAME: &str = "marseillais.sqlite3";
@@ -33,7 +38,7 @@ pub const DB_FILE_NAME: &str = "marseillais.sqlite3";
 /// The schema this program writes (`PRAGMA user_version`). A database with a newer version was
 /// written by a newer program and is refused rather than misread; an older one is migrated
 /// ([`MIGRATIONS`]).
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// How long a connection waits on a lock held by another connection before failing. Only a
 /// checkpoint or a second process should ever hold one; waiting beats failing a move.
@@ -71,9 +76,63 @@ DROP INDEX IF EXISTS games_by_status_updated;
 CREATE INDEX games_by_status_listed_updated ON games (status, listed, updated_ms, id);
 ";
 
+/// Version 3: accounts, sessions and ratings (issue 11). Games gain the accounts seated in them
+/// (NULL for anonymous seats and every older game); their indexes are partial, so anonymous
+/// games (most of them) cost no index entry at all, and `user_games` reads one index range per
+/// colour. Sessions are keyed by the SHA-256 of their id, never the id. A rating is one row per
+/// user and speed; `rated_games` keeps each rated game's before/after ratings (keyed by game id:
+/// a game is rated at most once).
+const SCHEMA_V3: &str = "
+CREATE TABLE users (
+    id             INTEGER PRIMARY KEY,
+    username       TEXT NOT NULL,
+    username_key   TEXT NOT NULL UNIQUE,
+    password_hash  TEXT NOT NULL,
+    created_ms     INTEGER NOT NULL
+);
+CREATE TABLE sessions (
+    id_hash       BLOB PRIMARY KEY NOT NULL,
+    user_id       INTEGER NOT NULL REFERENCES users (id),
+    created_ms    INTEGER NOT NULL,
+    last_seen_ms  INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX sessions_by_user ON sessions (user_id);
+CREATE TABLE ratings (
+    user_id     INTEGER NOT NULL REFERENCES users (id),
+    speed       TEXT NOT NULL,
+    rating      REAL NOT NULL,
+    deviation   REAL NOT NULL,
+    volatility  REAL NOT NULL,
+    games       INTEGER NOT NULL,
+    PRIMARY KEY (user_id, speed)
+) WITHOUT ROWID;
+CREATE TABLE rated_games (
+    game_id      TEXT PRIMARY KEY NOT NULL,
+    speed        TEXT NOT NULL,
+    ended_ms     INTEGER NOT NULL,
+    white_user   INTEGER NOT NULL REFERENCES users (id),
+    black_user   INTEGER NOT NULL REFERENCES users (id),
+    score_white  REAL NOT NULL,
+    white_before_rating REAL NOT NULL, white_before_deviation REAL NOT NULL,
+    white_before_volatility REAL NOT NULL, white_before_games INTEGER NOT NULL,
+    white_after_rating REAL NOT NULL, white_after_deviation REAL NOT NULL,
+    white_after_volatility REAL NOT NULL, white_after_games INTEGER NOT NULL,
+    black_before_rating REAL NOT NULL, black_before_deviation REAL NOT NULL,
+    black_before_volatility REAL NOT NULL, black_before_games INTEGER NOT NULL,
+    black_after_rating REAL NOT NULL, black_after_deviation REAL NOT NULL,
+    black_after_volatility REAL NOT NULL, black_after_games INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX rated_games_by_white ON rated_games (white_user, ended_ms);
+CREATE INDEX rated_games_by_black ON rated_games (black_user, ended_ms);
+ALTER TABLE games ADD COLUMN white_user INTEGER;
+ALTER TABLE games ADD COLUMN black_user INTEGER;
+CREATE INDEX games_by_white_user ON games (white_user, updated_ms, id) WHERE white_user IS NOT NULL;
+CREATE INDEX games_by_black_user ON games (black_user, updated_ms, id) WHERE black_user IS NOT NULL;
+";
+
 /// `MIGRATIONS[n]` takes a database from version `n` to `n + 1` (version 0: empty). Each runs in
 /// the same transaction as the version bump, so a crash mid-migration leaves the old version.
-const MIGRATIONS: [&str; 2] = [SCHEMA_V1, SCHEMA_V2];
+const MIGRATIONS: [&str; 3] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3];
 
 /// Tuning knobs; [`SqliteStore::open`] uses the defaults.
 #[derive(Clone, Copy, Debug, Default)]
@@ -174,6 +233,28 @@ impl SqliteStore {
     /// A snapshot of the writer's counters.
     pub fn stats(&self) -> StoreStats {
         self.shared.counters.snapshot()
+    }
+
+    /// Hands a unit of work to the writer thread; the future resolves once it is durable.
+    ///
+    /// Sent now, not when the future is first polled: work reaches the writer in call order,
+    /// which is what lets a room pipeline commits for the same game.
+    fn write(&self, work: Work) -> StoreFuture<Done> {
+        let (done, outcome) = oneshot::channel();
+        let sent = match lock(&self.shared.to_writer).as_ref() {
+            Some(to_writer) => to_writer.send(Pending { work, done }).is_ok(),
+            None => false,
+        };
+        Box::pin(async move {
+            if !sent {
+                return Err(StoreError::Closed);
+            }
+            outcome.await.unwrap_or_else(|_| {
+                Err(StoreError::Io(
+                    "the store writer stopped before reporting on this commit".to_owned(),
+                ))
+            })
+        })
     }
 
     /// Runs `f` on a pooled read connection on a blocking thread.
@@ -339,6 +420,8 @@ fn listing_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<GameList
         updated_ms: row.get(3)?,
         summary: row.get(4)?,
         listed: row.get(5)?,
+        white_user: row.get::<_, Option<i64>>(6)?.map(UserId),
+        black_user: row.get::<_, Option<i64>>(7)?.map(UserId),
     }))
 }
 
@@ -367,7 +450,8 @@ fn events_of(conn: &Connection, game_id: &str) -> Result<Vec<String>, StoreError
     Ok(events)
 }
 
-const LISTING_COLUMNS: &str = "id, status, created_ms, updated_ms, summary, listed";
+const LISTING_COLUMNS: &str =
+    "id, status, created_ms, updated_ms, summary, listed, white_user, black_user";
 
 /// Runs a listing query and loads every game it returns with its events, all in one read
 /// transaction (listings and events come from the same snapshot).
@@ -395,29 +479,108 @@ fn load_games_where(
     Ok(games)
 }
 
+const USER_COLUMNS: &str = "id, username, password_hash, created_ms";
+const USER_COLUMNS_OF_USERS: &str =
+    "users.id, users.username, users.password_hash, users.created_ms";
+
+/// Reads a `users` row from column `first` on (outer error SQLite's, inner one a stored name
+/// this program would not accept: a damaged or foreign database).
+fn user_from_row(
+    row: &rusqlite::Row<'_>,
+    first: usize,
+) -> rusqlite::Result<Result<UserRecord, StoreError>> {
+    let id: i64 = row.get(first)?;
+    let name: String = row.get(first + 1)?;
+    let name = match Username::parse(&name) {
+        Ok(name) => name,
+        Err(e) => return Ok(Err(StoreError::Io(format!("user {id}: {e}")))),
+    };
+    Ok(Ok(UserRecord {
+        account: Account {
+            id: UserId(id),
+            name,
+        },
+        password_hash: row.get(first + 2)?,
+        created_ms: row.get(first + 3)?,
+    }))
+}
+
+fn user_where(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> Result<Option<UserRecord>, StoreError> {
+    let mut stmt = conn.prepare_cached(sql).map_err(io)?;
+    let mut rows = stmt.query(params).map_err(io)?;
+    match rows.next().map_err(io)? {
+        None => Ok(None),
+        Some(row) => Ok(Some(user_from_row(row, 0).map_err(io)??)),
+    }
+}
+
+fn parse_speed(text: &str) -> Result<Speed, StoreError> {
+    Speed::parse(text).ok_or_else(|| StoreError::Io(format!("unknown speed {text:?} stored")))
+}
+
+/// Four columns from `first` on: rating, deviation, volatility, games.
+fn rating_from_row(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Rating> {
+    Ok(Rating {
+        rating: row.get(first)?,
+        deviation: row.get(first + 1)?,
+        volatility: row.get(first + 2)?,
+        games: u32::try_from(row.get::<_, i64>(first + 3)?).unwrap_or(u32::MAX),
+    })
+}
+
+const RATED_COLUMNS: &str = "game_id, speed, ended_ms, white_user, black_user, score_white,
+    white_before_rating, white_before_deviation, white_before_volatility, white_before_games,
+    white_after_rating, white_after_deviation, white_after_volatility, white_after_games,
+    black_before_rating, black_before_deviation, black_before_volatility, black_before_games,
+    black_after_rating, black_after_deviation, black_after_volatility, black_after_games";
+
+fn rated_where(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> Result<Vec<RatedGame>, StoreError> {
+    let mut stmt = conn.prepare_cached(sql).map_err(io)?;
+    let rows = stmt
+        .query_map(params, |row| {
+            Ok((
+                row.get::<_, String>(1)?,
+                RatedGame {
+                    game_id: row.get(0)?,
+                    // Replaced below once parsed.
+                    speed: Speed::Bullet,
+                    ended_ms: row.get(2)?,
+                    white: UserId(row.get(3)?),
+                    black: UserId(row.get(4)?),
+                    score_white: row.get(5)?,
+                    white_before: rating_from_row(row, 6)?,
+                    white_after: rating_from_row(row, 10)?,
+                    black_before: rating_from_row(row, 14)?,
+                    black_after: rating_from_row(row, 18)?,
+                },
+            ))
+        })
+        .map_err(io)?;
+    let mut games = Vec::new();
+    for row in rows {
+        let (speed, mut game) = row.map_err(io)?;
+        game.speed = parse_speed(&speed)?;
+        games.push(game);
+    }
+    Ok(games)
+}
+
 impl Store for SqliteStore {
     fn commit(&self, commit: Commit) -> StoreFuture<()> {
         self.commit_all(vec![commit])
     }
 
     fn commit_all(&self, commits: Vec<Commit>) -> StoreFuture<()> {
-        let (done, outcome) = oneshot::channel();
-        // Sent now, not when the future is first polled: commits reach the writer in call order,
-        // which is what lets a room pipeline commits for the same game.
-        let sent = match lock(&self.shared.to_writer).as_ref() {
-            Some(to_writer) => to_writer.send(Pending { commits, done }).is_ok(),
-            None => false,
-        };
-        Box::pin(async move {
-            if !sent {
-                return Err(StoreError::Closed);
-            }
-            outcome.await.unwrap_or_else(|_| {
-                Err(StoreError::Io(
-                    "the store writer stopped before reporting on this commit".to_owned(),
-                ))
-            })
-        })
+        let written = self.write(Work::Commits(commits));
+        Box::pin(async move { written.await.map(|_| ()) })
     }
 
     fn load_unfinished(&self) -> StoreFuture<Vec<LoadedGame>> {
@@ -507,6 +670,177 @@ impl Store for SqliteStore {
                 listings.push(row.map_err(io)??);
             }
             Ok(listings)
+        })
+    }
+
+    fn create_user(
+        &self,
+        username: Username,
+        password_hash: String,
+        at_ms: i64,
+    ) -> StoreFuture<UserId> {
+        let written = self.write(Work::CreateUser {
+            username,
+            password_hash,
+            at_ms,
+        });
+        Box::pin(async move {
+            match written.await? {
+                Done::User(id) => Ok(id),
+                Done::Stored => Err(StoreError::Io("the writer returned no user id".to_owned())),
+            }
+        })
+    }
+
+    fn find_user(&self, username: &Username) -> StoreFuture<Option<UserRecord>> {
+        let key = username.key();
+        self.read(move |conn| {
+            user_where(
+                conn,
+                &format!("SELECT {USER_COLUMNS} FROM users WHERE username_key = ?1"),
+                [key],
+            )
+        })
+    }
+
+    fn user_by_id(&self, id: UserId) -> StoreFuture<Option<UserRecord>> {
+        self.read(move |conn| {
+            user_where(
+                conn,
+                &format!("SELECT {USER_COLUMNS} FROM users WHERE id = ?1"),
+                [id.0],
+            )
+        })
+    }
+
+    fn create_session(&self, hash: SessionHash, user: UserId, at_ms: i64) -> StoreFuture<()> {
+        let written = self.write(Work::CreateSession { hash, user, at_ms });
+        Box::pin(async move { written.await.map(|_| ()) })
+    }
+
+    fn session_account(&self, hash: SessionHash, now_ms: i64) -> StoreFuture<Option<Account>> {
+        let found = self.read(move |conn| {
+            let mut stmt = conn
+                .prepare_cached(&format!(
+                    "SELECT sessions.last_seen_ms, {USER_COLUMNS_OF_USERS} FROM sessions
+                     JOIN users ON users.id = sessions.user_id WHERE sessions.id_hash = ?1"
+                ))
+                .map_err(io)?;
+            let mut rows = stmt.query([&hash[..]]).map_err(io)?;
+            match rows.next().map_err(io)? {
+                None => Ok(None),
+                Some(row) => {
+                    let last_seen: i64 = row.get(0).map_err(io)?;
+                    let user = user_from_row(row, 1).map_err(io)??;
+                    Ok(Some((last_seen, user.account)))
+                }
+            }
+        });
+        let store = self.clone();
+        Box::pin(async move {
+            let Some((last_seen, account)) = found.await? else {
+                return Ok(None);
+            };
+            if !session_alive(last_seen, now_ms) {
+                return Ok(None);
+            }
+            if session_needs_touch(last_seen, now_ms) {
+                // Best effort: a session that could not be touched is still valid now, and the
+                // next request tries again.
+                if let Err(e) = store
+                    .write(Work::TouchSession {
+                        hash,
+                        at_ms: now_ms,
+                    })
+                    .await
+                {
+                    tracing::warn!(error = %e, "store: could not record a session's last use");
+                }
+            }
+            Ok(Some(account))
+        })
+    }
+
+    fn delete_session(&self, hash: SessionHash) -> StoreFuture<()> {
+        let written = self.write(Work::DeleteSession { hash });
+        Box::pin(async move { written.await.map(|_| ()) })
+    }
+
+    fn ratings(&self, user: UserId) -> StoreFuture<Vec<(Speed, Rating)>> {
+        self.read(move |conn| {
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT speed, rating, deviation, volatility, games FROM ratings
+                     WHERE user_id = ?1",
+                )
+                .map_err(io)?;
+            let rows = stmt
+                .query_map([user.0], |row| {
+                    Ok((row.get::<_, String>(0)?, rating_from_row(row, 1)?))
+                })
+                .map_err(io)?;
+            let mut ratings = Vec::new();
+            for row in rows {
+                let (speed, rating) = row.map_err(io)?;
+                ratings.push((parse_speed(&speed)?, rating));
+            }
+            ratings.sort_by_key(|(speed, _)| *speed);
+            Ok(ratings)
+        })
+    }
+
+    fn rating_history(
+        &self,
+        user: UserId,
+        speed: Option<Speed>,
+        limit: u32,
+    ) -> StoreFuture<Vec<RatedGame>> {
+        self.read(move |conn| {
+            // NULL speed: every speed. Each half reads one (colour, ended_ms) index range.
+            let sql = format!(
+                "SELECT * FROM (
+                     SELECT {RATED_COLUMNS} FROM rated_games
+                         WHERE white_user = ?1 AND (?2 IS NULL OR speed = ?2)
+                     UNION ALL
+                     SELECT {RATED_COLUMNS} FROM rated_games
+                         WHERE black_user = ?1 AND white_user <> ?1 AND (?2 IS NULL OR speed = ?2))
+                 ORDER BY ended_ms DESC, game_id DESC LIMIT ?3"
+            );
+            let mut games =
+                rated_where(conn, &sql, params![user.0, speed.map(Speed::as_str), limit])?;
+            games.reverse();
+            Ok(games)
+        })
+    }
+
+    fn user_games(&self, user: UserId, limit: u32, offset: u32) -> StoreFuture<Vec<GameListing>> {
+        self.read(move |conn| {
+            let mut stmt = conn
+                .prepare_cached(&format!(
+                    "SELECT * FROM (
+                         SELECT {LISTING_COLUMNS} FROM games WHERE white_user = ?1
+                         UNION ALL
+                         SELECT {LISTING_COLUMNS} FROM games
+                             WHERE black_user = ?1 AND (white_user IS NULL OR white_user <> ?1))
+                     ORDER BY updated_ms DESC, id DESC LIMIT ?2 OFFSET ?3"
+                ))
+                .map_err(io)?;
+            let rows = stmt
+                .query_map(params![user.0, limit, offset], listing_from_row)
+                .map_err(io)?;
+            let mut listings = Vec::new();
+            for row in rows {
+                listings.push(row.map_err(io)??);
+            }
+            Ok(listings)
+        })
+    }
+
+    fn game_rating(&self, game_id: &str) -> StoreFuture<Option<RatedGame>> {
+        let game_id = game_id.to_owned();
+        self.read(move |conn| {
+            let sql = format!("SELECT {RATED_COLUMNS} FROM rated_games WHERE game_id = ?1");
+            Ok(rated_where(conn, &sql, [game_id])?.pop())
         })
     }
 

@@ -1,5 +1,5 @@
-//! The group-commit writer: one thread owns the only write connection, takes commits from a
-//! channel, and writes every commit pending at that moment (up to a bound) in ONE transaction, so a
+//! The group-commit writer: one thread owns the only write connection, takes commits (and the
+//! other writes: new users, sessions created, touched or deleted) from a channel, and writes every commit pending at that moment (up to a bound) in ONE transaction, so a
 //! single fsync makes a whole batch durable. Only after that transaction commits does it complete
 //! the callers' futures; a commit is never acknowledged before it is on disk.
 //!
@@ -18,7 +18,9 @@ use tokio::sync::{oneshot, watch};
 
 use super::checkpoint::{self, Checkpointer};
 use super::stats::Counters;
-use crate::server::store::{Commit, StoreError};
+use crate::server::account::{UserId, Username};
+use crate::server::rating::Rating;
+use crate::server::store::{Commit, RatedEnd, SESSION_IDLE_MS, SessionHash, StoreError, rate_end};
 
 /// Upper bound on commits per transaction: keeps one batch's latency and memory bounded while
 /// still amortising the fsync over hundreds of games.
@@ -28,17 +30,49 @@ pub(super) const MAX_BATCH: usize = 512;
 pub(super) const LAST_SEQ: &str =
     "SELECT seq FROM events WHERE game_id = ?1 ORDER BY seq DESC LIMIT 1";
 
-/// A unit of commits waiting for the writer (stored all or none), with the channel its caller
+/// A unit of work waiting for the writer (stored all or none), with the channel its caller
 /// awaits.
 pub(super) struct Pending {
-    pub(super) commits: Vec<Commit>,
-    pub(super) done: oneshot::Sender<Result<(), StoreError>>,
+    pub(super) work: Work,
+    pub(super) done: oneshot::Sender<Result<Done, StoreError>>,
 }
 
-/// A failure while writing a batch: either it concerns one commit (the batch goes on without it),
-/// or the transaction as a whole is lost.
+/// What a caller asks the writer to store. Every write of the store goes through here, so there
+/// is still exactly one write connection, and account writes share the commits' group fsync.
+pub(super) enum Work {
+    /// One commit, or the several of a `commit_all`.
+    Commits(Vec<Commit>),
+    CreateUser {
+        username: Username,
+        password_hash: String,
+        at_ms: i64,
+    },
+    CreateSession {
+        hash: SessionHash,
+        user: UserId,
+        at_ms: i64,
+    },
+    TouchSession {
+        hash: SessionHash,
+        at_ms: i64,
+    },
+    DeleteSession {
+        hash: SessionHash,
+    },
+}
+
+/// What a unit of work gave back once stored.
+#[derive(Debug)]
+pub(super) enum Done {
+    Stored,
+    User(UserId),
+}
+
+/// A failure while writing a batch: either it concerns one unit of work (the batch goes on
+/// without it, e.g. a sequence conflict or a taken username), or the transaction as a whole is
+/// lost.
 enum CommitFailure {
-    Conflict { expected: u64, got: u64 },
+    Refused(StoreError),
     ThisCommit(rusqlite::Error),
     WholeBatch(rusqlite::Error),
 }
@@ -135,18 +169,21 @@ fn write_batch(conn: &mut Connection, batch: &mut Vec<Pending>, counters: &Count
         .largest_batch
         .fetch_max(batch.len() as u64, Ordering::Relaxed);
 
-    let mut outcomes: Vec<Result<(), StoreError>> = Vec::with_capacity(batch.len());
+    let mut outcomes: Vec<Result<Done, StoreError>> = Vec::with_capacity(batch.len());
     let result = write_in_transaction(conn, batch, &mut outcomes);
     match result {
         Ok(()) => {
             for (pending, outcome) in batch.drain(..).zip(outcomes) {
-                match &outcome {
-                    Ok(()) => counters.commits_ok.fetch_add(1, Ordering::Relaxed),
-                    Err(StoreError::Conflict { .. }) => {
-                        counters.conflicts.fetch_add(1, Ordering::Relaxed)
-                    }
-                    Err(_) => counters.failed_commits.fetch_add(1, Ordering::Relaxed),
-                };
+                // The counters are about commits; account writes are not counted.
+                if matches!(pending.work, Work::Commits(_)) {
+                    match &outcome {
+                        Ok(_) => counters.commits_ok.fetch_add(1, Ordering::Relaxed),
+                        Err(StoreError::Conflict { .. }) => {
+                            counters.conflicts.fetch_add(1, Ordering::Relaxed)
+                        }
+                        Err(_) => counters.failed_commits.fetch_add(1, Ordering::Relaxed),
+                    };
+                }
                 // The caller may have stopped waiting; the commit stands either way.
                 let _ = pending.done.send(outcome);
             }
@@ -180,12 +217,12 @@ enum BatchError {
     TransactionLost,
 }
 
-/// BEGIN, one savepoint per commit, COMMIT. Pushes one outcome per commit into `outcomes`; those
-/// outcomes only count if this returns `Ok` (the transaction committed).
+/// BEGIN, one savepoint per unit of work, COMMIT. Pushes one outcome per unit into `outcomes`;
+/// those outcomes only count if this returns `Ok` (the transaction committed).
 fn write_in_transaction(
     conn: &mut Connection,
     batch: &[Pending],
-    outcomes: &mut Vec<Result<(), StoreError>>,
+    outcomes: &mut Vec<Result<Done, StoreError>>,
 ) -> Result<(), BatchError> {
     conn.execute_batch("BEGIN IMMEDIATE")?;
     for pending in batch {
@@ -195,25 +232,17 @@ fn write_in_transaction(
             return Err(BatchError::TransactionLost);
         }
         conn.prepare_cached("SAVEPOINT one_commit")?.execute([])?;
-        let written = pending
-            .commits
-            .iter()
-            .try_for_each(|commit| write_one(conn, commit).map_err(|e| (commit, e)));
-        let outcome = match written {
-            Ok(()) => {
+        let outcome = match write_work(conn, &pending.work) {
+            Ok(done) => {
                 conn.prepare_cached("RELEASE one_commit")?.execute([])?;
-                Ok(())
+                Ok(done)
             }
-            Err((_, CommitFailure::WholeBatch(e))) => return Err(e.into()),
-            Err((commit, CommitFailure::Conflict { expected, got })) => {
+            Err(CommitFailure::WholeBatch(e)) => return Err(e.into()),
+            Err(CommitFailure::Refused(e)) => {
                 undo_savepoint(conn)?;
-                Err(StoreError::Conflict {
-                    game_id: commit.game_id.clone(),
-                    expected,
-                    got,
-                })
+                Err(e)
             }
-            Err((_, CommitFailure::ThisCommit(e))) => {
+            Err(CommitFailure::ThisCommit(e)) => {
                 undo_savepoint(conn)?;
                 Err(StoreError::Io(e.to_string()))
             }
@@ -233,15 +262,175 @@ fn undo_savepoint(conn: &Connection) -> Result<(), rusqlite::Error> {
     conn.execute_batch("ROLLBACK TO one_commit; RELEASE one_commit")
 }
 
-/// Checks the sequence, appends the events, rewrites the listing row.
-fn write_one(conn: &Connection, commit: &Commit) -> Result<(), CommitFailure> {
-    let classify = |e: rusqlite::Error| {
-        if is_storage_failure(&e) {
-            CommitFailure::WholeBatch(e)
-        } else {
-            CommitFailure::ThisCommit(e)
+/// Whether an error of SQLite's loses the whole batch or only the unit of work at hand.
+fn classify(e: rusqlite::Error) -> CommitFailure {
+    if is_storage_failure(&e) {
+        CommitFailure::WholeBatch(e)
+    } else {
+        CommitFailure::ThisCommit(e)
+    }
+}
+
+/// Writes one unit of work inside the current savepoint.
+fn write_work(conn: &Connection, work: &Work) -> Result<Done, CommitFailure> {
+    match work {
+        Work::Commits(commits) => {
+            for commit in commits {
+                write_one(conn, commit)?;
+            }
+            Ok(Done::Stored)
         }
-    };
+        Work::CreateUser {
+            username,
+            password_hash,
+            at_ms,
+        } => create_user(conn, username, password_hash, *at_ms).map(Done::User),
+        Work::CreateSession { hash, user, at_ms } => {
+            // The user's expired sessions go with it: no sweeper needed, and a user's table of
+            // sessions stays as small as the devices they use.
+            conn.prepare_cached("DELETE FROM sessions WHERE user_id = ?1 AND last_seen_ms < ?2")
+                .and_then(|mut s| s.execute(params![user.0, at_ms.saturating_sub(SESSION_IDLE_MS)]))
+                .map_err(classify)?;
+            conn.prepare_cached(
+                "INSERT INTO sessions (id_hash, user_id, created_ms, last_seen_ms)
+                 VALUES (?1, ?2, ?3, ?3)",
+            )
+            .and_then(|mut s| s.execute(params![&hash[..], user.0, at_ms]))
+            .map_err(classify)?;
+            Ok(Done::Stored)
+        }
+        Work::TouchSession { hash, at_ms } => {
+            conn.prepare_cached(
+                "UPDATE sessions SET last_seen_ms = MAX(last_seen_ms, ?2) WHERE id_hash = ?1",
+            )
+            .and_then(|mut s| s.execute(params![&hash[..], at_ms]))
+            .map_err(classify)?;
+            Ok(Done::Stored)
+        }
+        Work::DeleteSession { hash } => {
+            conn.prepare_cached("DELETE FROM sessions WHERE id_hash = ?1")
+                .and_then(|mut s| s.execute(params![&hash[..]]))
+                .map_err(classify)?;
+            Ok(Done::Stored)
+        }
+    }
+}
+
+/// Inserts a user unless the name is taken in any case. The writer is the only writer, so the
+/// check and the insert cannot race; the UNIQUE constraint is the backstop.
+fn create_user(
+    conn: &Connection,
+    username: &Username,
+    password_hash: &str,
+    at_ms: i64,
+) -> Result<UserId, CommitFailure> {
+    let key = username.key();
+    let taken = conn
+        .prepare_cached("SELECT 1 FROM users WHERE username_key = ?1")
+        .and_then(|mut s| s.exists([&key]))
+        .map_err(classify)?;
+    if taken {
+        return Err(CommitFailure::Refused(StoreError::UsernameTaken));
+    }
+    conn.prepare_cached(
+        "INSERT INTO users (username, username_key, password_hash, created_ms)
+         VALUES (?1, ?2, ?3, ?4)",
+    )
+    .and_then(|mut s| s.execute(params![username.as_str(), key, password_hash, at_ms]))
+    .map_err(classify)?;
+    Ok(UserId(conn.last_insert_rowid()))
+}
+
+/// A user's rating for a speed as stored, or [`Rating::INITIAL`].
+fn stored_rating(conn: &Connection, user: UserId, speed: &str) -> Result<Rating, rusqlite::Error> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT rating, deviation, volatility, games FROM ratings WHERE user_id = ?1 AND speed = ?2",
+    )?;
+    let mut rows = stmt.query(params![user.0, speed])?;
+    match rows.next()? {
+        Some(row) => Ok(Rating {
+            rating: row.get(0)?,
+            deviation: row.get(1)?,
+            volatility: row.get(2)?,
+            games: u32::try_from(row.get::<_, i64>(3)?).unwrap_or(u32::MAX),
+        }),
+        None => Ok(Rating::INITIAL),
+    }
+}
+
+fn store_rating(
+    conn: &Connection,
+    user: UserId,
+    speed: &str,
+    r: &Rating,
+) -> Result<(), rusqlite::Error> {
+    conn.prepare_cached(
+        "INSERT INTO ratings (user_id, speed, rating, deviation, volatility, games)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (user_id, speed) DO UPDATE SET rating = excluded.rating,
+             deviation = excluded.deviation, volatility = excluded.volatility,
+             games = excluded.games",
+    )?
+    .execute(params![
+        user.0,
+        speed,
+        r.rating,
+        r.deviation,
+        r.volatility,
+        i64::from(r.games)
+    ])?;
+    Ok(())
+}
+
+/// Rates the game a commit ends, inside that commit's savepoint (see [`RatedEnd`]). A game
+/// already in `rated_games` is left as it is.
+fn rate_game(conn: &Connection, commit: &Commit, end: &RatedEnd) -> Result<(), CommitFailure> {
+    let rated = conn
+        .prepare_cached("SELECT 1 FROM rated_games WHERE game_id = ?1")
+        .and_then(|mut s| s.exists([&commit.game_id]))
+        .map_err(classify)?;
+    if rated {
+        return Ok(());
+    }
+    let speed = end.speed.as_str();
+    let white_before = stored_rating(conn, end.white, speed).map_err(classify)?;
+    let black_before = stored_rating(conn, end.black, speed).map_err(classify)?;
+    let (white_after, black_after) = rate_end(end, white_before, black_before);
+    store_rating(conn, end.white, speed, &white_after).map_err(classify)?;
+    store_rating(conn, end.black, speed, &black_after).map_err(classify)?;
+    let mut values: Vec<rusqlite::types::Value> = vec![
+        commit.game_id.clone().into(),
+        speed.to_owned().into(),
+        commit.listing.updated_ms.into(),
+        end.white.0.into(),
+        end.black.0.into(),
+        end.score_white.into(),
+    ];
+    for r in [white_before, white_after, black_before, black_after] {
+        values.extend([
+            r.rating.into(),
+            r.deviation.into(),
+            r.volatility.into(),
+            i64::from(r.games).into(),
+        ]);
+    }
+    conn.prepare_cached(RATED_GAME_INSERT)
+        .and_then(|mut s| s.execute(rusqlite::params_from_iter(values)))
+        .map_err(classify)?;
+    Ok(())
+}
+
+const RATED_GAME_INSERT: &str = "INSERT INTO rated_games (game_id, speed, ended_ms, white_user,
+    black_user, score_white,
+    white_before_rating, white_before_deviation, white_before_volatility, white_before_games,
+    white_after_rating, white_after_deviation, white_after_volatility, white_after_games,
+    black_before_rating, black_before_deviation, black_before_volatility, black_before_games,
+    black_after_rating, black_after_deviation, black_after_volatility, black_after_games)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
+        ?19, ?20, ?21, ?22)";
+
+/// Checks the sequence, appends the events, rewrites the listing row, rates a rated end.
+fn write_one(conn: &Connection, commit: &Commit) -> Result<(), CommitFailure> {
     let stored: u64 = {
         let mut last = conn.prepare_cached(LAST_SEQ).map_err(classify)?;
         let mut rows = last.query([&commit.game_id]).map_err(classify)?;
@@ -255,10 +444,11 @@ fn write_one(conn: &Connection, commit: &Commit) -> Result<(), CommitFailure> {
         }
     };
     if commit.first_seq != stored {
-        return Err(CommitFailure::Conflict {
+        return Err(CommitFailure::Refused(StoreError::Conflict {
+            game_id: commit.game_id.clone(),
             expected: stored,
             got: commit.first_seq,
-        });
+        }));
     }
     {
         let mut insert = conn
@@ -276,11 +466,13 @@ fn write_one(conn: &Connection, commit: &Commit) -> Result<(), CommitFailure> {
     }
     let listing = &commit.listing;
     conn.prepare_cached(
-        "INSERT INTO games (id, status, created_ms, updated_ms, summary, listed)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+        "INSERT INTO games (id, status, created_ms, updated_ms, summary, listed, white_user,
+             black_user)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
          ON CONFLICT (id) DO UPDATE SET status = excluded.status, created_ms = excluded.created_ms,
              updated_ms = excluded.updated_ms, summary = excluded.summary,
-             listed = excluded.listed",
+             listed = excluded.listed, white_user = excluded.white_user,
+             black_user = excluded.black_user",
     )
     .map_err(classify)?
     .execute(params![
@@ -289,8 +481,13 @@ fn write_one(conn: &Connection, commit: &Commit) -> Result<(), CommitFailure> {
         listing.created_ms,
         listing.updated_ms,
         listing.summary,
-        listing.listed
+        listing.listed,
+        listing.white_user.map(|u| u.0),
+        listing.black_user.map(|u| u.0),
     ])
     .map_err(classify)?;
+    if let Some(end) = &commit.rating {
+        rate_game(conn, commit, end)?;
+    }
     Ok(())
 }
