@@ -419,6 +419,11 @@ async fn a_challenge_from_a_profile_is_notified_live_and_accepting_takes_both_pl
     click_move(&alice, "e2", "e4").await;
     wait_moves(&[&alice, &bob], 1).await;
 
+    // A name from the address is shown as text, never as HTML.
+    alice.goto(&rig.url("/@/%3Cimg%20src=x%3E")).await;
+    wait_text(&alice, "#profile-status", "<img src=x>").await;
+    assert_eq!(js(&alice, "return document.querySelectorAll('main img').length").await, json!(0));
+
     // Bob's profile lists the game, linking to it.
     alice.goto(&rig.url("/@/bob")).await;
     let id = path
