@@ -138,6 +138,63 @@ pub struct ServeArgs {
     /// at a time, so at most this many of the `--engine-threads` slots go to analyses.
     #[arg(long, env = "MARSEILLAIS_MAX_CONCURRENT_ANALYSES", default_value_t = 2)]
     pub max_concurrent_analyses: usize,
+    /// The site's public origin as browsers see it (`https://play.example`), when it is not the
+    /// address the server listens on (behind a proxy). The Origin check compares with it
+    /// (without it: with the request's Host), and an https one makes cookies `Secure`.
+    #[arg(long, env = "MARSEILLAIS_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// Accounts created per client address per hour (0: no limit).
+    #[arg(long, env = "MARSEILLAIS_REGISTER_PER_HOUR", default_value_t = 5.0)]
+    pub register_per_hour: f64,
+    /// Login attempts per client address per minute (0: no limit).
+    #[arg(long, env = "MARSEILLAIS_LOGIN_PER_MIN", default_value_t = 10.0)]
+    pub login_per_min: f64,
+    /// Login attempts per username per minute, from all addresses (0: no limit).
+    #[arg(
+        long,
+        env = "MARSEILLAIS_LOGIN_PER_MIN_PER_USERNAME",
+        default_value_t = 5.0
+    )]
+    pub login_per_min_per_username: f64,
+    /// Argon2id hashes (register) and verifications (login) run at once, each ~19 MiB and tens
+    /// of ms of one core; more wait their turn.
+    #[arg(
+        long,
+        env = "MARSEILLAIS_MAX_CONCURRENT_PASSWORD_HASHES",
+        default_value_t = 2
+    )]
+    pub max_concurrent_password_hashes: usize,
+}
+
+/// `--public-url` reduced to its origin (`scheme://host[:port]`, lower case, no path).
+fn public_origin(url: &str) -> Result<String, ConfigError> {
+    let bad = || ConfigError::PublicUrl {
+        value: url.to_owned(),
+    };
+    let (scheme, rest) = url.split_once("://").ok_or_else(bad)?;
+    let scheme = scheme.to_ascii_lowercase();
+    if scheme != "http" && scheme != "https" {
+        return Err(bad());
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    if authority.is_empty()
+        || authority.contains('@')
+        || !authority
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b))
+    {
+        return Err(bad());
+    }
+    Ok(format!("{scheme}://{}", authority.to_ascii_lowercase()))
+}
+
+/// A finite, non-negative rate (0 turns its limit off).
+fn rate(name: &'static str, value: f64) -> Result<f64, ConfigError> {
+    if value.is_finite() {
+        Ok(value.max(0.0))
+    } else {
+        Err(ConfigError::AccountRate { name, value })
+    }
 }
 
 /// Half the cores, at least one: what `--engine-threads 0` means.
@@ -206,6 +263,16 @@ impl ServeArgs {
                 burst: self.analysis_burst.max(1.0),
                 max_concurrent: self.max_concurrent_analyses.max(1),
             },
+            public_origin: self.public_url.as_deref().map(public_origin).transpose()?,
+            accounts: AccountLimits {
+                register_per_hour: rate("register-per-hour", self.register_per_hour)?,
+                login_per_min: rate("login-per-min", self.login_per_min)?,
+                login_per_min_per_username: rate(
+                    "login-per-min-per-username",
+                    self.login_per_min_per_username,
+                )?,
+                max_concurrent_hashes: self.max_concurrent_password_hashes.max(1),
+            },
         })
     }
 }
@@ -219,6 +286,10 @@ pub enum ConfigError {
     Rate { value: f64 },
     #[error("--analysis-rate-per-min must be a finite number (0 turns the limit off), got {value}")]
     AnalysisRate { value: f64 },
+    #[error("--public-url must be an http:// or https:// URL of a host, got {value:?}")]
+    PublicUrl { value: String },
+    #[error("--{name} must be a finite number (0 turns the limit off), got {value}")]
+    AccountRate { name: &'static str, value: f64 },
 }
 
 /// Everything the running server needs to know; see [`ServeArgs`] for meanings.
@@ -259,6 +330,23 @@ pub struct Config {
     /// builds a `Config` (no flag, no environment variable, nothing on the
     /// wire): see [`PanicOnMove`].
     pub panic_on_move: Option<PanicOnMove>,
+    /// `--public-url`'s origin (`https://host`), if set: see [`ServeArgs::public_url`].
+    pub public_origin: Option<String>,
+    /// The account routes' limits (see [`AccountLimits`]).
+    pub accounts: AccountLimits,
+}
+
+/// Rate limits of registering and logging in, and the password hashing bound.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AccountLimits {
+    /// Per client address; 0 means no limit.
+    pub register_per_hour: f64,
+    /// Per client address; 0 means no limit.
+    pub login_per_min: f64,
+    /// Per username, whatever the address; 0 means no limit.
+    pub login_per_min_per_username: f64,
+    /// Argon2id computations at once.
+    pub max_concurrent_hashes: usize,
 }
 
 /// What one analysis may cost, and how many clients may ask for them.
@@ -352,6 +440,11 @@ impl ServeArgs {
             analysis_rate_per_min: 6.0,
             analysis_burst: 3.0,
             max_concurrent_analyses: 2,
+            public_url: None,
+            register_per_hour: 5.0,
+            login_per_min: 10.0,
+            login_per_min_per_username: 5.0,
+            max_concurrent_password_hashes: 2,
         }
     }
 }
@@ -375,6 +468,53 @@ mod tests {
         let parsed = Cli::try_parse_from(["serve"]).unwrap().args;
         let by_hand = ServeArgs::from_defaults();
         assert_eq!(format!("{parsed:?}"), format!("{by_hand:?}"));
+    }
+
+    #[test]
+    fn the_public_url_is_kept_as_its_origin_and_must_be_http_or_https() {
+        let origin = |url: &str| {
+            let mut args = ServeArgs::from_defaults();
+            args.public_url = Some(url.to_owned());
+            args.into_config().map(|c| c.public_origin)
+        };
+        assert_eq!(
+            origin("https://Play.Example/lobby?x=1"),
+            Ok(Some("https://play.example".to_owned()))
+        );
+        assert_eq!(
+            origin("http://127.0.0.1:8080"),
+            Ok(Some("http://127.0.0.1:8080".to_owned()))
+        );
+        for bad in [
+            "play.example",
+            "ftp://play.example",
+            "https://",
+            "https://u@evil",
+        ] {
+            assert!(
+                matches!(origin(bad), Err(ConfigError::PublicUrl { .. })),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            ServeArgs::from_defaults()
+                .into_config()
+                .map(|c| c.public_origin),
+            Ok(None)
+        );
+    }
+
+    #[test]
+    fn a_non_finite_account_rate_is_refused() {
+        let mut args = ServeArgs::from_defaults();
+        args.login_per_min = f64::INFINITY;
+        assert!(matches!(
+            args.into_config(),
+            Err(ConfigError::AccountRate {
+                name: "login-per-min",
+                ..
+            })
+        ));
     }
 
     #[test]

@@ -15,6 +15,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
 
+use super::account::Accounts;
 use super::analysis::Analyses;
 pub use super::http_error::ApiError;
 use super::http_error::{json_errors, read_json_body, unknown_route};
@@ -41,6 +42,8 @@ pub struct AppState {
     pub replays: Arc<ReplayPool>,
     /// The analyses' per-address limit and global cap.
     pub analyses: Arc<Analyses>,
+    /// Sign-in: sessions, passwords, the account routes' limits (issue 11).
+    pub accounts: Arc<Accounts>,
 }
 
 impl AppState {
@@ -56,12 +59,18 @@ impl AppState {
             Arc::clone(&rooms.metrics),
         ));
         let analyses = Arc::new(Analyses::new(&config.analysis));
+        let accounts = Arc::new(Accounts::new(
+            Arc::clone(&rooms.store),
+            &config.accounts,
+            config.public_origin.clone(),
+        ));
         AppState {
             rooms,
             shutdown,
             seat_grants,
             replays,
             analyses,
+            accounts,
         }
     }
 
@@ -91,6 +100,7 @@ fn not_found(what: &str) -> ApiError {
 }
 
 pub fn router(state: AppState) -> Router {
+    let accounts = Arc::clone(&state.accounts);
     Router::new()
         .route("/", get(index))
         .route("/game/{id}", get(game_page_or_pgn))
@@ -103,7 +113,13 @@ pub fn router(state: AppState) -> Router {
         .route("/ws/game/{id}", get(websocket))
         .merge(super::replay::routes())
         .merge(super::analysis::routes())
+        .merge(super::account::routes::routes())
         .fallback(unknown_route)
+        // Every route, whoever added it: a cookie-carrying change must come from our Origin.
+        .layer(axum::middleware::from_fn_with_state(
+            accounts,
+            super::account::origin::check,
+        ))
         .layer(axum::middleware::map_response(json_errors))
         .with_state(state)
 }

@@ -48,6 +48,8 @@ pub enum HttpCode {
 pub enum Code {
     Refusal(ErrorCode),
     Http(HttpCode),
+    /// The account routes' codes (`bad_credentials`, ...; `account/error.rs`).
+    Account(crate::server::account::error::AccountCode),
 }
 
 /// Longest request target (path and query) served; longer is 414. (hyper

@@ -2,9 +2,23 @@
 //! here at all: a seat token alone still proves a seat.
 //!
 //! `user.rs` holds the values every other part of the server passes around (a user's id, a
-//! checked username, the signed-in [`Account`]); registration, passwords and sessions are built
-//! on them in the sibling modules.
+//! checked username, the signed-in [`Account`]); the sibling modules build sign-in on them:
+//! `password.rs` (Argon2id, off the runtime, bounded), `session.rs` (ids and the cookie),
+//! `service.rs` ([`Accounts`]: register, log in, resolve a session), `limits.rs` (per-username
+//! rate limit), `origin.rs` (the CSRF layer), `extract.rs` (the [`MaybeAccount`] /
+//! [`RequireAccount`] extractors other routes use), `routes.rs` (`/api/account/*`) and
+//! `error.rs` (their typed errors).
 
+pub mod error;
+pub mod extract;
+pub mod limits;
+pub mod origin;
+pub mod password;
+pub mod routes;
+pub mod service;
+pub mod session;
 pub mod user;
 
+pub use extract::{MaybeAccount, RequireAccount};
+pub use service::Accounts;
 pub use user::{Account, UserId, Username, UsernameError};

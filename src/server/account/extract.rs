@@ -1,0 +1,51 @@
+//! The extractors other routes use to know who is asking: [`MaybeAccount`] (anyone; `None` when
+//! not logged in) and [`RequireAccount`] (401 `not_logged_in` otherwise). Both read the
+//! `marseillais_session` cookie and resolve it through the store once per request (the answer
+//! is kept in the request's extensions, so a handler with several extractors asks once).
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+
+use super::error;
+use super::user::Account;
+use crate::server::http::AppState;
+use crate::server::http_error::ApiError;
+
+/// The request's account, if it has a live session. A store failure is `503 store_failure`
+/// (not "anonymous": a game created then would silently not belong to the account).
+#[derive(Clone, Debug)]
+pub struct MaybeAccount(pub Option<Account>);
+
+/// The request's account; `401 not_logged_in` without a live session.
+#[derive(Clone, Debug)]
+pub struct RequireAccount(pub Account);
+
+/// The resolved session, cached in the request's extensions.
+#[derive(Clone)]
+struct Resolved(Option<Account>);
+
+impl FromRequestParts<AppState> for MaybeAccount {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        if let Some(Resolved(account)) = parts.extensions.get::<Resolved>() {
+            return Ok(MaybeAccount(account.clone()));
+        }
+        let account = state
+            .accounts
+            .account_of(&parts.headers)
+            .await
+            .map_err(error::store_failure)?;
+        parts.extensions.insert(Resolved(account.clone()));
+        Ok(MaybeAccount(account))
+    }
+}
+
+impl FromRequestParts<AppState> for RequireAccount {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let MaybeAccount(account) = MaybeAccount::from_request_parts(parts, state).await?;
+        account.map(RequireAccount).ok_or_else(error::not_logged_in)
+    }
+}

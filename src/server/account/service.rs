@@ -1,0 +1,196 @@
+//! [`Accounts`]: registering, logging in and out, and resolving a session cookie to its
+//! [`Account`]. The HTTP routes (`routes.rs`) and extractors (`extract.rs`) are thin over it.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::http::HeaderMap;
+
+use super::error;
+use super::limits::KeyedLimiter;
+use super::password::{Password, Passwords};
+use super::session::{self, SessionId};
+use super::user::{Account, Username};
+use crate::server::config::AccountLimits;
+use crate::server::game::now_ms;
+use crate::server::http_error::ApiError;
+use crate::server::ratelimit::AddressLimiter;
+use crate::server::store::{SessionHash, Store, StoreError};
+
+/// The account side of the server: one per process, shared by every request.
+pub struct Accounts {
+    store: Arc<dyn Store>,
+    passwords: Passwords,
+    register_by_address: AddressLimiter,
+    login_by_address: AddressLimiter,
+    /// By [`Username::key`]: guessing one account's password from many addresses.
+    login_by_username: KeyedLimiter<String>,
+    /// `--public-url`'s origin (`https://host[:port]`), if set.
+    public_origin: Option<String>,
+    /// Whether cookies get `Secure` (the site is served over https).
+    secure_cookies: bool,
+}
+
+/// A new session, to be set as the cookie.
+pub struct NewSession {
+    pub account: Account,
+    pub id: SessionId,
+}
+
+impl Accounts {
+    pub fn new(
+        store: Arc<dyn Store>,
+        limits: &AccountLimits,
+        public_origin: Option<String>,
+    ) -> Accounts {
+        let secure_cookies = public_origin
+            .as_deref()
+            .is_some_and(|origin| origin.starts_with("https://"));
+        Accounts {
+            store,
+            passwords: Passwords::new(limits.max_concurrent_hashes),
+            register_by_address: AddressLimiter::new(
+                limits.register_per_hour / 3600.0,
+                limits.register_per_hour,
+            ),
+            login_by_address: AddressLimiter::new(
+                limits.login_per_min / 60.0,
+                limits.login_per_min,
+            ),
+            login_by_username: KeyedLimiter::new(
+                limits.login_per_min_per_username / 60.0,
+                limits.login_per_min_per_username,
+            ),
+            public_origin,
+            secure_cookies,
+        }
+    }
+
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    pub fn public_origin(&self) -> Option<&str> {
+        self.public_origin.as_deref()
+    }
+
+    pub fn secure_cookies(&self) -> bool {
+        self.secure_cookies
+    }
+
+    /// A new user with a session. The cheap checks come first (name, password, the address's
+    /// limit, a taken name), so that refusals cost no hashing.
+    pub async fn register(
+        &self,
+        peer: IpAddr,
+        username: &str,
+        password: &str,
+    ) -> Result<NewSession, ApiError> {
+        let name = Username::parse(username).map_err(|_| error::bad_username())?;
+        let password = Password::parse(password).map_err(|_| error::weak_password())?;
+        self.register_by_address
+            .check(peer, Instant::now())
+            .map_err(|l| {
+                error::rate_limited("accounts created from your address", l.retry_after_secs)
+            })?;
+        if self
+            .store
+            .find_user(&name)
+            .await
+            .map_err(error::store_failure)?
+            .is_some()
+        {
+            return Err(error::username_taken());
+        }
+        let hash = self
+            .passwords
+            .hash(password)
+            .await
+            .map_err(error::store_failure)?;
+        let id = match self.store.create_user(name.clone(), hash, now_ms()).await {
+            Ok(id) => id,
+            // Taken meanwhile by a concurrent registration of the same name.
+            Err(StoreError::UsernameTaken) => return Err(error::username_taken()),
+            Err(e) => return Err(error::store_failure(e)),
+        };
+        tracing::info!(user = %name, "account registered");
+        self.new_session(Account { id, name }).await
+    }
+
+    /// A session for a user whose password matches. Every failure (a name that cannot exist,
+    /// an unknown user, a wrong password) is the same `bad_credentials`, after the same work:
+    /// a password verification, against the dummy hash when there is no user.
+    pub async fn login(
+        &self,
+        peer: IpAddr,
+        username: &str,
+        password: &str,
+    ) -> Result<NewSession, ApiError> {
+        let now = Instant::now();
+        self.login_by_address.check(peer, now).map_err(|l| {
+            error::rate_limited("login attempts from your address", l.retry_after_secs)
+        })?;
+        let name = Username::parse(username).ok();
+        if let Some(name) = &name {
+            self.login_by_username
+                .check(&name.key(), now)
+                .map_err(|l| {
+                    error::rate_limited("login attempts for this username", l.retry_after_secs)
+                })?;
+        }
+        let user = match &name {
+            Some(name) => self
+                .store
+                .find_user(name)
+                .await
+                .map_err(error::store_failure)?,
+            None => None,
+        };
+        // A password that could never have been set cannot match; it is still verified (against
+        // the dummy hash) so that the answer takes the usual time.
+        let (password, hash, account) = match (Password::parse(password), user) {
+            (Ok(password), Some(user)) => (password, Some(user.password_hash), Some(user.account)),
+            (Ok(password), None) => (password, None, None),
+            (Err(_), _) => (Password::placeholder(), None, None),
+        };
+        let matches = self
+            .passwords
+            .verify(password, hash)
+            .await
+            .map_err(error::store_failure)?;
+        match account {
+            Some(account) if matches => self.new_session(account).await,
+            _ => Err(error::bad_credentials()),
+        }
+    }
+
+    async fn new_session(&self, account: Account) -> Result<NewSession, ApiError> {
+        let id = SessionId::new().map_err(error::store_failure)?;
+        self.store
+            .create_session(id.hash(), account.id, now_ms())
+            .await
+            .map_err(error::store_failure)?;
+        Ok(NewSession { account, id })
+    }
+
+    /// The account of the request's session cookie: None without a (well-formed, live) one.
+    pub async fn account_of(&self, headers: &HeaderMap) -> Result<Option<Account>, StoreError> {
+        match session::from_headers(headers) {
+            None => Ok(None),
+            Some(id) => self.store.session_account(id.hash(), now_ms()).await,
+        }
+    }
+
+    /// Forgets the request's session, if it has one.
+    pub async fn logout(&self, headers: &HeaderMap) -> Result<(), ApiError> {
+        let Some(id) = session::from_headers(headers) else {
+            return Ok(());
+        };
+        let hash: SessionHash = id.hash();
+        self.store
+            .delete_session(hash)
+            .await
+            .map_err(error::store_failure)
+    }
+}
