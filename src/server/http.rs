@@ -114,6 +114,7 @@ pub fn router(state: AppState) -> Router {
         .merge(super::replay::routes())
         .merge(super::analysis::routes())
         .merge(super::account::routes::routes())
+        .merge(super::profile::routes())
         .fallback(unknown_route)
         // Every route, whoever added it: a cookie-carrying change must come from our Origin.
         .layer(axum::middleware::from_fn_with_state(

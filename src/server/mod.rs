@@ -43,6 +43,7 @@ pub mod http_error;
 pub mod ids;
 pub mod lobby;
 pub mod metrics;
+pub mod profile;
 pub mod project;
 pub mod protocol;
 pub mod ratelimit;

@@ -13,9 +13,9 @@ use super::protocol::{
     RatingView, RatingsMsg, Refusal, RematchMsg, SeatView, Seats, SeatsTaken, ServerMsg,
     SharedState, Side, StateMsg, TakebackMsg,
 };
-use super::rating::Rating;
-use super::store::{GameListing, GameStatus};
-use crate::rules::{Color, SubMove};
+use super::rating::Speed;
+use super::store::{GameListing, GameStatus, RatedEnd, RatedGame};
+use crate::rules::{Color, SubMove, Termination};
 
 /// Who is connected, supplied by the room for snapshots.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -194,11 +194,11 @@ pub fn players(white: Option<&SeatUser>, black: Option<&SeatUser>) -> Option<Pla
     .some()
 }
 
-/// The rating changes of a rated game as the store recorded them: (before, after) per colour.
-pub fn ratings_msg(white: (Rating, Rating), black: (Rating, Rating)) -> RatingsMsg {
+/// The rating changes of a rated game as the store recorded them.
+pub fn ratings_msg(rated: &RatedGame) -> RatingsMsg {
     RatingsMsg {
-        black: RatingChange::new(black.0, black.1),
-        white: RatingChange::new(white.0, white.1),
+        black: RatingChange::new(rated.black_before, rated.black_after),
+        white: RatingChange::new(rated.white_before, rated.white_after),
     }
 }
 
@@ -339,9 +339,35 @@ pub fn listing_after(state: &GameState, pending: &[Checked]) -> GameListing {
         // A plain record of strings and numbers: serializing cannot fail.
         summary: serde_json::to_string(&summary).unwrap_or_default(),
         listed: state.listed,
-        white_user: None,
-        black_user: None,
+        white_user: users[0].map(|u| u.id),
+        black_user: users[1].map(|u| u.id),
     }
+}
+
+/// What the store rates with the commit of `pending` (decided, not yet applied) events: set
+/// only when they end a rated game, and not by an abort (aborted games are not rated). The
+/// store rates it in that commit's transaction, once per game.
+pub fn rated_end(state: &GameState, pending: &[Checked]) -> Option<RatedEnd> {
+    if !state.rated || state.is_finished() {
+        return None;
+    }
+    let outcome = pending.iter().find_map(|c| match c.event() {
+        Event::End { outcome, .. } => Some(*outcome),
+        _ => None,
+    })?;
+    if outcome.reason() == Termination::Aborted {
+        return None;
+    }
+    Some(RatedEnd {
+        white: state.user(Color::White)?.id,
+        black: state.user(Color::Black)?.id,
+        speed: Speed::of(state.clock_spec?),
+        score_white: match outcome.winner() {
+            Some(Color::White) => 1.0,
+            Some(Color::Black) => 0.0,
+            None => 0.5,
+        },
+    })
 }
 
 /// The wire form of a refused request: its code, and its sentence as the message.

@@ -236,7 +236,7 @@ impl Rooms {
             first_seq: state.version() + 1,
             events: vec![codec::encode(end.event())],
             listing,
-            rating: None,
+            rating: project::rated_end(state, std::slice::from_ref(&end)),
         })
     }
 

@@ -15,6 +15,7 @@ pub mod process;
 pub mod raw_ws;
 pub mod rig;
 pub mod rng;
+pub mod session;
 pub mod store_contract;
 pub mod ws;
 

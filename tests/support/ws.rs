@@ -159,6 +159,45 @@ impl Client {
         })
     }
 
+    /// [`Client::try_connect`] with extra request headers (a session `Cookie`, an `Origin`).
+    pub async fn try_connect_with(
+        addr: SocketAddr,
+        id: &str,
+        query: &str,
+        headers: &[(&str, &str)],
+    ) -> Result<Client, ConnectError> {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
+        let url = if query.is_empty() {
+            format!("ws://{addr}/ws/game/{id}")
+        } else {
+            format!("ws://{addr}/ws/game/{id}?{query}")
+        };
+        let mut request = url
+            .into_client_request()
+            .map_err(|e| ConnectError::Failed(e.to_string()))?;
+        for (name, value) in headers {
+            let name = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|e| ConnectError::Failed(e.to_string()))?;
+            let value =
+                HeaderValue::from_str(value).map_err(|e| ConnectError::Failed(e.to_string()))?;
+            request.headers_mut().insert(name, value);
+        }
+        let (ws, _) = tokio::time::timeout(WAIT, tokio_tungstenite::connect_async(request))
+            .await
+            .map_err(|_| ConnectError::Timeout)?
+            .map_err(|e| match e {
+                tungstenite::Error::Http(response) => {
+                    ConnectError::Refused(response.status().as_u16())
+                }
+                other => ConnectError::Failed(other.to_string()),
+            })?;
+        Ok(Client {
+            ws,
+            seen: Vec::new(),
+        })
+    }
+
     pub async fn connect(addr: SocketAddr, id: &str, query: &str) -> Client {
         match Client::try_connect(addr, id, query).await {
             Ok(client) => client,

@@ -20,18 +20,15 @@ pub struct RatingView {
 }
 
 impl From<Rating> for RatingView {
+    /// Rounded as [`Rating::view`] rounds (this type only adds reading it back).
     fn from(rating: Rating) -> RatingView {
+        let view = rating.view();
         RatingView {
-            rating: round(rating.rating),
-            deviation: round(rating.deviation),
-            provisional: rating.provisional(),
+            rating: view.rating,
+            deviation: view.deviation,
+            provisional: view.provisional,
         }
     }
-}
-
-/// A finite rating number rounded to the nearest integer (ratings stay within a few thousand).
-fn round(x: f64) -> i64 {
-    if x.is_finite() { x.round() as i64 } else { 0 }
 }
 
 /// A signed-in player: its username, and its rating before the game in a rated one.

@@ -4,6 +4,8 @@
 //! Pure: no store, no protocol. The store keeps a [`Rating`] per user and speed; the room asks
 //! for an update once, from the committed end of a rated game.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use crate::server::game::ClockSpec;
@@ -118,6 +120,32 @@ pub struct RatingView {
     pub provisional: bool,
 }
 
+/// A rating on the wire with its games count, as a profile or an account shows it per speed:
+/// `{"rating": 1512, "deviation": 87, "provisional": false, "games": 31}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SpeedRatingView {
+    #[serde(flatten)]
+    pub rating: RatingView,
+    pub games: u32,
+}
+
+/// A user's ratings as sent: `{speed: {rating, deviation, provisional, games}}`, in [`Speed`]
+/// order, only the speeds the store holds a rating for (a speed never played has none).
+pub fn ratings_view(ratings: &[(Speed, Rating)]) -> BTreeMap<Speed, SpeedRatingView> {
+    ratings
+        .iter()
+        .map(|(speed, rating)| {
+            (
+                *speed,
+                SpeedRatingView {
+                    rating: rating.view(),
+                    games: rating.games,
+                },
+            )
+        })
+        .collect()
+}
+
 /// To the nearest whole number (`as` saturates; a NaN, which the store never holds, is 0).
 fn rounded(x: f64) -> i64 {
     x.round() as i64
@@ -174,6 +202,21 @@ mod tests {
             r#"{"rating":1512,"deviation":87,"provisional":false}"#
         );
         assert!(Rating::INITIAL.view().provisional);
+    }
+
+    #[test]
+    fn ratings_are_sent_per_speed_with_their_games() {
+        let blitz = Rating {
+            rating: 1612.4,
+            deviation: 71.5,
+            volatility: 0.06,
+            games: 40,
+        };
+        let view = ratings_view(&[(Speed::Rapid, Rating::INITIAL), (Speed::Blitz, blitz)]);
+        assert_eq!(
+            serde_json::to_string(&view).unwrap(),
+            r#"{"blitz":{"rating":1612,"deviation":72,"provisional":false,"games":40},"rapid":{"rating":1500,"deviation":500,"provisional":true,"games":0}}"#
+        );
     }
 
     #[test]

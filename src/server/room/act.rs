@@ -314,8 +314,12 @@ impl RoomTask {
 /// rated game at that speed): what a seat of a rated game records as the rating before the
 /// game.
 pub async fn rating_now(store: &dyn Store, user: UserId, speed: Speed) -> Result<Rating, Refusal> {
-    let _ = (store, user, speed);
-    // Until the store's `ratings` (ha-accounts) is merged every player is at the initial
-    // rating.
-    Ok(Rating::INITIAL)
+    let ratings = store.ratings(user).await.map_err(|error| {
+        tracing::warn!(%error, "could not read a player's ratings");
+        Refusal::new(ErrorCode::StoreFailure, "the game store failed; try again")
+    })?;
+    Ok(ratings
+        .into_iter()
+        .find(|(s, _)| *s == speed)
+        .map_or(Rating::INITIAL, |(_, rating)| rating))
 }

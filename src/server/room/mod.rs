@@ -239,6 +239,7 @@ impl RoomTask {
         mut rx: mpsc::Receiver<Box<Command>>,
         mut shutdown: watch::Receiver<bool>,
     ) {
+        self.load_ratings().await;
         loop {
             let deadline = self.deadline();
             tokio::select! {

@@ -10,7 +10,7 @@ use super::history::replay_history;
 use super::{RoomTask, ack_msg};
 use crate::server::game::{Checked, Event};
 use crate::server::project;
-use crate::server::protocol::{ErrorCode, Refusal};
+use crate::server::protocol::{ErrorCode, Refusal, ServerMsg};
 use crate::server::store::{Commit, StoreError, codec};
 
 impl RoomTask {
@@ -31,8 +31,9 @@ impl RoomTask {
             first_seq: self.state.version() + 1,
             events: events.iter().map(|c| codec::encode(c.event())).collect(),
             listing: project::listing_after(&self.state, &events),
-            rating: None,
+            rating: project::rated_end(&self.state, &events),
         };
+        let rated = commit.rating.is_some();
         let started = Instant::now();
         let result = if also.is_empty() {
             self.deps.store.commit(commit).await
@@ -75,7 +76,44 @@ impl RoomTask {
             self.history.push(v, text.clone());
             self.broadcast(text);
         }
+        if rated {
+            self.publish_ratings().await;
+        }
         Ok(())
+    }
+
+    /// Reads the rating changes the store made with a rated game's end and tells everyone
+    /// (`ratings`); later `state`s carry them too. The rating itself is already durable: a
+    /// failed read only delays the news until the room is next loaded.
+    pub(super) async fn publish_ratings(&mut self) {
+        let store = std::sync::Arc::clone(&self.deps.store);
+        let id = self.state.id.clone();
+        match store.game_rating(&id).await {
+            Ok(Some(rated)) => {
+                let msg = project::ratings_msg(&rated);
+                self.ratings = Some(msg);
+                self.snapshot = None;
+                self.broadcast(Utf8Bytes::from(ServerMsg::Ratings(msg).to_text()));
+            }
+            Ok(None) => tracing::warn!(game = %id, "a rated game's end has no rating in the store"),
+            Err(error) => {
+                tracing::warn!(game = %id, %error, "could not read a rated game's rating")
+            }
+        }
+    }
+
+    /// When a room starts for a finished rated game: its rating changes, for its `state`.
+    pub(super) async fn load_ratings(&mut self) {
+        if !(self.state.rated && self.state.is_finished()) {
+            return;
+        }
+        let store = std::sync::Arc::clone(&self.deps.store);
+        match store.game_rating(&self.state.id).await {
+            Ok(rated) => self.ratings = rated.as_ref().map(project::ratings_msg),
+            Err(error) => {
+                tracing::warn!(game = %self.state.id, %error, "could not read a rated game's rating")
+            }
+        }
     }
 
     /// Rebuilds the state from the store's committed events, keeping the live clocks when the
