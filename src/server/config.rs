@@ -263,6 +263,7 @@ impl ServeArgs {
                 burst: self.analysis_burst.max(1.0),
                 max_concurrent: self.max_concurrent_analyses.max(1),
             },
+            lobby: LobbyLimits::default(),
             public_origin: self.public_url.as_deref().map(public_origin).transpose()?,
             accounts: AccountLimits {
                 register_per_hour: rate("register-per-hour", self.register_per_hour)?,
@@ -326,6 +327,8 @@ pub struct Config {
     pub engine_threads: usize,
     /// `/api/analysis` budget, limits and rate (see [`AnalysisLimits`]).
     pub analysis: AnalysisLimits,
+    /// Challenges and the lobby channel (no flags: tests shorten the times).
+    pub lobby: LobbyLimits,
     /// Test hook, off (`None`) by default and settable only by code that
     /// builds a `Config` (no flag, no environment variable, nothing on the
     /// wire): see [`PanicOnMove`].
@@ -363,6 +366,41 @@ pub struct AnalysisLimits {
     pub burst: f64,
     /// Analyses streamed at once, over all clients.
     pub max_concurrent: usize,
+}
+
+/// Challenges (`/api/challenges`) and the lobby channel (`/ws/lobby`): docs/protocol.md.
+/// Not flags; tests build a [`Config`] with shorter times instead of waiting ten minutes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LobbyLimits {
+    /// A pending challenge is withdrawn (`expired`) this long after it was made.
+    pub challenge_ttl: Duration,
+    /// A challenger whose last lobby channel closed has this long to open another (a page
+    /// reload) before their challenges are withdrawn (`challenger_left`).
+    pub leave_grace: Duration,
+    /// Pending challenges one user may have sent.
+    pub challenges_per_user: usize,
+    /// Pending challenges on the server.
+    pub max_challenges: usize,
+    /// Challenges one user may send per minute, sustained, and in a burst.
+    pub challenge_rate_per_min: f64,
+    pub challenge_burst: f64,
+    /// Longest delay of an `online` count after it changed (changes are coalesced, so that
+    /// N pages opening at once cost N messages a period, not N squared).
+    pub online_every: Duration,
+}
+
+impl Default for LobbyLimits {
+    fn default() -> LobbyLimits {
+        LobbyLimits {
+            challenge_ttl: Duration::from_secs(600),
+            leave_grace: Duration::from_secs(5),
+            challenges_per_user: 10,
+            max_challenges: 10_000,
+            challenge_rate_per_min: 10.0,
+            challenge_burst: 10.0,
+            online_every: Duration::from_secs(1),
+        }
+    }
 }
 
 /// How many times each player may take back a first sub-move.

@@ -17,11 +17,13 @@ use tokio::sync::{oneshot, watch};
 
 use super::account::Accounts;
 use super::analysis::Analyses;
+use super::challenge::Lobby;
 pub use super::http_error::ApiError;
 use super::http_error::{json_errors, read_json_body, unknown_route};
 use super::lobby::NewGame;
 use super::protocol::{ErrorCode, Refusal};
 use super::ratelimit::AddressLimiter;
+use super::rating_filter::{self, RatingRange};
 use super::replay::ReplayPool;
 use super::room::{Command, Room};
 use super::rooms::Rooms;
@@ -42,6 +44,8 @@ pub struct AppState {
     pub replays: Arc<ReplayPool>,
     /// The analyses' per-address limit and global cap.
     pub analyses: Arc<Analyses>,
+    /// Challenges and the lobby channels.
+    pub lobby: Arc<Lobby>,
     /// Sign-in: sessions, passwords, the account routes' limits (issue 11).
     pub accounts: Arc<Accounts>,
 }
@@ -59,6 +63,7 @@ impl AppState {
             Arc::clone(&rooms.metrics),
         ));
         let analyses = Arc::new(Analyses::new(&config.analysis));
+        let lobby = Lobby::start(config.lobby, shutdown.clone());
         let accounts = Arc::new(Accounts::new(
             Arc::clone(&rooms.store),
             &config.accounts,
@@ -70,6 +75,7 @@ impl AppState {
             seat_grants,
             replays,
             analyses,
+            lobby,
             accounts,
         }
     }
@@ -232,6 +238,9 @@ struct ListQuery {
     status: Option<String>,
     limit: Option<u32>,
     offset: Option<u32>,
+    /// The creator's rating range (rating_filter.rs).
+    rating_min: Option<u32>,
+    rating_max: Option<u32>,
 }
 
 async fn list(
@@ -249,16 +258,26 @@ async fn list(
         return Err(ApiError::bad_request("limit must be between 1 and 100"));
     }
     let offset = query.offset.unwrap_or(0);
-    let rows = app
-        .rooms
-        .store
-        .list(status, limit, offset)
-        .await
-        .map_err(|e| ApiError::from(Refusal::new(ErrorCode::StoreFailure, e.to_string())))?;
-    let games: Vec<Value> = rows
-        .iter()
-        .filter_map(|row| serde_json::from_str(&row.summary).ok())
-        .collect();
+    let range = RatingRange::new(query.rating_min, query.rating_max)
+        .map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let store_failed = |e: super::store::StoreError| {
+        ApiError::from(Refusal::new(ErrorCode::StoreFailure, e.to_string()))
+    };
+    let games: Vec<Value> = if range.is_open() {
+        let rows = app
+            .rooms
+            .store
+            .list(status, limit, offset)
+            .await
+            .map_err(store_failed)?;
+        rows.iter()
+            .filter_map(|row| serde_json::from_str(&row.summary).ok())
+            .collect()
+    } else {
+        rating_filter::list(&*app.rooms.store, status, range, limit, offset)
+            .await
+            .map_err(store_failed)?
+    };
     Ok(axum::Json(json!({
         "status": status, "limit": limit, "offset": offset, "games": games,
     }))

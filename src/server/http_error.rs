@@ -54,6 +54,8 @@ pub enum Code {
     Http(HttpCode),
     /// The account routes' codes (`bad_credentials`, ...; `account/error.rs`).
     Account(crate::server::account::error::AccountCode),
+    /// The challenge routes' codes (`unknown_user`, ...; `challenge/registry.rs`).
+    Challenge(super::challenge::registry::ChallengeCode),
 }
 
 /// Longest request target (path and query) served; longer is 414. (hyper

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::config::Config;
 use super::game::{COMPUTER_SEAT_HASH, ClockSpec, Event, GameState, SeatUser, Variant};
@@ -44,7 +44,7 @@ pub struct ComputerChoice {
     pub level: i64,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ColorChoice {
     White,

@@ -23,6 +23,9 @@
 //! | replay page validation | [`replay`] |
 //! | PGN tags | [`export`] |
 //! | games that end by themselves | [`expiry`] |
+//! | challenges by name, their timers | [`challenge`] |
+//! | the lobby's creator-rating filter | [`rating_filter`] |
+//! | the lobby channel (online count, challenge notices) | [`lobby_socket`] |
 //! | ids and tokens | [`ids`] |
 //! | persistence | [`store`] |
 
@@ -30,6 +33,7 @@ pub mod account;
 pub mod analysis;
 pub mod assets;
 pub mod bucket;
+pub mod challenge;
 pub mod clock;
 pub mod computer;
 pub mod config;
@@ -42,12 +46,14 @@ pub mod http;
 pub mod http_error;
 pub mod ids;
 pub mod lobby;
+pub mod lobby_socket;
 pub mod metrics;
 pub mod profile;
 pub mod project;
 pub mod protocol;
 pub mod ratelimit;
 pub mod rating;
+pub mod rating_filter;
 pub mod replay;
 pub mod room;
 pub mod rooms;

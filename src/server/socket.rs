@@ -30,7 +30,7 @@ use super::rooms::Rooms;
 use super::upgrade::Ws as WebSocket;
 
 /// Close codes (RFC 6455 7.4.1).
-mod close_code {
+pub(super) mod close_code {
     pub const NORMAL: u16 = 1000;
     pub const AWAY: u16 = 1001;
     pub const PROTOCOL: u16 = 1002;
@@ -44,7 +44,7 @@ mod close_code {
 const CLOSE_WAIT: Duration = Duration::from_secs(3);
 
 /// Close code for a client that cannot keep up with its messages.
-const TRY_AGAIN_LATER: u16 = 1013;
+pub(super) const TRY_AGAIN_LATER: u16 = 1013;
 
 /// How long one write may wait on a client that does not read. A socket
 /// task blocked in a write never gets back to its loop (queue, idle check),
@@ -54,7 +54,7 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Sends one message; false if the connection failed or the client took
 /// nothing for [`WRITE_TIMEOUT`].
-async fn send(ws: &mut WebSocket, message: Message) -> bool {
+pub(super) async fn send(ws: &mut WebSocket, message: Message) -> bool {
     matches!(
         tokio::time::timeout(WRITE_TIMEOUT, ws.send(message)).await,
         Ok(Ok(()))
@@ -70,7 +70,11 @@ const MAX_WRITE_BATCH: usize = 16;
 /// two saves a `sendto` (a loopback `sendto` costs the sender the receiver's TCP processing
 /// too). Nothing waits for more messages to come: a lone message leaves at once. False if the
 /// connection failed or the client took nothing for [`WRITE_TIMEOUT`].
-async fn send_queued<S>(ws: &mut S, first: Utf8Bytes, inbox: &mut mpsc::Receiver<Utf8Bytes>) -> bool
+pub(super) async fn send_queued<S>(
+    ws: &mut S,
+    first: Utf8Bytes,
+    inbox: &mut mpsc::Receiver<Utf8Bytes>,
+) -> bool
 where
     S: futures_util::Sink<Message, Error = WsError> + Unpin,
 {
@@ -88,7 +92,7 @@ where
 }
 
 /// Keeps the connection gauge right however the task ends.
-struct Counted(Arc<Rooms>);
+pub(super) struct Counted(pub(super) Arc<Rooms>);
 
 impl Drop for Counted {
     fn drop(&mut self) {
@@ -227,7 +231,7 @@ pub async fn run(
 
 /// What one frame from the client asks of its connection.
 #[derive(Debug, PartialEq)]
-enum Frame {
+pub(super) enum Frame {
     /// Nothing (control frames: tungstenite answers pings itself, on the
     /// next read or write).
     Nothing,
@@ -245,7 +249,7 @@ enum Frame {
 /// Reads one client frame: the one place where a frame becomes a message,
 /// a refusal, or a reason to close. `ping` is answered here (it needs
 /// nothing from the game, and a busy room must not delay it).
-fn read_frame(message: Message, max_message_bytes: usize) -> Frame {
+pub(super) fn read_frame(message: Message, max_message_bytes: usize) -> Frame {
     let too_big = || Frame::Close(close_code::SIZE, "message too big".into());
     let text = match message {
         Message::Text(text) => text,
@@ -278,7 +282,7 @@ const MAX_REASON_BYTES: usize = 123;
 
 /// The close frame owed to a client whose frames tungstenite (or the frame
 /// meter) refused; `None` when the connection is already gone.
-fn close_for(error: &WsError) -> Option<(u16, Cow<'static, str>)> {
+pub(super) fn close_for(error: &WsError) -> Option<(u16, Cow<'static, str>)> {
     match error {
         WsError::Capacity(_) => Some((close_code::SIZE, "message too big".into())),
         WsError::Utf8(_) => Some((
@@ -302,7 +306,7 @@ fn close_for(error: &WsError) -> Option<(u16, Cow<'static, str>)> {
 
 /// Sends a close frame and waits (bounded) for the client's answering close,
 /// so that the client reads our code and reason before the TCP connection goes.
-async fn close(ws: &mut WebSocket, code: u16, reason: &str) {
+pub(super) async fn close(ws: &mut WebSocket, code: u16, reason: &str) {
     let frame = CloseFrame {
         code: CloseCode::from(code),
         reason: Utf8Bytes::from(reason.to_string()),

@@ -11,6 +11,7 @@ pub mod audit;
 pub mod game;
 pub mod golden;
 pub mod http;
+pub mod lobby;
 pub mod process;
 pub mod raw_ws;
 pub mod rig;

@@ -1,0 +1,159 @@
+//! The test client of the lobby channel (`/ws/lobby`): every frame is read as the server's own
+//! typed [`LobbyMsg`] (unknown or missing fields fail the test), kept in [`LobbyClient::seen`].
+//! Signed in with a session cookie, or anonymous. Every wait is bounded ([`WAIT`] per message,
+//! a count on every loop).
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use marseillais::server::lobby_socket::msg::LobbyMsg;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::HeaderValue;
+use tokio_tungstenite::tungstenite::{self, Message};
+
+use super::WAIT;
+use super::ws::{ConnectError, Ended, Socket};
+
+/// How many messages a wait may skip before it gives up.
+const MAX_SKIPPED: usize = 200;
+
+pub struct LobbyClient {
+    pub ws: Socket,
+    /// Every message received, in order.
+    pub seen: Vec<LobbyMsg>,
+}
+
+impl LobbyClient {
+    /// Opens `/ws/lobby`, with `cookie` (a `Cookie:` header value such as
+    /// `marseillais_session=...`) if given, and the server's own `Origin` (as a page of the
+    /// site would).
+    pub async fn try_connect(
+        addr: SocketAddr,
+        cookie: Option<&str>,
+    ) -> Result<LobbyClient, ConnectError> {
+        let mut request = format!("ws://{addr}/ws/lobby")
+            .into_client_request()
+            .map_err(|e| ConnectError::Failed(e.to_string()))?;
+        let origin = HeaderValue::from_str(&format!("http://{addr}"))
+            .map_err(|e| ConnectError::Failed(e.to_string()))?;
+        request.headers_mut().insert("origin", origin);
+        if let Some(cookie) = cookie {
+            let value =
+                HeaderValue::from_str(cookie).map_err(|e| ConnectError::Failed(e.to_string()))?;
+            request.headers_mut().insert("cookie", value);
+        }
+        let (ws, _) = tokio::time::timeout(WAIT, tokio_tungstenite::connect_async(request))
+            .await
+            .map_err(|_| ConnectError::Timeout)?
+            .map_err(|e| match e {
+                tungstenite::Error::Http(response) => {
+                    ConnectError::Refused(response.status().as_u16())
+                }
+                other => ConnectError::Failed(other.to_string()),
+            })?;
+        Ok(LobbyClient {
+            ws,
+            seen: Vec::new(),
+        })
+    }
+
+    pub async fn connect(addr: SocketAddr, cookie: Option<&str>) -> LobbyClient {
+        match LobbyClient::try_connect(addr, cookie).await {
+            Ok(client) => client,
+            Err(why) => panic!("lobby channel: {why}"),
+        }
+    }
+
+    /// The next message within `wait` (pings skipped); `None` on timeout or end.
+    pub async fn try_recv(&mut self, wait: Duration) -> Option<LobbyMsg> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let next = tokio::time::timeout_at(deadline, self.ws.next())
+                .await
+                .ok()??;
+            match next {
+                Ok(Message::Text(text)) => {
+                    let msg = LobbyMsg::from_text(text.as_str())
+                        .unwrap_or_else(|e| panic!("not a LobbyMsg: {e}: {text:?}"));
+                    self.seen.push(msg.clone());
+                    return Some(msg);
+                }
+                Ok(Message::Close(_)) | Err(_) => return None,
+                Ok(_) => continue,
+            }
+        }
+    }
+
+    /// The next message that `pred` accepts, skipping others (bounded); panics with what was
+    /// seen if none comes.
+    pub async fn until(&mut self, what: &str, mut pred: impl FnMut(&LobbyMsg) -> bool) -> LobbyMsg {
+        for _ in 0..MAX_SKIPPED {
+            match self.try_recv(WAIT).await {
+                Some(msg) if pred(&msg) => return msg,
+                Some(_) => continue,
+                None => break,
+            }
+        }
+        panic!("no {what}; seen {:?}", self.seen);
+    }
+
+    /// Waits for an `online` count of exactly `count` (counts are coalesced, so intermediate
+    /// ones may be skipped).
+    pub async fn online(&mut self, count: u64) {
+        self.until(
+            &format!("online {count}"),
+            |m| matches!(m, LobbyMsg::Online(o) if o.count == count),
+        )
+        .await;
+    }
+
+    /// Whether no message `pred` accepts arrives within `wait` (others are read and kept).
+    pub async fn quiet_for(
+        &mut self,
+        wait: Duration,
+        mut pred: impl FnMut(&LobbyMsg) -> bool,
+    ) -> bool {
+        let deadline = tokio::time::Instant::now() + wait;
+        for _ in 0..MAX_SKIPPED {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            if left.is_zero() {
+                return true;
+            }
+            match self.try_recv(left).await {
+                Some(msg) if pred(&msg) => return false,
+                Some(_) => continue,
+                None => return true,
+            }
+        }
+        true
+    }
+
+    pub async fn send_text(&mut self, text: &str) {
+        let sent = tokio::time::timeout(WAIT, self.ws.send(Message::text(text.to_string()))).await;
+        assert!(matches!(sent, Ok(Ok(()))), "lobby send: {sent:?}");
+    }
+
+    /// Waits (bounded) for the end of the connection.
+    pub async fn ended(&mut self, wait: Duration) -> Ended {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            match tokio::time::timeout_at(deadline, self.ws.next()).await {
+                Err(_) => return Ended::Open,
+                Ok(None) | Ok(Some(Err(_))) => return Ended::Dropped,
+                Ok(Some(Ok(Message::Close(Some(frame))))) => {
+                    return Ended::Closed(u16::from(frame.code), frame.reason.to_string());
+                }
+                Ok(Some(Ok(Message::Close(None)))) => return Ended::Dropped,
+                Ok(Some(Ok(_))) => continue,
+            }
+        }
+    }
+
+    /// Closes the channel, waiting (bounded) for the server's answering close, so that the
+    /// server has seen it go.
+    pub async fn close(mut self) {
+        let _ = tokio::time::timeout(WAIT, self.ws.close(None)).await;
+        let _ = self.ended(WAIT).await;
+    }
+}
