@@ -461,6 +461,8 @@ function clockProblem(minutes, increment) {
 /** A refused creation in words: the server names fields (`clock: base_secs ...`, `fen: ...`). */
 function createErrorText(err) {
   const message = String(err.message || '');
+  if (err.code === 'not_logged_in') return 'only signed-in players create rated games: log in first.';
+  if (err.code === 'rated_needs_clock') return 'a rated game needs a clock: choose a time control.';
   if (err.code === 'bad_request') {
     if (message.startsWith('fen:')) return `the starting position (FEN) cannot be used: ${message.slice(4).trim()}.`;
     if (message.startsWith('clock:')) {
