@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
 
-use super::account::Accounts;
+use super::account::{Accounts, MaybeAccount};
 use super::analysis::Analyses;
 use super::challenge::Lobby;
 pub use super::http_error::ApiError;
@@ -190,9 +190,27 @@ async fn game_page_or_pgn(
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], pgn).into_response())
 }
 
+/// The HTTP status of a refused create or join: the account checks of rated games have their
+/// own (401 without an account, 409 for one's own rated game); the rest as every refusal.
+fn seat_refusal(refusal: Refusal) -> ApiError {
+    let status = match refusal.code {
+        ErrorCode::NotLoggedIn => Some(StatusCode::UNAUTHORIZED),
+        ErrorCode::SamePlayer => Some(StatusCode::CONFLICT),
+        _ => None,
+    };
+    let mut error = ApiError::from(refusal);
+    if let Some(status) = status {
+        error.status = status;
+    }
+    error
+}
+
+/// `POST /api/games`; signed in, the creator's seat belongs to the account (the token is
+/// returned all the same).
 async fn create(
     State(app): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    MaybeAccount(account): MaybeAccount,
     request: Request,
 ) -> Result<Response, ApiError> {
     let config = &app.rooms.config;
@@ -203,24 +221,29 @@ async fn create(
         serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(e.to_string()))?
     };
     app.grant_seat(peer)?;
-    let account = None;
-    let grant = app.rooms.create(request, account).await?;
+    let grant = app
+        .rooms
+        .create(request, account)
+        .await
+        .map_err(seat_refusal)?;
     tracing::info!(game = %grant.id, "game created");
     Ok((StatusCode::CREATED, axum::Json(grant)).into_response())
 }
 
+/// `POST /api/games/{id}/join`; signed in, the seat belongs to the account.
 async fn join(
     State(app): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    MaybeAccount(account): MaybeAccount,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     app.grant_seat(peer)?;
-    let account = None;
     let grant = ask(&app, &id, |reply| Command::Join {
         account: account.clone(),
         reply,
     })
-    .await??;
+    .await?
+    .map_err(seat_refusal)?;
     tracing::info!(game = %grant.id, "seat taken");
     Ok(axum::Json(grant).into_response())
 }
@@ -290,8 +313,11 @@ struct WsQuery {
     v: Option<u64>,
 }
 
+/// The WebSocket of a game. A session cookie (checked at the upgrade, Origin included) makes
+/// the connection its account's: it holds the seat the account owns, token or not.
 async fn websocket(
     State(app): State<AppState>,
+    MaybeAccount(account): MaybeAccount,
     Path(id): Path<String>,
     Query(query): Query<WsQuery>,
     slot: Option<Extension<ConnectionSlot>>,
@@ -300,7 +326,7 @@ async fn websocket(
     let room = room_of(&app, &id).await?;
     let rooms = Arc::clone(&app.rooms);
     let shutdown = app.shutdown.clone();
-    let account = None;
+    let account = account.map(|a| a.id);
     Ok(upgrade.accept(&app.rooms.config, move |ws| async move {
         // The connection's slot (--max-connections) is held for as long as
         // the socket lives, not just the upgrade request.

@@ -103,7 +103,10 @@ impl Session {
     /// A WebSocket to game `id` with this device's cookie (and `query`: `token=...`, `v=...`).
     pub async fn connect(&self, addr: SocketAddr, id: &str, query: &str) -> Client {
         let origin = format!("http://{addr}");
-        let headers = [("Cookie", self.cookie.as_str()), ("Origin", origin.as_str())];
+        let headers = [
+            ("Cookie", self.cookie.as_str()),
+            ("Origin", origin.as_str()),
+        ];
         match Client::try_connect_with(addr, id, query, &headers).await {
             Ok(client) => client,
             Err(why) => panic!("ws connect to {id} as {}: {why}", self.name),
