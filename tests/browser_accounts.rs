@@ -340,6 +340,20 @@ async fn a_rated_game_shows_rated_both_names_with_provisional_ratings_and_the_ra
         .await;
         wait_text(s, "#rating-change", "1500 →").await;
     }
+
+    // The lobby's rating filter (the creator's rating for the game's speed): Alice's next
+    // rated game is within 0-4000, not above 2000.
+    let next = create_from_lobby(&rig, &white, "5+3", true).await;
+    black.goto(&rig.url("/")).await;
+    let row = format!("#open-games li[data-id='{next}']");
+    wait_text(&black, &row, "alice").await;
+    type_into(&black, "#rating-min", "2000").await;
+    click(&black, "#rating-filter-btn").await;
+    wait_text(&black, "#open-games", "No open game in this rating range").await;
+    type_into(&black, "#rating-min", "0").await;
+    type_into(&black, "#rating-max", "4000").await;
+    click(&black, "#rating-filter-btn").await;
+    wait_text(&black, &row, "alice").await;
     rig.stop(vec![white, black]).await;
 }
 
@@ -422,7 +436,14 @@ async fn a_challenge_from_a_profile_is_notified_live_and_accepting_takes_both_pl
     // A name from the address is shown as text, never as HTML.
     alice.goto(&rig.url("/@/%3Cimg%20src=x%3E")).await;
     wait_text(&alice, "#profile-status", "<img src=x>").await;
-    assert_eq!(js(&alice, "return document.querySelectorAll('main img').length").await, json!(0));
+    assert_eq!(
+        js(
+            &alice,
+            "return document.querySelectorAll('main img').length"
+        )
+        .await,
+        json!(0)
+    );
 
     // Bob's profile lists the game, linking to it.
     alice.goto(&rig.url("/@/bob")).await;
