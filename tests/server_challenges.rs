@@ -13,67 +13,38 @@ use marseillais::server::lobby_socket::msg::{ChallengeState, GoneReason, LobbyMs
 use marseillais::server::rating::Speed;
 use marseillais::server::store::{Commit, GameListing, GameStatus, MemoryStore, RatedEnd, Store};
 use serde_json::{Value, json};
-use support::http::{Reply, exchange};
 use support::lobby::LobbyClient;
 use support::rig::Rig;
+use support::session::{Session, request};
 use support::{WAIT, s};
 
-/// One request as a page of the site sends it: its own `Origin`, the session cookie if any.
-async fn call(
-    rig: &Rig,
-    method: &str,
-    path: &str,
-    cookie: Option<&str>,
-    body: Option<&Value>,
-) -> Reply {
-    let addr = rig.addr();
-    let body = body.map(Value::to_string).unwrap_or_default();
-    let mut head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nOrigin: http://{addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    if let Some(cookie) = cookie {
-        head.push_str(&format!("Cookie: {cookie}\r\n"));
-    }
-    head.push_str("\r\n");
-    let mut bytes = head.into_bytes();
-    bytes.extend_from_slice(body.as_bytes());
-    match exchange(addr, &bytes, WAIT).await {
-        Ok(reply) => reply,
-        Err(why) => panic!("{method} {path}: {why}"),
-    }
-}
-
-/// (status, JSON body; `Null` when empty).
+/// (status, JSON body; `Null` when empty): signed in as `who`, or anonymous (with our Origin
+/// either way, as a page of the site sends it).
 async fn api(
     rig: &Rig,
     method: &str,
     path: &str,
-    cookie: Option<&str>,
+    who: Option<&Session>,
     body: Option<Value>,
 ) -> (u16, Value) {
-    let reply = call(rig, method, path, cookie, body.as_ref()).await;
-    let value = if reply.body.trim().is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_str(&reply.body)
-            .unwrap_or_else(|e| panic!("{method} {path}: not JSON {:?}: {e}", reply.body))
-    };
-    (reply.status, value)
+    let addr = rig.addr();
+    match who {
+        Some(session) => session.call(addr, method, path, body.as_ref()).await,
+        None => {
+            let origin = format!("Origin: http://{addr}");
+            let (status, value, _) = request(addr, method, path, body.as_ref(), &[origin]).await;
+            (status, value)
+        }
+    }
 }
 
-/// Registers `name` and returns its session cookie (`name=value`).
-async fn sign_up(rig: &Rig, name: &str) -> String {
-    let body = json!({"username": name, "password": "correct horse battery"});
-    let reply = call(rig, "POST", "/api/account/register", None, Some(&body)).await;
-    assert_eq!(reply.status, 201, "{}", reply.body);
-    let set_cookie = reply.header("set-cookie").expect("a session cookie");
-    set_cookie
-        .split(';')
-        .next()
-        .map(str::trim)
-        .expect("name=value")
-        .to_string()
+async fn sign_up(rig: &Rig, name: &str) -> Session {
+    Session::register(rig.addr(), name).await
+}
+
+/// A lobby channel of `who`'s (anonymous: `None`).
+async fn page(rig: &Rig, who: Option<&Session>) -> LobbyClient {
+    LobbyClient::connect(rig.addr(), who.map(|s| s.cookie.as_str())).await
 }
 
 fn code(body: &Value) -> String {
@@ -107,8 +78,8 @@ fn gone(msg: &LobbyMsg, id: &str) -> Option<GoneReason> {
     }
 }
 
-async fn challenge(rig: &Rig, cookie: &str, body: Value) -> String {
-    let (status, view) = api(rig, "POST", "/api/challenges", Some(cookie), Some(body)).await;
+async fn challenge(rig: &Rig, who: &Session, body: Value) -> String {
+    let (status, view) = api(rig, "POST", "/api/challenges", Some(who), Some(body)).await;
     assert_eq!(status, 201, "{view}");
     s(&view["id"])
 }
@@ -118,10 +89,10 @@ async fn a_challenge_is_seen_live_accepted_and_both_players_get_the_game_with_th
     let rig = rig().await;
     let alice = sign_up(&rig, "alice").await;
     let bob = sign_up(&rig, "Bob").await;
-    let mut alice_page = LobbyClient::connect(rig.addr(), Some(&alice)).await;
+    let mut alice_page = page(&rig, Some(&alice)).await;
     // Bob has two pages open: the challenge shows on both.
-    let mut bob_page = LobbyClient::connect(rig.addr(), Some(&bob)).await;
-    let mut bob_other = LobbyClient::connect(rig.addr(), Some(&bob)).await;
+    let mut bob_page = page(&rig, Some(&bob)).await;
+    let mut bob_other = page(&rig, Some(&bob)).await;
 
     let body =
         json!({"to": "bob", "clock": {"base_secs": 300, "increment_secs": 3}, "color": "white"});
@@ -142,8 +113,8 @@ async fn a_challenge_is_seen_live_accepted_and_both_players_get_the_game_with_th
         assert!(view.expires_in_ms > 0 && view.expires_in_ms <= 600_000);
     }
     // Both see it in their list, each from their side.
-    for cookie in [&alice, &bob] {
-        let (status, list) = api(&rig, "GET", "/api/challenges", Some(cookie), None).await;
+    for who in [&alice, &bob] {
+        let (status, list) = api(&rig, "GET", "/api/challenges", Some(who), None).await;
         assert_eq!(status, 200);
         let ids: Vec<String> = list["challenges"]
             .as_array()
@@ -193,8 +164,16 @@ async fn a_challenge_is_seen_live_accepted_and_both_players_get_the_game_with_th
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["clock"]["base_secs"], 300, "{state}");
     assert_eq!(s(&state["status"]), "playing", "{state}");
-    let bob_seat = rig.seat(&game, &s(&seat["token"])).await;
-    drop(bob_seat);
+    assert_eq!(s(&state["players"]["white"]["name"]), "alice", "{state}");
+    assert_eq!(s(&state["players"]["black"]["name"]), "Bob", "{state}");
+    // Each seat is its account's: the session alone proves it on the game socket (alice never
+    // had a token), and bob's token works too.
+    let mut alice_game = alice.connect(rig.addr(), &game, "").await;
+    let state = alice_game.recv_type("state").await;
+    assert_eq!(s(&state.d["you"]), "white", "{state}");
+    let mut bob_game = rig.seat(&game, &s(&seat["token"])).await;
+    let state = bob_game.recv_type("state").await;
+    assert_eq!(s(&state.d["you"]), "black", "{state}");
 }
 
 #[tokio::test]
@@ -202,8 +181,8 @@ async fn the_challenged_user_declines_and_the_challenger_sees_it_live() {
     let rig = rig().await;
     let alice = sign_up(&rig, "alice").await;
     let bob = sign_up(&rig, "bob").await;
-    let mut alice_page = LobbyClient::connect(rig.addr(), Some(&alice)).await;
-    let mut bob_page = LobbyClient::connect(rig.addr(), Some(&bob)).await;
+    let mut alice_page = page(&rig, Some(&alice)).await;
+    let mut bob_page = page(&rig, Some(&bob)).await;
     let id = challenge(&rig, &alice, json!({"to": "bob"})).await;
     bob_page
         .until("the challenge", |m| pending(m).is_some())
@@ -234,7 +213,7 @@ async fn the_challenger_cancels_and_the_challenged_user_sees_it_go() {
     let rig = rig().await;
     let alice = sign_up(&rig, "alice").await;
     let bob = sign_up(&rig, "bob").await;
-    let mut bob_page = LobbyClient::connect(rig.addr(), Some(&bob)).await;
+    let mut bob_page = page(&rig, Some(&bob)).await;
     let id = challenge(&rig, &alice, json!({"to": "bob"})).await;
     bob_page
         .until("the challenge", |m| pending(m).is_some())
@@ -269,8 +248,8 @@ async fn a_challenge_nobody_answers_expires_and_both_users_are_told() {
     let rig = rig_with(|c| c.lobby.challenge_ttl = Duration::from_millis(300)).await;
     let alice = sign_up(&rig, "alice").await;
     let bob = sign_up(&rig, "bob").await;
-    let mut alice_page = LobbyClient::connect(rig.addr(), Some(&alice)).await;
-    let mut bob_page = LobbyClient::connect(rig.addr(), Some(&bob)).await;
+    let mut alice_page = page(&rig, Some(&alice)).await;
+    let mut bob_page = page(&rig, Some(&bob)).await;
     let id = challenge(&rig, &alice, json!({"to": "bob"})).await;
     for page in [&mut alice_page, &mut bob_page] {
         let msg = page.until("the expiry", |m| gone(m, &id).is_some()).await;
@@ -292,8 +271,8 @@ async fn a_challenge_is_withdrawn_when_the_challenger_leaves_but_survives_a_relo
     let rig = rig_with(|c| c.lobby.leave_grace = Duration::from_millis(400)).await;
     let alice = sign_up(&rig, "alice").await;
     let bob = sign_up(&rig, "bob").await;
-    let mut bob_page = LobbyClient::connect(rig.addr(), Some(&bob)).await;
-    let alice_page = LobbyClient::connect(rig.addr(), Some(&alice)).await;
+    let mut bob_page = page(&rig, Some(&bob)).await;
+    let alice_page = page(&rig, Some(&alice)).await;
     let id = challenge(&rig, &alice, json!({"to": "bob"})).await;
     bob_page
         .until("the challenge", |m| pending(m).is_some())
@@ -302,7 +281,7 @@ async fn a_challenge_is_withdrawn_when_the_challenger_leaves_but_survives_a_relo
     // A reload: the page closes and a new one opens at once; the challenge stands, and the
     // new page is shown it.
     alice_page.close().await;
-    let mut reloaded = LobbyClient::connect(rig.addr(), Some(&alice)).await;
+    let mut reloaded = page(&rig, Some(&alice)).await;
     reloaded
         .until("the standing challenge", |m| {
             pending(m).as_deref() == Some(id.as_str())
@@ -446,31 +425,33 @@ async fn challenges_are_bounded_in_total_and_rate_limited_per_challenger() {
         .await;
         assert_eq!(got, 404);
     }
-    let reply = call(
+    let (status, body) = api(
         &rig,
         "POST",
         "/api/challenges",
         Some(&alice),
-        Some(&json!({"to": "nobody"})),
+        Some(json!({"to": "nobody"})),
     )
     .await;
-    assert_eq!(reply.status, 429, "{}", reply.body);
-    assert!(reply.body.contains("rate_limited"), "{}", reply.body);
-    assert!(reply.header("retry-after").is_some());
+    assert_eq!(
+        (status, code(&body)),
+        (429, "rate_limited".into()),
+        "{body}"
+    );
 }
 
 #[tokio::test]
 async fn the_online_count_goes_up_and_down_with_pages_and_counts_a_user_once() {
     let rig = rig_with(|c| c.lobby.online_every = Duration::from_millis(50)).await;
     let alice = sign_up(&rig, "alice").await;
-    let mut watcher = LobbyClient::connect(rig.addr(), None).await;
+    let mut watcher = page(&rig, None).await;
     watcher.online(1).await;
-    let alice_one = LobbyClient::connect(rig.addr(), Some(&alice)).await;
+    let alice_one = page(&rig, Some(&alice)).await;
     watcher.online(2).await;
     // Alice's second page: still one Alice.
-    let mut alice_two = LobbyClient::connect(rig.addr(), Some(&alice)).await;
+    let mut alice_two = page(&rig, Some(&alice)).await;
     alice_two.online(2).await;
-    let anonymous = LobbyClient::connect(rig.addr(), None).await;
+    let anonymous = page(&rig, None).await;
     watcher.online(3).await;
     anonymous.close().await;
     watcher.online(2).await;
@@ -492,7 +473,7 @@ async fn the_online_count_goes_up_and_down_with_pages_and_counts_a_user_once() {
 #[tokio::test]
 async fn the_lobby_channel_answers_ping_and_refuses_what_it_does_not_take() {
     let rig = rig().await;
-    let mut page = LobbyClient::connect(rig.addr(), None).await;
+    let mut page = page(&rig, None).await;
     page.online(1).await;
     page.send_text(r#"{"t":"ping"}"#).await;
     page.until("pong", |m| matches!(m, LobbyMsg::Pong(_))).await;
@@ -598,12 +579,12 @@ async fn open_games_are_filtered_by_their_creators_rating_and_anonymous_ones_onl
     rated_win(&store, "alice", "bob", "Rated001").await;
     let blitz = json!({"rated": true, "clock": {"base_secs": 300, "increment_secs": 0}});
     let mut by = std::collections::HashMap::new();
-    for (name, cookie) in [("alice", &alice), ("bob", &bob), ("carol", &carol)] {
+    for (name, who) in [("alice", &alice), ("bob", &bob), ("carol", &carol)] {
         let (status, grant) = api(
             &rig,
             "POST",
             "/api/games",
-            Some(cookie),
+            Some(who),
             Some(blitz.clone()),
         )
         .await;

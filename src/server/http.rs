@@ -119,6 +119,7 @@ pub fn router(state: AppState) -> Router {
         .route("/ws/game/{id}", get(websocket))
         .merge(super::replay::routes())
         .merge(super::analysis::routes())
+        .merge(super::challenge::routes::routes())
         .merge(super::account::routes::routes())
         .merge(super::profile::routes())
         .fallback(unknown_route)

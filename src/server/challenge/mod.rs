@@ -11,7 +11,7 @@
 //! | the registry + the lobby channels + the timers | [`Lobby`] (here) |
 
 pub mod registry;
-// pub mod routes;
+pub mod routes;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -32,16 +32,19 @@ impl From<ChallengeError> for ApiError {
         let message = error.to_string();
         let (status, code) = match error {
             ChallengeError::UnknownUser => (StatusCode::NOT_FOUND, ChallengeCode::UnknownUser),
-            ChallengeError::SelfChallenge => (StatusCode::BAD_REQUEST, ChallengeCode::SelfChallenge),
+            ChallengeError::SelfChallenge => {
+                (StatusCode::BAD_REQUEST, ChallengeCode::SelfChallenge)
+            }
             ChallengeError::RatedNeedsClock => {
                 return ApiError::from(Refusal::new(ErrorCode::RatedNeedsClock, message));
             }
             ChallengeError::TooManyFromYou(_) => {
                 (StatusCode::CONFLICT, ChallengeCode::TooManyChallenges)
             }
-            ChallengeError::TooManyInTotal => {
-                (StatusCode::SERVICE_UNAVAILABLE, ChallengeCode::TooManyChallenges)
-            }
+            ChallengeError::TooManyInTotal => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                ChallengeCode::TooManyChallenges,
+            ),
             ChallengeError::NotYours(_) => (StatusCode::FORBIDDEN, ChallengeCode::NotYourChallenge),
             ChallengeError::RateLimited { retry_after_secs } => {
                 return ApiError::from(Refusal::new(ErrorCode::RateLimited, message))
@@ -181,7 +184,10 @@ async fn start_game(
     challenge: &Challenge,
 ) -> Result<crate::server::room::SeatGrant, ApiError> {
     let challenger = Some(challenge.from.clone());
-    let created = app.rooms.create(new_game(&challenge.terms), challenger).await?;
+    let created = app
+        .rooms
+        .create(new_game(&challenge.terms), challenger)
+        .await?;
     let challenged = Some(challenge.to.clone());
     let joined = ask(app, &created.id, |reply| Command::Join {
         account: challenged.clone(),
