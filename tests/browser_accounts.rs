@@ -102,6 +102,24 @@ async fn create_from_lobby(rig: &Rig, s: &Session, clock: &str, rated: bool) -> 
     id
 }
 
+/// A few checks of the page's structure (tests/browser.rs runs the full checker on the
+/// pages it knows): one `h1`, unique ids, every shown button and form field named.
+const PAGE_CHECK: &str = r#"
+const out = [];
+if (document.querySelectorAll('h1').length !== 1) out.push('h1 count');
+const ids = new Map();
+for (const e of document.querySelectorAll('[id]')) ids.set(e.id, (ids.get(e.id) || 0) + 1);
+for (const [id, n] of ids) if (n > 1) out.push(`duplicate id ${id}`);
+for (const b of document.querySelectorAll('button')) {
+  if (b.getClientRects().length && !(b.textContent.trim() || b.getAttribute('aria-label'))) out.push(`unnamed button ${b.outerHTML.slice(0, 80)}`);
+}
+for (const i of document.querySelectorAll('input:not([type=hidden]), select')) {
+  const named = i.getAttribute('aria-label') || (i.id && document.querySelector(`label[for="${i.id}"]`)) || i.closest('label');
+  if (i.getClientRects().length && !named) out.push(`unnamed field ${i.id || i.name}`);
+}
+return out;
+"#;
+
 /// Whether this browser keeps a seat token for the game.
 async fn holds_token(s: &Session, id: &str) -> bool {
     js(
@@ -174,6 +192,11 @@ async fn sign_up_and_log_in_refusals_are_said_in_words_and_log_out_signs_the_bro
     a.goto(&rig.url("/")).await;
     submit_account_dialog(&a, "#btn-signup", "a", PASSWORD).await;
     wait_text(&a, "#account-error", "2 to 20 characters").await;
+    assert_eq!(
+        js(&a, PAGE_CHECK).await,
+        json!([]),
+        "the lobby with the dialog open"
+    );
     type_into(&a, "#account-username", "alice").await;
     type_into(&a, "#account-password", "short").await;
     click(&a, "#account-submit").await;
@@ -369,6 +392,9 @@ async fn a_challenge_from_a_profile_is_notified_live_and_accepting_takes_both_pl
     let bob = rig.driver.session().await;
     sign_up(&rig, &alice, "alice").await;
     sign_up(&rig, &bob, "bob").await;
+    // Both lobbies count the two signed-in players online (live, from the lobby channel).
+    alice.goto(&rig.url("/")).await;
+    wait_text(&alice, "#online-count", "2 players online").await;
     // Bob is on his own profile: no challenge button for himself.
     bob.goto(&rig.url("/@/bob")).await;
     wait_text(&bob, "#profile-name", "bob").await;
@@ -392,10 +418,16 @@ async fn a_challenge_from_a_profile_is_notified_live_and_accepting_takes_both_pl
     .await;
     click(&alice, "#challenge-send").await;
     wait_text(&alice, ".challenge-note.outgoing", "Waiting for bob").await;
+    assert_eq!(js(&alice, PAGE_CHECK).await, json!([]), "the profile page");
 
     // A first challenge is declined: Alice sees it said.
     wait_text(&bob, ".challenge-note.incoming", "alice").await;
     wait_text(&bob, ".challenge-note.incoming", "you play Black").await;
+    assert_eq!(
+        js(&bob, PAGE_CHECK).await,
+        json!([]),
+        "the page with a notification"
+    );
     click(&bob, ".challenge-note.incoming .challenge-decline").await;
     wait_text(&alice, ".challenge-note.outgoing", "declined").await;
     wait_for(

@@ -580,14 +580,7 @@ async fn open_games_are_filtered_by_their_creators_rating_and_anonymous_ones_onl
     let blitz = json!({"rated": true, "clock": {"base_secs": 300, "increment_secs": 0}});
     let mut by = std::collections::HashMap::new();
     for (name, who) in [("alice", &alice), ("bob", &bob), ("carol", &carol)] {
-        let (status, grant) = api(
-            &rig,
-            "POST",
-            "/api/games",
-            Some(who),
-            Some(blitz.clone()),
-        )
-        .await;
+        let (status, grant) = api(&rig, "POST", "/api/games", Some(who), Some(blitz.clone())).await;
         assert_eq!(status, 201, "{grant}");
         by.insert(name, s(&grant["id"]));
     }
