@@ -377,6 +377,42 @@ async fn a_rated_game_shows_rated_both_names_with_provisional_ratings_and_the_ra
     type_into(&black, "#rating-max", "4000").await;
     click(&black, "#rating-filter-btn").await;
     wait_text(&black, &row, "alice").await;
+
+    // Alice's "My games" (her account's list): the open game before the finished rated one,
+    // which shows her change.
+    white.goto(&rig.url("/")).await;
+    let order = format!(
+        "(() => {{ const ids = [...document.querySelectorAll('#my-games li[data-id]')].map(li => li.dataset.id); return ids.length === 2 && ids[0] === '{next}' && ids[1] === '{id}'; }})()"
+    );
+    wait_for(
+        &white,
+        &order,
+        "the open game, then the finished one, in My games",
+    )
+    .await;
+    let finished = text(&white, &format!("#my-games li[data-id='{id}']")).await;
+    assert!(
+        finished.contains("Rated") && finished.contains(" -"),
+        "{finished}"
+    );
+
+    // Alice's profile: her blitz rating (5+3 is blitz), its history graph, the lost game.
+    black.goto(&rig.url("/@/alice")).await;
+    wait_text(&black, "#ratings", "Blitz").await;
+    wait_for(
+        &black,
+        "document.querySelectorAll('#history-svg circle').length === 1",
+        "one point in the graph",
+    )
+    .await;
+    wait_text(&black, "#history-caption", "from ").await;
+    let game_row = format!("#games-table tr[data-id='{id}']");
+    wait_text(&black, &game_row, "Lost").await;
+    let cells = text(&black, &game_row).await;
+    assert!(
+        cells.contains("bob") && cells.contains("Rated") && cells.contains('-'),
+        "{cells}"
+    );
     rig.stop(vec![white, black]).await;
 }
 
