@@ -287,6 +287,15 @@ function myOrder(g) {
   return 3;
 }
 
+/** A finished game of mine in words: "won 1-0", "lost 0-1", "draw", "aborted". */
+function finishedWord(g) {
+  if (!g.result || g.result === '*') return 'aborted';
+  if (g.result === '1/2-1/2') return 'draw';
+  if (g.color !== 'white' && g.color !== 'black') return g.result;
+  const won = (g.result === '1-0') === (g.color === 'white');
+  return `${won ? 'won' : 'lost'} ${g.result}`;
+}
+
 function fillMine(list, games, me) {
   const sorted = games.map((g, i) => [g, i]).sort((a, b) => myOrder(a[0]) - myOrder(b[0]) || a[1] - b[1]).map(([g]) => g);
   const key = JSON.stringify(sorted);
@@ -298,7 +307,7 @@ function fillMine(list, games, me) {
   }
   list.replaceChildren(...sorted.map((g) => {
     const yourTurn = g.status === 'playing' && g.color && g.turn === g.color;
-    const state = g.status === 'playing' ? 'in progress' : g.status === 'open' ? 'waiting for an opponent' : (g.result && g.result !== '*' ? g.result : 'finished');
+    const state = g.status === 'playing' ? 'in progress' : g.status === 'open' ? 'waiting for an opponent' : finishedWord(g);
     return h('li', { 'data-id': g.id, class: yourTurn ? 'your-turn' : null },
       h('span', { class: 'game-desc' },
         yourTurn ? h('strong', { class: 'your-turn-mark' }, 'Your turn · ') : null,
