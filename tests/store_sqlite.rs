@@ -184,6 +184,39 @@ async fn user_games_pages_a_users_games_newest_first_listed_or_not() {
 }
 
 #[tokio::test]
+async fn a_new_session_drops_the_users_expired_sessions_from_the_database() {
+    use marseillais::server::store::SESSION_IDLE_MS;
+    use support::store_contract::{session_hash, username};
+    let dir = temp_dir("session-purge");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    let t0 = 1_000_000;
+    let ivy = bounded(store.create_user(username("ivy"), "h".to_owned(), t0))
+        .await
+        .expect("ivy");
+    let jon = bounded(store.create_user(username("jon"), "h".to_owned(), t0))
+        .await
+        .expect("jon");
+    for (byte, user) in [(1, ivy), (2, ivy), (3, jon)] {
+        bounded(store.create_session(session_hash(byte), user, t0))
+            .await
+            .expect("session");
+    }
+    let sessions = || -> i64 {
+        let conn = rusqlite::Connection::open(store.path()).expect("raw open");
+        conn.query_row("SELECT count(*) FROM sessions", [], |row| row.get(0))
+            .expect("count")
+    };
+    assert_eq!(sessions(), 3);
+    // Ivy logs in again after 30 idle days: her two dead sessions go, Jon's (just as dead, but
+    // not hers) stays until Jon logs in.
+    bounded(store.create_session(session_hash(4), ivy, t0 + SESSION_IDLE_MS + 1))
+        .await
+        .expect("new session");
+    assert_eq!(sessions(), 2);
+    bounded(store.close()).await;
+}
+
+#[tokio::test]
 async fn a_rated_end_rates_both_players_once_in_the_transaction_of_its_commit() {
     let dir = temp_dir("rated");
     let store = SqliteStore::open(dir.path()).expect("open");

@@ -7,6 +7,7 @@
 //! server is expected in some tests), the others panic with a message.
 #![allow(dead_code)]
 
+pub mod account;
 pub mod audit;
 pub mod game;
 pub mod golden;

@@ -8,6 +8,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use argon2::{Algorithm, Argon2, Params, Version};
@@ -104,6 +105,8 @@ pub struct Passwords {
     /// The hash of a random password nobody knows, made on first use with the same parameters
     /// as real ones: verifying against it costs what verifying a real user's hash costs.
     dummy: OnceCell<String>,
+    /// Verifications run, real or dummy (every login costs exactly one).
+    verifications: AtomicU64,
 }
 
 impl Passwords {
@@ -111,7 +114,13 @@ impl Passwords {
         Passwords {
             permits: Arc::new(Semaphore::new(max_concurrent.max(1))),
             dummy: OnceCell::new(),
+            verifications: AtomicU64::new(0),
         }
+    }
+
+    /// Verifications run since start, real or against the dummy hash.
+    pub fn verifications(&self) -> u64 {
+        self.verifications.load(Ordering::Relaxed)
     }
 
     async fn blocking<T: Send + 'static>(
@@ -150,6 +159,7 @@ impl Passwords {
         let matches = self
             .blocking(move || verify_blocking(&password, &hash))
             .await?;
+        self.verifications.fetch_add(1, Ordering::Relaxed);
         Ok(known && matches)
     }
 

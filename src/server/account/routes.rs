@@ -45,8 +45,11 @@ async fn credentials(app: &AppState, request: Request) -> Result<Credentials, Ap
         app.rooms.config.body_read_timeout,
     )
     .await?;
-    // serde's message names the field, never its value.
-    serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(e.to_string()))
+    // Not serde's message: for a value of the wrong type it quotes the value, and that value may
+    // be a password.
+    serde_json::from_slice(&body).map_err(|_| {
+        ApiError::bad_request(r#"the body must be {"username": "...", "password": "..."}"#)
+    })
 }
 
 /// `{"username", "ratings": {speed: {rating, deviation, provisional, games}}}`: every live

@@ -79,6 +79,11 @@ impl Accounts {
         self.secure_cookies
     }
 
+    /// Password verifications run since start (one per login that passed the rate limits).
+    pub fn verifications(&self) -> u64 {
+        self.passwords.verifications()
+    }
+
     /// A new user with a session. The cheap checks come first (name, password, the address's
     /// limit, a taken name), so that refusals cost no hashing.
     pub async fn register(
@@ -192,5 +197,88 @@ impl Accounts {
             .delete_session(hash)
             .await
             .map_err(error::store_failure)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::Ipv4Addr;
+
+    use super::*;
+    use crate::server::store::MemoryStore;
+
+    fn accounts() -> Accounts {
+        let limits = AccountLimits {
+            register_per_hour: 0.0,
+            login_per_min: 0.0,
+            login_per_min_per_username: 0.0,
+            max_concurrent_hashes: 1,
+        };
+        Accounts::new(Arc::new(MemoryStore::new()), &limits, None)
+    }
+
+    const PEER: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
+
+    #[tokio::test]
+    async fn every_failed_login_costs_one_password_verification_like_a_real_one() {
+        let accounts = accounts();
+        assert!(
+            accounts
+                .register(PEER, "gina", "ginas password")
+                .await
+                .is_ok()
+        );
+        let before = accounts.verifications();
+        for (name, password) in [
+            ("gina", "ginas password"),        // right
+            ("gina", "wrong password"),        // wrong password
+            ("nobody", "any password"),        // unknown user
+            ("no such name!", "any password"), // a name that cannot exist
+            ("gina", "short"),                 // a password that cannot be hers
+        ] {
+            let counted = accounts.verifications();
+            let result = accounts.login(PEER, name, password).await;
+            assert_eq!(
+                accounts.verifications(),
+                counted + 1,
+                "{name} / {password}: one verification"
+            );
+            if password == "ginas password" {
+                assert!(result.is_ok());
+            } else {
+                let error = result.err().map(|e| (e.status, e.code, e.message));
+                let expected = error::bad_credentials();
+                assert_eq!(
+                    error,
+                    Some((expected.status, expected.code, expected.message))
+                );
+            }
+        }
+        assert_eq!(accounts.verifications(), before + 5);
+    }
+
+    #[tokio::test]
+    async fn a_session_resolves_to_its_account_until_logout() {
+        let accounts = accounts();
+        let new = accounts
+            .register(PEER, "hugo", "hugos password")
+            .await
+            .expect("registered");
+        let mut headers = HeaderMap::new();
+        let cookie = format!("{}={}", session::COOKIE, new.id.reveal());
+        headers.insert(
+            axum::http::header::COOKIE,
+            axum::http::HeaderValue::from_str(&cookie).expect("header"),
+        );
+        assert_eq!(
+            accounts.account_of(&headers).await.expect("read"),
+            Some(new.account)
+        );
+        assert!(accounts.logout(&headers).await.is_ok());
+        assert_eq!(accounts.account_of(&headers).await.expect("read"), None);
+        assert_eq!(
+            accounts.account_of(&HeaderMap::new()).await.expect("read"),
+            None
+        );
     }
 }
