@@ -10,16 +10,22 @@
 mod support;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
-use marseillais::server::account::{UserId, Username};
-use marseillais::server::rating::Speed;
-use marseillais::server::store::{Commit, GameListing, GameStatus, RatedEnd, SqliteStore, Store};
+use futures_util::future::BoxFuture;
+use marseillais::server::account::{Account, UserId, Username};
+use marseillais::server::rating::{Rating, Speed};
+use marseillais::server::store::{
+    Commit, GameListing, GameStatus, LoadedGame, RatedEnd, RatedGame, SessionHash, SqliteStore,
+    Store, StoreError, StoreFuture, UserRecord,
+};
 use serde_json::{Value, json};
 
 use support::WAIT;
 use support::game::play_until_white_mates_in_one;
-use support::http::{exchange, head};
+use support::http::{connect_and_send, exchange, head, read_until_closed};
 use support::rig::Rig;
+use support::session::Session;
 
 /// A stand-in for an Argon2 PHC string: what must never appear in any answer.
 const HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c2VjcmV0c2FsdA$bm90LWEtcmVhbC1oYXNo";
@@ -38,8 +44,13 @@ struct World {
 }
 
 async fn world() -> World {
+    world_on(|store| store).await
+}
+
+/// The world on the SQLite store as `wrap` wraps it.
+async fn world_on(wrap: impl FnOnce(Arc<dyn Store>) -> Arc<dyn Store>) -> World {
     let dir = tempfile::tempdir().expect("temp dir");
-    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(dir.path()).expect("store"));
+    let store: Arc<dyn Store> = wrap(Arc::new(SqliteStore::open(dir.path()).expect("store")));
     let rig = Rig::builder()
         .store(Arc::clone(&store))
         .config(|c| c.create_rate_per_sec = 0.0)
@@ -553,5 +564,257 @@ async fn the_profile_page_is_served_at_its_at_address() {
             .contains("content-type: text/html")
     );
     assert!(reply.body.contains("<html"), "{}", reply.body);
+    rig.stop().await;
+}
+
+/// A store whose profile reads fail on demand (the crate's `FailingStore` fails writes only):
+/// `ratings`, `rating_history` and `user_games` while `failing` is on, and `user_games` once
+/// `user_games_left` successful calls are used up.
+struct ReadFailing {
+    inner: Arc<dyn Store>,
+    failing: Arc<AtomicBool>,
+    user_games_left: Arc<AtomicU32>,
+}
+
+fn refused<T: Send + 'static>() -> StoreFuture<T> {
+    Box::pin(async { Err(StoreError::Io("injected read failure".into())) })
+}
+
+impl Store for ReadFailing {
+    fn commit(&self, commit: Commit) -> StoreFuture<()> {
+        self.inner.commit(commit)
+    }
+    fn commit_all(&self, commits: Vec<Commit>) -> StoreFuture<()> {
+        self.inner.commit_all(commits)
+    }
+    fn load_unfinished(&self) -> StoreFuture<Vec<LoadedGame>> {
+        self.inner.load_unfinished()
+    }
+    fn load_playing(&self) -> StoreFuture<Vec<LoadedGame>> {
+        self.inner.load_playing()
+    }
+    fn load_stale(
+        &self,
+        status: GameStatus,
+        updated_before_ms: i64,
+        limit: u32,
+        offset: u32,
+    ) -> StoreFuture<Vec<LoadedGame>> {
+        self.inner
+            .load_stale(status, updated_before_ms, limit, offset)
+    }
+    fn load_game(&self, id: &str) -> StoreFuture<Option<LoadedGame>> {
+        self.inner.load_game(id)
+    }
+    fn list(&self, status: GameStatus, limit: u32, offset: u32) -> StoreFuture<Vec<GameListing>> {
+        self.inner.list(status, limit, offset)
+    }
+    fn close(&self) -> BoxFuture<'static, ()> {
+        self.inner.close()
+    }
+    fn create_user(
+        &self,
+        username: Username,
+        password_hash: String,
+        at_ms: i64,
+    ) -> StoreFuture<UserId> {
+        self.inner.create_user(username, password_hash, at_ms)
+    }
+    fn find_user(&self, username: &Username) -> StoreFuture<Option<UserRecord>> {
+        self.inner.find_user(username)
+    }
+    fn user_by_id(&self, id: UserId) -> StoreFuture<Option<UserRecord>> {
+        self.inner.user_by_id(id)
+    }
+    fn create_session(&self, hash: SessionHash, user: UserId, at_ms: i64) -> StoreFuture<()> {
+        self.inner.create_session(hash, user, at_ms)
+    }
+    fn session_account(&self, hash: SessionHash, now_ms: i64) -> StoreFuture<Option<Account>> {
+        self.inner.session_account(hash, now_ms)
+    }
+    fn delete_session(&self, hash: SessionHash) -> StoreFuture<()> {
+        self.inner.delete_session(hash)
+    }
+    fn ratings(&self, user: UserId) -> StoreFuture<Vec<(Speed, Rating)>> {
+        if self.failing.load(Ordering::SeqCst) {
+            return refused();
+        }
+        self.inner.ratings(user)
+    }
+    fn rating_history(
+        &self,
+        user: UserId,
+        speed: Option<Speed>,
+        limit: u32,
+    ) -> StoreFuture<Vec<RatedGame>> {
+        if self.failing.load(Ordering::SeqCst) {
+            return refused();
+        }
+        self.inner.rating_history(user, speed, limit)
+    }
+    fn user_games(&self, user: UserId, limit: u32, offset: u32) -> StoreFuture<Vec<GameListing>> {
+        let allowed = self
+            .user_games_left
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok();
+        if self.failing.load(Ordering::SeqCst) || !allowed {
+            return refused();
+        }
+        self.inner.user_games(user, limit, offset)
+    }
+    fn game_rating(&self, game_id: &str) -> StoreFuture<Option<RatedGame>> {
+        self.inner.game_rating(game_id)
+    }
+}
+
+#[tokio::test]
+async fn a_store_failure_is_503_store_failure_on_every_json_route() {
+    let failing = Arc::new(AtomicBool::new(false));
+    let switch = Arc::clone(&failing);
+    let w = world_on(move |inner| {
+        Arc::new(ReadFailing {
+            inner,
+            failing: switch,
+            user_games_left: Arc::new(AtomicU32::new(u32::MAX)),
+        })
+    })
+    .await;
+    w.user("alice", 1).await;
+    let (status, _) = w.get("/api/users/alice/games").await;
+    assert_eq!(status, 200);
+    failing.store(true, Ordering::SeqCst);
+    for route in ["", "/games", "/rating-history"] {
+        assert_error(
+            &w,
+            &format!("/api/users/alice{route}"),
+            503,
+            "store_failure",
+        )
+        .await;
+    }
+    // The PGN export reads its first page before it answers: the failure is still a 503.
+    assert_error(&w, "/api/users/alice/games.pgn", 503, "store_failure").await;
+    w.rig.stop().await;
+}
+
+#[tokio::test]
+async fn a_store_failure_in_the_middle_of_the_pgn_export_cuts_the_answer_off() {
+    let pages = Arc::new(AtomicU32::new(u32::MAX));
+    let left = Arc::clone(&pages);
+    let w = world_on(move |inner| {
+        Arc::new(ReadFailing {
+            inner,
+            failing: Arc::new(AtomicBool::new(false)),
+            user_games_left: left,
+        })
+    })
+    .await;
+    let alice = w.user("alice", 1).await;
+    for i in 0..60 {
+        w.copy(
+            &w.mated,
+            &format!("f{i:03}"),
+            Some(alice),
+            None,
+            1_000 + i,
+            None,
+        )
+        .await;
+    }
+    // The first page (50 games) reads; the second fails.
+    pages.store(1, Ordering::SeqCst);
+    let mut stream = connect_and_send(
+        w.rig.addr(),
+        &head("GET", "/api/users/alice/games.pgn", &[]),
+    )
+    .await
+    .expect("connect");
+    let raw = read_until_closed(&mut stream, WAIT)
+        .await
+        .expect("the server ends the answer");
+    let text = String::from_utf8_lossy(&raw);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    // Games of the first page arrive (hyper may drop the last chunk it had buffered when the
+    // body fails), none of the second.
+    let games = text.matches("[Event ").count();
+    assert!((1..=50).contains(&games), "{games} games: {text}");
+    assert!(
+        !text.ends_with("\r\n0\r\n\r\n"),
+        "a cut-off export must not end like a complete one"
+    );
+    w.rig.stop().await;
+}
+
+/// The whole path with nothing seeded: two accounts registered over HTTP play a rated game
+/// on their sessions to the end; both profiles, lists, histories and PGN exports show it.
+#[tokio::test]
+async fn a_rated_game_between_two_accounts_shows_on_both_profiles() {
+    let rig = Rig::start().await;
+    let addr = rig.addr();
+    let alice = Session::register(addr, "alice").await;
+    let bob = Session::register(addr, "Bob").await;
+    let body =
+        json!({"rated": true, "color": "white", "clock": {"base_secs": 300, "increment_secs": 2}});
+    let (status, created) = alice.call(addr, "POST", "/api/games", Some(&body)).await;
+    assert_eq!(status, 201, "{created}");
+    let id = support::s(&created["id"]);
+    let (status, joined) = bob
+        .call(addr, "POST", &format!("/api/games/{id}/join"), None)
+        .await;
+    assert_eq!(status, 200, "{joined}");
+    let mut white = alice.connect(addr, &id, "").await;
+    let mut black = bob.connect(addr, &id, "").await;
+    white.skip_to("state").await;
+    black.skip_to("state").await;
+    play_until_white_mates_in_one(&mut white, &mut black).await;
+    white.play("d1h5", "w2").await;
+
+    let rated = support::eventually(WAIT, || async {
+        let (_, text) = rig.http("GET", "/api/users/alice", None).await;
+        text.contains("\"games\":1")
+    })
+    .await;
+    assert!(rated, "alice's profile counts the rated game");
+    let get = |path: String| {
+        let rig = &rig;
+        async move {
+            let (status, text) = rig.http("GET", &path, None).await;
+            assert_eq!(status, 200, "{path}: {text}");
+            serde_json::from_str::<Value>(&text).unwrap_or(Value::Null)
+        }
+    };
+    let profile = get("/api/users/alice".into()).await;
+    assert_eq!(
+        profile["ratings"],
+        json!({"blitz": {"rating": 1742, "deviation": 397, "provisional": true, "games": 1}})
+    );
+    let alices = get("/api/users/alice/games".into()).await;
+    let game = &alices["games"][0];
+    assert_eq!(game["id"], id.as_str());
+    assert_eq!(game["color"], "white");
+    assert_eq!(game["result"], "1-0");
+    assert_eq!(game["rated"], true);
+    assert_eq!(game["rating_diff"], 242);
+    assert_eq!(
+        game["opponent"],
+        json!({"name": "Bob", "rating": {"rating": 1500, "deviation": 500, "provisional": true}})
+    );
+    let bobs = get("/api/users/bob/games".into()).await;
+    assert_eq!(bobs["games"][0]["color"], "black");
+    assert_eq!(bobs["games"][0]["rating_diff"], -242);
+    assert_eq!(bobs["games"][0]["opponent"]["name"], "alice");
+    let history = get("/api/users/Bob/rating-history?speed=blitz".into()).await;
+    assert_eq!(history["points"][0]["rating"], 1258);
+    assert_eq!(history["points"][0]["game_id"], id.as_str());
+
+    let (status, pgn) = rig.http("GET", "/api/users/bob/games.pgn", None).await;
+    assert_eq!(status, 200);
+    assert!(pgn.contains("[White \"alice\"]"), "{pgn}");
+    assert!(pgn.contains("[Black \"Bob\"]"), "{pgn}");
+    assert!(pgn.contains("[WhiteElo \"1500\"]"), "{pgn}");
+    assert!(pgn.contains("Qh5#"), "{pgn}");
+    // Exactly the game's own export.
+    assert_eq!(pgn.trim_end(), rig.pgn(&id).await.trim_end());
+    assert!(!pgn.contains(&alice.cookie) && !pgn.contains(&bob.cookie));
     rig.stop().await;
 }

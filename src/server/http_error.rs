@@ -38,9 +38,7 @@ pub enum HttpCode {
     Busy,
     /// 409: an analysis asked of a game still open or being played (a cheating aid).
     GameNotOver,
-    /// 400: a path's name that cannot be a username (length, characters): `/api/users/{name}`.
-    BadUsername,
-    /// 404: a username nobody has.
+    /// 404: `/api/users/{name}` of a username nobody has.
     UnknownUser,
     /// 500: a bug; nothing the client did.
     Internal,

@@ -64,11 +64,8 @@ pub enum ProfileError {
 impl From<ProfileError> for ApiError {
     fn from(error: ProfileError) -> ApiError {
         match error {
-            ProfileError::BadUsername(e) => ApiError::http(
-                StatusCode::BAD_REQUEST,
-                HttpCode::BadUsername,
-                e.to_string(),
-            ),
+            // The account routes' own answer, so that every route says it the same way.
+            ProfileError::BadUsername(_) => super::account::error::bad_username(),
             ProfileError::UnknownUser => ApiError::http(
                 StatusCode::NOT_FOUND,
                 HttpCode::UnknownUser,
@@ -98,12 +95,11 @@ async fn user(store: &Arc<dyn Store>, name: &str) -> Result<UserRecord, ProfileE
 
 /// `/@/{username}`: the profile page. The client reads the name from the address and asks the
 /// API, which answers 404 for an unknown user; the page itself is the same for every name.
+/// `client/profile.html` (the same client with the profile's title) where the client has it,
+/// else `index.html`, whose script routes `/@/` addresses to the profile too.
 async fn page(Path(_username): Path<String>) -> Response {
-    (
-        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-        assets::index_html(),
-    )
-        .into_response()
+    let html = assets::find("profile.html").map_or_else(assets::index_html, |(_, bytes)| bytes);
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
 }
 
 /// `GET /api/users/{username}`.
@@ -430,7 +426,7 @@ async fn games_pgn(
 ) -> Result<Response, ApiError> {
     let store = Arc::clone(&app.rooms.store);
     let record = user(&store, &username).await?;
-    let export = PgnExport {
+    let mut export = PgnExport {
         store,
         first_move: app.rooms.config.first_move,
         user: record.account.id,
@@ -439,6 +435,9 @@ async fn games_pgn(
         previous_page: HashSet::new(),
         exhausted: false,
     };
+    // The first page is read before answering, so that a store that fails at once is a 503
+    // like on every other route; a failure after that can only cut the stream off.
+    export.read_page().await.map_err(ProfileError::from)?;
     let games = futures_util::stream::unfold(export, |mut export| async move {
         let next = export.next_game().await.transpose()?;
         Some((next, export))
@@ -491,24 +490,27 @@ impl PgnExport {
             if self.exhausted {
                 return Ok(None);
             }
-            let page = self
-                .store
-                .user_games(self.user, PGN_PAGE, self.offset)
-                .await
-                .map_err(std::io::Error::other)?;
-            let read = u32::try_from(page.len()).unwrap_or(u32::MAX);
-            self.offset = self.offset.saturating_add(read);
-            self.exhausted = read < PGN_PAGE;
-            let ids: HashSet<String> = page.iter().map(|l| l.id.clone()).collect();
-            for listing in page {
-                if listing.status == GameStatus::Finished
-                    && !self.previous_page.contains(&listing.id)
-                {
-                    self.queue.push_back(listing.id);
-                }
-            }
-            self.previous_page = ids;
+            self.read_page().await.map_err(std::io::Error::other)?;
         }
+    }
+
+    /// Reads the next page of the user's games, queueing its finished games.
+    async fn read_page(&mut self) -> Result<(), StoreError> {
+        let page = self
+            .store
+            .user_games(self.user, PGN_PAGE, self.offset)
+            .await?;
+        let read = u32::try_from(page.len()).unwrap_or(u32::MAX);
+        self.offset = self.offset.saturating_add(read);
+        self.exhausted = read < PGN_PAGE;
+        let ids: HashSet<String> = page.iter().map(|l| l.id.clone()).collect();
+        for listing in page {
+            if listing.status == GameStatus::Finished && !self.previous_page.contains(&listing.id) {
+                self.queue.push_back(listing.id);
+            }
+        }
+        self.previous_page = ids;
+        Ok(())
     }
 
     /// One game's PGN from its stored events (the same writer as `GET /game/{id}.pgn`), or None
