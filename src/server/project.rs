@@ -396,3 +396,112 @@ pub fn refusal(refused: &Refused) -> Refusal {
     };
     Refusal::new(code, refused.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::rules::{Outcome, Position};
+    use crate::server::account::{UserId, Username};
+    use crate::server::game::{ClockSpec, Variant};
+
+    fn user(id: i64) -> Option<SeatUser> {
+        Some(SeatUser {
+            id: UserId(id),
+            name: Username::parse(&format!("user{id}")).ok()?,
+            rating: None,
+        })
+    }
+
+    /// A blitz game between users 1 (White) and 2, rated or not.
+    fn game(rated: bool) -> GameState {
+        let log = [
+            Event::Created {
+                at_ms: 0,
+                variant: Variant::Balanced,
+                start: Position::initial(),
+                clock: Some(ClockSpec {
+                    base_secs: 300,
+                    increment_secs: 2,
+                }),
+                creator: Color::White,
+                seat_hash: "w".into(),
+                listed: true,
+                rated,
+                user: user(1),
+            },
+            Event::Joined {
+                at_ms: 0,
+                color: Color::Black,
+                seat_hash: "b".into(),
+                computer: None,
+                user: user(2),
+            },
+        ];
+        GameState::replay(
+            "g",
+            &log,
+            Duration::from_secs(30),
+            Instant::now(),
+            |_, _, _| {},
+        )
+        .expect("replays")
+    }
+
+    fn ending(state: &GameState, outcome: Outcome) -> Option<RatedEnd> {
+        rated_end(state, &[state.end(outcome, Instant::now(), 1)])
+    }
+
+    #[test]
+    fn the_end_of_a_rated_game_is_rated_with_its_score_but_not_an_abort() {
+        let state = game(true);
+        let win = ending(
+            &state,
+            Outcome::Win {
+                winner: Color::Black,
+                reason: Termination::Resignation,
+            },
+        )
+        .expect("rated");
+        assert_eq!((win.white, win.black), (UserId(1), UserId(2)));
+        assert_eq!(win.speed, Speed::Blitz);
+        assert_eq!(win.score_white, 0.0);
+        let draw = ending(
+            &state,
+            Outcome::Draw {
+                reason: Termination::Agreement,
+            },
+        );
+        assert_eq!(draw.map(|d| d.score_white), Some(0.5));
+        let aborted = ending(
+            &state,
+            Outcome::Draw {
+                reason: Termination::Aborted,
+            },
+        );
+        assert!(aborted.is_none(), "an aborted game is not rated");
+        assert!(rated_end(&state, &[]).is_none(), "no end, no rating");
+    }
+
+    #[test]
+    fn an_unrated_game_is_never_rated_and_lists_its_users() {
+        let state = game(false);
+        let end = Outcome::Win {
+            winner: Color::White,
+            reason: Termination::Resignation,
+        };
+        assert!(ending(&state, end).is_none());
+        let row = listing(&state);
+        assert_eq!(
+            (row.white_user, row.black_user),
+            (Some(UserId(1)), Some(UserId(2)))
+        );
+        assert!(
+            row.summary
+                .contains(r#""players":{"black":{"name":"user2"},"white":{"name":"user1"}}"#),
+            "{}",
+            row.summary
+        );
+    }
+}
