@@ -99,8 +99,18 @@ async fn a_challenge_is_seen_live_accepted_and_both_players_get_the_game_with_th
     let (status, made) = api(&rig, "POST", "/api/challenges", Some(&alice), Some(body)).await;
     assert_eq!(status, 201, "{made}");
     let id = s(&made["id"]);
-    assert_eq!(s(&made["from"]), "alice");
-    assert_eq!(s(&made["to"]), "Bob", "the name as its owner spells it");
+    assert_eq!(s(&made["from"]["name"]), "alice");
+    assert_eq!(
+        s(&made["to"]["name"]),
+        "Bob",
+        "the name as its owner spells it"
+    );
+    // A timed challenge shows both players' ratings at its speed (new players: 1500?).
+    assert_eq!(
+        made["from"]["rating"],
+        json!({"rating": 1500, "deviation": 500, "provisional": true}),
+        "{made}"
+    );
     assert_eq!(s(&made["state"]), "pending");
 
     for page in [&mut bob_page, &mut bob_other, &mut alice_page] {
@@ -109,7 +119,8 @@ async fn a_challenge_is_seen_live_accepted_and_both_players_get_the_game_with_th
             unreachable!()
         };
         assert_eq!(view.id, id);
-        assert_eq!(view.from, "alice");
+        assert_eq!(view.from.name, "alice");
+        assert_eq!(view.to.rating.map(|r| r.rating), Some(1500));
         assert!(view.expires_in_ms > 0 && view.expires_in_ms <= 600_000);
     }
     // Both see it in their list, each from their side.
@@ -649,4 +660,33 @@ async fn open_games_are_filtered_by_their_creators_rating_and_anonymous_ones_onl
         .await;
         assert_eq!((status, code(&body)), (400, "bad_request".into()), "{bad}");
     }
+}
+
+#[tokio::test]
+async fn a_rated_challenge_becomes_a_rated_game_between_the_two_accounts() {
+    let rig = rig().await;
+    let alice = sign_up(&rig, "alice").await;
+    let bob = sign_up(&rig, "bob").await;
+    let body = json!({"to": "bob", "rated": true, "color": "black",
+                      "clock": {"base_secs": 180, "increment_secs": 2}});
+    let id = challenge(&rig, &alice, body).await;
+    let path = format!("/api/challenges/{id}/accept");
+    let (status, seat) = api(&rig, "POST", &path, Some(&bob), None).await;
+    assert_eq!(status, 200, "{seat}");
+    assert_eq!(s(&seat["color"]), "white");
+    let (_, state) = api(
+        &rig,
+        "GET",
+        &format!("/api/games/{}", s(&seat["id"])),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(state["rated"], json!(true), "{state}");
+    assert_eq!(s(&state["players"]["black"]["name"]), "alice", "{state}");
+    assert_eq!(
+        state["players"]["white"]["rating"]["rating"],
+        json!(1500),
+        "{state}"
+    );
 }

@@ -22,6 +22,7 @@ use crate::server::account::{Account, UserId};
 use crate::server::config::LobbyLimits;
 use crate::server::lobby_socket::hub::Hub;
 use crate::server::lobby_socket::msg::{GoneMsg, GoneReason, LobbyMsg};
+use crate::server::rating::Rating;
 use registry::{Challenge, ChallengeError, Registry, Terms};
 
 /// The lobby's live side: the challenge registry and every open lobby channel.
@@ -62,12 +63,12 @@ impl Lobby {
     /// Makes a challenge and shows it to both users.
     pub fn make(
         &self,
-        from: Account,
-        to: Account,
+        players: (Account, Account),
         terms: Terms,
+        ratings: Option<(Rating, Rating)>,
     ) -> Result<Challenge, ChallengeError> {
         let now = Instant::now();
-        let challenge = self.registry().make(from, to, terms, now)?;
+        let challenge = self.registry().make(players, terms, ratings, now)?;
         self.tell_both(&challenge, &LobbyMsg::Challenge(challenge.view(now, None)));
         Ok(challenge)
     }
@@ -232,7 +233,9 @@ mod tests {
         let (alice, bob) = (account(1, "alice"), account(2, "bob"));
         let mut alice_rx = page(&lobby, alice.id, 1);
         let mut bob_rx = page(&lobby, bob.id, 2);
-        lobby.make(alice.clone(), bob.clone(), terms()).unwrap();
+        lobby
+            .make((alice.clone(), bob.clone()), terms(), None)
+            .unwrap();
         assert_eq!(texts(&mut bob_rx).len(), 1, "bob sees the challenge");
         let left = Instant::now();
         lobby.hub.close(Some(alice.id), 1, left);
@@ -261,7 +264,7 @@ mod tests {
         let mut alice_rx = page(&lobby, alice.id, 1);
         let mut bob_rx = page(&lobby, bob.id, 2);
         let made = Instant::now();
-        lobby.make(alice, bob, terms()).unwrap();
+        lobby.make((alice, bob), terms(), None).unwrap();
         lobby.sweep(made + Duration::from_secs(599));
         assert!(gone_reasons(&texts(&mut bob_rx)).is_empty());
         lobby.sweep(made + Duration::from_secs(601));

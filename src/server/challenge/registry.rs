@@ -17,6 +17,8 @@ use crate::server::game::{ClockSpec, Variant};
 use crate::server::ids;
 use crate::server::lobby::ColorChoice;
 use crate::server::lobby_socket::msg::{ChallengeState, ChallengeView};
+use crate::server::protocol::{PlayerView, RatingView};
+use crate::server::rating::Rating;
 
 /// Rate buckets kept before the full ones are forgotten (a full bucket is a new one).
 const MAX_BUCKETS: usize = 4096;
@@ -37,6 +39,9 @@ pub struct Challenge {
     pub id: String,
     pub from: Account,
     pub to: Account,
+    /// The challenger's and the challenged user's ratings at the challenge's speed when it was
+    /// made (shown, not used: the game reads them afresh); `None` for an untimed challenge.
+    pub ratings: Option<(Rating, Rating)>,
     pub terms: Terms,
     pub made: Instant,
     pub expires: Instant,
@@ -55,7 +60,10 @@ impl Challenge {
                     u64::try_from(left).unwrap_or(u64::MAX)
                 }
             },
-            from: self.from.name.as_str().to_owned(),
+            from: PlayerView {
+                name: self.from.name.as_str().to_owned(),
+                rating: self.ratings.map(|(from, _)| RatingView::from(from)),
+            },
             game: game.map(str::to_owned),
             id: self.id.clone(),
             rated: self.terms.rated,
@@ -63,7 +71,10 @@ impl Challenge {
                 Some(_) => ChallengeState::Accepted,
                 None => ChallengeState::Pending,
             },
-            to: self.to.name.as_str().to_owned(),
+            to: PlayerView {
+                name: self.to.name.as_str().to_owned(),
+                rating: self.ratings.map(|(_, to)| RatingView::from(to)),
+            },
             variant: self.terms.variant,
         }
     }
@@ -155,9 +166,9 @@ impl Registry {
     /// Makes a challenge from `from` to `to`.
     pub fn make(
         &mut self,
-        from: Account,
-        to: Account,
+        (from, to): (Account, Account),
         terms: Terms,
+        ratings: Option<(Rating, Rating)>,
         now: Instant,
     ) -> Result<Challenge, ChallengeError> {
         if from.id == to.id {
@@ -185,6 +196,7 @@ impl Registry {
             id: id.clone(),
             from,
             to,
+            ratings,
             terms,
             made: now,
             expires: now + self.limits.challenge_ttl,
@@ -321,7 +333,7 @@ mod tests {
         let (alice, bob, carol) = (account(1, "alice"), account(2, "bob"), account(3, "carol"));
         let now = Instant::now();
         let c = registry
-            .make(alice.clone(), bob.clone(), terms(), now)
+            .make((alice.clone(), bob.clone()), terms(), None, now)
             .unwrap();
         assert_eq!(
             registry.accept(&c.id, alice.id),
@@ -356,7 +368,7 @@ mod tests {
         let alice = account(1, "alice");
         let now = Instant::now();
         assert_eq!(
-            registry.make(alice.clone(), account(1, "Alice"), terms(), now),
+            registry.make((alice.clone(), account(1, "Alice")), terms(), None, now),
             Err(ChallengeError::SelfChallenge)
         );
         let untimed_rated = Terms {
@@ -365,7 +377,7 @@ mod tests {
             ..terms()
         };
         assert_eq!(
-            registry.make(alice, account(2, "bob"), untimed_rated, now),
+            registry.make((alice, account(2, "bob")), untimed_rated, None, now),
             Err(ChallengeError::RatedNeedsClock)
         );
         assert!(registry.is_empty());
@@ -378,18 +390,18 @@ mod tests {
         let (alice, bob, carol) = (account(1, "alice"), account(2, "bob"), account(3, "carol"));
         for _ in 0..2 {
             registry
-                .make(alice.clone(), bob.clone(), terms(), now)
+                .make((alice.clone(), bob.clone()), terms(), None, now)
                 .unwrap();
         }
         assert_eq!(
-            registry.make(alice.clone(), carol.clone(), terms(), now),
+            registry.make((alice.clone(), carol.clone()), terms(), None, now),
             Err(ChallengeError::TooManyFromYou(2))
         );
         registry
-            .make(carol.clone(), bob.clone(), terms(), now)
+            .make((carol.clone(), bob.clone()), terms(), None, now)
             .unwrap();
         assert_eq!(
-            registry.make(bob.clone(), carol.clone(), terms(), now),
+            registry.make((bob.clone(), carol.clone()), terms(), None, now),
             Err(ChallengeError::TooManyInTotal)
         );
         assert_eq!(registry.of(bob.id).len(), 3);
@@ -417,7 +429,7 @@ mod tests {
         let mut registry = Registry::new(limits());
         let now = Instant::now();
         let c = registry
-            .make(account(1, "alice"), account(2, "bob"), terms(), now)
+            .make((account(1, "alice"), account(2, "bob")), terms(), None, now)
             .unwrap();
         let ttl = registry.ttl();
         assert_eq!(c.view(now, None).expires_in_ms, ttl.as_millis() as u64);

@@ -20,7 +20,8 @@ use crate::server::http_error::{ApiError, Code, read_json_body};
 use crate::server::lobby::{self, ColorChoice, NewGame};
 use crate::server::lobby_socket;
 use crate::server::protocol::{ErrorCode, Refusal};
-use crate::server::room::Command;
+use crate::server::rating::Speed;
+use crate::server::room::{Command, rating_now};
 use crate::server::serve::ConnectionSlot;
 use crate::server::upgrade;
 
@@ -125,7 +126,18 @@ async fn make(
     lobby::created_event(&new_game(&terms), String::new(), Some(user), 0)?;
     app.lobby.charge(me.id)?;
     let to = find_user(&app, &request.to).await?;
-    let challenge = app.lobby.make(me, to, terms)?;
+    let ratings = match terms.clock {
+        Some(clock) if me.id != to.id => {
+            let speed = Speed::of(clock);
+            let store = &*app.rooms.store;
+            Some((
+                rating_now(store, me.id, speed).await?,
+                rating_now(store, to.id, speed).await?,
+            ))
+        }
+        _ => None,
+    };
+    let challenge = app.lobby.make((me, to), terms, ratings)?;
     tracing::info!(challenge = %challenge.id, "challenge made");
     let view = challenge.view(std::time::Instant::now(), None);
     Ok((StatusCode::CREATED, axum::Json(view)).into_response())

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::server::game::{ClockSpec, Variant};
 use crate::server::lobby::ColorChoice;
-use crate::server::protocol::ErrorMsg;
+use crate::server::protocol::{ErrorMsg, PlayerView};
 
 /// A message on the lobby channel.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,16 +80,17 @@ pub struct ChallengeView {
     pub color: ColorChoice,
     /// Milliseconds left before it expires (0 once accepted).
     pub expires_in_ms: u64,
-    /// The challenger's username.
-    pub from: String,
+    /// The challenger: username, and for a timed challenge the rating at its speed (when the
+    /// challenge was made).
+    pub from: PlayerView,
     /// The game it became; only when `accepted`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game: Option<String>,
     pub id: String,
     pub rated: bool,
     pub state: ChallengeState,
-    /// The challenged user's username.
-    pub to: String,
+    /// The challenged user, the same way.
+    pub to: PlayerView,
     pub variant: Variant,
 }
 
@@ -139,20 +140,31 @@ mod tests {
             }),
             color: ColorChoice::White,
             expires_in_ms: 1000,
-            from: "alice".into(),
+            from: PlayerView {
+                name: "alice".into(),
+                rating: Some(crate::server::protocol::RatingView {
+                    rating: 1512,
+                    deviation: 87,
+                    provisional: false,
+                }),
+            },
             game: None,
             id: "c1".into(),
             rated: true,
             state: ChallengeState::Pending,
-            to: "bob".into(),
+            to: PlayerView {
+                name: "bob".into(),
+                rating: None,
+            },
             variant: Variant::Balanced,
         };
         assert_eq!(
             LobbyMsg::Challenge(view.clone()).to_text(),
             concat!(
                 r#"{"t":"challenge","d":{"clock":{"base_secs":300,"increment_secs":2},"#,
-                r#""color":"white","expires_in_ms":1000,"from":"alice","id":"c1","rated":true,"#,
-                r#""state":"pending","to":"bob","variant":"balanced"}}"#
+                r#""color":"white","expires_in_ms":1000,"#,
+                r#""from":{"name":"alice","rating":{"rating":1512,"deviation":87,"provisional":false}},"#,
+                r#""id":"c1","rated":true,"state":"pending","to":{"name":"bob"},"variant":"balanced"}}"#
             )
         );
         let text = LobbyMsg::Challenge(view.clone()).to_text();
