@@ -37,8 +37,29 @@ export function seatToken(id) {
   try { return localStorage.getItem(PREFIX + id); } catch (_) { return null; }
 }
 
-export function saveSeat(id, token) {
-  try { localStorage.setItem(PREFIX + id, token); } catch (_) { /* private mode */ }
+/** Keeps a seat's token (and, when known, its colour: "My games" says "your turn" from it). */
+export function saveSeat(id, token, color) {
+  try {
+    localStorage.setItem(PREFIX + id, token);
+    if (color === 'white' || color === 'black') localStorage.setItem(COLOR_PREFIX + id, color);
+  } catch (_) { /* private mode */ }
+}
+
+const COLOR_PREFIX = 'marseillais.seatcolor.';
+
+/** The games whose seats this browser holds: `[{id, color}]` (colour null when not kept). */
+export function heldSeats() {
+  const out = [];
+  try {
+    for (let i = 0; i < localStorage.length; i += 1) {
+      const key = localStorage.key(i);
+      if (!key || !key.startsWith(PREFIX)) continue;
+      const id = key.slice(PREFIX.length);
+      if (!/^[0-9A-Za-z]{1,32}$/.test(id)) continue;
+      out.push({ id, color: localStorage.getItem(COLOR_PREFIX + id) });
+    }
+  } catch (_) { /* private mode */ }
+  return out;
 }
 
 export function hasSeat(id) {
@@ -95,6 +116,29 @@ export function outcomeText(outcome) {
   if (outcome.result === '1/2-1/2') return `Draw by ${why}`;
   return `Game over: ${why}`;
 }
+
+/**
+ * A rating on the wire (`{rating, deviation, provisional}`) in words: "1512",
+ * "1500?" while provisional; "" when there is none.
+ */
+export function ratingText(r) {
+  if (!r || typeof r.rating !== 'number') return '';
+  return `${Math.round(r.rating)}${r.provisional ? '?' : ''}`;
+}
+
+/** A rating change as "+12", "-8", "±0". */
+export function diffText(diff) {
+  const n = Math.round(Number(diff) || 0);
+  if (n > 0) return `+${n}`;
+  if (n < 0) return `-${-n}`;
+  return '±0';
+}
+
+/** The speeds of the ratings, in the server's order, with their names. */
+export const SPEEDS = [
+  ['bullet', 'Bullet'], ['blitz', 'Blitz'], ['rapid', 'Rapid'], ['classical', 'Classical'],
+  ['correspondence', 'Correspondence'],
+];
 
 export function cap(s) {
   return s ? s[0].toUpperCase() + s.slice(1) : s;

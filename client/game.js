@@ -32,7 +32,9 @@
 // an earlier position, the state carrying no FEN per sub-move; typed.js
 // names legal sub-moves in SAN to match typed text (`legal` is UCI only).
 
-import { request, seatToken, saveSeat, h, clockLabel, outcomeText, cap } from './api.js';
+import { request, seatToken, saveSeat, h, clockLabel, outcomeText, cap, ratingText, diffText } from './api.js';
+import { profileUrl } from './account.js';
+import { nameOf } from './live.js';
 import { AnalysisPanel } from './analysis.js';
 import { Board } from './board.js';
 import { GameSocket } from './socket.js';
@@ -235,6 +237,8 @@ class GamePage {
         this.S = d;
         this.v = msg.v;
         this.you = d.you || null;
+        // The colour of a seat this browser holds ("My games" says "your turn" from it).
+        if (this.you && this.token) saveSeat(this.id, this.token, this.you);
         // Once per page: what the opponent played before the page was there.
         if (!this.arrivalSaid && this.you) {
           this.arrivalSaid = true;
@@ -273,10 +277,13 @@ class GamePage {
         }
         this.render();
         break;
+      case 'ratings':
+        if (this.S) { this.S.ratings = d; this.render(); }
+        break;
       case 'rematch_seat':
         // Kept in any case; followed at once only when the rematch is being
         // made now (not when an old game's page is opened later).
-        saveSeat(d.id, d.token);
+        saveSeat(d.id, d.token, d.color);
         this.rematchSeat = d;
         if (this.rematchLive) this.followRematch();
         break;
@@ -299,6 +306,8 @@ class GamePage {
       case 'join':
         this.saidText = `${cap(d.color)} joined: the game begins.`;
         S.seats[d.color].taken = true;
+        if (d.players) S.players = d.players;
+        else if (d.user) S.players = { ...(S.players || {}), [d.color]: d.user };
         S.status = 'playing';
         S.first_move_ms = d.first_move_ms;
         this.firstMoveAt = now;
@@ -345,6 +354,9 @@ class GamePage {
         break;
       case 'rematch_offer':
         S.rematch_offer = d.by;
+        break;
+      case 'ratings':
+        S.ratings = d;
         break;
       case 'rematch':
         S.rematch = d.id;
@@ -406,7 +418,8 @@ class GamePage {
     if (this.pending && live) this.board.setPosition(applyUci(boardMap, this.pending.uci));
 
     const versus = S.computer ? ` · vs ${this.computerName()}` : '';
-    this.info.textContent = `${cap(S.variant)} · ${clockLabel(S.clock)}${this.you ? ` · you play ${this.you}` : ' · watching'}${versus}`;
+    const rated = S.rated ? ' · Rated' : '';
+    this.info.textContent = `${cap(S.variant)} · ${clockLabel(S.clock)}${rated}${this.you ? ` · you play ${this.you}` : ' · watching'}${versus}`;
     this.status.textContent = this.statusText(live);
     this.status.classList.toggle('your-turn', !!this.you && S.status === 'playing' && S.turn === this.you);
     this.status.classList.toggle('offline', !this.online);
@@ -508,7 +521,7 @@ class GamePage {
     if (button) button.disabled = true;
     try {
       const grant = await request('POST', `/api/games/${encodeURIComponent(this.id)}/join`);
-      saveSeat(grant.id, grant.token);
+      saveSeat(grant.id, grant.token, grant.color);
       this.token = grant.token;
       this.orientationSet = false;
       this.v = null; // a full snapshot: it says which seat this connection holds
@@ -552,6 +565,13 @@ class GamePage {
       h('span', {}, ` ${mine}${outcomeText(S.outcome)}.`),
     ];
     if (S.rematch) parts.push(h('a', { href: `/game/${S.rematch}`, id: 'rematch-link', class: 'button' }, this.you ? 'Go to the rematch' : 'Watch the rematch'));
+    const changes = ['white', 'black'].map((c) => [c, this.ratingChange(c)]).filter(([, ch]) => ch);
+    if (changes.length) {
+      parts.push(h('span', { class: 'rating-change', id: 'rating-change' }, changes.map(([c, ch]) => {
+        const who = this.playerOf(c);
+        return `${cap(c)}${who ? ` ${who.name}` : ''}: ${ch.before} → ${ch.after} (${diffText(ch.diff)})`;
+      }).join(' · ')));
+    }
     this.banner.replaceChildren(...parts);
   }
 
@@ -704,12 +724,53 @@ class GamePage {
         seatEl.replaceChildren(
           h('span', { class: 'dot', 'aria-hidden': 'true' }),
           h('span', { class: 'name' }, `${cap(colour)}${this.you === colour ? ' (you)' : ''}`),
+          seat.taken ? this.playerEl(colour) : null,
           h('span', { class: 'conn-state' }, seat.taken ? (connected ? 'online' : 'offline') : 'waiting'));
       }
       const bar = this.bars[pos];
       if (bar.firstChild !== seatEl || bar.lastChild !== this.clockEls[colour]) bar.replaceChildren(seatEl, this.clockEls[colour]);
       bar.classList.toggle('to-move', this.S.status === 'playing' && this.S.turn === colour);
     }
+  }
+
+  /**
+   * The account playing `colour` (`{name, rating}`; rating on the wire:
+   * `{rating, deviation, provisional}`), or null for an anonymous seat. The
+   * server names it in the state's `players` (or a seat's `user`).
+   */
+  playerOf(colour) {
+    const S = this.S;
+    const p = (S.players && S.players[colour]) || (S.seats[colour] && S.seats[colour].user) || null;
+    const name = nameOf(p);
+    if (!name) return null;
+    let rating = null;
+    if (p.rating && typeof p.rating === 'object') rating = p.rating;
+    else if (typeof p.rating === 'number') rating = { rating: p.rating, provisional: !!p.provisional };
+    return { name, rating };
+  }
+
+  /** The rating change of `colour` once a rated game ended: `{before, after, diff}` (whole numbers), or null. */
+  ratingChange(colour) {
+    const r = this.S.ratings && this.S.ratings[colour];
+    if (!r) return null;
+    const num = (x) => (x && typeof x === 'object' ? x.rating : x);
+    const before = num(r.before);
+    const after = num(r.after);
+    if (typeof before !== 'number' || typeof after !== 'number') return null;
+    const diff = typeof r.diff === 'number' ? r.diff : after - before;
+    return { before: Math.round(before), after: Math.round(after), diff: Math.round(diff) };
+  }
+
+  /** The player beside a taken seat: the username (a link to the profile) and rating, or "Anonymous". */
+  playerEl(colour) {
+    const who = this.playerOf(colour);
+    if (!who) return h('span', { class: 'player anonymous', id: `player-${colour}` }, 'Anonymous');
+    const rating = ratingText(who.rating);
+    const change = this.ratingChange(colour);
+    return h('span', { class: 'player', id: `player-${colour}` },
+      h('a', { href: profileUrl(who.name), class: 'player-name' }, who.name),
+      rating ? h('span', { class: 'player-rating', title: who.rating.provisional ? 'provisional rating' : 'rating' }, ` (${rating})`) : null,
+      change ? h('span', { class: `rating-diff ${change.diff >= 0 ? 'up' : 'down'}`, id: `rating-diff-${colour}` }, ` ${diffText(change.diff)}`) : null);
   }
 
   /** Whether `colour` is the computer's seat (the state's `computer`, only in such games). */

@@ -21,7 +21,11 @@ pub const ASSETS: &[(&str, &str, &[u8])] = &[
     asset!("style.css", "text/css; charset=utf-8"),
     asset!("favicon.svg", "image/svg+xml"),
     asset!("README.md", "text/markdown; charset=utf-8"),
+    asset!("profile.html", "text/html; charset=utf-8"),
     asset!("app.js", JS),
+    asset!("account.js", JS),
+    asset!("live.js", JS),
+    asset!("profile.js", JS),
     asset!("api.js", JS),
     asset!("analysis.js", JS),
     asset!("announce.js", JS),
@@ -40,6 +44,11 @@ pub const ASSETS: &[(&str, &str, &[u8])] = &[
 /// The page served at `/`, `/game/{id}` and `/replay`.
 pub fn index_html() -> &'static [u8] {
     find("index.html").map_or(&[], |(_, bytes)| bytes)
+}
+
+/// The page served at `/@/{name}` (a player's profile; the same client, its own title).
+pub fn profile_html() -> &'static [u8] {
+    find("profile.html").map_or(&[], |(_, bytes)| bytes)
 }
 
 /// A static file by name: its content type and bytes.

@@ -1,0 +1,213 @@
+// The live channel of every page (`/ws/lobby`): the count of players online
+// and the challenges. A challenge to you shows as a small notification
+// (accept / decline) on whatever page is open; a challenge you sent shows
+// as "waiting for ..." until it is answered, and an accepted challenge takes
+// both players to the game. The channel only listens: the page never sends
+// on it (answers go over HTTP). It reconnects by itself, with backoff.
+
+import { request, saveSeat, h, clockLabel, cap } from './api.js';
+import { profileUrl } from './account.js';
+
+const listeners = new Set();
+let ws = null;
+let attempt = 0;
+let me = null;
+let notes = null;
+/** Challenges shown, by id: `{el, outgoing, c}` (c: the challenge as last received). */
+const shown = new Map();
+
+/** Opens the channel once per page; `account` is the signed-in account or null. */
+export function startLive(account) {
+  me = account && account.username ? account.username : null;
+  connect();
+  window.addEventListener('pagehide', () => { if (ws) { ws.onclose = null; ws.close(1000, 'page hidden'); ws = null; } });
+  window.addEventListener('pageshow', (e) => { if (e.persisted) { attempt = 0; connect(); } });
+}
+
+/** Calls `fn(msg)` for every message of the channel (the lobby reads `online`). */
+export function onLive(fn) {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+function connect() {
+  if (ws) return;
+  const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  let socket;
+  try { socket = new WebSocket(`${proto}//${location.host}/ws/lobby`); } catch (_) { retry(); return; }
+  ws = socket;
+  socket.onopen = () => { attempt = 0; };
+  socket.onmessage = (e) => {
+    let msg;
+    try { msg = JSON.parse(e.data); } catch (_) { return; }
+    if (!msg || typeof msg.t !== 'string') return;
+    handle(msg.t, msg.d || {});
+    for (const fn of listeners) fn(msg);
+  };
+  socket.onclose = () => {
+    if (ws !== socket) return;
+    ws = null;
+    retry();
+  };
+  socket.onerror = () => { /* onclose follows */ };
+}
+
+function retry() {
+  const delay = Math.min(30000, 1000 * 2 ** attempt) * (0.75 + Math.random() * 0.5);
+  attempt += 1;
+  setTimeout(connect, delay);
+}
+
+/** A user on the wire: a name, or `{name|username, rating?}`. */
+export function nameOf(user) {
+  if (!user) return null;
+  if (typeof user === 'string') return user;
+  return user.name || user.username || null;
+}
+
+function sameName(a, b) {
+  return !!a && !!b && a.toLowerCase() === b.toLowerCase();
+}
+
+/** The game a challenge led to, if the message says (`game`, `game_id` or `{id}`). */
+function gameOf(d) {
+  const g = d.game || d.game_id || null;
+  if (!g) return null;
+  return typeof g === 'string' ? g : g.id || null;
+}
+
+function handle(t, d) {
+  if (t === 'challenge') {
+    const c = d.challenge || d;
+    if (!c.id) return;
+    const state = c.state || c.status || 'pending';
+    const outgoing = sameName(nameOf(c.from), me);
+    if (state === 'accepted') { accepted(c); return; }
+    if (state !== 'pending') { gone(c.id, state, c); return; }
+    if (outgoing) trackOutgoing(c); else showIncoming(c);
+  } else if (t === 'challenge_gone') {
+    if (d.reason === 'accepted' || gameOf(d)) accepted(d);
+    else gone(d.id, d.reason, d);
+  }
+}
+
+function container() {
+  if (!notes) {
+    notes = h('div', { id: 'live-notes', class: 'live-notes', role: 'region', 'aria-label': 'Challenges' });
+    notes.append(h('div', { class: 'visually-hidden', id: 'live-said', role: 'status', 'aria-live': 'polite' }));
+    document.body.append(notes);
+  }
+  return notes;
+}
+
+function say(text) {
+  const el = container().querySelector('#live-said');
+  if (el) el.textContent = text;
+}
+
+/** "5+3 · Balanced · rated · you play White" (the colour is the challenged side's). */
+function terms(c, forChallenged) {
+  const parts = [clockLabel(c.clock), cap(c.variant || 'balanced'), c.rated ? 'rated' : 'casual'];
+  const color = c.color || 'random';
+  if (color === 'white' || color === 'black') {
+    const theirs = forChallenged ? (color === 'white' ? 'black' : 'white') : color;
+    parts.push(forChallenged ? `you play ${cap(theirs)}` : `you play ${cap(color)}`);
+  }
+  return parts.join(' · ');
+}
+
+function place(id, el, outgoing, c) {
+  const old = shown.get(id);
+  if (old) old.el.replaceWith(el); else container().append(el);
+  shown.set(id, { el, outgoing, c });
+}
+
+function showIncoming(c) {
+  const from = nameOf(c.from) || 'Someone';
+  const rating = c.from && c.from.rating && typeof c.from.rating.rating === 'number' ? ` (${Math.round(c.from.rating.rating)}${c.from.rating.provisional ? '?' : ''})` : '';
+  const error = h('p', { class: 'error' });
+  const accept = h('button', { type: 'button', class: 'primary challenge-accept', id: `challenge-accept-${c.id}` }, 'Accept');
+  const decline = h('button', { type: 'button', class: 'challenge-decline', id: `challenge-decline-${c.id}` }, 'Decline');
+  accept.addEventListener('click', () => answer(c.id, 'accept', [accept, decline], error));
+  decline.addEventListener('click', () => answer(c.id, 'decline', [accept, decline], error));
+  const el = h('div', { class: 'challenge-note incoming', 'data-id': c.id },
+    h('p', {}, h('a', { href: profileUrl(from) }, from), `${rating} challenges you: ${terms(c, true)}.`),
+    h('div', { class: 'row' }, accept, decline), error);
+  place(c.id, el, false, c);
+  say(`${from} challenges you.`);
+}
+
+async function answer(id, verb, buttons, error) {
+  for (const b of buttons) b.disabled = true;
+  error.textContent = '';
+  try {
+    const reply = await request('POST', `/api/challenges/${encodeURIComponent(id)}/${verb}`);
+    if (verb === 'accept') { accepted({ ...(reply || {}), id, game: gameOf(reply || {}) || (reply && reply.id !== id ? reply.id : null) }); return; }
+    remove(id);
+  } catch (err) {
+    error.textContent = err.code === 'not_found' || err.status === 404
+      ? 'This challenge is no longer open.'
+      : `Could not ${verb}: ${err.message}`;
+    for (const b of buttons) b.disabled = false;
+  }
+}
+
+/** Shows a challenge this user sent, until it is answered; the profile page calls it too. */
+export function trackOutgoing(c) {
+  const to = nameOf(c.to) || 'them';
+  const error = h('p', { class: 'error' });
+  const cancel = h('button', { type: 'button', class: 'challenge-cancel', id: `challenge-cancel-${c.id}` }, 'Cancel');
+  cancel.addEventListener('click', async () => {
+    cancel.disabled = true;
+    try {
+      await request('POST', `/api/challenges/${encodeURIComponent(c.id)}/cancel`);
+      remove(c.id);
+    } catch (err) {
+      error.textContent = `Could not cancel: ${err.message}`;
+      cancel.disabled = false;
+    }
+  });
+  const el = h('div', { class: 'challenge-note outgoing', 'data-id': c.id },
+    h('p', { class: 'challenge-text' }, `Waiting for ${to} to answer your challenge (${terms(c, false)})…`),
+    h('div', { class: 'row' }, cancel), error);
+  place(c.id, el, true, c);
+}
+
+function accepted(d) {
+  const game = gameOf(d);
+  if (d.token && game) saveSeat(game, d.token, d.color);
+  if (!game) { remove(d.id); return; }
+  const entry = shown.get(d.id);
+  if (entry) entry.el.replaceChildren(h('p', {}, 'Challenge accepted: opening the game…'));
+  say('Challenge accepted: opening the game.');
+  if (location.pathname !== `/game/${game}`) location.assign(d.url || `/game/${game}`);
+}
+
+const GONE = {
+  declined: 'declined your challenge',
+  decline: 'declined your challenge',
+  expired: 'did not answer in time: the challenge expired',
+  cancelled: 'cancelled',
+  canceled: 'cancelled',
+  challenger_left: 'left: the challenge is gone',
+};
+
+function gone(id, reason, d) {
+  const entry = shown.get(id);
+  if (!entry) return;
+  if (entry.outgoing && (reason === 'declined' || reason === 'decline' || reason === 'expired')) {
+    const to = nameOf(d.to) || nameOf(entry.c && entry.c.to) || 'They';
+    const text = `${to} ${GONE[reason]}.`;
+    const close = h('button', { type: 'button', class: 'challenge-close', onclick: () => remove(id) }, 'OK');
+    entry.el.replaceChildren(h('p', { class: 'challenge-text' }, text), h('div', { class: 'row' }, close));
+    say(text);
+    return;
+  }
+  remove(id);
+}
+
+function remove(id) {
+  const entry = shown.get(id);
+  if (entry) entry.el.remove();
+  shown.delete(id);
+}

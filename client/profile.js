@@ -1,0 +1,253 @@
+// The profile page (`/@/{name}`): the player's ratings per speed (with
+// deviation and games), a rating history graph (inline SVG, no library),
+// the games list (newest first, paginated) linking to each game, and, for a
+// signed-in visitor who is someone else, "Challenge" (clock, colour, rated).
+
+import { request, h, clockLabel, cap, ratingText, diffText, SPEEDS } from './api.js';
+import { clockChoice, radio } from './lobby.js';
+import { trackOutgoing, nameOf } from './live.js';
+
+const PAGE = 20;
+
+export async function profilePage(main, name, mePromise = Promise.resolve(null)) {
+  document.title = `${name} · Marseillais chess`;
+  const status = h('p', { class: 'status', id: 'profile-status', role: 'status' }, 'Loading…');
+  main.replaceChildren(status);
+  let user;
+  try {
+    user = await request('GET', `/api/users/${encodeURIComponent(name)}`);
+  } catch (err) {
+    status.textContent = err.status === 404 || err.code === 'unknown_user' || err.code === 'bad_username'
+      ? `There is no player named ${name}.`
+      : `The profile could not be loaded: ${err.message}`;
+    return;
+  }
+  const me = await mePromise;
+  const username = user.username || name;
+  document.title = `${username} · Marseillais chess`;
+  const ratings = user.ratings || {};
+
+  const header = h('div', { class: 'profile-head' },
+    h('h2', { id: 'profile-name' }, username),
+    typeof user.created_ms === 'number' ? h('p', { class: 'summary' }, `Playing since ${new Date(user.created_ms).toLocaleDateString()}`) : null);
+  const self = me && me.username && me.username.toLowerCase() === username.toLowerCase();
+  const challengeBox = h('div', { class: 'challenge-box', id: 'challenge-box' });
+  if (me && me.username && !self) {
+    challengeBox.append(h('button', { type: 'button', id: 'btn-challenge', class: 'primary', onclick: () => openChallenge(challengeBox, username) }, `Challenge ${username}`));
+  }
+  const graph = h('div', { class: 'rating-graph', id: 'rating-graph' });
+  const games = h('div', { class: 'profile-games', id: 'profile-games' });
+  main.replaceChildren(h('div', { class: 'profile' },
+    h('section', { class: 'panel' }, header, challengeBox, ratingTable(ratings)),
+    h('section', { class: 'panel' }, h('h2', {}, 'Rating history'), graph),
+    h('section', { class: 'panel' }, h('h2', {}, 'Games'), games)));
+  historyGraph(graph, username, ratings);
+  gamesList(games, username, 0);
+}
+
+/** One row per speed: rating (with "?" while provisional), deviation, games. */
+function ratingTable(ratings) {
+  const rows = SPEEDS.filter(([speed]) => ratings[speed]).map(([speed, label]) => {
+    const r = ratings[speed];
+    return h('tr', { 'data-speed': speed },
+      h('th', { scope: 'row' }, label),
+      h('td', { class: 'rating' }, ratingText(r)),
+      h('td', {}, typeof r.deviation === 'number' ? `±${Math.round(r.deviation)}` : ''),
+      h('td', {}, typeof r.games === 'number' ? String(r.games) : ''));
+  });
+  if (!rows.length) return h('p', { class: 'summary', id: 'ratings' }, 'No rated game yet: every rating starts at 1500?.');
+  return h('table', { class: 'ratings', id: 'ratings' },
+    h('caption', { class: 'visually-hidden' }, 'Ratings per speed'),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Speed'), h('th', { scope: 'col' }, 'Rating'),
+      h('th', { scope: 'col' }, 'Deviation'), h('th', { scope: 'col' }, 'Games'))),
+    h('tbody', {}, rows));
+}
+
+/** The points of a history reply: `{points: [...]}` or a bare array, each `{ended_ms, rating}`. */
+function historyPoints(reply) {
+  const list = Array.isArray(reply) ? reply : (reply && (reply.points || reply.history)) || [];
+  return list.map((p) => ({
+    at: Number(p.ended_ms ?? p.at_ms ?? p.at),
+    rating: Number(p.rating && typeof p.rating === 'object' ? p.rating.rating : p.rating ?? p.after),
+  })).filter((p) => Number.isFinite(p.at) && Number.isFinite(p.rating));
+}
+
+/** The graph of one speed, chosen among those with games (the most played first). */
+function historyGraph(box, name, ratings) {
+  const played = SPEEDS.filter(([speed]) => ratings[speed] && ratings[speed].games > 0)
+    .sort((a, b) => ratings[b[0]].games - ratings[a[0]].games);
+  if (!played.length) {
+    box.replaceChildren(h('p', { class: 'summary' }, 'No rated game yet.'));
+    return;
+  }
+  const select = h('select', { id: 'history-speed', 'aria-label': 'Speed of the graph' },
+    played.map(([speed, label]) => h('option', { value: speed }, label)));
+  const plot = h('div', { class: 'plot' });
+  const draw = async () => {
+    const speed = select.value;
+    try {
+      const reply = await request('GET', `/api/users/${encodeURIComponent(name)}/rating-history?speed=${encodeURIComponent(speed)}`);
+      plot.replaceChildren(svgGraph(historyPoints(reply), speed));
+    } catch (err) {
+      plot.replaceChildren(h('p', { class: 'error' }, `The history could not be loaded: ${err.message}`));
+    }
+  };
+  select.addEventListener('change', draw);
+  box.replaceChildren(played.length > 1 ? h('p', { class: 'row' }, select) : h('span', {}), plot);
+  if (played.length === 1) select.value = played[0][0];
+  draw();
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+function s(tag, attrs = {}, text) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+/** An inline SVG line of the rating after each game, with its range and a text alternative. */
+export function svgGraph(points, speed) {
+  const W = 600; const H = 180; const PAD = 34;
+  const label = (SPEEDS.find(([sp]) => sp === speed) || [speed, speed])[1];
+  if (!points.length) return h('p', { class: 'summary' }, `No ${label.toLowerCase()} game yet.`);
+  const ratings = points.map((p) => p.rating);
+  let lo = Math.min(...ratings); let hi = Math.max(...ratings);
+  if (hi - lo < 50) { lo -= 25; hi += 25; }
+  const x = (i) => (points.length === 1 ? W / 2 : PAD + (i * (W - 2 * PAD)) / (points.length - 1));
+  const y = (r) => H - PAD / 2 - ((r - lo) * (H - PAD)) / (hi - lo);
+  const first = Math.round(ratings[0]); const last = Math.round(ratings[ratings.length - 1]);
+  const desc = `${label}: ${points.length} rated ${points.length === 1 ? 'game' : 'games'}, from ${first} to ${last} (lowest ${Math.round(Math.min(...ratings))}, highest ${Math.round(Math.max(...ratings))}).`;
+  const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': 'history-title', id: 'history-svg', class: 'history' });
+  svg.append(s('title', { id: 'history-title' }, desc));
+  svg.append(s('line', { class: 'axis', x1: PAD, y1: H - PAD / 2, x2: W - PAD / 2, y2: H - PAD / 2 }));
+  svg.append(s('text', { x: 2, y: y(hi) + 4, class: 'tick' }, String(Math.round(hi))));
+  svg.append(s('text', { x: 2, y: y(lo) + 4, class: 'tick' }, String(Math.round(lo))));
+  svg.append(s('polyline', { class: 'curve', points: points.map((p, i) => `${x(i).toFixed(1)},${y(p.rating).toFixed(1)}`).join(' ') }));
+  points.forEach((p, i) => {
+    const dot = s('circle', { cx: x(i).toFixed(1), cy: y(p.rating).toFixed(1), r: 2.5 });
+    dot.append(s('title', {}, `${new Date(p.at).toLocaleDateString()}: ${Math.round(p.rating)}`));
+    svg.append(dot);
+  });
+  return h('figure', { class: 'history-figure' }, svg, h('figcaption', { class: 'summary', id: 'history-caption' }, desc));
+}
+
+/** The result of a game for this player: "Won", "Lost", "Draw", or the status. */
+function resultWord(g) {
+  const color = g.color || g.colour;
+  if (g.status === 'playing') return 'In progress';
+  if (g.status === 'open') return 'Waiting';
+  if (g.result === '1/2-1/2') return 'Draw';
+  if (g.result === '*' || !g.result) return g.reason === 'aborted' ? 'Aborted' : 'Finished';
+  const whiteWon = g.result === '1-0';
+  if (color === 'white' || color === 'black') return (color === 'white') === whiteWon ? 'Won' : 'Lost';
+  return g.result;
+}
+
+function opponentCell(o) {
+  if (!o) return 'Anonymous';
+  if (typeof o === 'string') return o;
+  const name = nameOf(o);
+  if (name) {
+    return h('a', { href: `/@/${encodeURIComponent(name)}` }, name, typeof o.rating === 'object' && o.rating ? ` (${ratingText(o.rating)})` : '');
+  }
+  if (o.computer) return `Computer (level ${o.computer.level || o.computer})`;
+  return 'Anonymous';
+}
+
+function diffOf(g) {
+  if (typeof g.rating_diff === 'number') return g.rating_diff;
+  const c = g.rating_change;
+  if (c && typeof c.diff === 'number') return c.diff;
+  if (c && typeof c.before === 'number' && typeof c.after === 'number') return c.after - c.before;
+  return null;
+}
+
+/** A page of the player's games (newest first) with "Newer" / "Older". */
+async function gamesList(box, name, offset) {
+  let reply;
+  try {
+    reply = await request('GET', `/api/users/${encodeURIComponent(name)}/games?limit=${PAGE}&offset=${offset}`);
+  } catch (err) {
+    box.replaceChildren(h('p', { class: 'error' }, `The games could not be loaded: ${err.message}`));
+    return;
+  }
+  const games = (reply && reply.games) || [];
+  const rows = games.map((g) => {
+    const diff = diffOf(g);
+    return h('tr', { 'data-id': g.id },
+      h('td', {}, h('a', { href: `/game/${encodeURIComponent(g.id)}`, class: 'game-link' }, resultWord(g))),
+      h('td', {}, opponentCell(g.opponent)),
+      h('td', {}, cap(g.color || g.colour || '')),
+      h('td', {}, [clockLabel(g.clock), g.speed ? ` (${g.speed})` : ''].join('')),
+      h('td', {}, g.rated ? 'Rated' : 'Casual'),
+      h('td', { class: typeof diff === 'number' ? (diff >= 0 ? 'rating-diff up' : 'rating-diff down') : '' }, typeof diff === 'number' ? diffText(diff) : ''));
+  });
+  const older = h('button', { type: 'button', id: 'games-older', disabled: games.length < PAGE, onclick: () => gamesList(box, name, offset + PAGE) }, 'Older');
+  const newer = h('button', { type: 'button', id: 'games-newer', disabled: offset === 0, onclick: () => gamesList(box, name, Math.max(0, offset - PAGE)) }, 'Newer');
+  box.replaceChildren(
+    rows.length
+      ? h('table', { class: 'games-table', id: 'games-table' },
+        h('caption', { class: 'visually-hidden' }, `Games of ${name}, newest first`),
+        h('thead', {}, h('tr', {}, ['Result', 'Opponent', 'Colour', 'Clock', 'Kind', 'Rating'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('tbody', {}, rows))
+      : h('p', { class: 'summary' }, offset ? 'No older games.' : 'No game yet.'),
+    h('div', { class: 'row pager' }, newer, older,
+      h('span', { class: 'summary' }, rows.length ? `Games ${offset + 1}–${offset + rows.length}` : '')));
+}
+
+/** What each refusal of a challenge means, in words. */
+const CHALLENGE_ERRORS = {
+  unknown_user: 'There is no such player.',
+  self_challenge: 'You cannot challenge yourself.',
+  rated_needs_clock: 'A rated game needs a clock: choose a time control.',
+  rate_limited: 'Too many challenges at once: wait a minute.',
+  too_many_challenges: 'You have too many open challenges: wait for an answer or cancel one.',
+  not_logged_in: 'Log in to challenge a player.',
+  bad_origin: 'The request did not come from this site: reload the page.',
+};
+
+/** The challenge form (clock, colour, rated) under the profile's button. */
+function openChallenge(box, to) {
+  if (box.querySelector('#challenge-form')) return;
+  const error = h('p', { class: 'error', role: 'alert', id: 'challenge-error' });
+  const clock = clockChoice('challenge-clock', 'challenge-', '5+3');
+  const form = h('form', { id: 'challenge-form', class: 'create challenge-form', novalidate: true },
+    clock.fieldset,
+    h('fieldset', {}, h('legend', {}, 'Your colour'), h('div', { class: 'choices' },
+      radio('challenge-color', 'white', 'White'), radio('challenge-color', 'random', 'Random', true), radio('challenge-color', 'black', 'Black'))),
+    h('fieldset', {}, h('legend', {}, 'Variant'), h('div', { class: 'choices' },
+      radio('challenge-variant', 'balanced', 'Balanced', true), radio('challenge-variant', 'marseillais', 'Marseillais'))),
+    h('p', { class: 'listed' }, h('label', { for: 'challenge-rated' },
+      h('input', { type: 'checkbox', id: 'challenge-rated', name: 'rated' }), ' Rated')),
+    h('div', { class: 'row' },
+      h('button', { type: 'submit', id: 'challenge-send', class: 'primary' }, `Send the challenge to ${to}`),
+      h('button', { type: 'button', id: 'challenge-close', onclick: () => form.remove() }, 'Cancel')),
+    error);
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    error.textContent = '';
+    const chosen = clock.read();
+    if (chosen.problem) { error.textContent = chosen.problem; return; }
+    const rated = form.querySelector('#challenge-rated').checked;
+    if (rated && !chosen.clock) { error.textContent = CHALLENGE_ERRORS.rated_needs_clock; return; }
+    const body = {
+      to, clock: chosen.clock, color: form.elements['challenge-color'].value,
+      variant: form.elements['challenge-variant'].value, rated,
+    };
+    const send = form.querySelector('#challenge-send');
+    send.disabled = true;
+    try {
+      const reply = await request('POST', '/api/challenges', body);
+      const c = (reply && reply.challenge) || reply || {};
+      trackOutgoing({ ...body, ...c, to: c.to || to });
+      form.remove();
+    } catch (err) {
+      error.textContent = CHALLENGE_ERRORS[err.code] || `Could not send the challenge: ${err.message}`;
+      send.disabled = false;
+    }
+  });
+  box.append(form);
+  const first = form.querySelector('input');
+  if (first) first.focus();
+}

@@ -1,0 +1,280 @@
+//! Driving headless Chromium through chromedriver (the `fantoccini`
+//! WebDriver client) against a server of [`super::rig`], the way
+//! tests/browser.rs does: a chromedriver on a free loopback port, one
+//! browser per [`Session`] (its own profile directory, so its own cookie
+//! jar and localStorage), and waits that poll a JavaScript expression with a
+//! deadline. Not listed in `support/mod.rs`: only the browser test files
+//! include it (`#[path = "support/browser.rs"] mod browser;`), so that the
+//! other test binaries do not compile it.
+//!
+//! Without Chromium and chromedriver a test is skipped with a loud message,
+//! except when `CI` is set (`.ci/run`), where it fails.
+#![allow(dead_code)]
+
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
+use serde_json::{Value, json};
+
+/// Every wait of a browser test is bounded by this.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// One browser scenario at a time (the machine has two cores).
+pub static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+fn chromium() -> PathBuf {
+    std::env::var_os("MARSEILLAIS_CHROMIUM").map_or_else(|| "/usr/bin/chromium".into(), Into::into)
+}
+
+fn chromedriver() -> PathBuf {
+    std::env::var_os("MARSEILLAIS_CHROMEDRIVER")
+        .map_or_else(|| "/usr/bin/chromedriver".into(), Into::into)
+}
+
+/// Whether the browser tests can run; panics under CI when they cannot.
+pub fn browser_available(test: &str) -> bool {
+    let (browser, driver) = (chromium(), chromedriver());
+    if browser.exists() && driver.exists() {
+        return true;
+    }
+    let message = format!(
+        "browser test `{test}` needs {} and {} (Debian: apt-get install -y chromium chromium-driver)",
+        browser.display(),
+        driver.display()
+    );
+    if std::env::var_os("CI").is_some() {
+        panic!("CI is set: {message}");
+    }
+    eprintln!("\n!!! SKIPPED: {message}\n");
+    false
+}
+
+/// A chromedriver process on a free loopback port, killed on drop.
+pub struct Driver {
+    child: Child,
+    port: u16,
+}
+
+impl Driver {
+    pub fn start() -> Driver {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = Command::new(chromedriver())
+            .arg(format!("--port={port}"))
+            .arg("--allowed-ips=127.0.0.1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let driver = Driver { child, port };
+        let deadline = Instant::now() + WAIT;
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "chromedriver did not listen on {port}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        driver
+    }
+
+    /// A fresh browser with its own profile directory (cookies, localStorage).
+    pub async fn session(&self) -> Session {
+        let profile = tempfile::tempdir().expect("profile dir");
+        let caps = json!({
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": chromium(),
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu",
+                    "--disable-background-networking", "--disable-component-update",
+                    "--disable-sync", "--no-first-run", "--disable-quic",
+                    "--window-size=1280,900",
+                    format!("--user-data-dir={}", profile.path().display()),
+                ],
+            },
+        });
+        let Value::Object(caps) = caps else {
+            unreachable!("a JSON object")
+        };
+        let client = ClientBuilder::new(HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{}", self.port))
+            .await
+            .expect("a Chromium session");
+        Session {
+            client,
+            _profile: profile,
+        }
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One browser.
+pub struct Session {
+    pub client: Client,
+    _profile: tempfile::TempDir,
+}
+
+impl Session {
+    pub async fn goto(&self, url: &str) {
+        self.client
+            .goto(url)
+            .await
+            .unwrap_or_else(|e| panic!("open {url}: {e}"));
+    }
+
+    pub async fn close(self) {
+        let _ = self.client.close().await;
+    }
+}
+
+/// Runs a script and returns its value.
+pub async fn js(s: &Session, script: &str) -> Value {
+    s.client
+        .execute(script, vec![])
+        .await
+        .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
+}
+
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64() != Some(0.0),
+        Value::String(t) => !t.is_empty(),
+        _ => true,
+    }
+}
+
+/// Polls a JavaScript expression until it is truthy (deadline [`WAIT`]).
+pub async fn wait_for(s: &Session, expr: &str, what: &str) -> Value {
+    let deadline = Instant::now() + WAIT;
+    let script = format!("return ({expr});");
+    loop {
+        let value = s.client.execute(&script, vec![]).await;
+        if let Ok(v) = &value
+            && truthy(v)
+        {
+            return v.clone();
+        }
+        if Instant::now() > deadline {
+            let page = text(s, "main").await;
+            let page: String = page.chars().take(600).collect();
+            panic!("timed out waiting for {what} ({expr}); last {value:?}; page {page:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The text of the first element matching `css` ("" when there is none).
+pub async fn text(s: &Session, css: &str) -> String {
+    let script = format!(
+        "const e = document.querySelector({}); return e ? e.textContent : '';",
+        json!(css)
+    );
+    s.client
+        .execute(&script, vec![])
+        .await
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default()
+}
+
+/// Waits until the first element matching `css` contains `needle`.
+pub async fn wait_text(s: &Session, css: &str, needle: &str) {
+    let expr = format!(
+        "(document.querySelector({css}) || {{textContent: ''}}).textContent.includes({needle})",
+        css = json!(css),
+        needle = json!(needle)
+    );
+    wait_for(s, &expr, &format!("{css} to contain {needle:?}")).await;
+}
+
+/// Clicks an element once it exists, is shown and is enabled (a real
+/// WebDriver click); finds it again if a re-render replaced it meanwhile.
+pub async fn click(s: &Session, css: &str) {
+    let expr = format!(
+        "(() => {{ const e = document.querySelector({}); return !!e && !e.disabled && e.getClientRects().length > 0; }})()",
+        json!(css)
+    );
+    for attempt in 1..=5 {
+        wait_for(s, &expr, &format!("{css} to be clickable")).await;
+        let clicked = match s.client.find(Locator::Css(css)).await {
+            Ok(element) => element.click().await.map(|_| ()),
+            Err(e) => Err(e),
+        };
+        match clicked {
+            Ok(()) => return,
+            Err(e) if attempt < 5 && e.to_string().contains("stale element") => continue,
+            Err(e) => panic!("click on {css}: {e}"),
+        }
+    }
+}
+
+/// Replaces an input's value by typing (real key events).
+pub async fn type_into(s: &Session, css: &str, value: &str) {
+    click(s, css).await;
+    let element = s
+        .client
+        .find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("find {css}: {e}"));
+    element
+        .clear()
+        .await
+        .unwrap_or_else(|e| panic!("clear {css}: {e}"));
+    element
+        .send_keys(value)
+        .await
+        .unwrap_or_else(|e| panic!("type into {css}: {e}"));
+}
+
+pub fn square(name: &str) -> String {
+    format!(".board .sq[data-sq='{name}']")
+}
+
+/// Plays a sub-move by clicking the piece, then its destination.
+pub async fn click_move(s: &Session, from: &str, to: &str) {
+    let movable = format!(
+        "document.querySelector(\"{}\").classList.contains('movable')",
+        square(from)
+    );
+    wait_for(s, &movable, &format!("{from} to be movable")).await;
+    click(s, &square(from)).await;
+    wait_for(
+        s,
+        &format!(
+            "document.querySelector(\"{}\").matches('.dest, .dest-capture')",
+            square(to)
+        ),
+        &format!("{to} shown as a legal destination"),
+    )
+    .await;
+    click(s, &square(to)).await;
+}
+
+/// Waits until every session shows `n` sub-moves in its move list.
+pub async fn wait_moves(sessions: &[&Session], n: usize) {
+    for s in sessions {
+        wait_for(
+            s,
+            &format!("document.querySelectorAll('#movelist .mv').length === {n}"),
+            &format!("{n} sub-moves in the move list"),
+        )
+        .await;
+    }
+}
