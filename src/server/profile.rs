@@ -95,11 +95,13 @@ async fn user(store: &Arc<dyn Store>, name: &str) -> Result<UserRecord, ProfileE
 
 /// `/@/{username}`: the profile page. The client reads the name from the address and asks the
 /// API, which answers 404 for an unknown user; the page itself is the same for every name.
-/// `client/profile.html` (the same client with the profile's title) where the client has it,
-/// else `index.html`, whose script routes `/@/` addresses to the profile too.
+/// It is `client/profile.html`: the same client with the profile's title.
 async fn page(Path(_username): Path<String>) -> Response {
-    let html = assets::find("profile.html").map_or_else(assets::index_html, |(_, bytes)| bytes);
-    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
+    (
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        assets::profile_html(),
+    )
+        .into_response()
 }
 
 /// `GET /api/users/{username}`.

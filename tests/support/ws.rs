@@ -199,6 +199,7 @@ impl Client {
         Ok(Client {
             ws,
             seen: Vec::new(),
+            ended: None,
         })
     }
 
