@@ -223,3 +223,58 @@ async fn the_rematch_of_an_account_game_gives_each_account_its_seat() {
     assert_eq!(bob_new.skip_to("state").await.d["you"], "white");
     bob_new.play("e2e4", "r1").await;
 }
+
+#[tokio::test]
+async fn a_casual_game_with_a_clock_shows_its_creators_rating_in_the_lobby_and_an_untimed_one_none()
+{
+    let rig = Rig::start().await;
+    let alice = Session::register(rig.addr(), "alice").await;
+    let create = |body: Value| {
+        let alice = alice.clone();
+        let addr = rig.addr();
+        async move {
+            let (status, created) = alice.call(addr, "POST", "/api/games", Some(&body)).await;
+            assert_eq!(status, 201, "{created}");
+            s(&created["id"])
+        }
+    };
+    let blitz = create(json!({"clock": {"base_secs": 300, "increment_secs": 3}})).await;
+    let untimed = create(json!({})).await;
+
+    let (_, listing) = rig.http("GET", "/api/games?status=open", None).await;
+    let listing: Value = serde_json::from_str(&listing).expect("listing JSON");
+    let games = listing["games"].as_array().expect("games");
+    let players_of = |id: &str| {
+        let game = games
+            .iter()
+            .find(|g| s(&g["id"]) == id)
+            .unwrap_or_else(|| panic!("{id} not listed: {listing}"));
+        let creator = if game["players"]["white"].is_null() {
+            "black"
+        } else {
+            "white"
+        };
+        game["players"][creator].clone()
+    };
+    let rated_view = players_of(&blitz);
+    assert_eq!(rated_view["name"], "alice");
+    assert_eq!(
+        rated_view["rating"]["rating"], 1500,
+        "{rated_view} {listing}"
+    );
+    assert_eq!(rated_view["rating"]["provisional"], true);
+    let untimed_view = players_of(&untimed);
+    assert_eq!(untimed_view["name"], "alice");
+    assert!(untimed_view.get("rating").is_none(), "{untimed_view}");
+
+    // The rating range finds the casual game by its creator's rating.
+    let (_, in_range) = rig
+        .http(
+            "GET",
+            "/api/games?status=open&rating_min=1400&rating_max=1600",
+            None,
+        )
+        .await;
+    assert!(in_range.contains(&blitz), "{in_range}");
+    assert!(!in_range.contains(&untimed), "{in_range}");
+}

@@ -95,7 +95,7 @@ pub fn rated(request: &NewGame, user: Option<&SeatUser>) -> Result<bool, Refusal
 }
 
 /// The `created` event a request asks for, with the creator's colour, or why it is refused.
-/// `user`: the signed-in creator (its rating already set for a rated game).
+/// `user`: the signed-in creator (its rating already set for a game with a clock).
 pub fn created_event(
     request: &NewGame,
     seat_hash: String,
@@ -207,8 +207,8 @@ fn computer_joined(color: Color, level: Level, at_ms: i64) -> Event {
 
 /// The rematch of a finished game, ready to commit: same start, variant, clock, listing and
 /// rating, colours swapped, each seat belonging to the same account as before. `seats`: the
-/// hashes of the players' rematch tokens, indexed by their *old* colour. `ratings`: for a
-/// rated game, each player's current rating for its speed (indexed the same way). Against the
+/// hashes of the players' rematch tokens, indexed by their *old* colour. `ratings`: for a game
+/// with a clock, each player's current rating for its speed (indexed the same way). Against the
 /// computer, the human creates the rematch and the computer (same level) joins it in the other
 /// colour.
 pub fn rematch(

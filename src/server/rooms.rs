@@ -320,11 +320,8 @@ impl Rooms {
         let user = match account {
             Some(account) => {
                 let unrated = SeatUser::of(&account, None);
-                // The rating at this moment, read only for a request that may be rated.
-                let speed = request
-                    .clock
-                    .filter(|_| lobby::rated(&request, Some(&unrated)).unwrap_or(false));
-                let rating = match speed {
+                // The rating at this moment for the game's speed (a game with a clock).
+                let rating = match request.clock {
                     Some(clock) => {
                         Some(rating_now(&*self.store, account.id, Speed::of(clock)).await?)
                     }

@@ -130,8 +130,9 @@ impl Event {
 pub struct SeatUser {
     pub id: UserId,
     pub name: Username,
-    /// In a rated game: the player's rating for the game's speed when the seat was taken, the
-    /// "rating before the game" of the PGN's `WhiteElo` / `BlackElo`. `None` otherwise.
+    /// In a game with a clock: the player's rating for the game's speed when the seat was
+    /// taken (shown in the lobby and beside the board; in a rated game, the "rating before the
+    /// game" of the PGN's `WhiteElo` / `BlackElo`). `None` in an untimed game.
     pub rating: Option<Rating>,
 }
 

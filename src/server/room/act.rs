@@ -237,7 +237,7 @@ impl RoomTask {
         account: Option<Account>,
     ) -> impl Future<Output = Result<Option<SeatUser>, Refusal>> + Send + 'static {
         let store = Arc::clone(&self.deps.store);
-        let speed = self.rated_speed();
+        let speed = self.seat_speed();
         async move {
             let Some(account) = account else {
                 return Ok(None);
@@ -250,21 +250,19 @@ impl RoomTask {
         }
     }
 
-    /// The speed of this game when it is rated.
-    fn rated_speed(&self) -> Option<Speed> {
-        self.state
-            .clock_spec
-            .filter(|_| self.state.rated)
-            .map(Speed::of)
+    /// The speed whose rating a seat of this game shows: any game with a clock has one (the
+    /// lobby shows a casual game's creator's rating too, as lichess does); an untimed game none.
+    fn seat_speed(&self) -> Option<Speed> {
+        self.state.clock_spec.map(Speed::of)
     }
 
-    /// For the rematch of a rated game: each player's rating now (after this game's), indexed
-    /// by its colour in this game.
+    /// For the rematch of a game with a clock: each player's rating now (after this game's),
+    /// indexed by its colour in this game.
     fn rematch_ratings(
         &self,
     ) -> impl Future<Output = Result<[Option<Rating>; 2], Refusal>> + Send + 'static {
         let store = Arc::clone(&self.deps.store);
-        let speed = self.rated_speed();
+        let speed = self.seat_speed();
         let users = Color::ALL.map(|c| self.state.user(c).map(|u| u.id));
         async move {
             let mut ratings = [None, None];
