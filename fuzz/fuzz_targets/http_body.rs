@@ -1,7 +1,8 @@
 //! Fuzz target `http_body`: the body of `POST /api/games` read the way the
 //! server reads it, on arbitrary bytes, never panics. The types (`ClockSpec`,
 //! `Variant`, the typed `Event`, its stored text) are the server's own, from
-//! `src/server/game/event.rs`, `protocol/names.rs` and `store/codec.rs`,
+//! `src/server/game/event.rs`, `protocol/names.rs`, `store/codec.rs`,
+//! `account/user.rs` and `rating/mod.rs`,
 //! mounted at the paths they name; the body struct mirrors `lobby::NewGame`
 //! field for field (that module pulls in the whole server, which this crate
 //! does not build) and the checks mirror `lobby::created_event`: clock
@@ -29,17 +30,29 @@ mod codec;
 #[allow(dead_code)]
 #[path = "../../src/engine/level.rs"]
 mod level;
+#[allow(dead_code)]
+#[path = "../../src/server/account/user.rs"]
+mod user;
+#[allow(dead_code)]
+#[path = "../../src/server/rating/mod.rs"]
+mod rating;
 
 mod engine {
     pub use crate::level::Level;
 }
 
 mod server {
+    pub mod account {
+        pub use crate::user::{Account, UserId, Username};
+    }
     pub mod game {
-        pub use crate::event::{ClockSpec, Event, Readings, Variant};
+        pub use crate::event::{ClockSpec, Event, Readings, SeatUser, Variant};
     }
     pub mod protocol {
         pub use crate::names::Side;
+    }
+    pub mod rating {
+        pub use crate::rating::Rating;
     }
 }
 
