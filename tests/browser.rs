@@ -10,137 +10,29 @@
 //! `cargo test --test browser -- --ignored capture_screenshots` rewrites the
 //! PNGs of docs/screenshots/ (lobby, game in progress, finished game, phone).
 
+#[path = "support/browser.rs"]
+mod browser;
 mod support;
 
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
+use fantoccini::Locator;
 use fantoccini::actions::{InputSource, MOUSE_BUTTON_LEFT, MouseActions, PointerAction};
 use fantoccini::key::Key;
-use fantoccini::{Client, ClientBuilder, Locator};
-use hyper_util::client::legacy::connect::HttpConnector;
 use marseillais::server::config::Config;
 use serde_json::{Value, json};
 
-/// One browser scenario at a time (an async mutex: it is held for the
-/// whole scenario, across awaits).
-static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
-/// Every wait in these tests is bounded by this.
-const WAIT: Duration = Duration::from_secs(20);
+use browser::{
+    Driver, SERIAL, Session, WAIT, browser_available, click, click_move, js, square, text,
+    wait_for, wait_moves, wait_text,
+};
 
 /// The start of the checkmate scenario: White (Qd4, Pe5) and a Black king on
 /// g7 behind its d7 pawn, White at the first sub-move.
 const MATE_FEN: &str = "8/3p1pkp/6p1/4P3/3Q4/8/8/6K1 w - - 0 20";
 /// What the server must export for it.
 const MATE_MOVETEXT: &str = "20. Kf1,Ke1 d5,g5 21. exd6+ Kg8,g4 22. d7,d8=Q# 1-0";
-
-fn chromium() -> PathBuf {
-    std::env::var_os("MARSEILLAIS_CHROMIUM").map_or_else(|| "/usr/bin/chromium".into(), Into::into)
-}
-
-fn chromedriver() -> PathBuf {
-    std::env::var_os("MARSEILLAIS_CHROMEDRIVER")
-        .map_or_else(|| "/usr/bin/chromedriver".into(), Into::into)
-}
-
-/// Whether the browser tests can run; panics under CI when they cannot.
-fn browser_available(test: &str) -> bool {
-    let (browser, driver) = (chromium(), chromedriver());
-    if browser.exists() && driver.exists() {
-        return true;
-    }
-    let message = format!(
-        "browser test `{test}` needs {} and {} (Debian: apt-get install -y chromium chromium-driver)",
-        browser.display(),
-        driver.display()
-    );
-    if std::env::var_os("CI").is_some() {
-        panic!("CI is set: {message}");
-    }
-    eprintln!("\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
-    eprintln!("!!! SKIPPED: {message}");
-    eprintln!("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n");
-    false
-}
-
-/// A chromedriver process on a free loopback port, killed on drop.
-struct Driver {
-    child: Child,
-    port: u16,
-}
-
-impl Driver {
-    fn start() -> Driver {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let child = Command::new(chromedriver())
-            .arg(format!("--port={port}"))
-            .arg("--allowed-ips=127.0.0.1")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("chromedriver starts");
-        let driver = Driver { child, port };
-        let deadline = Instant::now() + WAIT;
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "chromedriver did not listen on {port}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        driver
-    }
-
-    /// A fresh browser with its own profile directory.
-    async fn session(&self) -> Session {
-        let profile = tempfile::tempdir().expect("profile dir");
-        let caps = json!({
-            "browserName": "chrome",
-            "goog:chromeOptions": {
-                "binary": chromium(),
-                "args": [
-                    "--headless", "--no-sandbox", "--disable-gpu",
-                    "--disable-background-networking", "--disable-component-update",
-                    "--disable-sync", "--no-first-run", "--disable-quic",
-                    "--window-size=1280,900",
-                    format!("--user-data-dir={}", profile.path().display()),
-                ],
-            },
-        });
-        let Value::Object(caps) = caps else {
-            unreachable!("a JSON object")
-        };
-        let client = ClientBuilder::new(HttpConnector::new())
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{}", self.port))
-            .await
-            .expect("a Chromium session");
-        Session {
-            client,
-            _profile: profile,
-        }
-    }
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// One browser; `name` appears in failure messages.
-struct Session {
-    client: Client,
-    _profile: tempfile::TempDir,
-}
 
 /// The server, a chromedriver and the address to browse.
 struct Rig {
@@ -199,114 +91,6 @@ impl Rig {
     }
 }
 
-/// Runs a script and returns its value.
-async fn js(s: &Session, script: &str) -> Value {
-    s.client
-        .execute(script, vec![])
-        .await
-        .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
-}
-
-/// Polls a JavaScript expression until it is truthy (deadline [`WAIT`]).
-async fn wait_for(s: &Session, expr: &str, what: &str) -> Value {
-    let deadline = Instant::now() + WAIT;
-    let script = format!("return ({expr});");
-    loop {
-        let value = s.client.execute(&script, vec![]).await;
-        if let Ok(v) = &value {
-            let truthy = match v {
-                Value::Null => false,
-                Value::Bool(b) => *b,
-                Value::Number(n) => n.as_f64() != Some(0.0),
-                Value::String(t) => !t.is_empty(),
-                _ => true,
-            };
-            if truthy {
-                return v.clone();
-            }
-        }
-        if Instant::now() > deadline {
-            let status = text(s, "#status").await;
-            let notice = text(s, "#notice").await;
-            panic!(
-                "timed out waiting for {what} ({expr}); last {value:?}; status {status:?}; notice {notice:?}"
-            );
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// The text of the first element matching `css` ("" when there is none).
-async fn text(s: &Session, css: &str) -> String {
-    let script = format!(
-        "const e = document.querySelector({}); return e ? e.textContent : '';",
-        json!(css)
-    );
-    s.client
-        .execute(&script, vec![])
-        .await
-        .ok()
-        .and_then(|v| v.as_str().map(String::from))
-        .unwrap_or_default()
-}
-
-async fn wait_text(s: &Session, css: &str, needle: &str) {
-    let expr = format!(
-        "(document.querySelector({css}) || {{textContent: ''}}).textContent.includes({needle})",
-        css = json!(css),
-        needle = json!(needle)
-    );
-    wait_for(s, &expr, &format!("{css} to contain {needle:?}")).await;
-}
-
-/// Clicks an element once it exists and is enabled (a real WebDriver click:
-/// the page gets pointer and mouse events).
-async fn click(s: &Session, css: &str) {
-    let expr = format!(
-        "(() => {{ const e = document.querySelector({}); return !!e && !e.disabled && e.offsetParent !== null; }})()",
-        json!(css)
-    );
-    // The page re-renders its controls on every server message, so the element found can be
-    // replaced before the click lands ("stale element"): find it again, a bounded number of
-    // times.
-    for attempt in 1..=5 {
-        wait_for(s, &expr, &format!("{css} to be clickable")).await;
-        let clicked = match s.client.find(Locator::Css(css)).await {
-            Ok(element) => element.click().await.map(|_| ()),
-            Err(e) => Err(e),
-        };
-        match clicked {
-            Ok(()) => return,
-            Err(e) if attempt < 5 && e.to_string().contains("stale element") => continue,
-            Err(e) => panic!("click on {css}: {e}"),
-        }
-    }
-}
-
-fn square(name: &str) -> String {
-    format!(".board .sq[data-sq='{name}']")
-}
-
-/// Plays a sub-move by clicking the piece, then its destination.
-async fn click_move(s: &Session, from: &str, to: &str) {
-    let movable = format!(
-        "document.querySelector(\"{}\").classList.contains('movable')",
-        square(from)
-    );
-    wait_for(s, &movable, &format!("{from} to be movable")).await;
-    click(s, &square(from)).await;
-    wait_for(
-        s,
-        &format!(
-            "document.querySelector(\"{}\").matches('.dest, .dest-capture')",
-            square(to)
-        ),
-        &format!("{to} shown as a legal destination"),
-    )
-    .await;
-    click(s, &square(to)).await;
-}
-
 /// Plays a sub-move by dragging the piece with the mouse.
 async fn drag_move(s: &Session, from: &str, to: &str) {
     let movable = format!(
@@ -353,18 +137,6 @@ async fn keys(s: &Session, text: &str) {
         .send_keys(text)
         .await
         .expect("keys");
-}
-
-/// Waits until every session shows `n` sub-moves in its move list.
-async fn wait_moves(sessions: &[&Session], n: usize) {
-    for s in sessions {
-        wait_for(
-            s,
-            &format!("document.querySelectorAll('#movelist .mv').length === {n}"),
-            &format!("{n} sub-moves in the move list"),
-        )
-        .await;
-    }
 }
 
 fn piece_on(name: &str) -> String {

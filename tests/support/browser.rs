@@ -1,6 +1,6 @@
 //! Driving headless Chromium through chromedriver (the `fantoccini`
-//! WebDriver client) against a server of [`super::rig`], the way
-//! tests/browser.rs does: a chromedriver on a free loopback port, one
+//! WebDriver client) against a server of `support::rig`, for
+//! tests/browser.rs and tests/browser_accounts.rs: a chromedriver on a free loopback port, one
 //! browser per [`Session`] (its own profile directory, so its own cookie
 //! jar and localStorage), and waits that poll a JavaScript expression with a
 //! deadline. Not listed in `support/mod.rs`: only the browser test files
