@@ -274,6 +274,7 @@ pub fn prepare(events: Vec<Event>, config: &Config) -> Result<Prepared, Refusal>
         events: events.iter().map(codec::encode).collect(),
         listing: project::listing(&state),
         rating: None,
+        deadline: crate::server::store::DeadlineChange::Unchanged,
     };
     Ok(Prepared {
         state,

@@ -237,6 +237,7 @@ impl Rooms {
             events: vec![codec::encode(end.event())],
             listing,
             rating: project::rated_end(state, std::slice::from_ref(&end)),
+            deadline: crate::server::store::DeadlineChange::Unchanged,
         })
     }
 

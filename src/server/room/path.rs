@@ -32,6 +32,7 @@ impl RoomTask {
             events: events.iter().map(|c| codec::encode(c.event())).collect(),
             listing: project::listing_after(&self.state, &events),
             rating: project::rated_end(&self.state, &events),
+            deadline: crate::server::store::DeadlineChange::Unchanged,
         };
         let rated = commit.rating.is_some();
         let started = Instant::now();

@@ -869,6 +869,20 @@ impl Store for SqliteStore {
         })
     }
 
+    fn turn_deadlines(&self) -> StoreFuture<Vec<(String, i64)>> {
+        self.read(|conn| {
+            let mut statement = conn
+                .prepare("SELECT game_id, deadline_ms FROM turn_deadlines")
+                .map_err(io)?;
+            let rows = statement
+                .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+                .map_err(io)?
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(io)?;
+            Ok(rows)
+        })
+    }
+
     fn close(&self) -> BoxFuture<'static, ()> {
         // Dropping the only sender: the writer finishes what is queued, then stops.
         drop(lock(&self.shared.to_writer).take());
