@@ -29,8 +29,8 @@ use support::store_contract::{
     check_usernames_are_unique_case_insensitively,
 };
 use support::store_contract::{
-    check_failing_store_writes_no_deadline, check_turn_deadlines_follow_the_commits,
-    deadline_commit, deadlines_of,
+    check_failing_store_writes_no_deadline, check_load_playing_leaves_out_games_in_the_index,
+    check_turn_deadlines_follow_the_commits, deadline_commit, deadlines_of,
 };
 
 /// A fresh directory under the system temp dir, removed on drop.
@@ -67,6 +67,17 @@ async fn the_turn_deadline_index_follows_each_commit_in_its_transaction() {
     .await
     .expect("clear after reopening");
     assert!(bounded(deadlines_of(&store)).await.is_empty());
+}
+
+#[tokio::test]
+async fn load_playing_leaves_out_correspondence_games_in_the_deadline_index() {
+    let dir = temp_dir("deadlines-playing");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    bounded(check_load_playing_leaves_out_games_in_the_index(&store)).await;
+    bounded(check_load_playing_leaves_out_games_in_the_index(
+        &MemoryStore::new(),
+    ))
+    .await;
 }
 
 #[tokio::test]

@@ -873,3 +873,33 @@ pub async fn check_failing_store_writes_no_deadline(inner: Arc<dyn Store>) {
     assert_eq!(deadlines_of(&failing).await, rows(&[("f", 10)]));
     assert_eq!(deadlines_of(&*inner).await, rows(&[("f", 10)]));
 }
+
+/// Startup rebuilds games from `load_playing`: a game in the turn-deadline index (a
+/// correspondence game being played) is left out, so that weeks-long games cost startup
+/// nothing; it is back once its row is cleared.
+pub async fn check_load_playing_leaves_out_games_in_the_index(store: &dyn Store) {
+    let ids = |games: Vec<marseillais::server::store::LoadedGame>| -> Vec<String> {
+        let mut ids: Vec<String> = games.into_iter().map(|(l, _)| l.id).collect();
+        ids.sort();
+        ids
+    };
+    store.commit(commit("live", 0, 2)).await.expect("live");
+    store
+        .commit(deadline_commit("corr", 0, 2, DeadlineChange::Set(5)))
+        .await
+        .expect("correspondence");
+    assert_eq!(ids(store.load_playing().await.expect("playing")), ["live"]);
+    assert_eq!(
+        ids(store.load_unfinished().await.expect("unfinished")),
+        ["corr", "live"],
+        "only load_playing leaves it out"
+    );
+    store
+        .commit(deadline_commit("corr", 2, 1, DeadlineChange::Cleared))
+        .await
+        .expect("cleared");
+    assert_eq!(
+        ids(store.load_playing().await.expect("playing")),
+        ["corr", "live"]
+    );
+}

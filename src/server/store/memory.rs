@@ -188,7 +188,11 @@ impl Store for MemoryStore {
     }
 
     fn load_playing(&self) -> StoreFuture<Vec<LoadedGame>> {
-        let games = self.games_where(|listing| listing.status == GameStatus::Playing);
+        let indexed: std::collections::HashSet<String> =
+            self.lock().deadlines.keys().cloned().collect();
+        let games = self.games_where(|listing| {
+            listing.status == GameStatus::Playing && !indexed.contains(&listing.id)
+        });
         Box::pin(async move { Ok(games) })
     }
 

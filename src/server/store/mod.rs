@@ -248,8 +248,10 @@ pub trait Store: Send + Sync + 'static {
     fn commit_all(&self, commits: Vec<Commit>) -> StoreFuture<()>;
     /// Every game whose status is not Finished, with all its events in seq order.
     fn load_unfinished(&self) -> StoreFuture<Vec<LoadedGame>>;
-    /// Every game being played (status Playing), with all its events (startup recovery: open
-    /// games are loaded on demand, they have no timers to run).
+    /// Every game being played (status Playing) that has no row in the turn-deadline index,
+    /// with all its events (startup recovery: open games are loaded on demand, they have no
+    /// timers to run; correspondence games being played, the ones with a row, are loaded by
+    /// the schedule when their deadline comes, so weeks-long games cost startup nothing).
     fn load_playing(&self) -> StoreFuture<Vec<LoadedGame>>;
     /// Games with this status whose listing row was last updated before `updated_before_ms`
     /// (listed or not), with their events, oldest update first, paged: the candidates for

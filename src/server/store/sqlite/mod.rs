@@ -626,7 +626,10 @@ impl Store for SqliteStore {
         self.read(|conn| {
             load_games_where(
                 conn,
-                &format!("SELECT {LISTING_COLUMNS} FROM games WHERE status = ?1 ORDER BY id"),
+                &format!(
+                    "SELECT {LISTING_COLUMNS} FROM games WHERE status = ?1
+                     AND id NOT IN (SELECT game_id FROM turn_deadlines) ORDER BY id"
+                ),
                 [GameStatus::Playing.as_str()],
             )
         })
