@@ -26,6 +26,8 @@ use marseillais::server::{ids, store::sqlite::DB_FILE_NAME};
 use serde_json::{Value, json};
 use support::eventually;
 use support::process::{Scratch, ServerProcess, Spawn};
+use support::s;
+use support::session::Session;
 use support::store_contract::bounded;
 use support::ws::Client;
 
@@ -342,5 +344,44 @@ async fn startup_rebuilds_only_live_games_and_schedules_the_thousand_corresponde
     let mut black = Client::seat(server.addr, &seeded[500].id, &seeded[500].black).await;
     assert_eq!(black.recv_type("state").await.d["you"], "black");
     assert_eq!(live_games(&server).await, 4.0);
+    assert!(server.terminate().await);
+}
+
+#[tokio::test]
+async fn a_retired_correspondence_game_reloads_for_its_account_on_another_device() {
+    let scratch = Scratch::new();
+    let server = spawn(&scratch, &["--retire-after-secs", "0.2"]).await;
+    let addr = server.addr;
+    let alice = Session::register(addr, "alice").await;
+    let bob = Session::register(addr, "bob").await;
+    let (status, created) = alice
+        .call(
+            addr,
+            "POST",
+            "/api/games",
+            Some(&json!({"color": "white", "clock": {"days_per_turn": 3}})),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let id = s(&created["id"]);
+    let (status, joined) = bob
+        .call(addr, "POST", &format!("/api/games/{id}/join"), None)
+        .await;
+    assert_eq!(status, 200, "{joined}");
+    let mut white = alice.connect(addr, &id, "").await;
+    assert_eq!(white.skip_to("state").await.d["you"], "white");
+    white.play("e2e4", "w1").await;
+    white.close().await;
+    drop(white);
+    until_live_games(&server, 0.0).await;
+    assert!(indexed_deadline(&scratch.data(), &id).is_some());
+
+    // Bob signs in on another device: no token, only the account's session.
+    let phone = Session::login(addr, "bob").await;
+    let mut black = phone.connect(addr, &id, "").await;
+    assert_eq!(black.skip_to("state").await.d["you"], "black");
+    black.play("e7e5", "b1").await;
+    black.play("g8f6", "b2").await;
+    assert_eq!(status(&scratch.data(), &id), "playing");
     assert!(server.terminate().await);
 }
