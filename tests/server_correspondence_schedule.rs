@@ -92,7 +92,7 @@ fn days(n: u64) -> Value {
 }
 
 /// A game's stored status, read with plain SQL while the server runs.
-fn status(data: &Path, id: &str) -> String {
+fn stored_status(data: &Path, id: &str) -> String {
     let conn = rusqlite::Connection::open(data.join(DB_FILE_NAME)).expect("raw open");
     conn.query_row("SELECT status FROM games WHERE id = ?1", [id], |row| {
         row.get(0)
@@ -143,7 +143,7 @@ async fn until_live_games(server: &ServerProcess, n: f64) {
 /// Waits (bounded) until the stored game is finished, and returns its end event.
 async fn until_finished(data: &Path, id: &str) -> Value {
     assert!(
-        eventually(PATIENCE, || async { status(data, id) == "finished" }).await,
+        eventually(PATIENCE, || async { stored_status(data, id) == "finished" }).await,
         "the game was not flagged"
     );
     let end = last_event(data, id);
@@ -198,7 +198,7 @@ async fn a_correspondence_game_whose_room_retired_is_flagged_on_time_with_nobody
     drop(white);
     until_live_games(&server, 0.0).await;
     assert_eq!(
-        status(&data, &game.id),
+        stored_status(&data, &game.id),
         "playing",
         "retired before its deadline"
     );
@@ -246,7 +246,7 @@ async fn flagged_after_the_grace_of_the_next_run(kill9: bool) {
         assert!(first.terminate().await);
     }
     assert_eq!(
-        status(&data, &late.id),
+        stored_status(&data, &late.id),
         "playing",
         "the grace kept it alive"
     );
@@ -266,7 +266,7 @@ async fn flagged_after_the_grace_of_the_next_run(kill9: bool) {
         ended_at >= boot_not_before + 2000,
         "flagged at {ended_at}, before the grace after boot ({boot_not_before} + 2 s)"
     );
-    assert_eq!(status(&data, &later.id), "playing");
+    assert_eq!(stored_status(&data, &later.id), "playing");
     assert_eq!(
         indexed_deadline(&data, &later.id),
         Some(moved_at + 3 * DAY_MS)
@@ -322,7 +322,7 @@ async fn a_retired_correspondence_game_loads_again_on_reconnect_and_plays_on() {
     let mut white = Client::seat(server.addr, &game.id, &game.white).await;
     white.recv_type("state").await;
     white.play("d2d4", "w2").await;
-    assert_eq!(status(&data, &game.id), "playing");
+    assert_eq!(stored_status(&data, &game.id), "playing");
     assert!(server.terminate().await);
 }
 
@@ -382,6 +382,6 @@ async fn a_retired_correspondence_game_reloads_for_its_account_on_another_device
     assert_eq!(black.skip_to("state").await.d["you"], "black");
     black.play("e7e5", "b1").await;
     black.play("g8f6", "b2").await;
-    assert_eq!(status(&scratch.data(), &id), "playing");
+    assert_eq!(stored_status(&scratch.data(), &id), "playing");
     assert!(server.terminate().await);
 }
