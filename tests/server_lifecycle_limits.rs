@@ -228,6 +228,10 @@ impl Store for RefuseOneGame {
     fn game_rating(&self, game_id: &str) -> StoreFuture<Option<RatedGame>> {
         self.inner.game_rating(game_id)
     }
+
+    fn turn_deadlines(&self) -> StoreFuture<Vec<(String, i64)>> {
+        self.inner.turn_deadlines()
+    }
 }
 
 #[tokio::test]

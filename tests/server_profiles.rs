@@ -128,6 +128,7 @@ impl World {
                 events: events.clone(),
                 listing,
                 rating,
+                deadline: marseillais::server::store::DeadlineChange::Unchanged,
             })
             .await
             .expect("seed a game");
@@ -670,6 +671,10 @@ impl Store for ReadFailing {
     }
     fn game_rating(&self, game_id: &str) -> StoreFuture<Option<RatedGame>> {
         self.inner.game_rating(game_id)
+    }
+
+    fn turn_deadlines(&self) -> StoreFuture<Vec<(String, i64)>> {
+        self.inner.turn_deadlines()
     }
 }
 

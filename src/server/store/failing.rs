@@ -154,6 +154,10 @@ impl Store for FailingStore {
     fn game_rating(&self, game_id: &str) -> StoreFuture<Option<RatedGame>> {
         self.inner.game_rating(game_id)
     }
+
+    fn turn_deadlines(&self) -> StoreFuture<Vec<(String, i64)>> {
+        self.inner.turn_deadlines()
+    }
 }
 
 fn injected<T: Send + 'static>() -> StoreFuture<T> {
