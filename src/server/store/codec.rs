@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::Level;
 use crate::rules::{Color, Outcome, Position, Rules, SubMove, Termination};
 use crate::server::account::{UserId, Username};
-use crate::server::game::{ClockSpec, Event, Readings, SeatUser, Variant};
+use crate::server::game::{Event, Readings, SeatUser, TimeControl, Variant};
 use crate::server::protocol::Side;
 use crate::server::rating::Rating;
 
@@ -97,7 +97,8 @@ enum Stored {
         at_ms: i64,
         variant: Variant,
         start_fen: String,
-        clock: Option<ClockSpec>,
+        /// A live clock's `{"base_secs", "increment_secs"}` as ever, or `{"days_per_turn"}`.
+        clock: Option<TimeControl>,
         creator: Side,
         seat_hash: String,
         #[serde(default = "listed_by_default", skip_serializing_if = "is_listed")]
@@ -387,6 +388,25 @@ mod tests {
             let event = decode(text).unwrap_or_else(|e| panic!("{text}: {e}"));
             assert_eq!(encode(&event), text);
         }
+    }
+
+    #[test]
+    fn a_correspondence_game_stores_its_days_per_turn_as_its_clock() {
+        let text = r#"{"k":"created","at_ms":1,"variant":"balanced","start_fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1","clock":{"days_per_turn":14},"creator":"white","seat_hash":"h"}"#;
+        let event = decode(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let Event::Created {
+            clock: Some(clock), ..
+        } = &event
+        else {
+            panic!("a created event with a clock: {event:?}");
+        };
+        assert_eq!(clock.days_per_turn().map(u64::from), Some(14));
+        assert_eq!(encode(&event), text);
+        let four = text.replace(":14}", ":4}");
+        assert!(
+            matches!(decode(&four), Err(CodecError::Json(_))),
+            "not a choice"
+        );
     }
 
     #[test]
