@@ -92,6 +92,15 @@ pub async fn run(
             lobby.hub.send_one(Some(user), conn, &msg);
         }
     }
+    if let Some(user) = user {
+        match crate::server::my_games::your_turn(&*rooms.store, user).await {
+            Ok(games) => {
+                let msg = LobbyMsg::YourTurn(msg::YourTurnMsg { games });
+                lobby.hub.send_one(Some(user), conn, &msg);
+            }
+            Err(error) => tracing::warn!(%error, "could not read a your_turn list"),
+        }
+    }
     if let Some(history) = lobby.chat.history(&*rooms.store).await {
         lobby.hub.send_one(user, conn, &history);
     }
