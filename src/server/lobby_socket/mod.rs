@@ -1,6 +1,7 @@
 //! The lobby channel, `GET /ws/lobby`: one WebSocket per open page, signed in or not. The
 //! server pushes the players-online count and, to a signed-in user, their challenges
-//! ([`msg::LobbyMsg`]); the client sends nothing but `ping`. It goes through the game socket's
+//! ([`msg::LobbyMsg`]), the lobby chat and the `your_turn` list; the client sends `ping` and
+//! lobby `chat` lines only. It goes through the game socket's
 //! upgrade ([`crate::server::upgrade`]: frame rate limit, size limits) and its frame reader,
 //! writes, close handshake and idle timeout ([`crate::server::socket`]), with the same bounded
 //! queue: a page that does not read is closed with 1013 rather than buffered for.
