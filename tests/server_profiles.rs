@@ -673,6 +673,17 @@ impl Store for ReadFailing {
         self.inner.game_rating(game_id)
     }
 
+    fn append_chat(&self, line: marseillais::server::chat::NewChatLine) -> StoreFuture<i64> {
+        self.inner.append_chat(line)
+    }
+    fn recent_chat(
+        &self,
+        game_id: Option<&str>,
+        room: marseillais::server::chat::ChatRoom,
+        limit: u32,
+    ) -> StoreFuture<Vec<marseillais::server::chat::ChatLine>> {
+        self.inner.recent_chat(game_id, room, limit)
+    }
     fn turn_deadlines(&self) -> StoreFuture<Vec<(String, i64)>> {
         self.inner.turn_deadlines()
     }

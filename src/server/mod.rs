@@ -19,11 +19,13 @@
 //! | all live games | [`rooms`] |
 //! | clocks | [`clock`] |
 //! | counters | [`metrics`] |
+//! | an account's unfinished games, whose turn | [`my_games`] |
 //! | embedded client files | [`assets`] |
 //! | replay page validation | [`replay`] |
 //! | PGN tags | [`export`] |
 //! | games that end by themselves | [`expiry`] |
 //! | challenges by name, their timers | [`challenge`] |
+//! | chat: text rules, rooms, who reads what | [`chat`] |
 //! | the lobby's creator-rating filter | [`rating_filter`] |
 //! | the lobby channel (online count, challenge notices) | [`lobby_socket`] |
 //! | ids and tokens | [`ids`] |
@@ -34,6 +36,7 @@ pub mod analysis;
 pub mod assets;
 pub mod bucket;
 pub mod challenge;
+pub mod chat;
 pub mod clock;
 pub mod computer;
 pub mod config;
@@ -48,6 +51,7 @@ pub mod ids;
 pub mod lobby;
 pub mod lobby_socket;
 pub mod metrics;
+pub mod my_games;
 pub mod profile;
 pub mod project;
 pub mod protocol;

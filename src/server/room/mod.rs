@@ -17,6 +17,7 @@
 
 mod act;
 pub mod agent;
+pub mod chat;
 mod connect;
 pub mod crowd;
 pub mod fanout;
@@ -85,6 +86,10 @@ pub trait Host: Send + Sync + 'static {
     /// A commit of game `id` changed its turn deadline (durable now): the correspondence
     /// schedule follows it ([`crate::server::schedule`]).
     fn turn_deadline(&self, id: &str, change: DeadlineChange);
+    /// A commit may have changed whose turn it is for these accounts (a correspondence game's
+    /// turn ended, a seat was taken, the game ended): their `your_turn` list is sent again
+    /// ([`crate::server::my_games`]).
+    fn turn_changed(&self, _users: &[UserId]) {}
 }
 
 /// Everything a room uses besides its own state, as one value.
@@ -210,6 +215,7 @@ impl Room {
             game_rate,
             snapshot: None,
             ratings: None,
+            chat: chat::RoomChat::default(),
         };
         tokio::spawn(task.run(rx, shutdown));
         room
@@ -237,6 +243,8 @@ struct RoomTask {
     /// A finished rated game's rating changes, read from the store when the room starts and
     /// when the game's end is committed (the store rated it in that commit).
     ratings: Option<RatingsMsg>,
+    /// The chat rooms' recent lines ([`chat`]).
+    chat: chat::RoomChat,
 }
 
 impl RoomTask {
@@ -415,6 +423,7 @@ impl RoomTask {
                     config.hello_burst,
                     Instant::now(),
                 );
+                let chat = chat::ChatMember::new(config, Instant::now());
                 self.fanout.subscribe(conn, outbox);
                 self.crowd.insert(
                     conn,
@@ -423,8 +432,10 @@ impl RoomTask {
                         hello,
                         token: None,
                         account,
+                        chat,
                     },
                 );
+                self.load_chat().await;
                 self.hello(conn, token, since);
                 let _ = done.send(());
             }
