@@ -5,8 +5,8 @@
 //! The room, not the socket, does this so that a line is ordered with the game's events and its
 //! audience is decided by the seats the room knows (a connection's seat can change with a
 //! `hello`). Lines are not game events: no version, no history entry, no snapshot change. The
-//! room keeps each room's last [`HISTORY_LINES`] in memory once a connection came (read from
-//! the store once, then kept up to date), so a `hello` costs no store read.
+//! room keeps each room's last [`HISTORY_LINES`] in memory (read from the store when the room
+//! starts, then kept up to date), so a `hello` costs no store read.
 
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -73,8 +73,8 @@ impl RoomTask {
         role.may_read(room, member.chat.watches_spectators)
     }
 
-    /// Reads the recent lines of both rooms from the store, once (a failure is retried at the
-    /// next connect; meanwhile no history is sent).
+    /// Reads the recent lines of both rooms from the store, once: when the room starts (a
+    /// failure is retried at the next connect; meanwhile no history is sent).
     pub(super) async fn load_chat(&mut self) {
         if self.chat.recent.is_some() {
             return;
