@@ -20,12 +20,13 @@ export const CHAT_ERRORS = {
   too_long: `A line has at most ${MAX_CHARS} characters.`,
   rate_limited: 'Slow down: at most 3 lines every 5 seconds.',
   not_allowed: 'You cannot write in this room.',
+  bad_message: 'An empty line is not sent.',
   offline: 'You are offline: the line was not sent.',
 };
 
 /** Whether an `error` code is a chat refusal. */
 export function isChatError(code) {
-  return code === 'too_long' || code === 'rate_limited' || code === 'not_allowed';
+  return code === 'too_long' || code === 'rate_limited' || code === 'not_allowed' || code === 'bad_message';
 }
 
 /** The author of a line as shown: the username, "White" / "Black", or "Anonymous". */
@@ -53,7 +54,7 @@ export class ChatPanel {
   /**
    * @param {{room: string, title: string, send: (room: string, text: string) => boolean,
    *   writable?: boolean, readOnlyNote?: string, hideLabel?: [string, string], hidden?: boolean,
-   *   storageKey?: string}} opts
+   *   storageKey?: string, onToggle?: (hidden: boolean) => void}} opts
    *   `hideLabel`: the labels of a show/hide toggle (`[show, hide]`), kept per browser under
    *   `storageKey`; `readOnlyNote`: said instead of the input when the room is not writable.
    */
@@ -81,6 +82,7 @@ export class ChatPanel {
     this.heading = h('h2', { class: 'chat-title' }, opts.title);
     this.toggle = null;
     this.storageKey = opts.storageKey || null;
+    this.onToggle = opts.onToggle || null;
     if (opts.hideLabel) {
       this.labels = opts.hideLabel;
       this.toggle = h('button', { type: 'button', class: 'chat-toggle linkish', id: `chat-toggle-${room}`, onclick: () => this.setHidden(!this.hidden) });
@@ -108,6 +110,7 @@ export class ChatPanel {
     }
     this.renderToggle();
     if (!hidden) this.scrollDown();
+    if (keep && this.onToggle) this.onToggle(hidden);
   }
 
   renderToggle() {
@@ -233,17 +236,30 @@ export class GameChat {
         room: 'player', title: 'Players\' chat', send, hideLabel: ['Show the players\' chat', 'Hide the players\' chat'],
         storageKey: 'marseillais.chat.player',
       });
+      // The server sends a player the spectators' lines only after `chat_watch` (per connection).
       this.rooms.spectator = new ChatPanel({
         room: 'spectator', title: 'Spectators\' chat', send, writable: false, hidden: true,
         readOnlyNote: 'Only spectators write here.',
         hideLabel: ['Show the spectators\' chat', 'Hide the spectators\' chat'],
         storageKey: 'marseillais.chat.spectator',
+        onToggle: (hidden) => this.gameSend('chat_watch', { spectator: !hidden }),
       });
     } else {
       this.rooms.spectator = new ChatPanel({ room: 'spectator', title: 'Spectators\' chat', send });
     }
     for (const [room, panel] of Object.entries(this.rooms)) panel.history(kept[room]);
     this.el.replaceChildren(...Object.values(this.rooms).map((p) => p.el));
+    this.connected();
+  }
+
+  /**
+   * On every (re)connect: a player who keeps the spectators' room open asks
+   * for it again (`chat_watch` is per connection, off by default).
+   */
+  connected() {
+    if (this.you && this.rooms.spectator && !this.rooms.spectator.hidden) {
+      this.gameSend('chat_watch', { spectator: true });
+    }
   }
 
   /** A `chat` or `chat_history` message of the game socket; true when it was one. */

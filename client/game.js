@@ -171,7 +171,7 @@ class GamePage {
     this.socket = new GameSocket(this.id, resume, {
       onMessage: (m) => this.onMessage(m),
       onStatus: (online) => this.onConnection(online),
-      onOpen: () => this.resendPending(),
+      onOpen: () => { this.resendPending(); this.chat.connected(); },
     });
     const tick = () => { this.renderClocks(); requestAnimationFrame(tick); };
     requestAnimationFrame(tick);

@@ -53,9 +53,9 @@ async function accountGames() {
   return ((reply && reply.games) || []).map((g) => ({
     id: g.id,
     color: g.color || null,
-    opponent: opponentText(g.opponent, g.turn ? 'Anonymous' : 'nobody yet'),
+    opponent: opponentText(g.opponent, g.status === 'open' ? 'nobody yet' : 'Anonymous'),
     clock: timeControlOf(g),
-    turn: g.turn || null,
+    turn: g.status === 'open' ? null : g.turn || null,
     yourTurn: !!g.your_turn,
     deadline: typeof g.deadline_ms === 'number' ? g.deadline_ms : null,
     updated: typeof g.updated_ms === 'number' ? g.updated_ms : 0,
