@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use marseillais::server::account::UserId;
+use marseillais::server::store::sqlite::SCHEMA_VERSION;
 use marseillais::server::store::{
     GameStatus, MemoryStore, SqliteOptions, SqliteStore, Store, StoreError,
 };
@@ -618,7 +619,7 @@ async fn a_database_of_schema_version_1_is_migrated_to_the_current_version_with_
     bounded(store.close()).await;
     drop(store);
 
-    assert_eq!(raw("PRAGMA user_version"), 3);
+    assert_eq!(raw("PRAGMA user_version"), SCHEMA_VERSION);
     assert_eq!(raw("SELECT count(*) FROM games"), games_before);
     assert_eq!(raw("SELECT count(*) FROM events"), events_before);
     // Opening the migrated database again is a no-op.

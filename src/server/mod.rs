@@ -24,6 +24,7 @@
 //! | PGN tags | [`export`] |
 //! | games that end by themselves | [`expiry`] |
 //! | challenges by name, their timers | [`challenge`] |
+//! | chat: text rules, rooms, who reads what | [`chat`] |
 //! | the lobby's creator-rating filter | [`rating_filter`] |
 //! | the lobby channel (online count, challenge notices) | [`lobby_socket`] |
 //! | ids and tokens | [`ids`] |
@@ -34,6 +35,7 @@ pub mod analysis;
 pub mod assets;
 pub mod bucket;
 pub mod challenge;
+pub mod chat;
 pub mod clock;
 pub mod computer;
 pub mod config;

@@ -108,6 +108,8 @@ pub struct Spawn {
     flags: Vec<String>,
     env: Vec<(String, String)>,
     relaxed_limits: bool,
+    /// Another build of the binary (an older server writing a fixture); `None`: this package's.
+    exe: Option<PathBuf>,
 }
 
 impl Spawn {
@@ -120,7 +122,15 @@ impl Spawn {
             flags: Vec::new(),
             env: Vec::new(),
             relaxed_limits: false,
+            exe: None,
         }
+    }
+
+    /// Runs this executable instead of this package's `marseillais` (an older build that writes
+    /// a fixture of its schema version).
+    pub fn binary(mut self, exe: &Path) -> Spawn {
+        self.exe = Some(exe.to_path_buf());
+        self
     }
 
     /// Appends the server's stderr (its logs) to this file.
@@ -152,7 +162,11 @@ impl Spawn {
     /// Starts the binary and waits (bounded) for its address; panics with
     /// its log if it does not start.
     pub async fn spawn(self) -> ServerProcess {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_marseillais"));
+        let exe = self
+            .exe
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_marseillais")));
+        let mut command = Command::new(exe);
         command
             .arg("serve")
             .arg("--listen")

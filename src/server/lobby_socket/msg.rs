@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::server::game::{ClockSpec, Variant};
 use crate::server::lobby::ColorChoice;
-use crate::server::protocol::{ErrorMsg, PlayerView};
+use crate::server::protocol::{ChatHistoryMsg, ChatLineMsg, ErrorMsg, PlayerView};
 
 /// A message on the lobby channel.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,6 +28,21 @@ pub enum LobbyMsg {
     Pong(Empty),
     /// A refused client frame (the game socket's `error`).
     Error(ErrorMsg),
+    /// A line of the lobby chat (room `lobby`), to every lobby channel.
+    Chat(ChatLineMsg),
+    /// The lobby chat's recent lines, on connect.
+    ChatHistory(ChatHistoryMsg),
+    /// To a signed-in user: the games where it is their turn now (on connect, and whenever the
+    /// set may have changed: a turn ended or a game ended in a game of theirs).
+    YourTurn(YourTurnMsg),
+}
+
+/// `your_turn`: the ids of the user's unfinished games where it is their turn, in the order of
+/// `GET /api/account/games` (soonest deadline first). Empty: none.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct YourTurnMsg {
+    pub games: Vec<String>,
 }
 
 impl LobbyMsg {
@@ -172,6 +187,39 @@ mod tests {
             LobbyMsg::from_text(&text).ok(),
             Some(LobbyMsg::Challenge(view))
         );
+    }
+
+    #[test]
+    fn lobby_chat_and_your_turn_have_the_documented_bytes_and_chat_is_the_game_sockets() {
+        let line = ChatLineMsg {
+            at_ms: 5,
+            author: "anonymous".into(),
+            room: crate::server::chat::ChatRoom::Lobby,
+            text: "<i>hi</i>".into(),
+            user: None,
+        };
+        let chat = LobbyMsg::Chat(line.clone());
+        assert_eq!(
+            chat.to_text(),
+            r#"{"t":"chat","d":{"at_ms":5,"author":"anonymous","room":"lobby","text":"<i>hi</i>"}}"#
+        );
+        assert_eq!(chat.to_text(), ServerMsg::Chat(line.clone()).to_text());
+        let history = ChatHistoryMsg {
+            lines: vec![line],
+            room: crate::server::chat::ChatRoom::Lobby,
+        };
+        assert_eq!(
+            LobbyMsg::ChatHistory(history.clone()).to_text(),
+            ServerMsg::ChatHistory(history).to_text()
+        );
+        let turn = LobbyMsg::YourTurn(YourTurnMsg {
+            games: vec!["g1".into(), "g2".into()],
+        });
+        assert_eq!(
+            turn.to_text(),
+            r#"{"t":"your_turn","d":{"games":["g1","g2"]}}"#
+        );
+        assert_eq!(LobbyMsg::from_text(&turn.to_text()).ok(), Some(turn));
     }
 
     #[test]

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::error::{ErrorCode, Refusal};
 use super::names::ClaimName;
 use crate::rules::{Claim, SubMove};
+use crate::server::chat::{ChatRoom, ChatText, ChatTextError};
 
 /// Longest accepted client ack id.
 pub const MAX_ACK_ID_LEN: usize = 64;
@@ -41,12 +42,28 @@ pub enum ClientMsg {
     RematchAccept,
     ClaimVictory,
     Ping,
+    /// A chat line for `room` (a game's `player` or `spectator`, or on /ws/lobby `lobby`); the
+    /// text is already clean and within the limit (a longer one is refused with `too_long`).
+    Chat {
+        room: ChatRoom,
+        text: ChatText,
+    },
+    /// A player asks to read (or stop reading) the spectators' room.
+    ChatWatch {
+        spectator: bool,
+    },
 }
 
 impl ClientMsg {
     /// Whether only a seated player may send it.
     pub fn needs_seat(&self) -> bool {
-        !matches!(self, ClientMsg::Hello { .. } | ClientMsg::Ping)
+        !matches!(
+            self,
+            ClientMsg::Hello { .. }
+                | ClientMsg::Ping
+                | ClientMsg::Chat { .. }
+                | ClientMsg::ChatWatch { .. }
+        )
     }
 
     /// The `t` of the envelope.
@@ -65,6 +82,8 @@ impl ClientMsg {
             ClientMsg::RematchAccept => "rematch_accept",
             ClientMsg::ClaimVictory => "claim_victory",
             ClientMsg::Ping => "ping",
+            ClientMsg::Chat { .. } => "chat",
+            ClientMsg::ChatWatch { .. } => "chat_watch",
         }
     }
 
@@ -99,6 +118,15 @@ impl Serialize for ClientMsg {
         struct ClaimOut {
             claim: ClaimName,
         }
+        #[derive(Serialize)]
+        struct ChatOut<'a> {
+            room: ChatRoom,
+            text: &'a str,
+        }
+        #[derive(Serialize)]
+        struct WatchOut {
+            spectator: bool,
+        }
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("t", self.type_name())?;
         match self {
@@ -120,6 +148,18 @@ impl Serialize for ClientMsg {
             ClientMsg::DrawClaim { claim: Some(claim) } => {
                 let claim = ClaimName::from(*claim);
                 map.serialize_entry("d", &ClaimOut { claim })?;
+            }
+            ClientMsg::Chat { room, text } => {
+                let text = text.as_str();
+                map.serialize_entry("d", &ChatOut { room: *room, text })?;
+            }
+            ClientMsg::ChatWatch { spectator } => {
+                map.serialize_entry(
+                    "d",
+                    &WatchOut {
+                        spectator: *spectator,
+                    },
+                )?;
             }
             _ => {}
         }
@@ -265,6 +305,17 @@ struct ClaimData {
     claim: Option<ClaimName>,
 }
 
+#[derive(Deserialize)]
+struct ChatData {
+    room: ChatRoom,
+    text: String,
+}
+
+#[derive(Deserialize)]
+struct WatchData {
+    spectator: bool,
+}
+
 /// Parses one client text frame.
 pub fn parse_client(text: &str) -> Result<ClientMsg, Refusal> {
     let envelope: Envelope = serde_json::from_str(text).map_err(|e| {
@@ -323,6 +374,20 @@ pub fn parse_client(text: &str) -> Result<ClientMsg, Refusal> {
         "rematch_accept" => ClientMsg::RematchAccept,
         "claim_victory" => ClientMsg::ClaimVictory,
         "ping" => ClientMsg::Ping,
+        "chat" => {
+            let d: ChatData = serde_json::from_value(data(envelope.d.value)).map_err(bad)?;
+            let text = ChatText::parse(&d.text).map_err(|e| match e {
+                ChatTextError::TooLong { .. } => Refusal::new(ErrorCode::TooLong, e.to_string()),
+                ChatTextError::Empty => Refusal::new(ErrorCode::BadMessage, e.to_string()),
+            })?;
+            ClientMsg::Chat { room: d.room, text }
+        }
+        "chat_watch" => {
+            let d: WatchData = serde_json::from_value(data(envelope.d.value)).map_err(bad)?;
+            ClientMsg::ChatWatch {
+                spectator: d.spectator,
+            }
+        }
         other => {
             let shown: String = other.chars().take(32).collect();
             return Err(Refusal::new(
@@ -504,11 +569,56 @@ mod tests {
             ClientMsg::RematchAccept,
             ClientMsg::ClaimVictory,
             ClientMsg::Ping,
+            ClientMsg::Chat {
+                room: ChatRoom::Spectator,
+                text: ChatText::parse("<b>gg</b> \"ok\"").unwrap(),
+            },
+            ClientMsg::ChatWatch { spectator: true },
         ];
         for msg in all {
             let text = msg.to_text();
             assert_eq!(parse_client(&text), Ok(msg), "{text}");
         }
+    }
+
+    #[test]
+    fn a_chat_line_over_140_characters_is_refused_as_too_long() {
+        let text = format!(
+            r#"{{"t":"chat","d":{{"room":"player","text":"{}"}}}}"#,
+            "é".repeat(141)
+        );
+        assert_eq!(parse_client(&text).unwrap_err().code, ErrorCode::TooLong);
+        let text = format!(
+            r#"{{"t":"chat","d":{{"room":"player","text":"{}"}}}}"#,
+            "é".repeat(140)
+        );
+        assert!(matches!(parse_client(&text), Ok(ClientMsg::Chat { .. })));
+    }
+
+    #[test]
+    fn a_chat_line_is_cleaned_when_parsed_and_a_blank_or_roomless_one_refused() {
+        let msg = parse_client(r#"{"t":"chat","d":{"room":"spectator","text":" a\u0000b\nc "}}"#);
+        assert_eq!(
+            msg,
+            Ok(ClientMsg::Chat {
+                room: ChatRoom::Spectator,
+                text: ChatText::parse("ab c").unwrap(),
+            })
+        );
+        let code = |text: &str| parse_client(text).unwrap_err().code;
+        assert_eq!(
+            code(r#"{"t":"chat","d":{"room":"player","text":" "}}"#),
+            ErrorCode::BadMessage
+        );
+        assert_eq!(
+            code(r#"{"t":"chat","d":{"text":"hi"}}"#),
+            ErrorCode::BadMessage
+        );
+        assert_eq!(
+            code(r#"{"t":"chat","d":{"room":"kitchen","text":"hi"}}"#),
+            ErrorCode::BadMessage
+        );
+        assert_eq!(code(r#"{"t":"chat_watch","d":{}}"#), ErrorCode::BadMessage);
     }
 
     #[test]

@@ -37,6 +37,10 @@ pub enum ErrorCode {
     SamePlayer,
     /// HTTP 400: a rated game without a clock.
     RatedNeedsClock,
+    /// A chat line longer than 140 characters.
+    TooLong,
+    /// A chat line for a room the connection may not write in (a spectator in `player`).
+    NotAllowed,
 }
 
 /// `error`: the refusal, and the ack id of the move it refuses (the key is
@@ -103,6 +107,8 @@ mod tests {
             (ErrorCode::NotLoggedIn, "not_logged_in"),
             (ErrorCode::SamePlayer, "same_player"),
             (ErrorCode::RatedNeedsClock, "rated_needs_clock"),
+            (ErrorCode::TooLong, "too_long"),
+            (ErrorCode::NotAllowed, "not_allowed"),
         ];
         for (code, name) in names {
             let text = format!("\"{name}\"");

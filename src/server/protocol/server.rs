@@ -27,6 +27,7 @@ use super::players::{Players, RatingsMsg};
 use super::snapshot::StateMsg;
 use super::uci::{submove, submoves};
 use crate::rules::{Outcome, SubMove};
+use crate::server::chat::ChatRoom;
 
 /// A message from the server to one client or to everyone in a room.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,6 +81,11 @@ pub enum ServerMsg {
     RematchSeat(RematchSeatMsg),
     /// After the end of a rated game is stored: both players' rating changes.
     Ratings(RatingsMsg),
+    /// A chat line, stored, to those who may read its room. Not a game event: no `v`.
+    Chat(ChatLineMsg),
+    /// The recent lines of one room, oldest first: after `state` on every (re)connect, one per
+    /// room the connection reads (and when a player starts reading the spectators' room).
+    ChatHistory(ChatHistoryMsg),
 }
 
 /// The message types, as named in `t`.
@@ -101,10 +107,12 @@ pub enum MsgType {
     Pong,
     RematchSeat,
     Ratings,
+    Chat,
+    ChatHistory,
 }
 
 impl MsgType {
-    pub const ALL: [MsgType; 15] = [
+    pub const ALL: [MsgType; 17] = [
         MsgType::State,
         MsgType::Join,
         MsgType::Move,
@@ -120,6 +128,8 @@ impl MsgType {
         MsgType::Pong,
         MsgType::RematchSeat,
         MsgType::Ratings,
+        MsgType::Chat,
+        MsgType::ChatHistory,
     ];
 
     /// The `t` of the envelope.
@@ -140,6 +150,8 @@ impl MsgType {
             MsgType::Pong => "pong",
             MsgType::RematchSeat => "rematch_seat",
             MsgType::Ratings => "ratings",
+            MsgType::Chat => "chat",
+            MsgType::ChatHistory => "chat_history",
         }
     }
 
@@ -153,6 +165,8 @@ impl MsgType {
                 | MsgType::Pong
                 | MsgType::RematchSeat
                 | MsgType::Ratings
+                | MsgType::Chat
+                | MsgType::ChatHistory
         )
     }
 }
@@ -445,6 +459,30 @@ impl std::fmt::Debug for RematchSeatMsg {
     }
 }
 
+/// `chat`: one stored line. `author` is the label shown (the username, else `white` / `black`
+/// for a player, `anonymous` for a spectator or a lobby visitor); `user`, present only when the
+/// author was signed in, is that username (so that an account named `white` is told from the
+/// anonymous White player). `text` is plain text: clients render it as text, never as HTML.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChatLineMsg {
+    /// Unix milliseconds when the server stored it.
+    pub at_ms: i64,
+    pub author: String,
+    pub room: ChatRoom,
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+}
+
+/// `chat_history`: a room's recent lines (at most 50), oldest first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChatHistoryMsg {
+    pub lines: Vec<ChatLineMsg>,
+    pub room: ChatRoom,
+}
+
 /// The `d` of `pong`: `{}`.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -468,6 +506,8 @@ impl ServerMsg {
             ServerMsg::Pong => MsgType::Pong,
             ServerMsg::RematchSeat(_) => MsgType::RematchSeat,
             ServerMsg::Ratings(_) => MsgType::Ratings,
+            ServerMsg::Chat(_) => MsgType::Chat,
+            ServerMsg::ChatHistory(_) => MsgType::ChatHistory,
         }
     }
 
@@ -488,7 +528,9 @@ impl ServerMsg {
             | ServerMsg::Presence(_)
             | ServerMsg::Pong
             | ServerMsg::RematchSeat(_)
-            | ServerMsg::Ratings(_) => None,
+            | ServerMsg::Ratings(_)
+            | ServerMsg::Chat(_)
+            | ServerMsg::ChatHistory(_) => None,
         }
     }
 
@@ -551,6 +593,8 @@ impl Serialize for ServerMsg {
             ServerMsg::Pong => map.serialize_entry("d", &Empty {})?,
             ServerMsg::RematchSeat(d) => map.serialize_entry("d", d)?,
             ServerMsg::Ratings(d) => map.serialize_entry("d", d)?,
+            ServerMsg::Chat(d) => map.serialize_entry("d", d)?,
+            ServerMsg::ChatHistory(d) => map.serialize_entry("d", d)?,
         }
         map.end()
     }
@@ -571,6 +615,8 @@ enum Payload {
     Pong,
     RematchSeat(RematchSeatMsg),
     Ratings(RatingsMsg),
+    Chat(ChatLineMsg),
+    ChatHistory(ChatHistoryMsg),
 }
 
 /// Reads the `d` of a message of a known type.
@@ -599,6 +645,8 @@ impl<'de> de::DeserializeSeed<'de> for PayloadSeed {
             }
             MsgType::RematchSeat => Payload::RematchSeat(RematchSeatMsg::deserialize(d)?),
             MsgType::Ratings => Payload::Ratings(RatingsMsg::deserialize(d)?),
+            MsgType::Chat => Payload::Chat(ChatLineMsg::deserialize(d)?),
+            MsgType::ChatHistory => Payload::ChatHistory(ChatHistoryMsg::deserialize(d)?),
         })
     }
 }
@@ -699,6 +747,8 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
             (MsgType::Pong, Payload::Pong) => ServerMsg::Pong,
             (MsgType::RematchSeat, Payload::RematchSeat(d)) => ServerMsg::RematchSeat(d),
             (MsgType::Ratings, Payload::Ratings(d)) => ServerMsg::Ratings(d),
+            (MsgType::Chat, Payload::Chat(d)) => ServerMsg::Chat(d),
+            (MsgType::ChatHistory, Payload::ChatHistory(d)) => ServerMsg::ChatHistory(d),
             // PayloadSeed reads the payload of the type it is given.
             (t, _) => {
                 return Err(de::Error::custom(format!(

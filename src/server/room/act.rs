@@ -44,6 +44,14 @@ impl RoomTask {
             self.hello(conn, token, v);
             return;
         }
+        if let ClientMsg::Chat { room, text } = msg {
+            self.chat(conn, room, text, received).await;
+            return;
+        }
+        if let ClientMsg::ChatWatch { spectator } = msg {
+            self.chat_watch(conn, spectator);
+            return;
+        }
         if let ClientMsg::Ping = msg {
             // The socket answers pings itself; an agent's ping is answered here.
             self.send_to(conn, &ServerMsg::Pong);
@@ -106,7 +114,10 @@ impl RoomTask {
                 seat_hash: self.rematch_seat_hash(conn)?,
             },
             ClientMsg::RematchAccept => Request::RematchAccept,
-            ClientMsg::Hello { .. } | ClientMsg::Ping => return Ok(()),
+            ClientMsg::Hello { .. }
+            | ClientMsg::Ping
+            | ClientMsg::Chat { .. }
+            | ClientMsg::ChatWatch { .. } => return Ok(()),
         };
         let is_move = ack.is_some();
         let decided = self

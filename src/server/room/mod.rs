@@ -17,6 +17,7 @@
 
 mod act;
 pub mod agent;
+mod chat;
 mod connect;
 pub mod crowd;
 pub mod fanout;

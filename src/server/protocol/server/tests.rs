@@ -596,6 +596,8 @@ fn every_message_type_has_its_wire_name_and_only_game_events_and_state_are_versi
         (MsgType::Pong, "pong", false),
         (MsgType::RematchSeat, "rematch_seat", false),
         (MsgType::Ratings, "ratings", false),
+        (MsgType::Chat, "chat", false),
+        (MsgType::ChatHistory, "chat_history", false),
     ];
     assert_eq!(names.len(), MsgType::ALL.len());
     for (t, name, versioned) in names {

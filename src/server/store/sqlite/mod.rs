@@ -38,7 +38,7 @@ pub const DB_FILE_NAME: &str = "marseillais.sqlite3";
 /// The schema this program writes (`PRAGMA user_version`). A database with a newer version was
 /// written by a newer program and is refused rather than misread; an older one is migrated
 /// ([`MIGRATIONS`]).
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// How long a connection waits on a lock held by another connection before failing. Only a
 /// checkpoint or a second process should ever hold one; waiting beats failing a move.
@@ -130,9 +130,34 @@ CREATE INDEX games_by_white_user ON games (white_user, updated_ms, id) WHERE whi
 CREATE INDEX games_by_black_user ON games (black_user, updated_ms, id) WHERE black_user IS NOT NULL;
 ";
 
+/// Version 4: correspondence games and chat (issue 12). `turn_deadlines` is the timer index of
+/// correspondence games being played: one row per game whose side to move has a deadline
+/// (Unix ms), written in the commit that starts or ends the turn, read whole at startup into
+/// the in-memory schedule, so that the rooms of idle games can leave memory and still be
+/// flagged on time. Live games never have a row (their clocks are in their events).
+/// `chat_lines` keeps the chat of game rooms (`player`, `spectator`) and of the lobby
+/// (`game_id` NULL, room `lobby`); `author` is the label shown (a username, `white`, `black`
+/// or `anonymous`). Its index serves "the recent lines of one room" as one index range.
+const SCHEMA_V4: &str = "
+CREATE TABLE turn_deadlines (
+    game_id      TEXT PRIMARY KEY NOT NULL,
+    deadline_ms  INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE chat_lines (
+    id       INTEGER PRIMARY KEY,
+    game_id  TEXT,
+    room     TEXT NOT NULL,
+    at_ms    INTEGER NOT NULL,
+    user_id  INTEGER,
+    author   TEXT NOT NULL,
+    text     TEXT NOT NULL
+);
+CREATE INDEX chat_lines_by_room ON chat_lines (game_id, room, id);
+";
+
 /// `MIGRATIONS[n]` takes a database from version `n` to `n + 1` (version 0: empty). Each runs in
 /// the same transaction as the version bump, so a crash mid-migration leaves the old version.
-const MIGRATIONS: [&str; 3] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3];
+const MIGRATIONS: [&str; 4] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4];
 
 /// Tuning knobs; [`SqliteStore::open`] uses the defaults.
 #[derive(Clone, Copy, Debug, Default)]

@@ -1,0 +1,185 @@
+//! Who may write and read which chat room, and under which name a line is shown.
+//!
+//! | room | writes | reads |
+//! |---|---|---|
+//! | `player` | the two players | the two players |
+//! | `spectator` | spectators | spectators; a player only after `chat_watch` `{"spectator": true}` |
+//! | `lobby` | anyone on `/ws/lobby` | everyone on `/ws/lobby` |
+//!
+//! Players do not see the spectators' room by default: spectators may discuss the game (and
+//! its best moves) where the players would otherwise read it. A spectator never reads the
+//! players' room (it is the players' conversation, not a broadcast).
+
+use serde::{Deserialize, Serialize};
+
+use crate::rules::Color;
+
+/// A chat room of a game, or the lobby's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChatRoom {
+    Player,
+    Spectator,
+    Lobby,
+}
+
+impl ChatRoom {
+    /// The text stored in `chat_lines.room` (the serde form).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChatRoom::Player => "player",
+            ChatRoom::Spectator => "spectator",
+            ChatRoom::Lobby => "lobby",
+        }
+    }
+
+    /// The room a stored text names.
+    pub fn from_stored(text: &str) -> Option<ChatRoom> {
+        match text {
+            "player" => Some(ChatRoom::Player),
+            "spectator" => Some(ChatRoom::Spectator),
+            "lobby" => Some(ChatRoom::Lobby),
+            _ => None,
+        }
+    }
+
+    /// The rooms of a game.
+    pub const GAME: [ChatRoom; 2] = [ChatRoom::Player, ChatRoom::Spectator];
+}
+
+/// Who a connection is, as far as chat goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChatRole {
+    /// Seated in the game as this colour.
+    Player(Color),
+    /// In a game's room without a seat.
+    Spectator,
+    /// On the lobby channel.
+    Lobby,
+}
+
+/// A connection may not write in that room.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{role} cannot write in the {room} room", role = role_name(*.role), room = .room.as_str())]
+pub struct NotAllowed {
+    pub role: ChatRole,
+    pub room: ChatRoom,
+}
+
+fn role_name(role: ChatRole) -> &'static str {
+    match role {
+        ChatRole::Player(_) => "a player",
+        ChatRole::Spectator => "a spectator",
+        ChatRole::Lobby => "the lobby channel",
+    }
+}
+
+impl ChatRole {
+    /// Whether this connection may write in `room`.
+    pub fn may_write(self, room: ChatRoom) -> Result<(), NotAllowed> {
+        let allowed = matches!(
+            (self, room),
+            (ChatRole::Player(_), ChatRoom::Player)
+                | (ChatRole::Spectator, ChatRoom::Spectator)
+                | (ChatRole::Lobby, ChatRoom::Lobby)
+        );
+        if allowed {
+            Ok(())
+        } else {
+            Err(NotAllowed { role: self, room })
+        }
+    }
+
+    /// Whether this connection reads `room`; `watches_spectators`: a player asked to read the
+    /// spectators' room.
+    pub fn may_read(self, room: ChatRoom, watches_spectators: bool) -> bool {
+        match (self, room) {
+            (ChatRole::Player(_), ChatRoom::Player) => true,
+            (ChatRole::Player(_), ChatRoom::Spectator) => watches_spectators,
+            (ChatRole::Spectator, ChatRoom::Spectator) => true,
+            (ChatRole::Lobby, ChatRoom::Lobby) => true,
+            _ => false,
+        }
+    }
+}
+
+/// The name a line is shown under: the signed-in account's username, else the player's colour
+/// (`white` / `black`), else `anonymous`.
+pub fn author_label(role: ChatRole, username: Option<&str>) -> String {
+    match (username, role) {
+        (Some(name), _) => name.to_owned(),
+        (None, ChatRole::Player(Color::White)) => "white".to_owned(),
+        (None, ChatRole::Player(Color::Black)) => "black".to_owned(),
+        (None, ChatRole::Spectator | ChatRole::Lobby) => "anonymous".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WHITE: ChatRole = ChatRole::Player(Color::White);
+
+    #[test]
+    fn players_write_and_read_the_player_room() {
+        assert!(WHITE.may_write(ChatRoom::Player).is_ok());
+        assert!(WHITE.may_read(ChatRoom::Player, false));
+    }
+
+    #[test]
+    fn a_spectator_may_never_write_in_the_player_room_nor_read_it() {
+        assert_eq!(
+            ChatRole::Spectator.may_write(ChatRoom::Player),
+            Err(NotAllowed {
+                role: ChatRole::Spectator,
+                room: ChatRoom::Player
+            })
+        );
+        assert!(!ChatRole::Spectator.may_read(ChatRoom::Player, true));
+    }
+
+    #[test]
+    fn spectators_write_and_read_the_spectator_room() {
+        assert!(ChatRole::Spectator.may_write(ChatRoom::Spectator).is_ok());
+        assert!(ChatRole::Spectator.may_read(ChatRoom::Spectator, false));
+    }
+
+    #[test]
+    fn players_read_the_spectator_room_only_if_they_asked_and_never_write_there() {
+        assert!(!WHITE.may_read(ChatRoom::Spectator, false));
+        assert!(WHITE.may_read(ChatRoom::Spectator, true));
+        assert!(WHITE.may_write(ChatRoom::Spectator).is_err());
+    }
+
+    #[test]
+    fn the_lobby_room_is_only_the_lobby_channels_and_game_sockets_cannot_use_it() {
+        assert!(ChatRole::Lobby.may_write(ChatRoom::Lobby).is_ok());
+        assert!(ChatRole::Lobby.may_read(ChatRoom::Lobby, false));
+        assert!(ChatRole::Lobby.may_write(ChatRoom::Player).is_err());
+        assert!(WHITE.may_write(ChatRoom::Lobby).is_err());
+        assert!(ChatRole::Spectator.may_write(ChatRoom::Lobby).is_err());
+        assert!(!ChatRole::Spectator.may_read(ChatRoom::Lobby, true));
+    }
+
+    #[test]
+    fn an_author_is_the_username_else_the_colour_else_anonymous() {
+        assert_eq!(author_label(WHITE, Some("Alice")), "Alice");
+        assert_eq!(author_label(WHITE, None), "white");
+        assert_eq!(author_label(ChatRole::Player(Color::Black), None), "black");
+        assert_eq!(author_label(ChatRole::Spectator, None), "anonymous");
+        assert_eq!(author_label(ChatRole::Lobby, None), "anonymous");
+        assert_eq!(author_label(ChatRole::Spectator, Some("bob")), "bob");
+    }
+
+    #[test]
+    fn every_room_has_its_stored_text_both_ways() {
+        for room in [ChatRoom::Player, ChatRoom::Spectator, ChatRoom::Lobby] {
+            assert_eq!(ChatRoom::from_stored(room.as_str()), Some(room));
+            assert_eq!(
+                serde_json::to_string(&room).ok(),
+                Some(format!("\"{}\"", room.as_str()))
+            );
+        }
+        assert_eq!(ChatRoom::from_stored("kitchen"), None);
+    }
+}
