@@ -14,7 +14,9 @@ use marseillais::rules::{
     Color, Generations, Position, Rules, SubMove, generations, reset_generations,
 };
 use marseillais::server::config::TakebackLimits;
-use marseillais::server::game::{ClockSpec, Decided, Event, GameState, Request, Variant};
+use marseillais::server::game::{
+    ClockSpec, Decided, Event, GameState, Request, TimeControl, Variant,
+};
 use marseillais::server::project;
 use marseillais::server::store::codec;
 
@@ -29,10 +31,10 @@ fn game(start: Position) -> GameState {
             at_ms: 1,
             variant: Variant::Balanced,
             start,
-            clock: Some(ClockSpec {
+            clock: Some(TimeControl::Live(ClockSpec {
                 base_secs: 300,
                 increment_secs: 2,
-            }),
+            })),
             creator: Color::White,
             seat_hash: "w".into(),
             listed: true,

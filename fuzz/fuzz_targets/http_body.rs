@@ -1,5 +1,5 @@
 //! Fuzz target `http_body`: the body of `POST /api/games` read the way the
-//! server reads it, on arbitrary bytes, never panics. The types (`ClockSpec`,
+//! server reads it, on arbitrary bytes, never panics. The types (`TimeControl`,
 //! `Variant`, the typed `Event`, its stored text) are the server's own, from
 //! `src/server/game/event.rs`, `protocol/names.rs`, `store/codec.rs`,
 //! `account/user.rs` and `rating/mod.rs`,
@@ -46,7 +46,7 @@ mod server {
         pub use crate::user::{Account, UserId, Username};
     }
     pub mod game {
-        pub use crate::event::{ClockSpec, Event, Readings, SeatUser, Variant};
+        pub use crate::event::{ClockSpec, Event, Readings, SeatUser, TimeControl, Variant};
     }
     pub mod protocol {
         pub use crate::names::Side;
@@ -57,7 +57,7 @@ mod server {
 }
 
 use rules::{Color, Position, Rules};
-use server::game::{ClockSpec, Event, Variant};
+use server::game::{Event, TimeControl, Variant};
 use serde::Deserialize;
 
 /// Mirror of `rooms::NewGame` (same attributes, same fields).
@@ -66,7 +66,7 @@ use serde::Deserialize;
 #[allow(dead_code)]
 struct NewGame {
     color: Option<ColorChoice>,
-    clock: Option<ClockSpec>,
+    clock: Option<TimeControl>,
     fen: Option<String>,
     variant: Option<Variant>,
     listed: Option<bool>,
@@ -113,7 +113,7 @@ fuzz_target!(|data: &[u8]| {
     if request.rated == Some(true) {
         return;
     }
-    if let Some(clock) = request.clock
+    if let Some(clock) = request.clock.and_then(TimeControl::live)
         && (clock.base_secs > 10_800
             || clock.increment_secs > 180
             || (clock.base_secs == 0 && clock.increment_secs == 0))

@@ -109,6 +109,22 @@ pub struct ServeArgs {
         default_value_t = 86400.0
     )]
     pub idle_game_ttl_secs: f64,
+    /// An open correspondence game nobody joined within this long of its creation ends as
+    /// aborted (longer than `--open-game-ttl-secs`: a seek for a slow game waits longer).
+    #[arg(
+        long,
+        env = "MARSEILLAIS_OPEN_CORRESPONDENCE_TTL_SECS",
+        default_value_t = 259_200.0
+    )]
+    pub open_correspondence_ttl_secs: f64,
+    /// A correspondence deadline that passed while the server was down gives the side to move
+    /// this long after the server starts again.
+    #[arg(
+        long,
+        env = "MARSEILLAIS_CORRESPONDENCE_GRACE_SECS",
+        default_value_t = 3600.0
+    )]
+    pub correspondence_grace_secs: f64,
     /// Engine searches (computer moves, analysis) run at once; 0 means half the cores, at
     /// least 1. Human games never wait for them: they run on the engine pool's own threads,
     /// at a lower priority.
@@ -245,6 +261,15 @@ impl ServeArgs {
             replay_wait: secs("replay-wait-secs", self.replay_wait_secs)?,
             open_game_ttl: secs("open-game-ttl-secs", self.open_game_ttl_secs)?,
             idle_game_ttl: secs("idle-game-ttl-secs", self.idle_game_ttl_secs)?,
+            open_correspondence_ttl: secs(
+                "open-correspondence-ttl-secs",
+                self.open_correspondence_ttl_secs,
+            )?,
+            correspondence_grace: secs(
+                "correspondence-grace-secs",
+                self.correspondence_grace_secs,
+            )?,
+            boot_ms: crate::server::game::now_ms(),
             engine_threads: match self.engine_threads {
                 0 => default_engine_threads(),
                 n => n,
@@ -323,6 +348,13 @@ pub struct Config {
     pub replay_wait: Duration,
     pub open_game_ttl: Duration,
     pub idle_game_ttl: Duration,
+    /// See [`ServeArgs::open_correspondence_ttl_secs`].
+    pub open_correspondence_ttl: Duration,
+    /// See [`ServeArgs::correspondence_grace_secs`].
+    pub correspondence_grace: Duration,
+    /// Unix ms at which this server started (set when the config is made, at startup):
+    /// correspondence deadlines that passed before it get [`Config::correspondence_grace`].
+    pub boot_ms: i64,
     /// Engine searches at once (resolved: never 0).
     pub engine_threads: usize,
     /// `/api/analysis` budget, limits and rate (see [`AnalysisLimits`]).
@@ -430,6 +462,14 @@ pub enum PanicSite {
 }
 
 impl Config {
+    /// This process's boot and the correspondence grace, as a game's state takes them.
+    pub fn downtime(&self) -> crate::server::game::policy::Downtime {
+        crate::server::game::policy::Downtime {
+            boot_ms: self.boot_ms,
+            grace: self.correspondence_grace,
+        }
+    }
+
     /// The defaults of the flags, listening on `listen` with data in `data_dir`.
     pub fn new(listen: SocketAddr, data_dir: impl Into<PathBuf>) -> Config {
         let mut args = ServeArgs::from_defaults();
@@ -471,6 +511,8 @@ impl ServeArgs {
             replay_wait_secs: 2.0,
             open_game_ttl_secs: 3600.0,
             idle_game_ttl_secs: 86400.0,
+            open_correspondence_ttl_secs: 259_200.0,
+            correspondence_grace_secs: 3600.0,
             engine_threads: 0,
             analysis_budget_secs: 20.0,
             analysis_position_max_ms: 500,

@@ -68,7 +68,7 @@ impl Expiry {
 mod tests {
     use super::*;
     use crate::rules::{Color, Position};
-    use crate::server::game::{ClockSpec, Event, Variant, policy};
+    use crate::server::game::{ClockSpec, Event, TimeControl, Variant, policy};
     use crate::server::ids;
 
     const HOUR: Duration = Duration::from_secs(3600);
@@ -78,7 +78,7 @@ mod tests {
             at_ms: 1_000,
             variant: Variant::Balanced,
             start: Position::initial(),
-            clock,
+            clock: clock.map(TimeControl::Live),
             creator: Color::White,
             seat_hash: ids::token_hash("w"),
             listed: true,

@@ -94,7 +94,7 @@ mod tests {
     use super::*;
     use crate::rules::Position;
     use crate::server::account::{UserId, Username};
-    use crate::server::game::{ClockSpec, Event, SeatUser, Variant};
+    use crate::server::game::{ClockSpec, Event, SeatUser, TimeControl, Variant};
     use crate::server::rating::Rating;
 
     fn user(id: i64, name: &str, rating: Option<f64>) -> Option<SeatUser> {
@@ -114,10 +114,10 @@ mod tests {
                 at_ms: 0,
                 variant: Variant::Balanced,
                 start: Position::initial(),
-                clock: Some(ClockSpec {
+                clock: Some(TimeControl::Live(ClockSpec {
                     base_secs: 300,
                     increment_secs: 2,
-                }),
+                })),
                 creator: Color::White,
                 seat_hash: "w".into(),
                 listed: true,

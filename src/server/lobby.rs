@@ -8,7 +8,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::config::Config;
-use super::game::{COMPUTER_SEAT_HASH, ClockSpec, Event, GameState, SeatUser, Variant};
+use super::game::{COMPUTER_SEAT_HASH, Event, GameState, SeatUser, TimeControl, Variant};
 use super::ids;
 use super::project;
 use super::protocol::{ErrorCode, Refusal};
@@ -23,7 +23,8 @@ use crate::rules::{Color, Position, Rules};
 #[serde(deny_unknown_fields)]
 pub struct NewGame {
     pub color: Option<ColorChoice>,
-    pub clock: Option<ClockSpec>,
+    /// A live clock `{"base_secs", "increment_secs"}`, or `{"days_per_turn"}` (correspondence).
+    pub clock: Option<TimeControl>,
     pub fen: Option<String>,
     pub variant: Option<Variant>,
     /// `false`: a private game, in no listing, reachable by its id (invite link) only.
@@ -104,7 +105,7 @@ pub fn created_event(
 ) -> Result<(Event, Color), Refusal> {
     let bad = |message: String| Refusal::new(ErrorCode::BadRequest, message);
     let rated = rated(request, user.as_ref())?;
-    if let Some(clock) = request.clock {
+    if let Some(clock) = request.clock.and_then(TimeControl::live) {
         if clock.base_secs > MAX_BASE_SECS || clock.increment_secs > MAX_INCREMENT_SECS {
             return Err(bad(format!(
                 "clock: base_secs at most {MAX_BASE_SECS}, increment_secs at most {MAX_INCREMENT_SECS}"
@@ -230,7 +231,7 @@ pub fn rematch(
             at_ms,
             variant: old.variant,
             start: *old.game().start(),
-            clock: old.clock_spec,
+            clock: old.time_control(),
             creator: !human,
             seat_hash: seats[human as usize].clone(),
             listed: old.listed,
@@ -246,7 +247,7 @@ pub fn rematch(
         at_ms,
         variant: old.variant,
         start: *old.game().start(),
-        clock: old.clock_spec,
+        clock: old.time_control(),
         creator: Color::Black,
         seat_hash: white,
         listed: old.listed,

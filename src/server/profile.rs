@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use super::account::{UserId, Username};
 use super::assets;
-use super::game::{ClockSpec, GameState, Variant};
+use super::game::{GameState, TimeControl, Variant};
 use super::http::{ApiError, AppState};
 use super::http_error::HttpCode;
 use super::protocol::{ComputerView, ErrorCode, GameResult, Reason, Refusal, Side};
@@ -153,7 +153,7 @@ pub struct GameRow {
     pub status: GameStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub variant: Option<Variant>,
-    pub clock: Option<ClockSpec>,
+    pub clock: Option<TimeControl>,
     /// The rating pool the game counts in (or would): from the clock; absent when untimed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub speed: Option<Speed>,
@@ -202,7 +202,7 @@ pub struct ComputerLevel {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 struct SummaryPart {
-    clock: Option<ClockSpec>,
+    clock: Option<TimeControl>,
     computer: Option<ComputerView>,
     result: Option<GameResult>,
     reason: Option<Reason>,

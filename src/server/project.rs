@@ -404,7 +404,7 @@ mod tests {
     use super::*;
     use crate::rules::{Outcome, Position};
     use crate::server::account::{UserId, Username};
-    use crate::server::game::{ClockSpec, Variant};
+    use crate::server::game::{ClockSpec, TimeControl, Variant};
 
     fn user(id: i64) -> Option<SeatUser> {
         Some(SeatUser {
@@ -421,10 +421,10 @@ mod tests {
                 at_ms: 0,
                 variant: Variant::Balanced,
                 start: Position::initial(),
-                clock: Some(ClockSpec {
+                clock: Some(TimeControl::Live(ClockSpec {
                     base_secs: 300,
                     increment_secs: 2,
-                }),
+                })),
                 creator: Color::White,
                 seat_hash: "w".into(),
                 listed: true,

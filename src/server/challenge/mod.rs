@@ -175,7 +175,7 @@ mod tests {
 
     use super::*;
     use crate::server::account::Username;
-    use crate::server::game::{ClockSpec, Variant};
+    use crate::server::game::{ClockSpec, TimeControl, Variant};
     use crate::server::lobby::ColorChoice;
     use crate::server::room::Outbox;
 
@@ -188,10 +188,10 @@ mod tests {
 
     fn terms() -> Terms {
         Terms {
-            clock: Some(ClockSpec {
+            clock: Some(TimeControl::Live(ClockSpec {
                 base_secs: 60,
                 increment_secs: 0,
-            }),
+            })),
             color: ColorChoice::Black,
             variant: Variant::Balanced,
             rated: false,

@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::server::account::{Account, UserId};
 use crate::server::bucket::TokenBucket;
 use crate::server::config::LobbyLimits;
-use crate::server::game::{ClockSpec, Variant};
+use crate::server::game::{TimeControl, Variant};
 use crate::server::ids;
 use crate::server::lobby::ColorChoice;
 use crate::server::lobby_socket::msg::{ChallengeState, ChallengeView};
@@ -26,7 +26,7 @@ const MAX_BUCKETS: usize = 4096;
 /// What the challenger proposes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Terms {
-    pub clock: Option<ClockSpec>,
+    pub clock: Option<TimeControl>,
     /// The challenger's colour.
     pub color: ColorChoice,
     pub variant: Variant,
@@ -297,6 +297,7 @@ impl Registry {
 mod tests {
     use super::*;
     use crate::server::account::Username;
+    use crate::server::game::ClockSpec;
 
     fn account(id: i64, name: &str) -> Account {
         Account {
@@ -307,10 +308,10 @@ mod tests {
 
     fn terms() -> Terms {
         Terms {
-            clock: Some(ClockSpec {
+            clock: Some(TimeControl::Live(ClockSpec {
                 base_secs: 300,
                 increment_secs: 0,
-            }),
+            })),
             color: ColorChoice::Random,
             variant: Variant::Balanced,
             rated: false,

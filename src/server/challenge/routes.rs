@@ -14,7 +14,7 @@ use serde_json::json;
 
 use super::registry::{Challenge, ChallengeCode, ChallengeError, Terms};
 use crate::server::account::{Account, MaybeAccount, RequireAccount, Username};
-use crate::server::game::{ClockSpec, SeatUser, Variant};
+use crate::server::game::{SeatUser, TimeControl, Variant};
 use crate::server::http::{AppState, ask};
 use crate::server::http_error::{ApiError, Code, read_json_body};
 use crate::server::lobby::{self, ColorChoice, NewGame};
@@ -67,7 +67,8 @@ impl From<ChallengeError> for ApiError {
 #[serde(deny_unknown_fields)]
 struct ChallengeRequest {
     to: String,
-    clock: Option<ClockSpec>,
+    /// A live clock or days per turn, as in `POST /api/games`.
+    clock: Option<TimeControl>,
     color: Option<ColorChoice>,
     variant: Option<Variant>,
     rated: Option<bool>,

@@ -124,6 +124,8 @@ impl GameState {
                 self.users[color as usize] = user;
                 self.computer = computer.map(|level| ComputerSeat { color, level });
                 self.position_version = index;
+                // The second seat taken: the first turn begins.
+                self.turn_started_ms = Some(self.updated_ms);
                 if policy::first_move_timer_runs(self.clock.is_some(), self.turns_completed) {
                     self.first_move_since = Some(now);
                 }
@@ -216,6 +218,7 @@ impl GameState {
         let completed = policy::turn_ended(mover, &next, outcome);
         if completed {
             self.turns_completed += 1;
+            self.turn_started_ms = Some(self.updated_ms);
             self.takebacks_this_turn = 0;
             if policy::draw_offer_lapses(self.draw_offer, mover, completed) {
                 self.draw_offer = None;

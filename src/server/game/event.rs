@@ -24,11 +24,151 @@ pub enum Variant {
     Marseillais,
 }
 
-/// A time control.
+/// A live time control: base time and increment per turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClockSpec {
     pub base_secs: u32,
     pub increment_secs: u32,
+}
+
+/// Days per turn of a correspondence game: only 1, 2, 3, 5, 7 or 14 (vchess.club's and
+/// lichess's choices; a closed set keeps ratings by speed meaningful and the lobby readable).
+/// Its serde form is the bare number, refused (not rounded) outside the set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "u64", into = "u64")]
+pub struct DaysPerTurn(u8);
+
+/// A `days_per_turn` outside [`DaysPerTurn::ALLOWED`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("days_per_turn must be one of 1, 2, 3, 5, 7 or 14, got {0}")]
+pub struct BadDaysPerTurn(pub u64);
+
+impl DaysPerTurn {
+    /// The values a game may have.
+    pub const ALLOWED: [u8; 6] = [1, 2, 3, 5, 7, 14];
+
+    pub fn days(self) -> u8 {
+        self.0
+    }
+
+    /// One turn's length in milliseconds.
+    pub fn millis(self) -> i64 {
+        i64::from(self.0) * 86_400_000
+    }
+
+    /// One turn's length in seconds (the PGN `TimeControl` period).
+    pub fn secs(self) -> u64 {
+        u64::from(self.0) * 86_400
+    }
+}
+
+impl TryFrom<u64> for DaysPerTurn {
+    type Error = BadDaysPerTurn;
+
+    fn try_from(days: u64) -> Result<DaysPerTurn, BadDaysPerTurn> {
+        DaysPerTurn::ALLOWED
+            .into_iter()
+            .find(|&d| u64::from(d) == days)
+            .map(DaysPerTurn)
+            .ok_or(BadDaysPerTurn(days))
+    }
+}
+
+impl From<DaysPerTurn> for u64 {
+    fn from(days: DaysPerTurn) -> u64 {
+        u64::from(days.0)
+    }
+}
+
+/// A game's time control: a live clock, or days per turn. Serialized untagged, so a live one is
+/// exactly the [`ClockSpec`] object every earlier version wrote (`{"base_secs":300,
+/// "increment_secs":3}`: old logs and wire bytes are unchanged) and a correspondence one is
+/// `{"days_per_turn":3}`. Read strictly through [`RawTimeControl`]: an object with both kinds
+/// of field is refused with a clear error, where plain `untagged` would take it as a live clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged, try_from = "RawTimeControl")]
+pub enum TimeControl {
+    Live(ClockSpec),
+    Correspondence { days_per_turn: DaysPerTurn },
+}
+
+impl TimeControl {
+    /// The live clock, if it is one.
+    pub fn live(self) -> Option<ClockSpec> {
+        match self {
+            TimeControl::Live(spec) => Some(spec),
+            TimeControl::Correspondence { .. } => None,
+        }
+    }
+
+    /// The days per turn, if it is a correspondence game.
+    pub fn days_per_turn(self) -> Option<DaysPerTurn> {
+        match self {
+            TimeControl::Live(_) => None,
+            TimeControl::Correspondence { days_per_turn } => Some(days_per_turn),
+        }
+    }
+}
+
+impl From<ClockSpec> for TimeControl {
+    fn from(spec: ClockSpec) -> TimeControl {
+        TimeControl::Live(spec)
+    }
+}
+
+impl From<DaysPerTurn> for TimeControl {
+    fn from(days_per_turn: DaysPerTurn) -> TimeControl {
+        TimeControl::Correspondence { days_per_turn }
+    }
+}
+
+/// A time control object as read, before it is known to be one: every field of both kinds.
+/// Unknown fields are ignored, as [`ClockSpec`] always did.
+#[derive(Deserialize)]
+pub struct RawTimeControl {
+    base_secs: Option<u32>,
+    increment_secs: Option<u32>,
+    days_per_turn: Option<u64>,
+}
+
+/// Why a time control object is not one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TimeControlError {
+    #[error("clock: days_per_turn cannot be given with base_secs or increment_secs")]
+    Mixed,
+    #[error("clock: base_secs and increment_secs (a live clock) or days_per_turn (correspondence)")]
+    Incomplete,
+    #[error("clock: {0}")]
+    Days(#[from] BadDaysPerTurn),
+}
+
+impl TryFrom<RawTimeControl> for TimeControl {
+    type Error = TimeControlError;
+
+    fn try_from(raw: RawTimeControl) -> Result<TimeControl, TimeControlError> {
+        match raw {
+            RawTimeControl {
+                base_secs: None,
+                increment_secs: None,
+                days_per_turn: Some(days),
+            } => Ok(TimeControl::Correspondence {
+                days_per_turn: DaysPerTurn::try_from(days)?,
+            }),
+            RawTimeControl {
+                days_per_turn: Some(_),
+                ..
+            } => Err(TimeControlError::Mixed),
+            RawTimeControl {
+                base_secs: Some(base_secs),
+                increment_secs: Some(increment_secs),
+                days_per_turn: None,
+            } => Ok(TimeControl::Live(ClockSpec {
+                base_secs,
+                increment_secs,
+            })),
+            _ => Err(TimeControlError::Incomplete),
+        }
+    }
 }
 
 /// Both clock readings (white, black) in milliseconds.
@@ -42,7 +182,8 @@ pub enum Event {
         at_ms: i64,
         variant: Variant,
         start: Position,
-        clock: Option<ClockSpec>,
+        /// `None`: untimed. A live clock, or days per turn (issue 12).
+        clock: Option<TimeControl>,
         creator: Color,
         seat_hash: String,
         /// Whether the game appears in the lobby listings.
@@ -167,4 +308,53 @@ pub fn now_ms() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<TimeControl, String> {
+        serde_json::from_str(text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_live_time_control_keeps_the_clock_spec_bytes() {
+        let live = TimeControl::Live(ClockSpec {
+            base_secs: 300,
+            increment_secs: 3,
+        });
+        let text = r#"{"base_secs":300,"increment_secs":3}"#;
+        assert_eq!(serde_json::to_string(&live).ok().as_deref(), Some(text));
+        assert_eq!(read(text), Ok(live));
+    }
+
+    #[test]
+    fn a_correspondence_time_control_is_its_days_per_turn() {
+        let days = TimeControl::from(DaysPerTurn::try_from(3).expect("allowed"));
+        let text = r#"{"days_per_turn":3}"#;
+        assert_eq!(serde_json::to_string(&days).ok().as_deref(), Some(text));
+        assert_eq!(read(text), Ok(days));
+    }
+
+    #[test]
+    fn a_time_control_with_both_kinds_of_field_or_other_days_is_refused() {
+        let mixed = read(r#"{"base_secs":300,"increment_secs":3,"days_per_turn":3}"#);
+        assert!(
+            mixed
+                .as_ref()
+                .is_err_and(|e| e.contains("cannot be given with")),
+            "{mixed:?}"
+        );
+        let four = read(r#"{"days_per_turn":4}"#);
+        assert!(
+            four.as_ref()
+                .is_err_and(|e| e.contains("one of 1, 2, 3, 5, 7 or 14")),
+            "{four:?}"
+        );
+        assert!(read(r#"{"days_per_turn":-1}"#).is_err());
+        assert!(read(r#"{"days_per_turn":3.5}"#).is_err());
+        assert!(read(r#"{"base_secs":300}"#).is_err(), "no increment");
+        assert!(read(r#"{}"#).is_err());
+    }
 }

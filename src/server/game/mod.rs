@@ -17,6 +17,7 @@ mod tests;
 pub use apply::ReplayError;
 pub use decide::{Checked, Decided, Decision, Refused, Request};
 pub use event::{
-    ACCOUNT_SEAT_HASH, COMPUTER_SEAT_HASH, ClockSpec, Event, Readings, SeatUser, Variant, now_ms,
+    ACCOUNT_SEAT_HASH, BadDaysPerTurn, COMPUTER_SEAT_HASH, ClockSpec, DaysPerTurn, Event, Readings,
+    SeatUser, TimeControl, TimeControlError, Variant, now_ms,
 };
 pub use state::{ACK_WINDOW, ComputerSeat, GameState, LiveParts, RecordEntry};

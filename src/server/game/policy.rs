@@ -15,9 +15,12 @@
 //! | one draw offer per side per turn | [`may_offer_draw`] |
 //! | victory by abandonment needs the opponent away for the grace period | [`abandoned`] |
 //! | a rematch needs a finished game that had two players and was not aborted | [`rematch_possible`] |
+//! | a correspondence turn lasts its days per turn, whatever was left of the last one | [`turn_deadline`] |
+//! | a deadline that passed while the server was down gives the side to move a grace after boot | [`after_downtime`] |
 
 use std::time::{Duration, Instant};
 
+use super::event::DaysPerTurn;
 use crate::rules::{Color, Outcome, Phase, Position, Termination};
 use crate::server::config::TakebackLimits;
 
@@ -134,6 +137,46 @@ pub fn abandoned(away_since: Option<Instant>, grace: Duration, now: Instant) -> 
 /// How long until a seat away since `away_since` counts as abandoned (zero once it does).
 pub fn abandonment_in(away_since: Instant, grace: Duration, now: Instant) -> Duration {
     grace.saturating_sub(now.saturating_duration_since(away_since))
+}
+
+/// When a correspondence turn that began at `turn_started_ms` (Unix ms) runs out: the whole
+/// days per turn, whatever the side to move had left of its previous turn (time does not
+/// accumulate, as on vchess.club and lichess).
+pub fn turn_deadline(turn_started_ms: i64, days: DaysPerTurn) -> i64 {
+    turn_started_ms.saturating_add(days.millis())
+}
+
+/// The deadline that applies in a process that booted at `boot_ms`: one that passed before the
+/// boot (while the server was down, so nobody could move) becomes `boot_ms + grace`; later ones
+/// are unchanged. Downtime does not pause a correspondence deadline (it is wall-clock time,
+/// stored with the game), but nobody loses on time for an outage they could not play through.
+pub fn after_downtime(deadline_ms: i64, boot_ms: i64, grace: Duration) -> i64 {
+    if deadline_ms < boot_ms {
+        boot_ms.saturating_add(i64::try_from(grace.as_millis()).unwrap_or(i64::MAX))
+    } else {
+        deadline_ms
+    }
+}
+
+/// When this process started and the grace it gives deadlines that passed before
+/// ([`after_downtime`]): what a game's state needs to know to flag a correspondence game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Downtime {
+    pub boot_ms: i64,
+    pub grace: Duration,
+}
+
+impl Downtime {
+    /// No downtime known: every deadline is taken as it is (replays outside a room).
+    pub const NONE: Downtime = Downtime {
+        boot_ms: i64::MIN,
+        grace: Duration::ZERO,
+    };
+
+    /// The deadline that applies, [`after_downtime`].
+    pub fn effective(self, deadline_ms: i64) -> i64 {
+        after_downtime(deadline_ms, self.boot_ms, self.grace)
+    }
 }
 
 /// Why a rematch cannot be offered or accepted.
@@ -280,6 +323,63 @@ mod tests {
             rematch_possible(Some(aborted()), true, false),
             Err(RematchRefused::Aborted)
         );
+    }
+
+    fn days(n: u64) -> DaysPerTurn {
+        DaysPerTurn::try_from(n).expect("allowed")
+    }
+
+    #[test]
+    fn a_correspondence_turn_has_days_per_turn_whatever_was_left() {
+        const DAY: i64 = 86_400_000;
+        // Black's turn began an hour after White's did: the deadline is counted from it, and
+        // nothing White saved or lost on the previous turn carries over.
+        assert_eq!(turn_deadline(1_000, days(3)), 1_000 + 3 * DAY);
+        assert_eq!(
+            turn_deadline(1_000 + 3_600_000, days(3)),
+            1_000 + 3_600_000 + 3 * DAY
+        );
+        assert_eq!(turn_deadline(0, days(14)), 14 * DAY);
+        assert_eq!(turn_deadline(i64::MAX - 1, days(1)), i64::MAX, "saturates");
+    }
+
+    #[test]
+    fn days_per_turn_are_only_the_listed_values() {
+        for n in [1, 2, 3, 5, 7, 14] {
+            assert_eq!(u64::from(days(n)), n);
+            assert_eq!(i64::from(days(n).days()) * 86_400_000, days(n).millis());
+        }
+        for n in [0, 4, 6, 8, 10, 15, 30, 256, u64::MAX] {
+            assert_eq!(
+                DaysPerTurn::try_from(n),
+                Err(super::super::event::BadDaysPerTurn(n))
+            );
+        }
+    }
+
+    #[test]
+    fn a_deadline_passed_during_downtime_gets_an_hour_after_restart() {
+        let boot = 10_000_000;
+        let hour = Duration::from_secs(3600);
+        assert_eq!(after_downtime(boot - 1, boot, hour), boot + 3_600_000);
+        assert_eq!(
+            after_downtime(0, boot, hour),
+            boot + 3_600_000,
+            "days overdue"
+        );
+    }
+
+    #[test]
+    fn a_deadline_after_boot_is_unchanged() {
+        let boot = 10_000_000;
+        let hour = Duration::from_secs(3600);
+        assert_eq!(after_downtime(boot, boot, hour), boot);
+        assert_eq!(
+            after_downtime(boot + 1, boot, hour),
+            boot + 1,
+            "not pushed to the grace"
+        );
+        assert_eq!(Downtime::NONE.effective(i64::MIN + 1), i64::MIN + 1);
     }
 
     #[test]

@@ -12,7 +12,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use super::event::{ClockSpec, Event, SeatUser, Variant};
+use super::event::{ClockSpec, DaysPerTurn, Event, SeatUser, TimeControl, Variant};
 use super::policy;
 use crate::engine::Level;
 use crate::rules::{Color, Game, Position, SubMove};
@@ -31,6 +31,8 @@ pub const ACK_WINDOW: usize = 64;
 pub struct GameState {
     pub id: String,
     pub variant: Variant,
+    /// The live clock's time control (`None` for an untimed or a correspondence game: see
+    /// [`GameState::time_control`]).
     pub clock_spec: Option<ClockSpec>,
     pub created_ms: i64,
     pub updated_ms: i64,
@@ -58,6 +60,14 @@ pub struct GameState {
     /// While the first-move timer runs ([`policy::first_move_timer_runs`]): since when.
     pub(super) first_move_since: Option<Instant>,
     pub(super) first_move_limit: Duration,
+    /// A correspondence game's days per turn (issue 12).
+    pub(super) days_per_turn: Option<DaysPerTurn>,
+    /// Unix ms at which the side to move's current turn began: the `joined` that started the
+    /// game or the `move` that ended the opponent's turn (a takeback does not restart it).
+    pub(super) turn_started_ms: Option<i64>,
+    /// This process's boot and the grace for deadlines that passed before it: set by the room
+    /// ([`GameState::set_downtime`]), [`policy::Downtime::NONE`] elsewhere.
+    pub(super) downtime: policy::Downtime,
     pub(super) ended: bool,
     pub(super) draw_offer: Option<Color>,
     pub(super) rematch_offer: Option<Color>,
@@ -153,7 +163,7 @@ impl GameState {
         Some(GameState {
             id: id.to_string(),
             variant: *variant,
-            clock_spec: *clock,
+            clock_spec: clock.and_then(TimeControl::live),
             created_ms: *at_ms,
             updated_ms: *at_ms,
             listed: *listed,
@@ -165,7 +175,7 @@ impl GameState {
             seats,
             users,
             computer: None,
-            clock: clock.map(|c| {
+            clock: clock.and_then(TimeControl::live).map(|c| {
                 Clock::new(
                     u64::from(c.base_secs) * 1000,
                     u64::from(c.increment_secs) * 1000,
@@ -175,6 +185,9 @@ impl GameState {
             turns_completed: 0,
             first_move_since: None,
             first_move_limit,
+            days_per_turn: clock.and_then(TimeControl::days_per_turn),
+            turn_started_ms: None,
+            downtime: policy::Downtime::NONE,
             ended: false,
             draw_offer: None,
             rematch_offer: None,
@@ -204,6 +217,50 @@ impl GameState {
         self.clock = live.clock;
         self.end_clock = live.end_clock;
         self.first_move_since = live.first_move_since;
+    }
+
+    /// The game's time control: its live clock, its days per turn, or `None` (untimed).
+    pub fn time_control(&self) -> Option<TimeControl> {
+        self.clock_spec
+            .map(TimeControl::Live)
+            .or(self.days_per_turn.map(TimeControl::from))
+    }
+
+    /// A correspondence game's days per turn.
+    pub fn days_per_turn(&self) -> Option<DaysPerTurn> {
+        self.days_per_turn
+    }
+
+    /// Unix ms at which the side to move's current turn runs out, as the log says: the
+    /// `at_ms` of the event that began the turn plus the days per turn
+    /// ([`policy::turn_deadline`]). `None` unless a correspondence game being played. What the
+    /// store's deadline index keeps; the deadline that applies in this process is
+    /// [`GameState::effective_deadline_ms`].
+    pub fn turn_deadline_ms(&self) -> Option<i64> {
+        if self.status() != GameStatus::Playing {
+            return None;
+        }
+        Some(policy::turn_deadline(
+            self.turn_started_ms?,
+            self.days_per_turn?,
+        ))
+    }
+
+    /// The deadline that applies now, after the downtime grace ([`policy::after_downtime`]):
+    /// when the room flags the game, and what the views show.
+    pub fn effective_deadline_ms(&self) -> Option<i64> {
+        self.turn_deadline_ms().map(|d| self.downtime.effective(d))
+    }
+
+    /// Tells the state when this process booted and the grace it gives deadlines that passed
+    /// before (the room does, from its config, when it starts).
+    pub fn set_downtime(&mut self, downtime: policy::Downtime) {
+        self.downtime = downtime;
+    }
+
+    /// What [`GameState::set_downtime`] set.
+    pub fn downtime(&self) -> policy::Downtime {
+        self.downtime
     }
 
     /// The version of the last applied event.

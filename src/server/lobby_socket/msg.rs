@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::server::game::{ClockSpec, Variant};
+use crate::server::game::{TimeControl, Variant};
 use crate::server::lobby::ColorChoice;
 use crate::server::protocol::{ChatHistoryMsg, ChatLineMsg, ErrorMsg, PlayerView};
 
@@ -90,7 +90,7 @@ pub enum ChallengeState {
 #[serde(deny_unknown_fields)]
 pub struct ChallengeView {
     /// `null` for an untimed game.
-    pub clock: Option<ClockSpec>,
+    pub clock: Option<TimeControl>,
     /// The challenger's colour.
     pub color: ColorChoice,
     /// Milliseconds left before it expires (0 once accepted).
@@ -134,6 +134,7 @@ pub struct GoneMsg {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::game::ClockSpec;
     use crate::server::protocol::{ErrorCode, Refusal, ServerMsg};
 
     #[test]
@@ -149,10 +150,10 @@ mod tests {
             r#"{"t":"challenge_gone","d":{"id":"c1","reason":"challenger_left"}}"#
         );
         let view = ChallengeView {
-            clock: Some(ClockSpec {
+            clock: Some(TimeControl::Live(ClockSpec {
                 base_secs: 300,
                 increment_secs: 2,
-            }),
+            })),
             color: ColorChoice::White,
             expires_in_ms: 1000,
             from: PlayerView {

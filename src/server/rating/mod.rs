@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::server::game::ClockSpec;
+use crate::server::game::{ClockSpec, TimeControl};
 
 pub mod glicko2;
 
@@ -37,8 +37,16 @@ impl Speed {
         Speed::Correspondence,
     ];
 
-    /// The speed of a live time control.
-    pub fn of(clock: ClockSpec) -> Speed {
+    /// The speed of a time control: a live one's from its estimated duration, days per turn
+    /// always [`Speed::Correspondence`].
+    pub fn of(clock: impl Into<TimeControl>) -> Speed {
+        match clock.into() {
+            TimeControl::Live(spec) => Speed::of_live(spec),
+            TimeControl::Correspondence { .. } => Speed::Correspondence,
+        }
+    }
+
+    fn of_live(clock: ClockSpec) -> Speed {
         let estimate = u64::from(clock.base_secs) + 40 * u64::from(clock.increment_secs);
         match estimate {
             0..180 => Speed::Bullet,

@@ -264,7 +264,7 @@ impl RoomTask {
     /// The speed whose rating a seat of this game shows: any game with a clock has one (the
     /// lobby shows a casual game's creator's rating too, as lichess does); an untimed game none.
     fn seat_speed(&self) -> Option<Speed> {
-        self.state.clock_spec.map(Speed::of)
+        self.state.time_control().map(Speed::of)
     }
 
     /// For the rematch of a game with a clock: each player's rating now (after this game's),

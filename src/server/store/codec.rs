@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::Level;
 use crate::rules::{Color, Outcome, Position, Rules, SubMove, Termination};
 use crate::server::account::{UserId, Username};
-use crate::server::game::{ClockSpec, Event, Readings, SeatUser, Variant};
+use crate::server::game::{Event, Readings, SeatUser, TimeControl, Variant};
 use crate::server::protocol::Side;
 use crate::server::rating::Rating;
 
@@ -97,7 +97,8 @@ enum Stored {
         at_ms: i64,
         variant: Variant,
         start_fen: String,
-        clock: Option<ClockSpec>,
+        /// A live clock's `{"base_secs", "increment_secs"}` as ever, or `{"days_per_turn"}`.
+        clock: Option<TimeControl>,
         creator: Side,
         seat_hash: String,
         #[serde(default = "listed_by_default", skip_serializing_if = "is_listed")]
