@@ -748,7 +748,8 @@ class GamePage {
         seatEl.replaceChildren(
           h('span', { class: 'dot', 'aria-hidden': 'true' }),
           h('span', { class: 'name' }, `${cap(colour)}${this.you === colour ? ' (you)' : ''}`),
-          seat.taken ? this.playerEl(colour) : null,
+          // Not null: replaceChildren writes a null argument as the text "null".
+          seat.taken ? this.playerEl(colour) : '',
           h('span', { class: 'conn-state' }, seat.taken ? (connected ? 'online' : 'offline') : 'waiting'));
       }
       const bar = this.bars[pos];

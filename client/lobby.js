@@ -91,12 +91,14 @@ export function lobbyPage(main, mePromise = Promise.resolve(null)) {
   let chatAt = null;
   const chat = new ChatPanel({ room: 'lobby', title: 'Lobby chat', send: (room, text) => { chatAt = performance.now(); return sendLive('chat', { room, text }); } });
   main.replaceChildren(h('div', { class: 'lobby' },
-    h('div', { class: 'lobby-forms' }, form, computerForm, h('div', { class: 'panel' }, chat.el)),
-    h('section', { class: 'panel' }, online,
-      h('h2', {}, 'My games'), myList,
-      h('h2', {}, 'Open games'), filter, openList, listError,
-      h('h2', {}, 'Games in progress'), playingList,
-      h('h2', {}, 'Recent games'), recentList)));
+    h('div', { class: 'lobby-forms' }, form, computerForm),
+    h('div', { class: 'lobby-side' },
+      h('section', { class: 'panel' }, online,
+        h('h2', {}, 'My games'), myList,
+        h('h2', {}, 'Open games'), filter, openList, listError,
+        h('h2', {}, 'Games in progress'), playingList,
+        h('h2', {}, 'Recent games'), recentList),
+      h('div', { class: 'panel' }, chat.el))));
 
   /** `&rating_min=..&rating_max=..` from the filter (empty or not a number: no bound). */
   function ratingRange() {

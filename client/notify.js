@@ -176,5 +176,7 @@ export function alertsButton() {
     render();
   });
   render();
+  // The permission may change in the browser's site settings meanwhile: read again on coming back.
+  document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'visible') render(); });
   return button;
 }

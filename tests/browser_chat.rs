@@ -400,6 +400,8 @@ async fn a_correspondence_game_made_in_the_lobby_shows_the_time_left_in_days_and
         .trim_start_matches("/game/")
         .to_string();
     wait_text(&white, "#game-info", "3 days per turn").await;
+    // The free seat says it waits (and nothing else: not the "null" it once showed).
+    assert_eq!(text(&white, "#seat-black").await, "Blackwaiting");
     // Open: no turn is timed yet.
     assert_eq!(
         js(&white, "return document.querySelector('#corr-left').hidden").await,
@@ -553,4 +555,164 @@ async fn a_signed_in_players_my_games_and_lobby_title_show_the_turn_pushed_by_th
     )
     .await;
     rig.stop(vec![alice, bob, device]).await;
+}
+
+/// A stand-in for the browser's Notification API (headless Chromium has no
+/// permission prompt to click): `permission` as given, `requestPermission()`
+/// counted in `window.__asked` and granting, every notification shown
+/// recorded by its tag in localStorage `__shown` (shared by the tabs).
+const FAKE_NOTIFICATION: &str = "const permission = PERMISSION;
+  window.__asked = 0;
+  class Fake {
+    constructor(title, options) {
+      const shown = JSON.parse(localStorage.getItem('__shown') || '[]');
+      shown.push(options.tag);
+      localStorage.setItem('__shown', JSON.stringify(shown));
+    }
+    close() {}
+  }
+  Fake.permission = permission;
+  Fake.requestPermission = () => { window.__asked += 1; Fake.permission = 'granted'; return Promise.resolve('granted'); };
+  window.Notification = Fake;
+  // The header's button reads the permission again when the page comes back into view.
+  document.dispatchEvent(new Event('visibilitychange'));
+  return true;";
+
+/// Puts [`FAKE_NOTIFICATION`] in the page with this permission.
+async fn fake_notifications(s: &Session, permission: &str) {
+    let script = FAKE_NOTIFICATION.replace("PERMISSION", &json!(permission).to_string());
+    assert_eq!(js(s, &script).await, json!(true));
+}
+
+/// Waits until every turn-alert job queued in this tab so far is done (the
+/// Web Lock is granted in order, so taking it after them means they ran).
+async fn alerts_settled(s: &Session) {
+    let done = js_async(
+        s,
+        "const done = arguments[0];
+         navigator.locks.request('marseillais-your-turn', () => true).then(() => done(true), (e) => done(String(e)));",
+        vec![],
+    )
+    .await;
+    assert_eq!(done, json!(true));
+}
+
+/// The seat token this browser keeps for a game.
+async fn token_of(s: &Session, id: &str) -> String {
+    support::s(
+        &js(
+            s,
+            &format!(
+                "return localStorage.getItem('marseillais.seat.' + {})",
+                json!(id)
+            ),
+        )
+        .await,
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn turn_alerts_are_asked_for_only_on_a_click_and_two_open_tabs_show_one_notification() {
+    if !browser_available("turn_alerts...") {
+        return;
+    }
+    let _serial = SERIAL.lock().await;
+    let rig = Rig::start().await;
+    let alice = rig.driver.session().await;
+    let bob = rig.driver.session().await;
+    register(&rig, &alice, "alice").await;
+    register(&rig, &bob, "bob").await;
+    let id = api_seat(
+        &alice,
+        &rig.base,
+        "/api/games",
+        json!({"color": "white", "clock": {"days_per_turn": 1}}),
+    )
+    .await;
+    wait_text(&alice, "#status", "Waiting").await;
+    let alice_token = token_of(&alice, &id).await;
+    api_seat(&bob, &rig.base, &format!("/api/games/{id}/join"), json!({})).await;
+    wait_text(&bob, "#seat-black", "(you)").await;
+    let bob_token = token_of(&bob, &id).await;
+    bob.goto(&rig.url("/replay")).await;
+
+    // The first tab: nothing is asked until the click.
+    alice.goto(&rig.url("/")).await;
+    fake_notifications(&alice, "default").await;
+    wait_for(
+        &alice,
+        "document.title === '(1) Marseillais chess'",
+        "(1) in the first tab",
+    )
+    .await;
+    assert_eq!(js(&alice, "return window.__asked").await, json!(0));
+    click(&alice, "#btn-alerts").await;
+    wait_for(
+        &alice,
+        "document.querySelector('#btn-alerts').getAttribute('aria-pressed') === 'true'",
+        "the alerts on",
+    )
+    .await;
+    assert_eq!(js(&alice, "return window.__asked").await, json!(1));
+    let first = alice.client.window().await.expect("the first tab");
+
+    // A second tab of the same browser.
+    let second = alice
+        .client
+        .new_window(true)
+        .await
+        .expect("a second tab")
+        .handle;
+    alice
+        .client
+        .switch_to_window(second.clone())
+        .await
+        .expect("to the second tab");
+    alice.goto(&rig.url("/games/mine")).await;
+    fake_notifications(&alice, "granted").await;
+    wait_for(
+        &alice,
+        "document.title.startsWith('(1) ')",
+        "(1) in the second tab",
+    )
+    .await;
+
+    // Alice plays (from another device), then Bob: it becomes her turn while both tabs are open.
+    let mut white = support::ws::Client::seat(rig.server.addr(), &id, &alice_token).await;
+    let mut black = support::ws::Client::seat(rig.server.addr(), &id, &bob_token).await;
+    white.play("e2e4", "w1").await;
+    for tab in [&first, &second] {
+        alice
+            .client
+            .switch_to_window(tab.clone())
+            .await
+            .expect("a tab");
+        wait_for(
+            &alice,
+            "!document.title.startsWith('(')",
+            "no count on Bob's turn",
+        )
+        .await;
+    }
+    black.play("e7e5", "b1").await;
+    black.play("d7d5", "b2").await;
+    for tab in [&first, &second] {
+        alice
+            .client
+            .switch_to_window(tab.clone())
+            .await
+            .expect("a tab");
+        wait_for(&alice, "document.title.startsWith('(1) ')", "(1) again").await;
+        alerts_settled(&alice).await;
+    }
+    assert_eq!(
+        js(
+            &alice,
+            "return JSON.parse(localStorage.getItem('__shown') || '[]')"
+        )
+        .await,
+        json!([format!("turn-{id}")]),
+        "one notification over the two tabs"
+    );
+    rig.stop(vec![alice, bob]).await;
 }
