@@ -493,7 +493,8 @@ class GamePage {
   /** The seats that have nobody connected, in words, with the countdown to a claim of victory. */
   awayLine(now) {
     const S = this.S;
-    if (!S || S.status !== 'playing' || !this.presence) return '';
+    // Players of a correspondence game are away most of the time: nothing to say.
+    if (!S || S.status !== 'playing' || !this.presence || S.correspondence) return '';
     const parts = [];
     for (const c of ['white', 'black']) {
       if (!S.seats[c].taken || this.presence[c] || c === this.you || this.isComputer(c)) continue;
@@ -679,8 +680,9 @@ class GamePage {
       if (S.turn === you && S.claims && S.claims.length) {
         out.push(btn('btn-claim-draw', `Claim draw (${S.claims[0].replaceAll('_', ' ')})`, () => this.send('draw_claim', { claim: S.claims[0] }), { class: 'primary' }));
       }
-      // The computer never abandons a game: nothing to claim against it.
-      if (this.presence && S.seats[opp].taken && !this.presence[opp] && !this.isComputer(opp) && !this.abortWindowOpen()) {
+      // The computer never abandons a game: nothing to claim against it; nor is a
+      // correspondence player who is away (the server refuses it: the deadline decides).
+      if (this.presence && S.seats[opp].taken && !this.presence[opp] && !this.isComputer(opp) && !S.correspondence && !this.abortWindowOpen()) {
         this.claimOpen = this.claimOpenNow(performance.now());
         out.push(btn('btn-claim-victory', 'Claim victory (opponent left)', () => this.send('claim_victory'),
           { title: 'Possible once the opponent has been disconnected for a while', disabled: !this.claimOpen }));

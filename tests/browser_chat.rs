@@ -440,6 +440,14 @@ async fn a_correspondence_game_made_in_the_lobby_shows_the_time_left_in_days_and
     let row = format!("#playing-games li[data-id='{id}']");
     wait_text(&watcher, &row, "3 days").await;
     wait_text(&watcher, &row, "Black to play, 2 days 23 h left").await;
+    // An opponent away is no reason to claim victory in a game of days (the deadline decides).
+    black.goto(&rig.url("/replay")).await;
+    wait_text(&white, "#seat-black", "offline").await;
+    assert_eq!(
+        js(&white, "return !!document.querySelector('#btn-claim-victory')").await,
+        json!(false)
+    );
+    assert_eq!(text(&white, "#away-note").await, "");
     rig.stop(vec![white, black, watcher]).await;
 }
 
