@@ -228,6 +228,18 @@ impl Store for RefuseOneGame {
     fn game_rating(&self, game_id: &str) -> StoreFuture<Option<RatedGame>> {
         self.inner.game_rating(game_id)
     }
+
+    fn append_chat(&self, line: marseillais::server::chat::NewChatLine) -> StoreFuture<i64> {
+        self.inner.append_chat(line)
+    }
+    fn recent_chat(
+        &self,
+        game_id: Option<&str>,
+        room: marseillais::server::chat::ChatRoom,
+        limit: u32,
+    ) -> StoreFuture<Vec<marseillais::server::chat::ChatLine>> {
+        self.inner.recent_chat(game_id, room, limit)
+    }
 }
 
 #[tokio::test]

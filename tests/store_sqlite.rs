@@ -256,6 +256,63 @@ async fn account_writes_fail_under_failure_injection_and_after_close() {
     .await;
 }
 
+#[tokio::test]
+async fn chat_lines_come_back_per_room_oldest_first_and_the_newest_only() {
+    let dir = temp_dir("chat");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    bounded(support::store_contract::check_chat_lines_come_back_per_room_oldest_first(&store))
+        .await;
+    bounded(
+        support::store_contract::check_chat_lines_come_back_per_room_oldest_first(
+            &MemoryStore::new(),
+        ),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_chat_room_keeps_only_its_last_lines() {
+    let dir = temp_dir("chat-kept");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    bounded(support::store_contract::check_a_chat_room_keeps_only_its_last_lines(&store)).await;
+    bounded(
+        support::store_contract::check_a_chat_room_keeps_only_its_last_lines(&MemoryStore::new()),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn chat_appends_fail_under_failure_injection_and_after_close() {
+    let dir = temp_dir("chat-failing");
+    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(dir.path()).expect("open"));
+    bounded(support::store_contract::check_chat_appends_fail_while_failing_and_after_close(store))
+        .await;
+    bounded(
+        support::store_contract::check_chat_appends_fail_while_failing_and_after_close(Arc::new(
+            MemoryStore::new(),
+        )),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn chat_lines_are_found_after_reopening() {
+    use marseillais::server::chat::ChatRoom;
+    let dir = temp_dir("chat-reopen");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    let line = support::store_contract::chat_line(Some("g1"), ChatRoom::Player, 5, "still here");
+    let id = bounded(store.append_chat(line.clone()))
+        .await
+        .expect("append");
+    bounded(store.close()).await;
+    drop(store);
+    let store = SqliteStore::open(dir.path()).expect("reopen");
+    let lines = bounded(store.recent_chat(Some("g1"), ChatRoom::Player, 50))
+        .await
+        .expect("read");
+    assert_eq!(lines, [line.stored(id)]);
+}
+
 // ---------------------------------------------------------------------------------------------
 // SQLite only: durability, group commit, failures.
 

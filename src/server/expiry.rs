@@ -5,6 +5,11 @@
 //!   ...) for `--idle-game-ttl-secs` (default 24 h). That covers a rematch nobody came to, and a
 //!   game abandoned mid-way: without a clock no side can fairly be said to have lost on time.
 //!
+//! An open **correspondence** game waits `--open-correspondence-ttl-secs` instead (default 3
+//! days: a seek for a game of days per move is answered more slowly than one for a blitz), and
+//! one being played never expires idle: each of its turns has a deadline, and the side that
+//! misses it loses on time (the room, or the store's deadline schedule, flags it).
+//!
 //! Timed games need neither: their first turns are timed (`--first-move-secs`) and then their
 //! clocks run. Either way the game ends with an ordinary stored `end` event, no winner, reason
 //! `aborted` (result `*`). The room applies this at its timer like a flag fall; games that are not
@@ -22,6 +27,8 @@ use super::store::GameStatus;
 pub struct Expiry {
     /// An open game ends this long after its creation.
     pub open: Duration,
+    /// An open correspondence game ends this long after its creation.
+    pub open_correspondence: Duration,
     /// An untimed game being played ends after this long without any event.
     pub idle_untimed: Duration,
 }
@@ -35,6 +42,7 @@ impl Expiry {
     pub fn from_config(config: &Config) -> Expiry {
         Expiry {
             open: config.open_game_ttl,
+            open_correspondence: config.open_correspondence_ttl,
             idle_untimed: config.idle_game_ttl,
         }
     }
@@ -42,8 +50,14 @@ impl Expiry {
     /// The Unix-millisecond time at which `state` expires, if it can.
     pub fn due_ms(&self, state: &GameState) -> Option<i64> {
         match state.status() {
-            GameStatus::Open => Some(state.created_ms.saturating_add(millis(self.open))),
-            GameStatus::Playing if state.clock_spec.is_none() => {
+            GameStatus::Open => {
+                let ttl = match state.days_per_turn() {
+                    Some(_) => self.open_correspondence,
+                    None => self.open,
+                };
+                Some(state.created_ms.saturating_add(millis(ttl)))
+            }
+            GameStatus::Playing if state.time_control().is_none() => {
                 Some(state.updated_ms.saturating_add(millis(self.idle_untimed)))
             }
             GameStatus::Playing | GameStatus::Finished => None,
@@ -74,11 +88,15 @@ mod tests {
     const HOUR: Duration = Duration::from_secs(3600);
 
     fn game(clock: Option<ClockSpec>, joined: bool) -> GameState {
+        game_with(clock.map(TimeControl::Live), joined)
+    }
+
+    fn game_with(clock: Option<TimeControl>, joined: bool) -> GameState {
         let mut log = vec![Event::Created {
             at_ms: 1_000,
             variant: Variant::Balanced,
             start: Position::initial(),
-            clock: clock.map(TimeControl::Live),
+            clock,
             creator: Color::White,
             seat_hash: ids::token_hash("w"),
             listed: true,
@@ -108,6 +126,7 @@ mod tests {
     fn an_open_game_expires_its_ttl_after_creation_and_ends_aborted() {
         let expiry = Expiry {
             open: HOUR,
+            open_correspondence: 72 * HOUR,
             idle_untimed: 24 * HOUR,
         };
         let open = game(None, false);
@@ -125,6 +144,7 @@ mod tests {
     fn only_untimed_games_being_played_expire_when_idle() {
         let expiry = Expiry {
             open: HOUR,
+            open_correspondence: 72 * HOUR,
             idle_untimed: 24 * HOUR,
         };
         let untimed = game(None, true);
@@ -138,5 +158,34 @@ mod tests {
         );
         assert_eq!(expiry.due_ms(&timed), None);
         assert!(expiry.due(&timed, i64::MAX).is_none());
+    }
+
+    fn correspondence(joined: bool) -> GameState {
+        let days = crate::server::game::DaysPerTurn::try_from(3).expect("allowed");
+        game_with(Some(TimeControl::from(days)), joined)
+    }
+
+    #[test]
+    fn a_correspondence_game_being_played_never_expires_idle() {
+        let expiry = Expiry {
+            open: HOUR,
+            open_correspondence: 72 * HOUR,
+            idle_untimed: 24 * HOUR,
+        };
+        // Its turns are timed by their deadline: days without an event are normal.
+        assert_eq!(expiry.due_ms(&correspondence(true)), None);
+    }
+
+    #[test]
+    fn an_open_correspondence_game_waits_its_own_ttl() {
+        let expiry = Expiry {
+            open: HOUR,
+            open_correspondence: 72 * HOUR,
+            idle_untimed: 24 * HOUR,
+        };
+        assert_eq!(
+            expiry.due_ms(&correspondence(false)),
+            Some(1_000 + 72 * 3_600_000)
+        );
     }
 }

@@ -390,6 +390,7 @@ pub fn refusal(refused: &Refused) -> Refusal {
         | Refused::AbortWindowOver
         | Refused::NotReallyStarted
         | Refused::OpponentNotAway
+        | Refused::NoAbandonmentInCorrespondence
         | Refused::Rematch(_)
         | Refused::RematchAlreadyOffered
         | Refused::NoRematchOffer => ErrorCode::NotAvailable,

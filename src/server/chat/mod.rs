@@ -24,3 +24,9 @@ pub use text::{ChatText, ChatTextError, MAX_CHAT_CHARS};
 
 /// Most lines of one room sent on connect (`chat_history`).
 pub const HISTORY_LINES: u32 = 50;
+
+/// Lines a room keeps in the store (each game's two, and the lobby's): an append deletes the
+/// room's lines older than its last `KEPT_LINES`, in the same transaction. Bounds the table by
+/// games x 2,000 lines plus 1,000, whatever a chatty pair or the lobby writes: at the chat rate
+/// (3 lines per 5 s per connection) nothing older is ever shown anyway (50 on connect).
+pub const KEPT_LINES: u32 = 1000;

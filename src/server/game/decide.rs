@@ -75,6 +75,8 @@ pub enum Refused {
     NotReallyStarted,
     #[error("your opponent has not been disconnected long enough")]
     OpponentNotAway,
+    #[error("a correspondence game is not won by the opponent's absence: it ends on time")]
+    NoAbandonmentInCorrespondence,
     #[error(transparent)]
     Rematch(#[from] RematchRefused),
     #[error("you already offered a rematch")]
@@ -224,6 +226,9 @@ impl GameState {
             }
             Request::ClaimVictory { opponent_away } => {
                 self.require_playing()?;
+                if self.days_per_turn.is_some() {
+                    return Err(Refused::NoAbandonmentInCorrespondence);
+                }
                 if policy::abortable(self.turns_completed) {
                     return Err(Refused::NotReallyStarted);
                 }
@@ -491,8 +496,9 @@ impl GameState {
         })
     }
 
-    /// An ending the clocks impose at `now`: a flag fall, or a first turn not played in time
-    /// (abort).
+    /// An ending the clocks impose at `now` (`at_ms` on the wall clock): a flag fall, a first
+    /// turn not played in time (abort), or a correspondence turn past its deadline (after the
+    /// downtime grace: [`GameState::effective_deadline_ms`]), which loses on time like a flag.
     pub fn due_timeout(&self, now: Instant, at_ms: i64) -> Option<Checked> {
         if self.ended || self.status() != GameStatus::Playing {
             return None;
@@ -501,13 +507,22 @@ impl GameState {
             let outcome = policy::time_forfeit(self.game.position(), loser);
             return Some(self.end(outcome, now, at_ms));
         }
+        if let Some(deadline) = self.effective_deadline_ms()
+            && at_ms >= deadline
+        {
+            let loser = self.game.position().side_to_move();
+            let outcome = policy::time_forfeit(self.game.position(), loser);
+            return Some(self.end(outcome, now, at_ms));
+        }
         let since = self.first_move_since?;
         policy::first_move_expired(since, self.first_move_limit, now)
             .then(|| self.end(policy::aborted(), now, at_ms))
     }
 
-    /// When [`GameState::due_timeout`] may next return an event.
-    pub fn next_deadline(&self) -> Option<Instant> {
+    /// When [`GameState::due_timeout`] may next return an event, given the wall clock
+    /// `now_ms` at `now` (a correspondence deadline is wall-clock time; one in the past is
+    /// `now`).
+    pub fn next_deadline(&self, now: Instant, now_ms: i64) -> Option<Instant> {
         if self.ended || self.status() != GameStatus::Playing {
             return None;
         }
@@ -516,9 +531,10 @@ impl GameState {
             .as_ref()
             .and_then(crate::server::clock::Clock::flag_deadline);
         let first = self.first_move_since.map(|s| s + self.first_move_limit);
-        match (flag, first) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let turn = self.effective_deadline_ms().map(|deadline| {
+            let wait = u64::try_from(deadline.saturating_sub(now_ms)).unwrap_or(0);
+            now + std::time::Duration::from_millis(wait)
+        });
+        [flag, first, turn].into_iter().flatten().min()
     }
 }

@@ -119,10 +119,10 @@ fn a_replayed_state_given_back_its_live_parts_keeps_the_running_clock() {
     let mut replayed = GameState::replay("g", &log, Duration::from_secs(30), later, |_, _, _| {})
         .expect("replays");
     // Replaying restarts White's running clock at `later`...
-    assert_ne!(replayed.next_deadline(), state.next_deadline());
+    assert_ne!(replayed.next_deadline(later, 0), state.next_deadline(t0, 0));
     replayed.restore_live_parts(live);
     // ...the live parts put it back where it was.
-    assert_eq!(replayed.next_deadline(), state.next_deadline());
+    assert_eq!(replayed.next_deadline(later, 0), state.next_deadline(t0, 0));
 }
 
 #[test]
@@ -153,7 +153,7 @@ fn a_draw_offer_lapses_when_the_opponent_completes_a_turn() {
 fn clocks_start_after_both_first_turns_and_abort_is_over_then() {
     let t0 = Instant::now();
     let (mut state, mut log) = new_game(Position::initial(), Some(ONE_MINUTE_PLUS_TWO), t0);
-    assert!(state.next_deadline().is_some(), "first-turn deadline");
+    assert!(state.next_deadline(t0, 0).is_some(), "first-turn deadline");
     play(&mut state, &mut log, Color::White, "e2e4", t0);
     play(&mut state, &mut log, Color::Black, "e7e5", t0);
     assert!(
@@ -166,7 +166,7 @@ fn clocks_start_after_both_first_turns_and_abort_is_over_then() {
         state.decide(Color::White, Request::Abort, LIMITS, t0, 3),
         Err(Refused::AbortWindowOver)
     );
-    let flag = state.next_deadline().expect("White's flag time");
+    let flag = state.next_deadline(t0, 0).expect("White's flag time");
     assert_eq!(flag, t0 + Duration::from_secs(60));
     let later = t0 + Duration::from_secs(61);
     let Some(Event::End { outcome, .. }) = state.due_timeout(later, 4).map(|c| c.event().clone())
@@ -422,5 +422,195 @@ fn a_rated_game_is_joined_only_signed_in_and_by_another_account() {
         state
             .decide_join(ids::token_hash("b"), Some(seat_user(2, "bob")), 2)
             .is_ok()
+    );
+}
+
+// --- correspondence (issue 12) ---
+
+const DAY_MS: i64 = 86_400_000;
+
+fn three_days() -> DaysPerTurn {
+    DaysPerTurn::try_from(3).expect("allowed")
+}
+
+/// A correspondence game of three days per turn, created at 1 ms, joined at 2 ms.
+fn correspondence_game(now: Instant) -> (GameState, Vec<Event>) {
+    let mut log = vec![created(Position::initial(), None), joined()];
+    if let Event::Created { clock, .. } = &mut log[0] {
+        *clock = Some(TimeControl::from(three_days()));
+    }
+    let state =
+        GameState::replay("g", &log, Duration::from_secs(30), now, |_, _, _| {}).expect("replays");
+    (state, log)
+}
+
+/// [`act`] at the wall-clock time `at_ms`.
+fn act_at(
+    state: &mut GameState,
+    log: &mut Vec<Event>,
+    color: Color,
+    request: Request,
+    now: Instant,
+    at_ms: i64,
+) {
+    let Decided::Events(events) = state
+        .decide(color, request, LIMITS, now, at_ms)
+        .unwrap_or_else(|e| panic!("refused: {e}"))
+    else {
+        panic!("not events");
+    };
+    for checked in events {
+        log.push(checked.event().clone());
+        state.apply(checked, now);
+    }
+}
+
+fn play_at(state: &mut GameState, log: &mut Vec<Event>, color: Color, uci: &str, at_ms: i64) {
+    let mv = uci.parse().expect("uci");
+    let request = Request::Move { mv, ack: None };
+    act_at(state, log, color, request, Instant::now(), at_ms);
+}
+
+#[test]
+fn a_correspondence_deadline_is_counted_from_the_event_that_began_the_turn() {
+    let t0 = Instant::now();
+    let (mut state, mut log) = correspondence_game(t0);
+    assert_eq!(state.time_control(), Some(TimeControl::from(three_days())));
+    assert_eq!(state.clock_spec, None, "no live clock");
+    assert_eq!(
+        state.turn_deadline_ms(),
+        Some(2 + 3 * DAY_MS),
+        "from the join"
+    );
+    // White's first turn is one sub-move: Black's turn begins with it.
+    play_at(&mut state, &mut log, Color::White, "e2e4", 1_000);
+    assert_eq!(state.turn_deadline_ms(), Some(1_000 + 3 * DAY_MS));
+    // Black's S1 does not end its turn, nor does taking it back: the deadline stays.
+    play_at(&mut state, &mut log, Color::Black, "e7e5", 2 * DAY_MS);
+    assert_eq!(state.turn_deadline_ms(), Some(1_000 + 3 * DAY_MS));
+    act_at(
+        &mut state,
+        &mut log,
+        Color::Black,
+        Request::Takeback,
+        t0,
+        2 * DAY_MS + 10,
+    );
+    assert_eq!(state.turn_deadline_ms(), Some(1_000 + 3 * DAY_MS));
+    play_at(&mut state, &mut log, Color::Black, "e7e5", 2 * DAY_MS + 20);
+    play_at(&mut state, &mut log, Color::Black, "g8f6", 2 * DAY_MS + 30);
+    // White's turn: three whole days from Black's last sub-move, nothing saved carried over.
+    assert_eq!(state.turn_deadline_ms(), Some(2 * DAY_MS + 30 + 3 * DAY_MS));
+    // A replay of the log finds the same deadline (it is in the log, not in this process).
+    let replayed =
+        GameState::replay("g", &log, Duration::from_secs(30), t0, |_, _, _| {}).expect("replays");
+    assert_eq!(replayed.turn_deadline_ms(), state.turn_deadline_ms());
+    act_at(
+        &mut state,
+        &mut log,
+        Color::White,
+        Request::Resign,
+        t0,
+        3 * DAY_MS,
+    );
+    assert_eq!(state.turn_deadline_ms(), None, "finished");
+}
+
+#[test]
+fn an_open_or_live_game_has_no_turn_deadline() {
+    let t0 = Instant::now();
+    let (live, _) = new_game(Position::initial(), Some(ONE_MINUTE_PLUS_TWO), t0);
+    assert_eq!(live.turn_deadline_ms(), None);
+    let (untimed, _) = new_game(Position::initial(), None, t0);
+    assert_eq!(untimed.turn_deadline_ms(), None);
+    let mut created = created(Position::initial(), None);
+    if let Event::Created { clock, .. } = &mut created {
+        *clock = Some(TimeControl::from(three_days()));
+    }
+    let open = GameState::replay("g", &[created], Duration::from_secs(30), t0, |_, _, _| {})
+        .expect("replays");
+    assert_eq!(open.turn_deadline_ms(), None, "nobody to move yet");
+}
+
+#[test]
+fn a_correspondence_game_has_no_first_move_timer() {
+    let t0 = Instant::now();
+    let (state, _) = correspondence_game(t0);
+    assert_eq!(state.first_move_left(t0), None);
+    // Long past the 30 s first-move limit, but well within the turn: nothing ends.
+    let later = t0 + Duration::from_secs(3600);
+    assert_eq!(state.due_timeout(later, 3_600_000), None);
+    // The room's wake-up is the turn's deadline, on the wall clock.
+    assert_eq!(
+        state.next_deadline(t0, 2 + 3 * DAY_MS - 5_000),
+        Some(t0 + Duration::from_secs(5))
+    );
+    assert_eq!(
+        state.next_deadline(t0, 4 * DAY_MS),
+        Some(t0),
+        "overdue: at once"
+    );
+}
+
+#[test]
+fn a_correspondence_turn_past_its_deadline_loses_on_time() {
+    let t0 = Instant::now();
+    let (mut state, mut log) = correspondence_game(t0);
+    play_at(&mut state, &mut log, Color::White, "e2e4", 1_000);
+    let deadline = 1_000 + 3 * DAY_MS;
+    assert_eq!(state.due_timeout(t0, deadline - 1), None);
+    let Some(Event::End { outcome, clock, .. }) =
+        state.due_timeout(t0, deadline).map(|c| c.event().clone())
+    else {
+        panic!("Black's turn ran out");
+    };
+    assert_eq!(
+        outcome,
+        Outcome::Win {
+            winner: Color::White,
+            reason: Termination::TimeForfeit
+        }
+    );
+    assert_eq!(clock, None, "no clock readings");
+}
+
+#[test]
+fn an_overdue_correspondence_deadline_waits_the_grace_after_boot() {
+    let t0 = Instant::now();
+    let (mut state, _) = correspondence_game(t0);
+    let deadline = 2 + 3 * DAY_MS;
+    let boot = deadline + DAY_MS;
+    state.set_downtime(policy::Downtime {
+        boot_ms: boot,
+        grace: Duration::from_secs(3600),
+    });
+    assert_eq!(
+        state.turn_deadline_ms(),
+        Some(deadline),
+        "the log's deadline"
+    );
+    assert_eq!(state.effective_deadline_ms(), Some(boot + 3_600_000));
+    assert_eq!(state.due_timeout(t0, boot), None, "not flagged at boot");
+    assert!(state.due_timeout(t0, boot + 3_600_000).is_some());
+}
+
+#[test]
+fn a_correspondence_game_is_not_won_by_abandonment() {
+    let t0 = Instant::now();
+    let (mut state, mut log) = correspondence_game(t0);
+    play_at(&mut state, &mut log, Color::White, "e2e4", 1_000);
+    play_at(&mut state, &mut log, Color::Black, "e7e5", 2_000);
+    play_at(&mut state, &mut log, Color::Black, "g8f6", 3_000);
+    assert_eq!(
+        state.decide(
+            Color::Black,
+            Request::ClaimVictory {
+                opponent_away: true
+            },
+            LIMITS,
+            t0,
+            4_000
+        ),
+        Err(Refused::NoAbandonmentInCorrespondence)
     );
 }

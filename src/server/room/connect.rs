@@ -159,7 +159,8 @@ impl RoomTask {
         let now = Instant::now();
         let grace = self.deps.config.disconnect_grace;
         let claim_in = |color: Color, here: bool| {
-            if !self.state.seat_taken(color) {
+            // A correspondence game is never won by absence (it ends on time).
+            if !self.state.seat_taken(color) || self.state.days_per_turn().is_some() {
                 return None;
             }
             self.crowd

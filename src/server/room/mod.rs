@@ -187,6 +187,9 @@ impl Room {
             deps.config.game_rate_burst,
             now,
         );
+        // Correspondence deadlines that passed while the server was down get their grace.
+        let mut state = state;
+        state.set_downtime(deps.config.downtime());
         let mut history = History::default();
         for (v, text) in recent {
             history.push(v, Utf8Bytes::from(text));
@@ -283,7 +286,7 @@ impl RoomTask {
         // time, or the task would spin.
         let expiry = self.expiry.deadline(&self.state, Instant::now(), now_ms());
         let timers = self.retry_at.or_else(|| {
-            [self.state.next_deadline(), expiry]
+            [self.state.next_deadline(Instant::now(), now_ms()), expiry]
                 .into_iter()
                 .flatten()
                 .min()

@@ -146,6 +146,7 @@ impl RoomTask {
                 return;
             }
         };
+        state.set_downtime(self.state.downtime());
         if state.version() == committed {
             state.restore_live_parts(live);
             self.state = state;

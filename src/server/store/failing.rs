@@ -10,10 +10,11 @@ use super::{
     StoreFuture, UserRecord,
 };
 use crate::server::account::{Account, UserId, Username};
+use crate::server::chat::{ChatLine, ChatRoom, NewChatLine};
 use crate::server::rating::{Rating, Speed};
 
 /// Wraps a store and, while its shared switch is on, fails every commit (and every other write:
-/// `create_user`, `create_session`, `delete_session`) with `StoreError::Io("injected")` without
+/// `create_user`, `create_session`, `delete_session`, `append_chat`) with `StoreError::Io("injected")` without
 /// passing it on (so nothing is stored). Reads and `close()` always go to the inner store (so does
 /// `session_account`, whose last-seen touch is best effort). The switch starts off.
 ///
@@ -153,6 +154,22 @@ impl Store for FailingStore {
 
     fn game_rating(&self, game_id: &str) -> StoreFuture<Option<RatedGame>> {
         self.inner.game_rating(game_id)
+    }
+
+    fn append_chat(&self, line: NewChatLine) -> StoreFuture<i64> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.append_chat(line)
+    }
+
+    fn recent_chat(
+        &self,
+        game_id: Option<&str>,
+        room: ChatRoom,
+        limit: u32,
+    ) -> StoreFuture<Vec<ChatLine>> {
+        self.inner.recent_chat(game_id, room, limit)
     }
 }
 

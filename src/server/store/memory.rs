@@ -11,6 +11,7 @@ use super::{
     session_needs_touch,
 };
 use crate::server::account::{Account, UserId, Username};
+use crate::server::chat::{ChatLine, ChatRoom, KEPT_LINES, NewChatLine};
 use crate::server::rating::{Rating, Speed};
 
 /// A stored session: whose it is and when it was last seen.
@@ -28,6 +29,10 @@ struct MemoryInner {
     sessions: HashMap<SessionHash, MemorySession>,
     ratings: HashMap<(UserId, Speed), Rating>,
     rated: HashMap<String, RatedGame>,
+    /// Per room (game id, room): its lines, oldest first.
+    chat: HashMap<(Option<String>, ChatRoom), Vec<ChatLine>>,
+    /// The last chat line id given.
+    chat_id: i64,
     closed: bool,
 }
 
@@ -355,5 +360,40 @@ impl Store for MemoryStore {
 
     fn game_rating(&self, game_id: &str) -> StoreFuture<Option<RatedGame>> {
         ready(Ok(self.lock().rated.get(game_id).cloned()))
+    }
+
+    fn append_chat(&self, line: NewChatLine) -> StoreFuture<i64> {
+        let mut inner = self.lock();
+        if let Err(e) = inner.check_open() {
+            return ready(Err(e));
+        }
+        inner.chat_id += 1;
+        let id = inner.chat_id;
+        let lines = inner
+            .chat
+            .entry((line.game_id.clone(), line.room))
+            .or_default();
+        lines.push(line.stored(id));
+        let excess = lines.len().saturating_sub(KEPT_LINES as usize);
+        lines.drain(..excess);
+        ready(Ok(id))
+    }
+
+    fn recent_chat(
+        &self,
+        game_id: Option<&str>,
+        room: ChatRoom,
+        limit: u32,
+    ) -> StoreFuture<Vec<ChatLine>> {
+        let inner = self.lock();
+        let lines = inner
+            .chat
+            .get(&(game_id.map(str::to_owned), room))
+            .map(|lines| {
+                let from = lines.len().saturating_sub(limit as usize);
+                lines[from..].to_vec()
+            })
+            .unwrap_or_default();
+        ready(Ok(lines))
     }
 }

@@ -23,6 +23,7 @@ use std::str::FromStr;
 use futures_util::future::BoxFuture;
 
 use crate::server::account::{Account, UserId, Username};
+use crate::server::chat::{ChatLine, ChatRoom, NewChatLine};
 use crate::server::rating::{Rating, Speed};
 
 /// Where a game is in its life; drives the lobby listing and startup recovery.
@@ -288,6 +289,21 @@ pub trait Store: Send + Sync + 'static {
     fn user_games(&self, user: UserId, limit: u32, offset: u32) -> StoreFuture<Vec<GameListing>>;
     /// How a game changed its players' ratings, if it was rated.
     fn game_rating(&self, game_id: &str) -> StoreFuture<Option<RatedGame>>;
+
+    // Chat (schema v4, issue 12): table `chat_lines`.
+
+    /// Stores a chat line (through the writer, in its group commit: durable once `Ok`, like a
+    /// commit) and returns its id, greater than every id stored before it. Deletes the room's
+    /// lines older than its last [`crate::server::chat::KEPT_LINES`] in the same transaction.
+    /// Fails like the other writes ([`StoreError::Io`], [`StoreError::Closed`]).
+    fn append_chat(&self, line: NewChatLine) -> StoreFuture<i64>;
+    /// The newest `limit` lines of a room (`game_id` `None`: the lobby's), oldest first.
+    fn recent_chat(
+        &self,
+        game_id: Option<&str>,
+        room: ChatRoom,
+        limit: u32,
+    ) -> StoreFuture<Vec<ChatLine>>;
 }
 
 /// Orders rated games oldest first, by end time then id (stable when two ended in the same

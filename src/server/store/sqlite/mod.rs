@@ -30,6 +30,7 @@ use super::{
     StoreFuture, UserRecord, session_alive, session_needs_touch,
 };
 use crate::server::account::{Account, UserId, Username};
+use crate::server::chat::{ChatLine, ChatRoom, NewChatLine};
 use crate::server::rating::{Rating, Speed};
 
 /// The database file inside the data directory.
@@ -712,7 +713,9 @@ impl Store for SqliteStore {
         Box::pin(async move {
             match written.await? {
                 Done::User(id) => Ok(id),
-                Done::Stored => Err(StoreError::Io("the writer returned no user id".to_owned())),
+                Done::Stored | Done::ChatLine(_) => {
+                    Err(StoreError::Io("the writer returned no user id".to_owned()))
+                }
             }
         })
     }
@@ -866,6 +869,52 @@ impl Store for SqliteStore {
         self.read(move |conn| {
             let sql = format!("SELECT {RATED_COLUMNS} FROM rated_games WHERE game_id = ?1");
             Ok(rated_where(conn, &sql, [game_id])?.pop())
+        })
+    }
+
+    fn append_chat(&self, line: NewChatLine) -> StoreFuture<i64> {
+        let written = self.write(Work::AppendChat(line));
+        Box::pin(async move {
+            match written.await? {
+                Done::ChatLine(id) => Ok(id),
+                Done::Stored | Done::User(_) => Err(StoreError::Io(
+                    "the writer returned no chat line id".to_owned(),
+                )),
+            }
+        })
+    }
+
+    fn recent_chat(
+        &self,
+        game_id: Option<&str>,
+        room: ChatRoom,
+        limit: u32,
+    ) -> StoreFuture<Vec<ChatLine>> {
+        let game_id = game_id.map(str::to_owned);
+        self.read(move |conn| {
+            // The newest `limit` by the (game_id, room, id) index, then put oldest first.
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT id, game_id, at_ms, user_id, author, text FROM chat_lines
+                     WHERE game_id IS ?1 AND room = ?2 ORDER BY id DESC LIMIT ?3",
+                )
+                .map_err(io)?;
+            let rows = stmt
+                .query_map(params![game_id, room.as_str(), limit], |row| {
+                    Ok(ChatLine {
+                        id: row.get(0)?,
+                        game_id: row.get(1)?,
+                        room,
+                        at_ms: row.get(2)?,
+                        user_id: row.get::<_, Option<i64>>(3)?.map(UserId),
+                        author: row.get(4)?,
+                        text: row.get(5)?,
+                    })
+                })
+                .map_err(io)?;
+            let mut lines = rows.collect::<Result<Vec<_>, _>>().map_err(io)?;
+            lines.reverse();
+            Ok(lines)
         })
     }
 

@@ -19,6 +19,7 @@ use tokio::sync::{oneshot, watch};
 use super::checkpoint::{self, Checkpointer};
 use super::stats::Counters;
 use crate::server::account::{UserId, Username};
+use crate::server::chat::{KEPT_LINES, NewChatLine};
 use crate::server::rating::Rating;
 use crate::server::store::{Commit, RatedEnd, SESSION_IDLE_MS, SessionHash, StoreError, rate_end};
 
@@ -59,6 +60,8 @@ pub(super) enum Work {
     DeleteSession {
         hash: SessionHash,
     },
+    /// A chat line (issue 12), with the pruning of its room.
+    AppendChat(NewChatLine),
 }
 
 /// What a unit of work gave back once stored.
@@ -66,6 +69,8 @@ pub(super) enum Work {
 pub(super) enum Done {
     Stored,
     User(UserId),
+    /// The id of a stored chat line.
+    ChatLine(i64),
 }
 
 /// A failure while writing a batch: either it concerns one unit of work (the batch goes on
@@ -313,7 +318,37 @@ fn write_work(conn: &Connection, work: &Work) -> Result<Done, CommitFailure> {
                 .map_err(classify)?;
             Ok(Done::Stored)
         }
+        Work::AppendChat(line) => append_chat(conn, line).map(Done::ChatLine),
     }
+}
+
+/// Inserts a chat line and deletes its room's lines older than the last [`KEPT_LINES`] (one
+/// index range: `chat_lines_by_room` is (game_id, room, id); `IS` matches the lobby's NULL).
+fn append_chat(conn: &Connection, line: &NewChatLine) -> Result<i64, CommitFailure> {
+    conn.prepare_cached(
+        "INSERT INTO chat_lines (game_id, room, at_ms, user_id, author, text)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )
+    .and_then(|mut s| {
+        s.execute(params![
+            line.game_id,
+            line.room.as_str(),
+            line.at_ms,
+            line.user_id.map(|u| u.0),
+            line.author,
+            line.text.as_str(),
+        ])
+    })
+    .map_err(classify)?;
+    let id = conn.last_insert_rowid();
+    conn.prepare_cached(
+        "DELETE FROM chat_lines WHERE game_id IS ?1 AND room = ?2 AND id <= (
+             SELECT id FROM chat_lines WHERE game_id IS ?1 AND room = ?2
+             ORDER BY id DESC LIMIT 1 OFFSET ?3)",
+    )
+    .and_then(|mut s| s.execute(params![line.game_id, line.room.as_str(), KEPT_LINES]))
+    .map_err(classify)?;
+    Ok(id)
 }
 
 /// Inserts a user unless the name is taken in any case. The writer is the only writer, so the
