@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 
 use super::game::{Checked, ComputerSeat, Event, GameState, RecordEntry, Refused, SeatUser};
 use super::protocol::{
-    ByMsg, ClockView, ComputerView, EndMsg, ErrorCode, GameSnapshot, GameSummary, JoinMsg,
-    LiveState, MoveMsg, MoveRecord, OutcomeView, PlayerView, Players, PositionFields, RatingChange,
-    RatingView, RatingsMsg, Refusal, RematchMsg, SeatView, Seats, SeatsTaken, ServerMsg,
-    SharedState, Side, StateMsg, TakebackMsg,
+    ByMsg, ClockView, ComputerView, CorrespondenceView, EndMsg, ErrorCode, GameSnapshot,
+    GameSummary, JoinMsg, LiveState, MoveMsg, MoveRecord, OutcomeView, PlayerView, Players,
+    PositionFields, RatingChange, RatingView, RatingsMsg, Refusal, RematchMsg, SeatView, Seats,
+    SeatsTaken, ServerMsg, SharedState, Side, StateMsg, TakebackMsg,
 };
 use super::rating::Speed;
 use super::store::{GameListing, GameStatus, RatedEnd, RatedGame};
@@ -86,6 +86,7 @@ pub fn position_fields(state: &GameState, now: Instant) -> PositionFields {
         check: position.is_check(),
         claims: claims(state),
         clock: clock_view(state, now),
+        correspondence: correspondence_view(state),
         fen: position.fen(),
         first_move_ms: first_move_ms(state, now),
         legal: legal(state),
@@ -126,6 +127,15 @@ pub fn clock_view(state: &GameState, now: Instant) -> Option<ClockView> {
         increment_secs: spec.increment_secs,
         running: clock.running().map(Side::from),
         white,
+    })
+}
+
+/// A correspondence game's `correspondence` (`None` for every other game, whose bytes are
+/// unchanged): the deadline that applies in this process, after the downtime grace.
+pub fn correspondence_view(state: &GameState) -> Option<CorrespondenceView> {
+    Some(CorrespondenceView {
+        days_per_turn: state.days_per_turn()?,
+        deadline_ms: state.effective_deadline_ms(),
     })
 }
 
@@ -224,6 +234,7 @@ pub fn live_state(
     };
     LiveState {
         clock: clock_view(state, now),
+        correspondence: correspondence_view(state),
         first_move_ms: first_move_ms(state, now),
         seats: Seats {
             black: seat(Color::Black, presence.black),
@@ -316,10 +327,19 @@ pub fn listing_after(state: &GameState, pending: &[Checked]) -> GameListing {
     } else {
         GameStatus::Open
     };
+    // A correspondence game being played lists whose turn it is and until when.
+    let (turn, deadline_ms) = match state.days_per_turn() {
+        Some(_) if status == GameStatus::Playing => {
+            let (turn, deadline) = state.turn_after(pending);
+            (Some(Side::from(turn)), deadline)
+        }
+        _ => (None, None),
+    };
     let summary = GameSummary {
-        clock: state.clock_spec,
+        clock: state.time_control(),
         computer: computer.map(computer_view),
         created_ms: state.created_ms,
+        deadline_ms,
         id: state.id.clone(),
         players: players(users[0], users[1]),
         rated: state.rated,
@@ -328,6 +348,7 @@ pub fn listing_after(state: &GameState, pending: &[Checked]) -> GameListing {
         seats,
         status,
         sub_moves,
+        turn,
         updated_ms,
         variant: state.variant,
     };
@@ -361,7 +382,7 @@ pub fn rated_end(state: &GameState, pending: &[Checked]) -> Option<RatedEnd> {
     Some(RatedEnd {
         white: state.user(Color::White)?.id,
         black: state.user(Color::Black)?.id,
-        speed: Speed::of(state.clock_spec?),
+        speed: Speed::of(state.time_control()?),
         score_white: match outcome.winner() {
             Some(Color::White) => 1.0,
             Some(Color::Black) => 0.0,
@@ -405,7 +426,7 @@ mod tests {
     use super::*;
     use crate::rules::{Outcome, Position};
     use crate::server::account::{UserId, Username};
-    use crate::server::game::{ClockSpec, TimeControl, Variant};
+    use crate::server::game::{ClockSpec, Decided, TimeControl, Variant};
 
     fn user(id: i64) -> Option<SeatUser> {
         Some(SeatUser {
@@ -417,15 +438,21 @@ mod tests {
 
     /// A blitz game between users 1 (White) and 2, rated or not.
     fn game(rated: bool) -> GameState {
+        let blitz = TimeControl::Live(ClockSpec {
+            base_secs: 300,
+            increment_secs: 2,
+        });
+        game_with(blitz, rated)
+    }
+
+    /// A game between users 1 (White) and 2 with this time control, joined at 5 ms.
+    fn game_with(clock: TimeControl, rated: bool) -> GameState {
         let log = [
             Event::Created {
                 at_ms: 0,
                 variant: Variant::Balanced,
                 start: Position::initial(),
-                clock: Some(TimeControl::Live(ClockSpec {
-                    base_secs: 300,
-                    increment_secs: 2,
-                })),
+                clock: Some(clock),
                 creator: Color::White,
                 seat_hash: "w".into(),
                 listed: true,
@@ -433,7 +460,7 @@ mod tests {
                 user: user(1),
             },
             Event::Joined {
-                at_ms: 0,
+                at_ms: 5,
                 color: Color::Black,
                 seat_hash: "b".into(),
                 computer: None,
@@ -501,6 +528,71 @@ mod tests {
         assert!(
             row.summary
                 .contains(r#""players":{"black":{"name":"user2"},"white":{"name":"user1"}}"#),
+            "{}",
+            row.summary
+        );
+    }
+
+    fn two_days() -> TimeControl {
+        TimeControl::from(crate::server::game::DaysPerTurn::try_from(2).expect("allowed"))
+    }
+
+    #[test]
+    fn a_rated_correspondence_game_is_rated_as_correspondence() {
+        let state = game_with(two_days(), true);
+        let resigned = Outcome::Win {
+            winner: Color::White,
+            reason: Termination::Resignation,
+        };
+        let rated = ending(&state, resigned).expect("rated");
+        assert_eq!(rated.speed, Speed::Correspondence);
+    }
+
+    #[test]
+    fn a_correspondence_listing_says_whose_turn_and_until_when_after_the_pending_events() {
+        const DAY: i64 = 86_400_000;
+        let state = game_with(two_days(), false);
+        let row = listing(&state);
+        let summary: GameSummary = serde_json::from_str(&row.summary).expect("a summary");
+        assert_eq!(summary.clock, Some(two_days()));
+        assert_eq!(summary.turn, Some(Side::White));
+        assert_eq!(summary.deadline_ms, Some(5 + 2 * DAY), "from the join");
+        // White's one-sub-move first turn, committed at 1000 ms: Black's turn, two days on.
+        let Ok(Decided::Events(pending)) = state.decide(
+            Color::White,
+            crate::server::game::Request::Move {
+                mv: "e2e4".parse().expect("uci"),
+                ack: None,
+            },
+            crate::server::config::TakebackLimits {
+                per_turn: 1,
+                per_game: 5,
+            },
+            Instant::now(),
+            1_000,
+        ) else {
+            panic!("e2e4 is legal");
+        };
+        let row = listing_after(&state, &pending);
+        let summary: GameSummary = serde_json::from_str(&row.summary).expect("a summary");
+        assert_eq!(summary.turn, Some(Side::Black));
+        assert_eq!(summary.deadline_ms, Some(1_000 + 2 * DAY));
+        // Once it ends, no turn is timed.
+        let end = [state.end(crate::server::game::policy::aborted(), Instant::now(), 9)];
+        let summary: GameSummary =
+            serde_json::from_str(&listing_after(&state, &end).summary).expect("a summary");
+        assert_eq!((summary.turn, summary.deadline_ms), (None, None));
+        assert_eq!(summary.clock, Some(two_days()));
+    }
+
+    #[test]
+    fn a_live_listing_has_no_turn_nor_deadline() {
+        let row = listing(&game(false));
+        assert!(!row.summary.contains("turn"), "{}", row.summary);
+        assert!(!row.summary.contains("deadline_ms"), "{}", row.summary);
+        assert!(
+            row.summary
+                .contains(r#""clock":{"base_secs":300,"increment_secs":2}"#),
             "{}",
             row.summary
         );

@@ -519,6 +519,42 @@ impl GameState {
             .then(|| self.end(policy::aborted(), now, at_ms))
     }
 
+    /// The side to move and the correspondence deadline (as [`GameState::effective_deadline_ms`]
+    /// gives it) once `pending` (decided, not yet applied) events are applied: what the commit
+    /// of those events writes into the listing row, and the store's deadline index (`None`
+    /// when no turn is timed then: not correspondence, not both seated, or finished).
+    pub fn turn_after(&self, pending: &[Checked]) -> (Color, Option<i64>) {
+        let mut turn = self.game.position().side_to_move();
+        let mut started = self.turn_started_ms;
+        let mut seated = self.status() == GameStatus::Playing;
+        let mut ended = self.ended;
+        for checked in pending {
+            match (&checked.event, &checked.preview) {
+                (Event::Joined { at_ms, .. }, _) => {
+                    seated = true;
+                    started = Some(*at_ms);
+                }
+                (Event::Move { at_ms, .. }, Some(preview)) => {
+                    if policy::turn_ended(preview.mover, preview.next(), preview.outcome()) {
+                        started = Some(*at_ms);
+                    }
+                    turn = preview.next().side_to_move();
+                }
+                (Event::Takeback { .. }, _) => {}
+                (Event::End { .. }, _) => ended = true,
+                _ => {}
+            }
+        }
+        let deadline = match (self.days_per_turn, started) {
+            (Some(days), Some(started)) if seated && !ended => Some(
+                self.downtime
+                    .effective(policy::turn_deadline(started, days)),
+            ),
+            _ => None,
+        };
+        (turn, deadline)
+    }
+
     /// When [`GameState::due_timeout`] may next return an event, given the wall clock
     /// `now_ms` at `now` (a correspondence deadline is wall-clock time; one in the past is
     /// `now`).

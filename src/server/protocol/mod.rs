@@ -32,9 +32,9 @@ pub use names::{
 };
 pub use players::{PlayerView, Players, RatingChange, RatingView, RatingsMsg};
 pub use server::{
-    AckMsg, ByMsg, ChatHistoryMsg, ChatLineMsg, ClaimInMs, ClockView, EndMsg, JoinMsg, MoveMsg,
-    MsgType, OutcomeView, PositionFields, PresenceMsg, RematchMsg, RematchSeatMsg, ServerMsg,
-    TakebackMsg,
+    AckMsg, ByMsg, ChatHistoryMsg, ChatLineMsg, ClaimInMs, ClockView, CorrespondenceView, EndMsg,
+    JoinMsg, MoveMsg, MsgType, OutcomeView, PositionFields, PresenceMsg, RematchMsg,
+    RematchSeatMsg, ServerMsg, TakebackMsg,
 };
 pub use snapshot::{
     ComputerView, GameSnapshot, GameSummary, LiveState, MoveRecord, SeatView, Seats, SeatsTaken,

@@ -28,6 +28,7 @@ use super::snapshot::StateMsg;
 use super::uci::{submove, submoves};
 use crate::rules::{Outcome, SubMove};
 use crate::server::chat::ChatRoom;
+use crate::server::game::DaysPerTurn;
 
 /// A message from the server to one client or to everyone in a room.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -185,6 +186,16 @@ pub struct ClockView {
     pub white: u64,
 }
 
+/// A correspondence game's time control on the wire (`correspondence`, present only in such
+/// games, whose `clock` is `null`): its days per turn, and the Unix ms at which the side to
+/// move's turn runs out (`null` while no turn is timed: open or finished).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CorrespondenceView {
+    pub days_per_turn: DaysPerTurn,
+    pub deadline_ms: Option<i64>,
+}
+
 /// The fields that describe the current position, carried by `join`,
 /// `move` and `takeback` (and, all but the clock ones, by `state`).
 /// Not itself a payload (its fields mix with each message's own in
@@ -194,6 +205,7 @@ pub struct PositionFields {
     pub check: bool,
     pub claims: Vec<ClaimName>,
     pub clock: Option<ClockView>,
+    pub correspondence: Option<CorrespondenceView>,
     pub fen: String,
     /// Milliseconds left for the side to move's first turn, while that timer runs.
     pub first_move_ms: Option<u64>,
@@ -211,6 +223,10 @@ pub struct JoinMsg {
     pub claims: Vec<ClaimName>,
     pub clock: Option<ClockView>,
     pub color: Side,
+    /// Correspondence games only (absent otherwise): days per turn and the deadline. Boxed:
+    /// 8 bytes instead of 24 in every [`ServerMsg`], which is sized by its largest payload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correspondence: Option<Box<CorrespondenceView>>,
     pub fen: String,
     pub first_move_ms: Option<u64>,
     #[serde(with = "submoves")]
@@ -228,17 +244,20 @@ impl JoinMsg {
             check,
             claims,
             clock,
+            correspondence,
             fen,
             first_move_ms,
             legal,
             phase,
             turn,
         } = position;
+        let correspondence = correspondence.map(Box::new);
         JoinMsg {
             check,
             claims,
             clock,
             color,
+            correspondence,
             fen,
             first_move_ms,
             legal,
@@ -258,6 +277,10 @@ pub struct MoveMsg {
     pub claims: Vec<ClaimName>,
     pub clock: Option<ClockView>,
     pub color: Side,
+    /// Correspondence games only (absent otherwise): days per turn and the deadline. Boxed:
+    /// 8 bytes instead of 24 in every [`ServerMsg`], which is sized by its largest payload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correspondence: Option<Box<CorrespondenceView>>,
     pub draw_offer: Option<Side>,
     pub fen: String,
     pub first_move_ms: Option<u64>,
@@ -282,17 +305,20 @@ impl MoveMsg {
             check,
             claims,
             clock,
+            correspondence,
             fen,
             first_move_ms,
             legal,
             phase,
             turn,
         } = position;
+        let correspondence = correspondence.map(Box::new);
         MoveMsg {
             check,
             claims,
             clock,
             color,
+            correspondence,
             draw_offer,
             fen,
             first_move_ms,
@@ -313,6 +339,10 @@ pub struct TakebackMsg {
     pub check: bool,
     pub claims: Vec<ClaimName>,
     pub clock: Option<ClockView>,
+    /// Correspondence games only (absent otherwise): days per turn and the deadline. Boxed:
+    /// 8 bytes instead of 24 in every [`ServerMsg`], which is sized by its largest payload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correspondence: Option<Box<CorrespondenceView>>,
     pub fen: String,
     pub first_move_ms: Option<u64>,
     #[serde(with = "submoves")]
@@ -329,16 +359,19 @@ impl TakebackMsg {
             check,
             claims,
             clock,
+            correspondence,
             fen,
             first_move_ms,
             legal,
             phase,
             turn,
         } = position;
+        let correspondence = correspondence.map(Box::new);
         TakebackMsg {
             check,
             claims,
             clock,
+            correspondence,
             fen,
             first_move_ms,
             legal,

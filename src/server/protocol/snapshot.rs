@@ -23,10 +23,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::GameStatus;
 use super::names::{ClaimName, GameResult, PhaseName, Reason, Side};
 use super::players::{Players, RatingsMsg};
-use super::server::{ClockView, OutcomeView};
+use super::server::{ClockView, CorrespondenceView, OutcomeView};
 use super::uci::{submove, submoves};
 use crate::rules::SubMove;
-use crate::server::game::{ClockSpec, Variant};
+use crate::server::game::{TimeControl, Variant};
 
 /// One seat as the public sees it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,6 +49,9 @@ pub struct Seats {
 #[serde(deny_unknown_fields)]
 pub struct LiveState {
     pub clock: Option<ClockView>,
+    /// Correspondence games only (absent otherwise): days per turn and the deadline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correspondence: Option<CorrespondenceView>,
     pub first_move_ms: Option<u64>,
     pub seats: Seats,
     pub spectators: usize,
@@ -186,6 +189,8 @@ fn object_fields(object: &str) -> &str {
 #[serde(deny_unknown_fields)]
 struct StateFields {
     clock: Option<ClockView>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    correspondence: Option<CorrespondenceView>,
     first_move_ms: Option<u64>,
     seats: Seats,
     spectators: usize,
@@ -220,6 +225,7 @@ impl StateFields {
     fn new(live: LiveState, shared: SharedState) -> StateFields {
         let LiveState {
             clock,
+            correspondence,
             first_move_ms,
             seats,
             spectators,
@@ -248,6 +254,7 @@ impl StateFields {
         } = shared;
         StateFields {
             clock,
+            correspondence,
             first_move_ms,
             seats,
             spectators,
@@ -277,6 +284,7 @@ impl StateFields {
     fn split(self) -> (LiveState, SharedState) {
         let live = LiveState {
             clock: self.clock,
+            correspondence: self.correspondence,
             first_move_ms: self.first_move_ms,
             seats: self.seats,
             spectators: self.spectators,
@@ -333,6 +341,9 @@ pub struct GameSnapshot {
     pub clock: Option<ClockView>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub computer: Option<ComputerView>,
+    /// Correspondence games only (absent otherwise): days per turn and the deadline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correspondence: Option<CorrespondenceView>,
     pub draw_offer: Option<Side>,
     pub fen: String,
     pub first_move_ms: Option<u64>,
@@ -363,6 +374,7 @@ impl GameSnapshot {
     pub fn new(live: LiveState, shared: SharedState) -> GameSnapshot {
         let StateFields {
             clock,
+            correspondence,
             first_move_ms,
             seats,
             spectators,
@@ -392,6 +404,7 @@ impl GameSnapshot {
             claims,
             clock,
             computer,
+            correspondence,
             draw_offer,
             fen,
             first_move_ms,
@@ -430,10 +443,14 @@ pub struct SeatsTaken {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GameSummary {
-    pub clock: Option<ClockSpec>,
+    /// A live clock's spec, or `{"days_per_turn"}` (correspondence).
+    pub clock: Option<TimeControl>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub computer: Option<ComputerView>,
     pub created_ms: i64,
+    /// A correspondence game being played: when the side to move's turn runs out (Unix ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_ms: Option<i64>,
     pub id: String,
     /// The signed-in players' names (and ratings before the game, in a rated one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -446,6 +463,9 @@ pub struct GameSummary {
     pub seats: SeatsTaken,
     pub status: GameStatus,
     pub sub_moves: usize,
+    /// A correspondence game being played: the side to move (what "your turn" is read from).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<Side>,
     pub updated_ms: i64,
     pub variant: Variant,
 }

@@ -391,6 +391,25 @@ mod tests {
     }
 
     #[test]
+    fn a_correspondence_game_stores_its_days_per_turn_as_its_clock() {
+        let text = r#"{"k":"created","at_ms":1,"variant":"balanced","start_fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1","clock":{"days_per_turn":14},"creator":"white","seat_hash":"h"}"#;
+        let event = decode(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let Event::Created {
+            clock: Some(clock), ..
+        } = &event
+        else {
+            panic!("a created event with a clock: {event:?}");
+        };
+        assert_eq!(clock.days_per_turn().map(u64::from), Some(14));
+        assert_eq!(encode(&event), text);
+        let four = text.replace(":14}", ":4}");
+        assert!(
+            matches!(decode(&four), Err(CodecError::Json(_))),
+            "not a choice"
+        );
+    }
+
+    #[test]
     fn events_written_before_listing_and_derived_rematch_seats_read_as_before() {
         let created = r#"{"k":"created","at_ms":1,"variant":"balanced","start_fen":"4k3/8/8/8/8/8/8/4K3 w - - 0 1","clock":null,"creator":"white","seat_hash":"h"}"#;
         let Ok(Event::Created { listed, .. }) = decode(created) else {

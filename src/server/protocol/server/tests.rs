@@ -31,8 +31,8 @@ fn server_msg(t: &str, v: Option<u64>, d: Value) -> String {
     serde_json::to_string(&Out { t, v, d }).unwrap_or_else(|_| String::from("{}"))
 }
 use crate::rules::{Color, Termination};
-use crate::server::game::ClockSpec;
 use crate::server::game::Variant;
+use crate::server::game::{ClockSpec, TimeControl};
 use crate::server::protocol::GameStatus;
 use crate::server::protocol::error::ErrorCode;
 use crate::server::protocol::names::{reason_name, result_str};
@@ -122,6 +122,7 @@ fn position() -> PositionFields {
         check: true,
         claims: vec![ClaimName::FiftyMoveRule, ClaimName::ThreefoldRepetition],
         clock: Some(clock()),
+        correspondence: None,
         fen: "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e6 0 1 2".into(),
         first_move_ms: Some(29_992),
         legal: vec![mv("e8e7"), mv("a7a8q"), mv("e1g1")],
@@ -391,6 +392,7 @@ fn a_rematch_seat_writes_its_fields_sorted_and_never_shows_its_token_in_debug() 
 fn live() -> LiveState {
     LiveState {
         clock: Some(clock()),
+        correspondence: None,
         first_move_ms: None,
         seats: Seats {
             black: SeatView {
@@ -537,9 +539,10 @@ fn a_lobby_summary_writes_every_key_sorted_with_null_result_until_the_end() {
     };
     for (clock, outcome) in [(None, None), (clock, Some(aborted)), (clock, Some(mate))] {
         let summary = GameSummary {
-            clock,
+            clock: clock.map(TimeControl::Live),
             computer: None,
             created_ms: 1_764_000_000_000,
+            deadline_ms: None,
             id: "k3Xq9aPz".into(),
             players: None,
             rated: false,
@@ -551,6 +554,7 @@ fn a_lobby_summary_writes_every_key_sorted_with_null_result_until_the_end() {
             },
             status: GameStatus::Open,
             sub_moves: 7,
+            turn: None,
             updated_ms: 1_764_000_000_500,
             variant: Variant::Balanced,
         };
