@@ -444,7 +444,11 @@ async fn a_correspondence_game_made_in_the_lobby_shows_the_time_left_in_days_and
     black.goto(&rig.url("/replay")).await;
     wait_text(&white, "#seat-black", "offline").await;
     assert_eq!(
-        js(&white, "return !!document.querySelector('#btn-claim-victory')").await,
+        js(
+            &white,
+            "return !!document.querySelector('#btn-claim-victory')"
+        )
+        .await,
         json!(false)
     );
     assert_eq!(text(&white, "#away-note").await, "");
