@@ -58,6 +58,12 @@ pub struct ServeArgs {
     /// Burst of `hello`s per connection allowed above the sustained rate.
     #[arg(long, env = "MARSEILLAIS_HELLO_BURST", default_value_t = 3.0)]
     pub hello_burst: f64,
+    /// Chat lines a connection may send at once (game or lobby socket; more: `rate_limited`).
+    #[arg(long, env = "MARSEILLAIS_CHAT_BURST", default_value_t = 3)]
+    pub chat_burst: u32,
+    /// Seconds in which a connection's `--chat-burst` lines come back (3 lines per 5 s).
+    #[arg(long, env = "MARSEILLAIS_CHAT_WINDOW_SECS", default_value_t = 5.0)]
+    pub chat_window_secs: f64,
     /// Takebacks of a first sub-move each player may make per turn (more: `not_available`).
     #[arg(long, env = "MARSEILLAIS_TAKEBACKS_PER_TURN", default_value_t = 1)]
     pub takebacks_per_turn: u32,
@@ -240,6 +246,8 @@ impl ServeArgs {
             game_rate_burst: self.game_rate_burst.max(1.0),
             hello_rate_per_sec: self.hello_rate_per_sec.max(0.0),
             hello_burst: self.hello_burst.max(1.0),
+            chat_burst: self.chat_burst.max(1),
+            chat_window: secs("chat-window-secs", self.chat_window_secs)?,
             takebacks: TakebackLimits {
                 per_turn: self.takebacks_per_turn,
                 per_game: self.takebacks_per_game,
@@ -336,6 +344,9 @@ pub struct Config {
     pub game_rate_burst: f64,
     pub hello_rate_per_sec: f64,
     pub hello_burst: f64,
+    /// A connection's chat rate: `chat_burst` lines per `chat_window` ([`crate::server::chat::ChatRate`]).
+    pub chat_burst: u32,
+    pub chat_window: Duration,
     pub takebacks: TakebackLimits,
     pub header_read_timeout: Duration,
     pub body_read_timeout: Duration,
@@ -499,6 +510,8 @@ impl ServeArgs {
             game_rate_burst: 100.0,
             hello_rate_per_sec: 1.0,
             hello_burst: 3.0,
+            chat_burst: 3,
+            chat_window_secs: 5.0,
             takebacks_per_turn: 1,
             takebacks_per_game: 5,
             header_read_timeout_secs: 10.0,

@@ -59,6 +59,7 @@ impl RoomTask {
             member.seat = Some(color);
         }
         self.resync(conn, since);
+        self.send_chat_history(conn);
         if let Some(grant) = self.rematch_grant(conn) {
             self.send_to(conn, &grant);
         }
@@ -85,6 +86,7 @@ impl RoomTask {
                 hello,
                 token: None,
                 account: None,
+                chat: super::chat::ChatMember::new(config, Instant::now()),
             },
         );
         self.resync(conn, None);

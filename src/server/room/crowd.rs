@@ -26,6 +26,8 @@ pub struct Member {
     /// The account this connection is signed in as (its session cookie, resolved at the
     /// upgrade): it holds the seat that account owns, with or without the token.
     pub account: Option<UserId>,
+    /// Its chat rate and which chat rooms it reads ([`super::chat`]).
+    pub chat: super::chat::ChatMember,
 }
 
 /// What a membership change calls for.
@@ -186,6 +188,13 @@ mod tests {
             hello: TokenBucket::new(1.0, 3.0, now),
             token: seat.map(|_| "t".to_owned()),
             account: None,
+            chat: crate::server::room::chat::ChatMember::new(
+                &crate::server::config::Config::new(
+                    std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+                    "unused",
+                ),
+                now,
+            ),
         }
     }
 

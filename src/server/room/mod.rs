@@ -17,7 +17,7 @@
 
 mod act;
 pub mod agent;
-mod chat;
+pub mod chat;
 mod connect;
 pub mod crowd;
 pub mod fanout;
@@ -208,6 +208,7 @@ impl Room {
             game_rate,
             snapshot: None,
             ratings: None,
+            chat: chat::RoomChat::default(),
         };
         tokio::spawn(task.run(rx, shutdown));
         room
@@ -235,6 +236,8 @@ struct RoomTask {
     /// A finished rated game's rating changes, read from the store when the room starts and
     /// when the game's end is committed (the store rated it in that commit).
     ratings: Option<RatingsMsg>,
+    /// The chat rooms' recent lines ([`chat`]).
+    chat: chat::RoomChat,
 }
 
 impl RoomTask {
@@ -408,6 +411,7 @@ impl RoomTask {
                     config.hello_burst,
                     Instant::now(),
                 );
+                let chat = chat::ChatMember::new(config, Instant::now());
                 self.fanout.subscribe(conn, outbox);
                 self.crowd.insert(
                     conn,
@@ -416,8 +420,10 @@ impl RoomTask {
                         hello,
                         token: None,
                         account,
+                        chat,
                     },
                 );
+                self.load_chat().await;
                 self.hello(conn, token, since);
                 let _ = done.send(());
             }
