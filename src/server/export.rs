@@ -2,9 +2,50 @@
 //! rules engine's writer ([`crate::rules::pgn::write_game`]).
 
 use crate::rules::Color;
-use crate::rules::pgn::{PgnTags, write_game};
+use crate::rules::pgn::{PgnTags, TimeControlTag, write_game};
 
-use super::game::GameState;
+use super::game::{ClockSpec, DaysPerTurn, GameState, TimeControl};
+
+/// Seconds in a day: a correspondence turn's `TimeControl` period is its days in seconds.
+const DAY_SECS: u64 = 86_400;
+
+/// The PGN `TimeControl` value of a time control: `300+3` for a live clock, the one-turn period
+/// `1/259200` for three days per turn ([`TimeControlTag`] says why that form). What the export
+/// writes and [`read_time_control`] reads back.
+pub fn time_control_tag(control: TimeControl) -> String {
+    match control {
+        TimeControl::Live(spec) => TimeControlTag::Incremental {
+            base_secs: spec.base_secs,
+            increment_secs: spec.increment_secs,
+        },
+        TimeControl::Correspondence { days_per_turn } => TimeControlTag::Period {
+            moves: 1,
+            secs: days_per_turn.secs(),
+        },
+    }
+    .to_string()
+}
+
+/// The time control a PGN `TimeControl` value names, if it is one this server plays: a live
+/// clock (`base+increment`, or sudden death), or a one-turn period of whole days in
+/// [`DaysPerTurn::ALLOWED`]. Anything else (`-`, `?`, other periods) is `None`.
+pub fn read_time_control(value: &str) -> Option<TimeControl> {
+    match TimeControlTag::parse(value)? {
+        TimeControlTag::Incremental {
+            base_secs,
+            increment_secs,
+        } => Some(TimeControl::Live(ClockSpec {
+            base_secs,
+            increment_secs,
+        })),
+        TimeControlTag::Period { moves: 1, secs } if secs % DAY_SECS == 0 => {
+            DaysPerTurn::try_from(secs / DAY_SECS)
+                .ok()
+                .map(TimeControl::from)
+        }
+        TimeControlTag::Period { .. } => None,
+    }
+}
 
 /// The comma PGN of a game, finished or not (`Result "*"` while it goes on).
 pub fn pgn(state: &GameState) -> String {
@@ -15,9 +56,7 @@ pub fn pgn(state: &GameState) -> String {
         round: "-".into(),
         white: player_name(state, Color::White),
         black: player_name(state, Color::Black),
-        time_control: state
-            .clock_spec
-            .map(|c| format!("{}+{}", c.base_secs, c.increment_secs)),
+        time_control: state.time_control().map(time_control_tag),
     };
     with_elo(write_game(state.game(), &tags), state)
 }
@@ -109,15 +148,25 @@ mod tests {
     }
 
     fn game(rated: bool, white: Option<SeatUser>, black: Option<SeatUser>) -> GameState {
+        let blitz = TimeControl::Live(ClockSpec {
+            base_secs: 300,
+            increment_secs: 2,
+        });
+        game_with(blitz, rated, white, black)
+    }
+
+    fn game_with(
+        clock: TimeControl,
+        rated: bool,
+        white: Option<SeatUser>,
+        black: Option<SeatUser>,
+    ) -> GameState {
         let log = [
             Event::Created {
                 at_ms: 0,
                 variant: Variant::Balanced,
                 start: Position::initial(),
-                clock: Some(TimeControl::Live(ClockSpec {
-                    base_secs: 300,
-                    increment_secs: 2,
-                })),
+                clock: Some(clock),
                 creator: Color::White,
                 seat_hash: "w".into(),
                 listed: true,
@@ -165,6 +214,34 @@ mod tests {
             "{pgn}"
         );
         assert!(!pgn.contains("Elo"), "{pgn}");
+    }
+
+    #[test]
+    fn a_correspondence_game_exports_its_days_as_a_one_turn_period() {
+        let days = crate::server::game::DaysPerTurn::try_from(3).expect("allowed");
+        let pgn = pgn(&game_with(TimeControl::from(days), false, None, None));
+        assert!(pgn.contains("[TimeControl \"1/259200\"]\n"), "{pgn}");
+        let live = super::pgn(&game(false, None, None));
+        assert!(live.contains("[TimeControl \"300+2\"]\n"), "{live}");
+    }
+
+    #[test]
+    fn the_time_control_tag_reads_back_what_the_export_writes() {
+        for days in DaysPerTurn::ALLOWED {
+            let days = DaysPerTurn::try_from(u64::from(days)).expect("allowed");
+            let control = TimeControl::from(days);
+            assert_eq!(read_time_control(&time_control_tag(control)), Some(control));
+        }
+        let live = TimeControl::Live(ClockSpec {
+            base_secs: 180,
+            increment_secs: 2,
+        });
+        assert_eq!(time_control_tag(live), "180+2");
+        assert_eq!(read_time_control("180+2"), Some(live));
+        // lichess's correspondence `-`, four days, a period of several moves: none of ours.
+        for other in ["-", "?", "1/345600", "40/259200", "1/90000"] {
+            assert_eq!(read_time_control(other), None, "{other}");
+        }
     }
 
     #[test]

@@ -143,6 +143,10 @@ pub async fn start_with_store(
     config: Config,
     store: Arc<dyn Store>,
 ) -> Result<ServerHandle, StartError> {
+    // This start is the boot correspondence deadlines that passed while down are measured
+    // from (a restarted rig reuses its config, so the time it was made would be stale).
+    let mut config = config;
+    config.boot_ms = game::now_ms();
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(|source| StartError::Bind {

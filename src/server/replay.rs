@@ -6,7 +6,9 @@
 //! Reply on success (`200`):
 //! `{"start_fen", "moves": [{"uci", "san", "color", "fen", "turn", "submove"}],
 //!   "turns": [{"number", "color", "moves": [index, ..], "starts_at_second"}],
-//!   "result", "reason", "tags": [[name, value], ..]}`.
+//!   "result", "reason", "tags": [[name, value], ..], "time_control"}`, `time_control` being
+//! the `TimeControl` tag read as the server's time control (`{"base_secs", "increment_secs"}`
+//! or `{"days_per_turn"}`: [`super::export::read_time_control`]), `null` without one.
 //! On failure (`400`): `{"code", "message", "turn", "submove", "game"}` where
 //! `turn` and `submove` are `null` unless the problem is at a sub-move, and
 //! `game` is then the record as far as it replays (the success shape), so
@@ -377,6 +379,10 @@ fn describe(game: &Game, result: GameResult, tags: &[(String, String)]) -> Value
         }));
     }
     let outcome = game.outcome();
+    let time_control = tags
+        .iter()
+        .find(|(name, _)| name == "TimeControl")
+        .and_then(|(_, value)| super::export::read_time_control(value));
     json!({
         "start_fen": game.start().fen(),
         "moves": moves,
@@ -384,6 +390,7 @@ fn describe(game: &Game, result: GameResult, tags: &[(String, String)]) -> Value
         "result": result.as_str(),
         "reason": outcome.map(|o| reason_name(o.reason())),
         "tags": tags,
+        "time_control": time_control,
     })
 }
 
@@ -407,6 +414,20 @@ mod tests {
         );
         assert_eq!(reply["turns"].as_array().unwrap().len(), 4);
         assert_eq!(reply["turns"][1]["moves"], json!([1, 2]));
+    }
+
+    #[test]
+    fn the_time_control_tag_is_read_as_a_live_clock_or_days_per_turn() {
+        let days = replay_pgn("[TimeControl \"1/604800\"]\n\n1. e4 *").unwrap();
+        assert_eq!(days["time_control"], json!({"days_per_turn": 7}));
+        let live = replay_pgn("[TimeControl \"300+3\"]\n\n1. e4 *").unwrap();
+        assert_eq!(
+            live["time_control"],
+            json!({"base_secs": 300, "increment_secs": 3})
+        );
+        let lichess = replay_pgn("[TimeControl \"-\"]\n\n1. e4 *").unwrap();
+        assert_eq!(lichess["time_control"], Value::Null);
+        assert_eq!(replay_pgn("1. e4 *").unwrap()["time_control"], Value::Null);
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod problem;
 mod read;
 mod replay;
 mod termination;
+mod time_control;
 mod write;
 
 use std::fmt;
@@ -30,6 +31,7 @@ use super::san::SanError;
 pub use check::{GameReport, check_games};
 pub use problem::{CheckReason, Problem};
 pub use read::{ImportedGame, read_game, read_game_prefix, read_games};
+pub use time_control::TimeControlTag;
 pub use write::{movetext, write_game};
 
 /// The PGN result token.
