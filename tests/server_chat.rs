@@ -8,11 +8,17 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::SinkExt;
+use marseillais::server::chat::ChatRoom;
+use marseillais::server::lobby_socket::msg::LobbyMsg;
+use marseillais::server::protocol::{ChatLineMsg, ErrorCode};
 use marseillais::server::store::{FailingStore, MemoryStore};
 use serde_json::{Value, json};
+use support::lobby::LobbyClient;
 use support::rig::Rig;
 use support::session::Session;
 use support::ws::{Client, Incoming};
+use tokio_tungstenite::tungstenite::Message;
 
 async fn say(client: &mut Client, room: &str, text: &str) {
     client
@@ -335,5 +341,111 @@ async fn a_finished_game_keeps_its_chat() {
     let mut later = rig.spectate(&id).await;
     say(&mut later, "spectator", "well played").await;
     assert_eq!(line(&mut later).await.d["text"], "well played");
+    rig.stop().await;
+}
+
+// ---- the lobby chat, on /ws/lobby ----
+
+async fn lobby_say(client: &mut LobbyClient, room: &str, text: &str) {
+    let frame = json!({"t": "chat", "d": {"room": room, "text": text}}).to_string();
+    client
+        .ws
+        .send(Message::text(frame))
+        .await
+        .expect("lobby channel open");
+}
+
+async fn lobby_line(client: &mut LobbyClient) -> ChatLineMsg {
+    match client
+        .until("a lobby chat line", |m| matches!(m, LobbyMsg::Chat(_)))
+        .await
+    {
+        LobbyMsg::Chat(line) => line,
+        _ => unreachable!("until returns what it matched"),
+    }
+}
+
+async fn lobby_error(client: &mut LobbyClient) -> ErrorCode {
+    match client
+        .until("an error", |m| matches!(m, LobbyMsg::Error(_)))
+        .await
+    {
+        LobbyMsg::Error(error) => error.code,
+        _ => unreachable!("until returns what it matched"),
+    }
+}
+
+#[tokio::test]
+async fn a_lobby_line_reaches_every_lobby_page_under_the_username_or_anonymous() {
+    let rig = Rig::builder().memory().start().await;
+    let alice = Session::register(rig.addr(), "Alice").await;
+    let mut signed = LobbyClient::connect(rig.addr(), Some(&alice.cookie)).await;
+    let mut anonymous = LobbyClient::connect(rig.addr(), None).await;
+    lobby_say(&mut signed, "lobby", "anyone for a game?").await;
+    for client in [&mut signed, &mut anonymous] {
+        let line = lobby_line(client).await;
+        assert_eq!(line.text, "anyone for a game?");
+        assert_eq!(line.author, "Alice");
+        assert_eq!(line.user.as_deref(), Some("Alice"));
+        assert_eq!(line.room, ChatRoom::Lobby);
+    }
+    lobby_say(&mut anonymous, "lobby", "<b>me</b>").await;
+    let line = lobby_line(&mut signed).await;
+    assert_eq!((line.author.as_str(), line.user), ("anonymous", None));
+    assert_eq!(line.text, "<b>me</b>");
+    rig.stop().await;
+}
+
+#[tokio::test]
+async fn a_new_lobby_page_gets_the_recent_lines_and_they_survive_a_restart() {
+    let mut rig = Rig::start().await;
+    let mut first = LobbyClient::connect(rig.addr(), None).await;
+    lobby_say(&mut first, "lobby", "one").await;
+    lobby_line(&mut first).await;
+    lobby_say(&mut first, "lobby", "two").await;
+    lobby_line(&mut first).await;
+    drop(first);
+    rig.restart().await;
+    let mut later = LobbyClient::connect(rig.addr(), None).await;
+    let history = match later
+        .until("chat_history", |m| matches!(m, LobbyMsg::ChatHistory(_)))
+        .await
+    {
+        LobbyMsg::ChatHistory(history) => history,
+        _ => unreachable!("until returns what it matched"),
+    };
+    assert_eq!(history.room, ChatRoom::Lobby);
+    let texts: Vec<&str> = history.lines.iter().map(|l| l.text.as_str()).collect();
+    assert_eq!(texts, ["one", "two"]);
+    rig.stop().await;
+}
+
+#[tokio::test]
+async fn the_lobby_chat_has_the_game_rooms_limits_and_keeps_the_channel() {
+    let rig = Rig::builder().memory().start().await;
+    let mut page = LobbyClient::connect(rig.addr(), None).await;
+    lobby_say(&mut page, "lobby", &"x".repeat(141)).await;
+    assert_eq!(lobby_error(&mut page).await, ErrorCode::TooLong);
+    lobby_say(&mut page, "player", "wrong room").await;
+    assert_eq!(lobby_error(&mut page).await, ErrorCode::NotAllowed);
+    for n in 0..3 {
+        lobby_say(&mut page, "lobby", &format!("l{n}")).await;
+        assert_eq!(lobby_line(&mut page).await.text, format!("l{n}"));
+    }
+    lobby_say(&mut page, "lobby", "too fast").await;
+    assert_eq!(lobby_error(&mut page).await, ErrorCode::RateLimited);
+    lobby_say(&mut page, "lobby", "a\u{0}\nb").await;
+    // Rate limited too, or, if a token came back meanwhile, cleaned: either way the channel
+    // is kept and answers.
+    let reply = page
+        .until("chat or error", |m| {
+            matches!(m, LobbyMsg::Chat(_) | LobbyMsg::Error(_))
+        })
+        .await;
+    match reply {
+        LobbyMsg::Chat(line) => assert_eq!(line.text, "a b"),
+        LobbyMsg::Error(error) => assert_eq!(error.code, ErrorCode::RateLimited),
+        _ => unreachable!("until returns what it matched"),
+    }
     rig.stop().await;
 }

@@ -28,6 +28,8 @@ use registry::{Challenge, ChallengeError, Registry, Terms};
 /// The lobby's live side: the challenge registry and every open lobby channel.
 pub struct Lobby {
     pub hub: Hub,
+    /// The lobby chat's recent lines and the lock that orders them (issue 12).
+    pub chat: crate::server::lobby_socket::chat::LobbyChat,
     registry: Mutex<Registry>,
     pub limits: LobbyLimits,
 }
@@ -45,6 +47,7 @@ impl Lobby {
     pub fn new(limits: LobbyLimits) -> Lobby {
         Lobby {
             hub: Hub::default(),
+            chat: Default::default(),
             registry: Mutex::new(Registry::new(limits)),
             limits,
         }

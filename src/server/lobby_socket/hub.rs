@@ -150,6 +150,23 @@ impl Hub {
         }
     }
 
+    /// Queues `msg` on every open channel, signed in or not (a lobby chat line).
+    pub fn send_all(&self, msg: &LobbyMsg) {
+        let text = Utf8Bytes::from(msg.to_text());
+        let mut inner = self.lock();
+        let now = Instant::now();
+        let dropped = inner.anonymous.publish(text.clone()).len();
+        inner.anonymous_count = inner.anonymous_count.saturating_sub(dropped);
+        let users: Vec<UserId> = inner.users.keys().copied().collect();
+        for user in users {
+            let dropped = match inner.users.get_mut(&user) {
+                Some(channels) => channels.fanout.publish(text.clone()).len(),
+                None => 0,
+            };
+            inner.lost(user, dropped, now);
+        }
+    }
+
     /// Sends the `online` count to every channel if it changed since the last time; returns
     /// whether it did.
     pub fn announce_online(&self) -> bool {
@@ -286,6 +303,21 @@ mod tests {
         // Its socket then closes it: nothing is counted twice.
         hub.close(Some(ALICE), 1, Instant::now());
         assert_eq!(hub.online(), 0);
+    }
+
+    #[test]
+    fn a_message_for_all_reaches_every_channel_signed_in_or_not() {
+        let hub = Hub::default();
+        let (a, mut ra, _) = outbox(8);
+        let (b, mut rb, _) = outbox(8);
+        let (x, mut rx, _) = outbox(8);
+        hub.open(Some(ALICE), 1, a);
+        hub.open(Some(BOB), 2, b);
+        hub.open(None, 3, x);
+        hub.send_all(&LobbyMsg::Online(OnlineMsg { count: 9 }));
+        assert!(ra.try_recv().is_ok());
+        assert!(rb.try_recv().is_ok());
+        assert!(rx.try_recv().is_ok());
     }
 
     #[test]

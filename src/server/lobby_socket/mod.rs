@@ -8,9 +8,11 @@
 //! | concept | module |
 //! |---|---|
 //! | the messages | [`msg`] |
+//! | the lobby chat | [`chat`] |
 //! | who is connected, delivery, the online count | [`hub`] |
 //! | one connection | [`run`] (here) |
 
+pub mod chat;
 pub mod hub;
 pub mod msg;
 
@@ -25,7 +27,8 @@ use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
 use crate::server::account::Account;
 use crate::server::challenge::Lobby;
-use crate::server::protocol::{ErrorCode, Refusal, ServerMsg};
+use crate::server::chat::ChatRate;
+use crate::server::protocol::{ClientMsg, ErrorCode, Refusal, ServerMsg};
 use crate::server::room::{ConnId, Outbox};
 use crate::server::rooms::Rooms;
 use crate::server::socket::{
@@ -89,6 +92,10 @@ pub async fn run(
             lobby.hub.send_one(Some(user), conn, &msg);
         }
     }
+    if let Some(history) = lobby.chat.history(&*rooms.store).await {
+        lobby.hub.send_one(user, conn, &history);
+    }
+    let mut chat_rate = ChatRate::new(config.chat_burst, config.chat_window, Instant::now());
 
     let mut last_heard = Instant::now();
     let mut last_ping = Instant::now();
@@ -125,7 +132,20 @@ pub async fn run(
                 };
                 last_heard = Instant::now();
                 match lobby_frame(message, config.max_message_bytes) {
-                    Frame::Nothing | Frame::Forward(_) => {}
+                    Frame::Nothing => {}
+                    Frame::Forward(ClientMsg::Chat { room, text }) => {
+                        let said = lobby
+                            .chat
+                            .say(&*rooms.store, &lobby.hub, account.as_ref(), (room, text), &mut chat_rate)
+                            .await;
+                        if let Err(refusal) = said {
+                            let reply = ServerMsg::error(&refusal, None);
+                            if !send(&mut ws, Message::Text(reply.to_text().into())).await {
+                                break None;
+                            }
+                        }
+                    }
+                    Frame::Forward(_) => {}
                     Frame::Reply(reply) => {
                         if !send(&mut ws, Message::Text(reply.to_text().into())).await {
                             break None;
@@ -163,13 +183,15 @@ pub async fn run(
 }
 
 /// A frame on the lobby channel: the game socket's reader ([`read_frame`]: limits, `ping`,
-/// bad JSON), then any game message is refused, the channel kept.
+/// bad JSON, a chat line's text), then a `chat` goes on to the lobby chat and any game message
+/// is refused, the channel kept.
 fn lobby_frame(message: Message, max_message_bytes: usize) -> Frame {
     match read_frame(message, max_message_bytes) {
+        Frame::Forward(chat @ ClientMsg::Chat { .. }) => Frame::Forward(chat),
         Frame::Forward(_) => {
             let refusal = Refusal::new(
                 ErrorCode::UnknownType,
-                "the lobby channel takes only ping; game messages go to /ws/game/{id}",
+                "the lobby channel takes only ping and chat; game messages go to /ws/game/{id}",
             );
             Frame::Reply(ServerMsg::error(&refusal, None))
         }
