@@ -51,6 +51,7 @@ async fn committer(store: Arc<SqliteStore>, game: String, until: Instant) -> Vec
                 black_user: None,
             },
             rating: None,
+            deadline: marseillais::server::store::DeadlineChange::Unchanged,
         };
         let started = Instant::now();
         if let Err(e) = store.commit(commit).await {

@@ -549,6 +549,7 @@ async fn rated_win(store: &Arc<MemoryStore>, winner: &str, loser: &str, game_id:
             speed: Speed::Blitz,
             score_white: 1.0,
         }),
+        deadline: marseillais::server::store::DeadlineChange::Unchanged,
     };
     store.commit(commit).await.expect("stored");
 }

@@ -240,6 +240,9 @@ impl Store for RefuseOneGame {
     ) -> StoreFuture<Vec<marseillais::server::chat::ChatLine>> {
         self.inner.recent_chat(game_id, room, limit)
     }
+    fn turn_deadlines(&self) -> StoreFuture<Vec<(String, i64)>> {
+        self.inner.turn_deadlines()
+    }
 }
 
 #[tokio::test]

@@ -128,6 +128,7 @@ impl World {
                 events: events.clone(),
                 listing,
                 rating,
+                deadline: marseillais::server::store::DeadlineChange::Unchanged,
             })
             .await
             .expect("seed a game");
@@ -682,6 +683,9 @@ impl Store for ReadFailing {
         limit: u32,
     ) -> StoreFuture<Vec<marseillais::server::chat::ChatLine>> {
         self.inner.recent_chat(game_id, room, limit)
+    }
+    fn turn_deadlines(&self) -> StoreFuture<Vec<(String, i64)>> {
+        self.inner.turn_deadlines()
     }
 }
 

@@ -125,6 +125,12 @@ async fn a_schema_version_3_database_upgrades_in_place_and_keeps_every_row() {
         1,
         "the listed open game"
     );
+    assert!(
+        bounded(store.turn_deadlines())
+            .await
+            .expect("the index reads")
+            .is_empty()
+    );
     bounded(store.close()).await;
     drop(store);
 

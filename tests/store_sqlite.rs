@@ -28,6 +28,10 @@ use support::store_contract::{
     check_user_games_pages_a_users_games_newest_first_listed_or_not,
     check_usernames_are_unique_case_insensitively,
 };
+use support::store_contract::{
+    check_failing_store_writes_no_deadline, check_load_playing_leaves_out_games_in_the_index,
+    check_turn_deadlines_follow_the_commits, deadline_commit, deadlines_of,
+};
 
 /// A fresh directory under the system temp dir, removed on drop.
 fn temp_dir(label: &str) -> tempfile::TempDir {
@@ -39,6 +43,53 @@ fn temp_dir(label: &str) -> tempfile::TempDir {
 
 // ---------------------------------------------------------------------------------------------
 // The same checks on both implementations.
+
+#[tokio::test]
+async fn the_turn_deadline_index_follows_each_commit_in_its_transaction() {
+    let dir = temp_dir("deadlines");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    bounded(check_turn_deadlines_follow_the_commits(&store)).await;
+    bounded(check_turn_deadlines_follow_the_commits(&MemoryStore::new())).await;
+    // Durable: the index is there after reopening (read straight from the table).
+    bounded(store.close()).await;
+    drop(store);
+    let store = SqliteStore::open(dir.path()).expect("reopen");
+    assert_eq!(
+        bounded(deadlines_of(&store)).await,
+        vec![("e".to_owned(), 2)]
+    );
+    bounded(store.commit(deadline_commit(
+        "e",
+        2,
+        1,
+        marseillais::server::store::DeadlineChange::Cleared,
+    )))
+    .await
+    .expect("clear after reopening");
+    assert!(bounded(deadlines_of(&store)).await.is_empty());
+}
+
+#[tokio::test]
+async fn load_playing_leaves_out_correspondence_games_in_the_deadline_index() {
+    let dir = temp_dir("deadlines-playing");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    bounded(check_load_playing_leaves_out_games_in_the_index(&store)).await;
+    bounded(check_load_playing_leaves_out_games_in_the_index(
+        &MemoryStore::new(),
+    ))
+    .await;
+}
+
+#[tokio::test]
+async fn a_failing_store_writes_no_deadline() {
+    let dir = temp_dir("deadlines-failing");
+    let sqlite: Arc<dyn Store> = Arc::new(SqliteStore::open(dir.path()).expect("open"));
+    bounded(check_failing_store_writes_no_deadline(sqlite)).await;
+    bounded(check_failing_store_writes_no_deadline(Arc::new(
+        MemoryStore::new(),
+    )))
+    .await;
+}
 
 #[tokio::test]
 async fn commit_all_stores_every_commit_of_its_unit_or_none() {

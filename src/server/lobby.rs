@@ -275,6 +275,9 @@ pub fn prepare(events: Vec<Event>, config: &Config) -> Result<Prepared, Refusal>
         events: events.iter().map(codec::encode).collect(),
         listing: project::listing(&state),
         rating: None,
+        // A game that starts being played at once (a challenge, a rematch) starts its first
+        // timed turn in this commit.
+        deadline: crate::server::schedule::change_between(None, state.turn_deadline_ms()),
     };
     Ok(Prepared {
         state,

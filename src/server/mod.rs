@@ -59,6 +59,7 @@ pub mod rating_filter;
 pub mod replay;
 pub mod room;
 pub mod rooms;
+pub mod schedule;
 pub mod serve;
 pub mod socket;
 pub mod store;
@@ -173,6 +174,7 @@ pub async fn start_with_store(
     );
     let restored = rooms.restore_unfinished().await?;
     rooms.spawn_sweeper();
+    rooms.spawn_schedule();
     tracing::info!(restored, %addr, "server started");
     let app = http::router(http::AppState::new(Arc::clone(&rooms), shutdown_rx.clone()));
     let signal = shutdown_rx;

@@ -16,6 +16,7 @@ use super::computer;
 use super::config::Config;
 use super::engine_pool::EnginePool;
 use super::expiry::{Expiry, millis};
+use super::game::policy::Downtime;
 use super::game::{Event, GameState, SeatUser, now_ms};
 use super::ids;
 use super::lobby::{self, NewGame};
@@ -24,7 +25,8 @@ use super::project;
 use super::protocol::{ErrorCode, Refusal};
 use super::rating::Speed;
 use super::room::{Host, Room, RoomDeps, SeatGrant, rating_now, replay_history};
-use super::store::{Commit, GameStatus, Store, StoreError, codec};
+use super::schedule::{Schedule, change_after, change_between};
+use super::store::{Commit, DeadlineChange, GameStatus, Store, StoreError, codec};
 
 /// Open games read from the store per expiry page.
 const EXPIRY_PAGE: u32 = 256;
@@ -40,6 +42,8 @@ pub struct Rooms {
     /// Where every engine search of the server runs (computer moves, analysis).
     pub engines: Arc<EnginePool>,
     shutdown: watch::Receiver<bool>,
+    /// The turn deadlines of the correspondence games being played, in or out of memory.
+    pub schedule: Arc<Schedule>,
     next_instance: AtomicU64,
     /// Itself, for the rooms' [`Host`] (a weak reference: rooms do not keep the registry).
     me: Weak<Rooms>,
@@ -80,6 +84,12 @@ impl Host for Registry {
             rooms.install(state, recent);
         }
     }
+
+    fn turn_deadline(&self, id: &str, change: DeadlineChange) {
+        if let Some(rooms) = self.0.upgrade() {
+            rooms.schedule.apply(id, change);
+        }
+    }
 }
 
 impl Rooms {
@@ -90,6 +100,10 @@ impl Rooms {
         shutdown: watch::Receiver<bool>,
     ) -> Arc<Rooms> {
         let engines = Arc::new(EnginePool::new(config.engine_threads, Arc::clone(&metrics)));
+        let schedule = Arc::new(Schedule::new(Downtime {
+            boot_ms: config.boot_ms,
+            grace: config.correspondence_grace,
+        }));
         Arc::new_cyclic(|me| Rooms {
             map: DashMap::new(),
             store,
@@ -97,6 +111,7 @@ impl Rooms {
             metrics,
             engines,
             shutdown,
+            schedule,
             next_instance: AtomicU64::new(1),
             me: me.clone(),
         })
@@ -189,10 +204,24 @@ impl Rooms {
         Expiry::from_config(&self.config)
     }
 
-    /// Startup: ends the expired games in one pass without keeping them in memory, and
-    /// rebuilds every other game being played. Open games stay in the store until someone asks
-    /// for one (they have no timers). Returns how many games were rebuilt.
+    /// Startup: reads the store's turn-deadline index into the schedule, ends the expired
+    /// games in one pass without keeping them in memory, and rebuilds every other live game
+    /// being played. Open games stay in the store until someone asks for one (they have no
+    /// timers); so do correspondence games being played (the schedule loads one when its
+    /// deadline comes). Returns how many games were rebuilt.
     pub async fn restore_unfinished(&self) -> Result<usize, StoreError> {
+        let deadlines = self.store.turn_deadlines().await?;
+        let scheduled = deadlines.len();
+        let skipped = self.schedule.load(deadlines);
+        if skipped > 0 {
+            tracing::warn!(
+                skipped,
+                "turn deadlines of ids that are no game id were skipped"
+            );
+        }
+        if scheduled > 0 {
+            tracing::info!(scheduled, "correspondence deadlines scheduled");
+        }
         let expired_open = self.expire_stale_open().await?;
         let games = self.store.load_playing().await?;
         let now = Instant::now();
@@ -202,8 +231,17 @@ impl Rooms {
         let mut endings = Vec::new();
         for (listing, texts) in games {
             match replay_stored(&listing.id, &texts, &self.config, now) {
+                // A correspondence game the index does not hold (the store filters indexed
+                // ones out): scheduled from its log, not kept in memory.
+                Ok((state, _)) if state.days_per_turn().is_some() => {
+                    let change = change_between(None, state.turn_deadline_ms());
+                    self.schedule.apply(&listing.id, change);
+                }
                 Ok((state, recent)) => match self.expiry_commit(&state, at) {
-                    Some(commit) => endings.push((listing.id, self.store.commit(commit))),
+                    Some(commit) => {
+                        let deadline = commit.deadline;
+                        endings.push((listing.id, deadline, self.store.commit(commit)))
+                    }
                     None => {
                         self.install(state, recent);
                         count += 1;
@@ -215,10 +253,11 @@ impl Rooms {
             }
         }
         let expired_idle = endings.len();
-        for (id, ending) in endings {
+        for (id, deadline, ending) in endings {
             // The game stays unfinished in the store; its room ends it when it is next loaded.
-            if let Err(error) = ending.await {
-                tracing::warn!(game = %id, %error, "could not end an expired game");
+            match ending.await {
+                Ok(()) => self.schedule.apply(&id, deadline),
+                Err(error) => tracing::warn!(game = %id, %error, "could not end an expired game"),
             }
         }
         if expired_open + expired_idle > 0 {
@@ -237,6 +276,7 @@ impl Rooms {
             events: vec![codec::encode(end.event())],
             listing,
             rating: project::rated_end(state, std::slice::from_ref(&end)),
+            deadline: change_after(state, std::slice::from_ref(&end), Instant::now()),
         })
     }
 
@@ -267,14 +307,20 @@ impl Rooms {
                         .and_then(|(state, _)| self.expiry_commit(&state, at))
                 };
                 match commit {
-                    Some(commit) => endings.push(self.store.commit(commit)),
+                    Some(commit) => {
+                        let game = (commit.game_id.clone(), commit.deadline);
+                        endings.push((game, self.store.commit(commit)))
+                    }
                     // Stays in the stale set: the next page starts after it.
                     None => offset += 1,
                 }
             }
-            for ending in endings {
+            for ((game, deadline), ending) in endings {
                 match ending.await {
-                    Ok(()) => ended += 1,
+                    Ok(()) => {
+                        self.schedule.apply(&game, deadline);
+                        ended += 1;
+                    }
                     Err(error) => {
                         tracing::warn!(%error, "could not end an expired open game");
                         offset += 1;
@@ -286,6 +332,25 @@ impl Rooms {
             }
         }
         Ok(ended)
+    }
+
+    /// The schedule found game `id` due: loads its room (from the store if it retired), whose
+    /// timer then flags it through the ordinary timeout path. A failure is logged; the
+    /// schedule comes back to the game later ([`crate::server::schedule::RECHECK`]).
+    pub async fn wake_for_deadline(&self, id: &str) {
+        match self.get(id).await {
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                tracing::warn!(game = id, "a scheduled game is not in the store");
+                self.schedule.apply(id, DeadlineChange::Cleared);
+            }
+            Err(_) => tracing::warn!(game = id, "could not load a game whose deadline is due"),
+        }
+    }
+
+    /// Starts the task of the correspondence schedule (until shutdown).
+    pub fn spawn_schedule(self: &Arc<Self>) {
+        self.schedule.spawn(Arc::clone(self), self.shutdown.clone());
     }
 
     /// Runs [`Rooms::expire_stale_open`] every quarter of the open-game time to live (between
@@ -335,11 +400,13 @@ impl Rooms {
         let (events, color) =
             lobby::first_events(&request, ids::token_hash(&token), user, now_ms())?;
         let prepared = lobby::prepare(events, &self.config)?;
+        let deadline = prepared.commit.deadline;
         let started = Instant::now();
         let result = self.store.commit(prepared.commit).await;
         self.metrics.commit_latency.observe(started.elapsed());
         result.map_err(store_refusal)?;
         let id = prepared.state.id.clone();
+        self.schedule.apply(&id, deadline);
         self.install(prepared.state, prepared.recent);
         Ok(SeatGrant {
             url: format!("/game/{id}"),

@@ -50,7 +50,7 @@ use super::project;
 use super::protocol::{
     AckMsg, ClientMsg, ErrorCode, GameSnapshot, RatingsMsg, Refusal, ServerMsg, SharedText, Side,
 };
-use super::store::{GameStatus, Store};
+use super::store::{DeadlineChange, GameStatus, Store};
 
 /// Commands a room's inbox holds before senders wait.
 const INBOX: usize = 256;
@@ -83,6 +83,9 @@ pub trait Host: Send + Sync + 'static {
     fn retired(&self, id: &str, instance: u64);
     /// A new game (a rematch) is committed: start its room (with its public messages so far).
     fn start(&self, state: GameState, recent: Vec<(u64, String)>);
+    /// A commit of game `id` changed its turn deadline (durable now): the correspondence
+    /// schedule follows it ([`crate::server::schedule`]).
+    fn turn_deadline(&self, id: &str, change: DeadlineChange);
 }
 
 /// Everything a room uses besides its own state, as one value.
@@ -301,10 +304,15 @@ impl RoomTask {
     }
 
     /// Finished games, and open games waiting for an opponent, have no timers: nobody
-    /// watching, they can live in the store alone until someone asks for them again. Games
-    /// being played stay (their clocks).
+    /// watching, they can live in the store alone until someone asks for them again. Live
+    /// games being played stay (their clocks). Correspondence games being played retire too:
+    /// they live for weeks, and their deadline is in the store's index and the in-memory
+    /// schedule ([`crate::server::schedule`]), which loads the room again to flag the game.
     fn may_retire(&self) -> bool {
-        matches!(self.state.status(), GameStatus::Finished | GameStatus::Open)
+        match self.state.status() {
+            GameStatus::Finished | GameStatus::Open => true,
+            GameStatus::Playing => self.state.days_per_turn().is_some(),
+        }
     }
 
     fn should_retire(&self, now: Instant) -> bool {

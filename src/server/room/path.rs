@@ -11,7 +11,8 @@ use super::{RoomTask, ack_msg};
 use crate::server::game::{Checked, Event};
 use crate::server::project;
 use crate::server::protocol::{ErrorCode, Refusal, ServerMsg};
-use crate::server::store::{Commit, StoreError, codec};
+use crate::server::schedule;
+use crate::server::store::{Commit, DeadlineChange, StoreError, codec};
 
 impl RoomTask {
     /// The move path after the decision: commits `events` (with `also`, other games' commits
@@ -32,8 +33,16 @@ impl RoomTask {
             events: events.iter().map(|c| codec::encode(c.event())).collect(),
             listing: project::listing_after(&self.state, &events),
             rating: project::rated_end(&self.state, &events),
+            deadline: schedule::change_after(&self.state, &events, now),
         };
         let rated = commit.rating.is_some();
+        // What the schedule follows once the commit is durable: this game's and the other
+        // games' of the unit (a rematch that starts at once).
+        let deadlines: Vec<(String, DeadlineChange)> = std::iter::once(&commit)
+            .chain(&also)
+            .filter(|c| c.deadline != DeadlineChange::Unchanged)
+            .map(|c| (c.game_id.clone(), c.deadline))
+            .collect();
         let started = Instant::now();
         let result = if also.is_empty() {
             self.deps.store.commit(commit).await
@@ -54,6 +63,9 @@ impl RoomTask {
                 ErrorCode::StoreFailure,
                 "the game could not be saved; nothing was changed, try again",
             ));
+        }
+        for (game, change) in deadlines {
+            self.deps.host.turn_deadline(&game, change);
         }
         self.snapshot = None;
         let mut messages = Vec::with_capacity(events.len());

@@ -171,6 +171,10 @@ impl Store for FailingStore {
     ) -> StoreFuture<Vec<ChatLine>> {
         self.inner.recent_chat(game_id, room, limit)
     }
+
+    fn turn_deadlines(&self) -> StoreFuture<Vec<(String, i64)>> {
+        self.inner.turn_deadlines()
+    }
 }
 
 fn injected<T: Send + 'static>() -> StoreFuture<T> {

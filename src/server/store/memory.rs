@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use futures_util::future::BoxFuture;
 
 use super::{
-    Commit, GameListing, GameStatus, LoadedGame, RatedGame, SessionHash, Store, StoreError,
-    StoreFuture, UserRecord, listing_order, rate_end, rated_order, session_alive,
+    Commit, DeadlineChange, GameListing, GameStatus, LoadedGame, RatedGame, SessionHash, Store,
+    StoreError, StoreFuture, UserRecord, listing_order, rate_end, rated_order, session_alive,
     session_needs_touch,
 };
 use crate::server::account::{Account, UserId, Username};
@@ -33,6 +33,8 @@ struct MemoryInner {
     chat: HashMap<(Option<String>, ChatRoom), Vec<ChatLine>>,
     /// The last chat line id given.
     chat_id: i64,
+    /// The turn-deadline index (schema v4): game id -> deadline Unix ms.
+    deadlines: HashMap<String, i64>,
     closed: bool,
 }
 
@@ -141,6 +143,15 @@ impl MemoryStore {
         }
         for commit in commits {
             inner.rate(&commit);
+            match commit.deadline {
+                DeadlineChange::Unchanged => {}
+                DeadlineChange::Set(ms) => {
+                    inner.deadlines.insert(commit.game_id.clone(), ms);
+                }
+                DeadlineChange::Cleared => {
+                    inner.deadlines.remove(&commit.game_id);
+                }
+            }
             let mut listing = commit.listing;
             listing.id = commit.game_id.clone();
             let entry = inner
@@ -182,7 +193,11 @@ impl Store for MemoryStore {
     }
 
     fn load_playing(&self) -> StoreFuture<Vec<LoadedGame>> {
-        let games = self.games_where(|listing| listing.status == GameStatus::Playing);
+        let indexed: std::collections::HashSet<String> =
+            self.lock().deadlines.keys().cloned().collect();
+        let games = self.games_where(|listing| {
+            listing.status == GameStatus::Playing && !indexed.contains(&listing.id)
+        });
         Box::pin(async move { Ok(games) })
     }
 
@@ -395,5 +410,15 @@ impl Store for MemoryStore {
             })
             .unwrap_or_default();
         ready(Ok(lines))
+    }
+
+    fn turn_deadlines(&self) -> StoreFuture<Vec<(String, i64)>> {
+        let inner = self.lock();
+        let rows = inner
+            .deadlines
+            .iter()
+            .map(|(id, ms)| (id.clone(), *ms))
+            .collect();
+        ready(Ok(rows))
     }
 }

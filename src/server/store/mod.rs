@@ -101,6 +101,25 @@ pub struct Commit {
     /// Set on the commit that ends a rated game: the store rates it in the same transaction as
     /// the events (see [`RatedEnd`]), so a game is rated exactly once, atomically with its end.
     pub rating: Option<RatedEnd>,
+    /// What this commit does to the game's row in the turn-deadline index (schema v4): written
+    /// in the commit's own transaction, so the index never disagrees with the events after a
+    /// crash. Live and untimed games always pass [`DeadlineChange::Unchanged`] (no extra work).
+    pub deadline: DeadlineChange,
+}
+
+/// A commit's effect on the turn-deadline index of correspondence games (`turn_deadlines`):
+/// the index holds, for each correspondence game being played, the Unix ms at which the side
+/// to move's turn runs out. It is read once at startup ([`Store::turn_deadlines`]) to build
+/// the in-memory schedule that flags games whose rooms are not in memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DeadlineChange {
+    /// The row (or its absence) stays as it is; costs nothing.
+    #[default]
+    Unchanged,
+    /// The game's current turn runs out at this Unix ms (inserts or replaces the row).
+    Set(i64),
+    /// No turn of the game is timed any more (it ended): the row goes (none is fine).
+    Cleared,
 }
 
 /// The end of a rated game, as the room hands it to the store with the commit of its `end`
@@ -230,8 +249,10 @@ pub trait Store: Send + Sync + 'static {
     fn commit_all(&self, commits: Vec<Commit>) -> StoreFuture<()>;
     /// Every game whose status is not Finished, with all its events in seq order.
     fn load_unfinished(&self) -> StoreFuture<Vec<LoadedGame>>;
-    /// Every game being played (status Playing), with all its events (startup recovery: open
-    /// games are loaded on demand, they have no timers to run).
+    /// Every game being played (status Playing) that has no row in the turn-deadline index,
+    /// with all its events (startup recovery: open games are loaded on demand, they have no
+    /// timers to run; correspondence games being played, the ones with a row, are loaded by
+    /// the schedule when their deadline comes, so weeks-long games cost startup nothing).
     fn load_playing(&self) -> StoreFuture<Vec<LoadedGame>>;
     /// Games with this status whose listing row was last updated before `updated_before_ms`
     /// (listed or not), with their events, oldest update first, paged: the candidates for
@@ -304,6 +325,13 @@ pub trait Store: Send + Sync + 'static {
         room: ChatRoom,
         limit: u32,
     ) -> StoreFuture<Vec<ChatLine>>;
+
+    // The turn-deadline index of correspondence games (schema v4, issue 12).
+
+    /// Every row of the turn-deadline index, `(game id, deadline Unix ms)`, in no particular
+    /// order: what [`Commit::deadline`] left. Read once at startup (its size is the number of
+    /// correspondence games being played).
+    fn turn_deadlines(&self) -> StoreFuture<Vec<(String, i64)>>;
 }
 
 /// Orders rated games oldest first, by end time then id (stable when two ended in the same

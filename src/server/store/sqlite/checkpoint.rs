@@ -145,6 +145,7 @@ mod tests {
                 black_user: None,
             },
             rating: None,
+            deadline: crate::server::store::DeadlineChange::Unchanged,
         }
     }
 

@@ -627,7 +627,10 @@ impl Store for SqliteStore {
         self.read(|conn| {
             load_games_where(
                 conn,
-                &format!("SELECT {LISTING_COLUMNS} FROM games WHERE status = ?1 ORDER BY id"),
+                &format!(
+                    "SELECT {LISTING_COLUMNS} FROM games WHERE status = ?1
+                     AND id NOT IN (SELECT game_id FROM turn_deadlines) ORDER BY id"
+                ),
                 [GameStatus::Playing.as_str()],
             )
         })
@@ -915,6 +918,20 @@ impl Store for SqliteStore {
             let mut lines = rows.collect::<Result<Vec<_>, _>>().map_err(io)?;
             lines.reverse();
             Ok(lines)
+        })
+    }
+
+    fn turn_deadlines(&self) -> StoreFuture<Vec<(String, i64)>> {
+        self.read(|conn| {
+            let mut statement = conn
+                .prepare("SELECT game_id, deadline_ms FROM turn_deadlines")
+                .map_err(io)?;
+            let rows = statement
+                .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+                .map_err(io)?
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(io)?;
+            Ok(rows)
         })
     }
 

@@ -21,7 +21,9 @@ use super::stats::Counters;
 use crate::server::account::{UserId, Username};
 use crate::server::chat::{KEPT_LINES, NewChatLine};
 use crate::server::rating::Rating;
-use crate::server::store::{Commit, RatedEnd, SESSION_IDLE_MS, SessionHash, StoreError, rate_end};
+use crate::server::store::{
+    Commit, DeadlineChange, RatedEnd, SESSION_IDLE_MS, SessionHash, StoreError, rate_end,
+};
 
 /// Upper bound on commits per transaction: keeps one batch's latency and memory bounded while
 /// still amortising the fsync over hundreds of games.
@@ -524,5 +526,31 @@ fn write_one(conn: &Connection, commit: &Commit) -> Result<(), CommitFailure> {
     if let Some(end) = &commit.rating {
         rate_game(conn, commit, end)?;
     }
+    write_deadline(conn, &commit.game_id, commit.deadline)?;
     Ok(())
+}
+
+/// Applies a commit's [`DeadlineChange`] to the turn-deadline index, in the commit's own
+/// transaction (savepoint). `Unchanged`, every live game's commit, runs no statement at all.
+fn write_deadline(
+    conn: &Connection,
+    game_id: &str,
+    change: DeadlineChange,
+) -> Result<(), CommitFailure> {
+    match change {
+        DeadlineChange::Unchanged => Ok(()),
+        DeadlineChange::Set(deadline_ms) => conn
+            .prepare_cached(
+                "INSERT INTO turn_deadlines (game_id, deadline_ms) VALUES (?1, ?2)
+                 ON CONFLICT (game_id) DO UPDATE SET deadline_ms = excluded.deadline_ms",
+            )
+            .and_then(|mut s| s.execute(params![game_id, deadline_ms]))
+            .map(|_| ())
+            .map_err(classify),
+        DeadlineChange::Cleared => conn
+            .prepare_cached("DELETE FROM turn_deadlines WHERE game_id = ?1")
+            .and_then(|mut s| s.execute([game_id]))
+            .map(|_| ())
+            .map_err(classify),
+    }
 }
