@@ -25,6 +25,19 @@ mod names;
 #[allow(dead_code)]
 #[path = "../../src/server/protocol/uci.rs"]
 mod uci;
+// The chat text rules a `chat` message is parsed with, at the path client.rs names them by.
+#[allow(dead_code)]
+#[path = "../../src/server/chat/text.rs"]
+mod chat_text;
+#[allow(dead_code)]
+#[path = "../../src/server/chat/rules.rs"]
+mod chat_rules;
+pub mod server {
+    pub mod chat {
+        pub use crate::chat_rules::*;
+        pub use crate::chat_text::*;
+    }
+}
 
 use client::{ClientMsg, MAX_ACK_ID_LEN, parse_client};
 use error::ErrorMsg;

@@ -64,6 +64,12 @@ impl AppState {
         ));
         let analyses = Arc::new(Analyses::new(&config.analysis));
         let lobby = Lobby::start(config.lobby, shutdown.clone());
+        super::my_games::spawn_pusher(
+            Arc::clone(&rooms.store),
+            &rooms.your_turn,
+            Arc::clone(&lobby),
+            shutdown.clone(),
+        );
         let accounts = Arc::new(Accounts::new(
             Arc::clone(&rooms.store),
             &config.accounts,
@@ -124,6 +130,7 @@ pub fn router(state: AppState) -> Router {
         .merge(super::challenge::routes::routes())
         .merge(super::account::routes::routes())
         .merge(super::profile::routes())
+        .merge(super::my_games::routes())
         .fallback(unknown_route)
         // Every route, whoever added it: a cookie-carrying change must come from our Origin.
         .layer(axum::middleware::from_fn_with_state(

@@ -19,6 +19,7 @@
 //! | all live games | [`rooms`] |
 //! | clocks | [`clock`] |
 //! | counters | [`metrics`] |
+//! | an account's unfinished games, whose turn | [`my_games`] |
 //! | embedded client files | [`assets`] |
 //! | replay page validation | [`replay`] |
 //! | PGN tags | [`export`] |
@@ -50,6 +51,7 @@ pub mod ids;
 pub mod lobby;
 pub mod lobby_socket;
 pub mod metrics;
+pub mod my_games;
 pub mod profile;
 pub mod project;
 pub mod protocol;

@@ -44,6 +44,8 @@ pub struct Rooms {
     shutdown: watch::Receiver<bool>,
     /// The turn deadlines of the correspondence games being played, in or out of memory.
     pub schedule: Arc<Schedule>,
+    /// Accounts whose `your_turn` list may have changed ([`super::my_games`]).
+    pub your_turn: super::my_games::TurnSignal,
     next_instance: AtomicU64,
     /// Itself, for the rooms' [`Host`] (a weak reference: rooms do not keep the registry).
     me: Weak<Rooms>,
@@ -90,6 +92,14 @@ impl Host for Registry {
             rooms.schedule.apply(id, change);
         }
     }
+
+    fn turn_changed(&self, users: &[super::account::UserId]) {
+        if let Some(rooms) = self.0.upgrade() {
+            for user in users {
+                rooms.your_turn.notify(*user);
+            }
+        }
+    }
 }
 
 impl Rooms {
@@ -112,6 +122,7 @@ impl Rooms {
             engines,
             shutdown,
             schedule,
+            your_turn: Default::default(),
             next_instance: AtomicU64::new(1),
             me: me.clone(),
         })

@@ -1,6 +1,7 @@
 //! The lobby channel, `GET /ws/lobby`: one WebSocket per open page, signed in or not. The
 //! server pushes the players-online count and, to a signed-in user, their challenges
-//! ([`msg::LobbyMsg`]); the client sends nothing but `ping`. It goes through the game socket's
+//! ([`msg::LobbyMsg`]), the lobby chat and the `your_turn` list; the client sends `ping` and
+//! lobby `chat` lines only. It goes through the game socket's
 //! upgrade ([`crate::server::upgrade`]: frame rate limit, size limits) and its frame reader,
 //! writes, close handshake and idle timeout ([`crate::server::socket`]), with the same bounded
 //! queue: a page that does not read is closed with 1013 rather than buffered for.
@@ -90,6 +91,15 @@ pub async fn run(
         for challenge in lobby.of(user) {
             let msg = LobbyMsg::Challenge(challenge.view(now, None));
             lobby.hub.send_one(Some(user), conn, &msg);
+        }
+    }
+    if let Some(user) = user {
+        match crate::server::my_games::your_turn(&*rooms.store, user).await {
+            Ok(games) => {
+                let msg = LobbyMsg::YourTurn(msg::YourTurnMsg { games });
+                lobby.hub.send_one(Some(user), conn, &msg);
+            }
+            Err(error) => tracing::warn!(%error, "could not read a your_turn list"),
         }
     }
     if let Some(history) = lobby.chat.history(&*rooms.store).await {

@@ -86,6 +86,10 @@ pub trait Host: Send + Sync + 'static {
     /// A commit of game `id` changed its turn deadline (durable now): the correspondence
     /// schedule follows it ([`crate::server::schedule`]).
     fn turn_deadline(&self, id: &str, change: DeadlineChange);
+    /// A commit may have changed whose turn it is for these accounts (a correspondence game's
+    /// turn ended, a seat was taken, the game ended): their `your_turn` list is sent again
+    /// ([`crate::server::my_games`]).
+    fn turn_changed(&self, _users: &[UserId]) {}
 }
 
 /// Everything a room uses besides its own state, as one value.

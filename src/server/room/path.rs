@@ -69,9 +69,17 @@ impl RoomTask {
         }
         self.snapshot = None;
         let mut messages = Vec::with_capacity(events.len());
+        let mut turn_may_change = false;
         for checked in events {
             let v = self.state.version() + 1;
             let event = checked.event().clone();
+            turn_may_change |= matches!(
+                event,
+                Event::Move { .. }
+                    | Event::Joined { .. }
+                    | Event::Takeback { .. }
+                    | Event::End { .. }
+            );
             self.state.apply(checked, now);
             if let Event::End { outcome, .. } = &event {
                 tracing::info!(game = %self.state.id, winner = ?outcome.winner(), reason = %outcome.reason(), "game over");
@@ -88,10 +96,32 @@ impl RoomTask {
             self.history.push(v, text.clone());
             self.broadcast(text);
         }
+        if turn_may_change {
+            self.tell_turn_changed();
+        }
         if rated {
             self.publish_ratings().await;
         }
         Ok(())
+    }
+
+    /// In a correspondence game: its seated accounts' `your_turn` lists may have changed.
+    /// Live games are left out (their turns are seconds long; "My games" lists whose turn it
+    /// is for correspondence games only, from the listing).
+    fn tell_turn_changed(&self) {
+        if !matches!(
+            self.state.time_control(),
+            Some(crate::server::game::TimeControl::Correspondence { .. })
+        ) {
+            return;
+        }
+        let users: Vec<_> = crate::rules::Color::ALL
+            .iter()
+            .filter_map(|c| self.state.user(*c).map(|u| u.id))
+            .collect();
+        if !users.is_empty() {
+            self.deps.host.turn_changed(&users);
+        }
     }
 
     /// Reads the rating changes the store made with a rated game's end and tells everyone
