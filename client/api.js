@@ -83,11 +83,65 @@ export function h(tag, props = {}, ...children) {
   return el;
 }
 
-/** "5+3", "15 s + 2", "No clock". */
+/** "5+3", "15 s + 2", "3 days" (correspondence: `{days_per_turn}`), "No clock". */
 export function clockLabel(clock) {
   if (!clock) return 'No clock';
+  if (typeof clock.days_per_turn === 'number') return daysLabel(clock.days_per_turn);
   const base = clock.base_secs % 60 === 0 ? `${clock.base_secs / 60}` : `${clock.base_secs} s`;
   return `${base}+${clock.increment_secs}`;
+}
+
+/** The days per turn a correspondence game may have (docs/protocol.md). */
+export const DAYS_PER_TURN = [1, 2, 3, 5, 7, 14];
+
+/** "1 day", "3 days". */
+export function daysLabel(days) {
+  return `${days} ${days === 1 ? 'day' : 'days'}`;
+}
+
+/**
+ * The time control of a game from its state or summary: the live `clock`
+ * (`{base_secs, increment_secs}`), a correspondence game's
+ * `{days_per_turn}` (the summary's `clock`, or the state's
+ * `correspondence`: its `clock` is null), or null when untimed.
+ */
+export function timeControlOf(g) {
+  if (!g) return null;
+  if (g.correspondence && typeof g.correspondence.days_per_turn === 'number') {
+    return { days_per_turn: g.correspondence.days_per_turn };
+  }
+  const c = g.clock;
+  if (c && typeof c.days_per_turn === 'number') return { days_per_turn: c.days_per_turn };
+  if (c && typeof c.base_secs === 'number') return { base_secs: c.base_secs, increment_secs: c.increment_secs };
+  return null;
+}
+
+/**
+ * The time left of a correspondence turn in words, rounded down (the page
+ * never promises more time than there is): "2 days 5 h", "1 day 0 h",
+ * "3 h 12 min", under an hour "12 min 5 s", under a minute "35 s".
+ * `coarse` drops the seconds above a minute ("12 min").
+ */
+export function timeLeftText(ms, { coarse = false } = {}) {
+  const secs = Math.max(0, Math.floor((Number(ms) || 0) / 1000));
+  const days = Math.floor(secs / 86400);
+  const hours = Math.floor((secs % 86400) / 3600);
+  const mins = Math.floor((secs % 3600) / 60);
+  const s = secs % 60;
+  if (days) return `${daysLabel(days)} ${hours} h`;
+  if (hours) return `${hours} h ${mins} min`;
+  // Coarse (the lists, redrawn only when their text changes): no seconds above a minute.
+  if (mins) return coarse ? `${mins} min` : `${mins} min ${s} s`;
+  return `${s} s`;
+}
+
+/** A deadline (Unix ms) as local date and time: "Tue 3 Dec, 14:05". */
+export function deadlineText(ms) {
+  const d = new Date(ms);
+  if (Number.isNaN(d.getTime())) return '';
+  const day = d.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short' });
+  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  return `${day}, ${time}`;
 }
 
 export const REASONS = {

@@ -1,27 +1,50 @@
 // Entry point of every page (index.html and profile.html): the account in
-// the header, the live channel (players online, challenges), then the page
-// chosen from the address (`/`, `/game/{id}`, `/replay`, `/@/{name}`).
+// the header, the live channel (players online, challenges, your turn), then
+// the page chosen from the address (`/`, `/game/{id}`, `/games/mine`,
+// `/replay`, `/@/{name}`).
 
 import { lobbyPage } from './lobby.js';
 import { gamePage } from './game.js';
 import { replayPage } from './replay.js';
 import { profilePage } from './profile.js';
+import { minePage } from './mine.js';
 import { accountHeader } from './account.js';
 import { startLive } from './live.js';
+import { startNotify, alertsButton } from './notify.js';
+import { h, heldSeats } from './api.js';
 
 const main = document.getElementById('app');
 const path = location.pathname;
 const game = path.match(/^\/game\/([0-9A-Za-z]{1,32})\/?$/);
 const profile = path.match(/^\/@\/([^/]{1,200})\/?$/);
-for (const link of document.querySelectorAll('nav a')) {
-  link.classList.toggle('active', link.getAttribute('href') === path);
-}
 const me = accountHeader();
-me.then(startLive);
+startNotify();
+me.then((account) => {
+  startLive(account);
+  // "My games" and the turn alerts, for whoever has games here: an account, or seats in this browser.
+  if ((account && account.username) || heldSeats().length) {
+    const nav = document.querySelector('header.top nav');
+    if (nav && !nav.querySelector('#nav-mine')) {
+      nav.append(h('a', { href: '/games/mine', id: 'nav-mine' }, 'My games'));
+    }
+    const alerts = alertsButton();
+    const box = document.getElementById('account');
+    if (alerts && box) box.prepend(alerts);
+  }
+  markActive();
+});
+markActive();
 if (game) gamePage(main, game[1], me);
 else if (path === '/replay' || path === '/replay/') replayPage(main);
+else if (path === '/games/mine' || path === '/games/mine/') minePage(main, me);
 else if (profile) profilePage(main, safeDecode(profile[1]), me);
 else lobbyPage(main, me);
+
+function markActive() {
+  for (const link of document.querySelectorAll('nav a')) {
+    link.classList.toggle('active', link.getAttribute('href') === path);
+  }
+}
 
 function safeDecode(s) {
   try { return decodeURIComponent(s); } catch (_) { return s; }

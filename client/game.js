@@ -32,7 +32,10 @@
 // an earlier position, the state carrying no FEN per sub-move; typed.js
 // names legal sub-moves in SAN to match typed text (`legal` is UCI only).
 
-import { request, seatToken, saveSeat, h, clockLabel, outcomeText, cap, ratingText, diffText } from './api.js';
+import {
+  request, seatToken, saveSeat, h, clockLabel, outcomeText, cap, ratingText, diffText,
+  timeControlOf, timeLeftText, deadlineText,
+} from './api.js';
 import { profileUrl } from './account.js';
 import { nameOf } from './live.js';
 import { AnalysisPanel } from './analysis.js';
@@ -43,6 +46,8 @@ import { recordStart, groupTurns, commaText, lastTurn, completedTurns } from './
 import { matchTyped } from './typed.js';
 import * as sound from './sound.js';
 import { announceEvent, announceArrival } from './announce.js';
+import { GameChat } from './chat.js';
+import { setTitle, setOwnTurn, turnArrived } from './notify.js';
 
 const LOW_MS = 20000;
 const LOW_SOUND_MS = 10000;
@@ -76,6 +81,7 @@ class GamePage {
     this.saidText = ''; // the last thing that happened, in words (until the next move)
     this.claimAt = { white: null, black: null }; // performance.now() when a claim over an away seat opens
     this.claimOpen = null; // whether the claim button was last drawn enabled
+    this.wasYourTurn = null; // whether the last render was your turn (null before the first)
     this.build();
   }
 
@@ -94,6 +100,8 @@ class GamePage {
     this.awayNote = el('p', { class: 'note', id: 'away-note', 'aria-live': 'polite' });
     this.joinOffer = el('div', { class: 'invite join-offer', id: 'join-offer', hidden: true });
     this.note = el('p', { class: 'note', id: 'first-move-note' });
+    // A correspondence game's time left for the side to move (its `clock` is null).
+    this.corrNote = el('p', { class: 'note corr-left', id: 'corr-left', hidden: true });
     this.banner = el('div', { class: 'banner', id: 'banner', hidden: true });
     this.invite = el('div', { class: 'invite', id: 'invite', hidden: true });
     this.notice = el('p', { class: 'notice', id: 'notice', role: 'alert' });
@@ -123,12 +131,13 @@ class GamePage {
       el('button', { type: 'button', id: 'btn-copy-link', onclick: (e) => copy(this.inviteUrl(), e.currentTarget) }, 'Copy game link'),
       el('a', { href: `/game/${this.id}.pgn`, id: 'pgn-link', class: 'button', download: `marseillais-${this.id}.pgn` }, 'Download PGN'));
     this.info = el('p', { class: 'game-info', id: 'game-info' });
+    this.chat = new GameChat((t, d) => !!this.socket && this.socket.send(t, d));
     this.main.replaceChildren(el('div', { class: 'game' },
       el('div', { class: 'board-col' }, this.bars.top, this.boardWrap, this.bars.bottom),
       el('aside', { class: 'side panel' },
-        this.info, this.status, this.backBtn, this.saidEl, this.awayNote, this.note, this.banner,
+        this.info, this.status, this.corrNote, this.backBtn, this.saidEl, this.awayNote, this.note, this.banner,
         this.joinOffer, this.invite, this.notice,
-        this.moveList, this.reviewBar, this.reviewNote, this.moveForm, this.actions, this.meta)));
+        this.moveList, this.reviewBar, this.reviewNote, this.moveForm, this.actions, this.meta, this.chat.el)));
     this.board = new Board(this.boardWrap, { onMove: (uci) => this.playMove(uci) });
     document.addEventListener('keydown', (e) => {
       if (e.target.closest && e.target.closest('.board, input, textarea, select')) return;
@@ -162,7 +171,7 @@ class GamePage {
     this.socket = new GameSocket(this.id, resume, {
       onMessage: (m) => this.onMessage(m),
       onStatus: (online) => this.onConnection(online),
-      onOpen: () => this.resendPending(),
+      onOpen: () => { this.resendPending(); this.chat.connected(); },
     });
     const tick = () => { this.renderClocks(); requestAnimationFrame(tick); };
     requestAnimationFrame(tick);
@@ -222,6 +231,8 @@ class GamePage {
 
   onMessage(msg) {
     const d = msg.d || {};
+    // Chat lines carry no version: they are not game events.
+    if (this.chat.onMessage(msg.t, d)) return;
     if (typeof msg.v === 'number' && msg.t !== 'state') {
       if (this.v !== null && msg.v <= this.v) return;
       if (this.v !== null && msg.v > this.v + 1) { this.socket.reconnect(); return; }
@@ -237,6 +248,7 @@ class GamePage {
         this.S = d;
         this.v = msg.v;
         this.you = d.you || null;
+        this.chat.setYou(this.you);
         // The colour of a seat this browser holds ("My games" says "your turn" from it).
         if (this.you && this.token) saveSeat(this.id, this.token, this.you);
         // Once per page: what the opponent played before the page was there.
@@ -267,6 +279,7 @@ class GamePage {
         if (this.pending && String(this.pending.id) === String(d.id)) this.pending = null;
         break;
       case 'error':
+        if (this.chat.claims(d)) { this.chat.onError(d.code); break; }
         if (this.pending && d.id !== undefined && d.id !== null && String(this.pending.id) === String(d.id)) this.pending = null;
         if (d.code === 'stale') {
           // The move was decided on an older position: no fault, just resync.
@@ -296,7 +309,7 @@ class GamePage {
     const S = this.S;
     const now = performance.now();
     const setPosition = () => {
-      for (const k of ['fen', 'turn', 'phase', 'check', 'legal', 'clock', 'first_move_ms', 'draw_offer', 'claims']) {
+      for (const k of ['fen', 'turn', 'phase', 'check', 'legal', 'clock', 'first_move_ms', 'draw_offer', 'claims', 'correspondence']) {
         if (k in d) S[k] = d[k];
       }
       if ('clock' in d) this.clockAt = now;
@@ -310,6 +323,7 @@ class GamePage {
         else if (d.user) S.players = { ...(S.players || {}), [d.color]: d.user };
         S.status = 'playing';
         S.first_move_ms = d.first_move_ms;
+        if ('correspondence' in d) S.correspondence = d.correspondence;
         this.firstMoveAt = now;
         // The join event carries no legal sub-moves: ask for a fresh snapshot.
         this.socket.send('hello', this.token ? { token: this.token } : {});
@@ -347,6 +361,7 @@ class GamePage {
         S.legal = [];
         S.draw_offer = null;
         S.first_move_ms = null;
+        if (S.correspondence) S.correspondence = { ...S.correspondence, deadline_ms: null };
         this.pending = null;
         this.saidText = '';
         this.showNotice('');
@@ -419,7 +434,7 @@ class GamePage {
 
     const versus = S.computer ? ` · vs ${this.computerName()}` : '';
     const rated = S.rated ? ' · Rated' : '';
-    this.info.textContent = `${cap(S.variant)} · ${clockLabel(S.clock)}${rated}${this.you ? ` · you play ${this.you}` : ' · watching'}${versus}`;
+    this.info.textContent = `${cap(S.variant)} · ${clockLabel(timeControlOf(S))}${S.correspondence ? ' per turn' : ''}${rated}${this.you ? ` · you play ${this.you}` : ' · watching'}${versus}`;
     this.status.textContent = this.statusText(live);
     this.status.classList.toggle('your-turn', !!this.you && S.status === 'playing' && S.turn === this.you);
     this.status.classList.toggle('offline', !this.online);
@@ -435,7 +450,16 @@ class GamePage {
     this.renderActions();
     this.renderBars();
     this.renderMeta();
-    document.title = `${this.you && S.status === 'playing' && S.turn === this.you ? '● ' : ''}Marseillais · ${this.id}`;
+    // The title counts the games where it is your turn (notify.js), this one included.
+    const yours = !!this.you && S.status === 'playing' && S.turn === this.you;
+    setOwnTurn(this.id, yours);
+    setTitle(`Marseillais · ${this.id}`);
+    // A correspondence turn that arrives while the page is open (and out of view): one notification.
+    if (this.wasYourTurn === false && yours && S.correspondence) {
+      const opp = this.playerOf(this.you === 'white' ? 'black' : 'white');
+      turnArrived(this.id, opp ? opp.name : null, timeControlOf(S));
+    }
+    this.wasYourTurn = yours;
   }
 
   statusText(live = true) {
@@ -469,7 +493,8 @@ class GamePage {
   /** The seats that have nobody connected, in words, with the countdown to a claim of victory. */
   awayLine(now) {
     const S = this.S;
-    if (!S || S.status !== 'playing' || !this.presence) return '';
+    // Players of a correspondence game are away most of the time: nothing to say.
+    if (!S || S.status !== 'playing' || !this.presence || S.correspondence) return '';
     const parts = [];
     for (const c of ['white', 'black']) {
       if (!S.seats[c].taken || this.presence[c] || c === this.you || this.isComputer(c)) continue;
@@ -655,8 +680,9 @@ class GamePage {
       if (S.turn === you && S.claims && S.claims.length) {
         out.push(btn('btn-claim-draw', `Claim draw (${S.claims[0].replaceAll('_', ' ')})`, () => this.send('draw_claim', { claim: S.claims[0] }), { class: 'primary' }));
       }
-      // The computer never abandons a game: nothing to claim against it.
-      if (this.presence && S.seats[opp].taken && !this.presence[opp] && !this.isComputer(opp) && !this.abortWindowOpen()) {
+      // The computer never abandons a game: nothing to claim against it; nor is a
+      // correspondence player who is away (the server refuses it: the deadline decides).
+      if (this.presence && S.seats[opp].taken && !this.presence[opp] && !this.isComputer(opp) && !S.correspondence && !this.abortWindowOpen()) {
         this.claimOpen = this.claimOpenNow(performance.now());
         out.push(btn('btn-claim-victory', 'Claim victory (opponent left)', () => this.send('claim_victory'),
           { title: 'Possible once the opponent has been disconnected for a while', disabled: !this.claimOpen }));
@@ -724,7 +750,8 @@ class GamePage {
         seatEl.replaceChildren(
           h('span', { class: 'dot', 'aria-hidden': 'true' }),
           h('span', { class: 'name' }, `${cap(colour)}${this.you === colour ? ' (you)' : ''}`),
-          seat.taken ? this.playerEl(colour) : null,
+          // Not null: replaceChildren writes a null argument as the text "null".
+          seat.taken ? this.playerEl(colour) : '',
           h('span', { class: 'conn-state' }, seat.taken ? (connected ? 'online' : 'offline') : 'waiting'));
       }
       const bar = this.bars[pos];
@@ -792,6 +819,27 @@ class GamePage {
     this.muteBtn.setAttribute('aria-pressed', muted ? 'true' : 'false');
   }
 
+  /**
+   * A correspondence game: the time left for the side to move, in days and
+   * hours ("White has 2 days 5 h to play, until Tue 3 Dec, 14:05"), from the
+   * server's `deadline_ms` (wall-clock Unix ms: this browser's clock is
+   * trusted for the countdown; the server alone flags the game).
+   */
+  renderTimeLeft() {
+    const S = this.S;
+    const c = S.correspondence;
+    const deadline = c && S.status === 'playing' && typeof c.deadline_ms === 'number' ? c.deadline_ms : null;
+    let text = '';
+    if (deadline !== null) {
+      const left = timeLeftText(deadline - Date.now());
+      const who = this.you === S.turn ? 'You have' : `${cap(S.turn)} has`;
+      text = `${who} ${left} to play (until ${deadlineText(deadline)}).`;
+    }
+    this.corrNote.hidden = !text;
+    if (this.corrNote.textContent !== text) this.corrNote.textContent = text;
+    this.corrNote.classList.toggle('low', deadline !== null && deadline - Date.now() < 3600000);
+  }
+
   renderClocks() {
     const S = this.S;
     if (!S) return;
@@ -812,6 +860,7 @@ class GamePage {
         sound.play('lowtime');
       }
     }
+    this.renderTimeLeft();
     const away = this.awayLine(now);
     if (this.awayNote.textContent !== away) this.awayNote.textContent = away;
     if (this.claimOpen !== null && this.claimOpen !== this.claimOpenNow(now)) this.renderActions();

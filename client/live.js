@@ -2,8 +2,10 @@
 // and the challenges. A challenge to you shows as a small notification
 // (accept / decline) on whatever page is open; a challenge you sent shows
 // as "waiting for ..." until it is answered, and an accepted challenge takes
-// both players to the game. The channel only listens: the page never sends
-// on it (answers go over HTTP). It reconnects by itself, with backoff.
+// both players to the game. The page sends on it only the lobby's chat lines
+// (`sendLive`; answers to challenges go over HTTP). It also carries the
+// lobby chat and the `your_turn` push (notify.js). It reconnects by itself,
+// with backoff.
 
 import { request, saveSeat, h, clockLabel, cap } from './api.js';
 import { profileUrl } from './account.js';
@@ -22,6 +24,13 @@ export function startLive(account) {
   connect();
   window.addEventListener('pagehide', () => { if (ws) { ws.onclose = null; ws.close(1000, 'page hidden'); ws = null; } });
   window.addEventListener('pageshow', (e) => { if (e.persisted) { attempt = 0; connect(); } });
+}
+
+/** Sends `{t, d}` on the channel (the lobby chat); false when it is not open. */
+export function sendLive(t, d) {
+  if (!ws || ws.readyState !== WebSocket.OPEN) return false;
+  ws.send(JSON.stringify({ t, d }));
+  return true;
 }
 
 /** Calls `fn(msg)` for every message of the channel (the lobby reads `online`). */

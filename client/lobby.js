@@ -3,9 +3,13 @@
 // the games in progress to watch, the recently finished games (polled every few seconds), and
 // the count of players online (from the live channel, live.js).
 
-import { request, saveSeat, hasSeat, heldSeats, h, clockLabel, cap, outcomeText, ratingText, diffText } from './api.js';
+import {
+  request, saveSeat, hasSeat, heldSeats, h, clockLabel, cap, outcomeText, ratingText, diffText,
+  DAYS_PER_TURN, daysLabel, timeControlOf, timeLeftText,
+} from './api.js';
 import { profileUrl } from './account.js';
-import { onLive, nameOf } from './live.js';
+import { onLive, nameOf, sendLive } from './live.js';
+import { ChatPanel, isChatError } from './chat.js';
 
 const PRESETS = [
   ['3+2', 180, 2], ['5+3', 300, 3], ['10+5', 600, 5], ['15+10', 900, 10],
@@ -27,7 +31,7 @@ export const LEVELS = [
 export function lobbyPage(main, mePromise = Promise.resolve(null)) {
   let me = null;
   const error = h('p', { class: 'error', role: 'alert', id: 'create-error' });
-  const clock = clockChoice('clock', '', '5+3');
+  const clock = clockChoice('clock', '', '5+3', { correspondence: true });
   // novalidate: the form's own checks say what is wrong in words, in the alert below.
   const form = h('form', { id: 'create-form', class: 'panel create', novalidate: true },
     h('h2', {}, 'New game'),
@@ -83,13 +87,18 @@ export function lobbyPage(main, mePromise = Promise.resolve(null)) {
   const playingList = h('ul', { class: 'games', id: 'playing-games' });
   const recentList = h('ul', { class: 'games recent', id: 'recent-games' });
   const listError = h('p', { class: 'error', role: 'status' });
+  // The lobby chat (room `lobby` on /ws/lobby): everyone reads and writes.
+  let chatAt = null;
+  const chat = new ChatPanel({ room: 'lobby', title: 'Lobby chat', send: (room, text) => { chatAt = performance.now(); return sendLive('chat', { room, text }); } });
   main.replaceChildren(h('div', { class: 'lobby' },
     h('div', { class: 'lobby-forms' }, form, computerForm),
-    h('section', { class: 'panel' }, online,
-      h('h2', {}, 'My games'), myList,
-      h('h2', {}, 'Open games'), filter, openList, listError,
-      h('h2', {}, 'Games in progress'), playingList,
-      h('h2', {}, 'Recent games'), recentList)));
+    h('div', { class: 'lobby-side' },
+      h('section', { class: 'panel' }, online,
+        h('h2', {}, 'My games'), myList,
+        h('h2', {}, 'Open games'), filter, openList, listError,
+        h('h2', {}, 'Games in progress'), playingList,
+        h('h2', {}, 'Recent games'), recentList),
+      h('div', { class: 'panel' }, chat.el))));
 
   /** `&rating_min=..&rating_max=..` from the filter (empty or not a number: no bound). */
   function ratingRange() {
@@ -121,7 +130,7 @@ export function lobbyPage(main, mePromise = Promise.resolve(null)) {
           onclick: () => (mine ? location.assign(`/game/${g.id}`) : join(g.id)),
         }, mine ? 'Open (yours)' : `Join as ${free}`);
       });
-      fill(playingList, playing.games, 'No game in progress.', (g) =>
+      fill(playingList, playing.games.map(withTimeLeft), 'No game in progress.', (g) =>
         h('a', { href: `/game/${g.id}`, class: 'button watch' }, hasSeat(g.id) || playsIn(g, me) ? 'Play' : 'Watch'));
       fillRecent(recentList, finished.games);
     } catch (err) {
@@ -155,6 +164,10 @@ export function lobbyPage(main, mePromise = Promise.resolve(null)) {
   }
 
   const off = onLive((msg) => {
+    const d = msg.d || {};
+    if (msg.t === 'chat' && d.room === 'lobby') chat.add(d);
+    if (msg.t === 'chat_history' && d.room === 'lobby') chat.history(d.lines);
+    if (msg.t === 'error' && isChatError(d.code) && chatAt !== null && performance.now() - chatAt < 10000) chat.showError(d.code);
     if (msg.t === 'online' && msg.d && typeof msg.d.count === 'number') {
       online.textContent = `${msg.d.count} ${msg.d.count === 1 ? 'player' : 'players'} online`;
     }
@@ -167,6 +180,16 @@ export function lobbyPage(main, mePromise = Promise.resolve(null)) {
   });
   const timer = setInterval(() => { if (!document.hidden) refresh(); }, POLL_MS);
   return () => { clearInterval(timer); off(); };
+}
+
+/**
+ * A listed correspondence game in progress with its turn and time left in
+ * words ("White to play, 2 days 5 h left"), coarse so that the list is
+ * redrawn only when the words change.
+ */
+function withTimeLeft(g) {
+  if (!g || typeof g.deadline_ms !== 'number' || !g.turn) return g;
+  return { ...g, left: `${cap(g.turn)} to play, ${timeLeftText(g.deadline_ms - Date.now(), { coarse: true })} left` };
 }
 
 /** Whether the signed-in user holds a seat of a listed game (its summary's `players`). */
@@ -224,7 +247,8 @@ async function accountGames(name) {
     color: g.color || g.colour || null,
     opponent: opponentText(g.opponent),
     result: g.result || null,
-    clock: clockOf(g.clock),
+    clock: timeControlOf(g),
+    deadline: typeof g.deadline_ms === 'number' ? g.deadline_ms : null,
     rated: !!g.rated,
     diff: typeof g.rating_diff === 'number' ? g.rating_diff : (g.rating_change && typeof g.rating_change.diff === 'number' ? g.rating_change.diff : null),
     turn: g.turn || null,
@@ -240,11 +264,6 @@ function opponentText(o) {
   if (name) return name;
   if (o.computer) return `Computer (level ${o.computer.level || o.computer})`;
   return 'Anonymous';
-}
-
-/** Only the time control of a clock (its readings change: the list would be redrawn for nothing). */
-function clockOf(clock) {
-  return clock ? { base_secs: clock.base_secs, increment_secs: clock.increment_secs } : null;
 }
 
 /** The games whose seats this browser holds (at most [`MY_GAMES_MAX`]), from their public state. */
@@ -263,7 +282,8 @@ async function heldGames() {
     else if (color && S.players && nameOf(S.players[other])) opponent = nameOf(S.players[other]);
     else if (color && !S.seats[other].taken) opponent = 'nobody yet';
     return {
-      id: S.id, status: S.status, color, opponent, clock: clockOf(S.clock), rated: !!S.rated,
+      id: S.id, status: S.status, color, opponent, clock: timeControlOf(S), rated: !!S.rated,
+      deadline: S.correspondence && typeof S.correspondence.deadline_ms === 'number' ? S.correspondence.deadline_ms : null,
       result: S.outcome ? S.outcome.result : null, diff: null, turn: S.status === 'playing' ? S.turn : null,
     };
   });
@@ -297,7 +317,9 @@ function finishedWord(g) {
 }
 
 function fillMine(list, games, me) {
-  const sorted = games.map((g, i) => [g, i]).sort((a, b) => myOrder(a[0]) - myOrder(b[0]) || a[1] - b[1]).map(([g]) => g);
+  // The time left in words is part of the key: the list is redrawn when the words change.
+  const sorted = games.map((g) => (g.status === 'playing' && typeof g.deadline === 'number'
+    ? { ...g, left: timeLeftText(g.deadline - Date.now(), { coarse: true }) } : g)).map((g, i) => [g, i]).sort((a, b) => myOrder(a[0]) - myOrder(b[0]) || a[1] - b[1]).map(([g]) => g);
   const key = JSON.stringify(sorted);
   if (list.dataset.key === key) return;
   list.dataset.key = key;
@@ -312,7 +334,8 @@ function fillMine(list, games, me) {
       h('span', { class: 'game-desc' },
         yourTurn ? h('strong', { class: 'your-turn-mark' }, 'Your turn · ') : null,
         `vs ${g.opponent}`, g.color ? ` (you play ${g.color})` : '', ` · ${clockLabel(g.clock)}`, g.rated ? ' · Rated' : '',
-        ` · ${state}`, typeof g.diff === 'number' ? ` · ${diffText(g.diff)}` : ''),
+        ` · ${state}`, g.left ? ` · ${g.left} left` : '',
+        typeof g.diff === 'number' ? ` · ${diffText(g.diff)}` : ''),
       h('a', { href: `/game/${g.id}`, class: 'button' }, g.status === 'finished' ? 'View' : 'Play'));
   }));
 }
@@ -338,7 +361,7 @@ function fill(list, games, empty, action) {
   list.replaceChildren(...games.map((g) => h('li', { 'data-id': g.id },
     h('span', { class: 'game-desc' },
       h('strong', {}, clockLabel(g.clock)), ' · ', cap(g.variant), g.rated ? ' · Rated' : '', computerText(g),
-      creatorText(g), g.sub_moves ? ` · ${g.sub_moves} sub-moves` : ''),
+      creatorText(g), g.sub_moves ? ` · ${g.sub_moves} sub-moves` : '', g.left ? ` · ${g.left}` : ''),
     action(g))));
 }
 
@@ -421,11 +444,13 @@ async function createAndOpen(body, error) {
 }
 
 /**
- * The time-control fieldset (presets, custom, none) of a form: radios named
- * `name`, custom inputs `#{prefix}custom-base` / `#{prefix}custom-inc`.
- * `read()` gives `{clock}` (null: untimed) or `{problem}` in words.
+ * The time-control fieldset (presets, custom, none; with `correspondence`,
+ * also "1, 2, 3, 5, 7, 14 days per turn") of a form: radios named `name`,
+ * custom inputs `#{prefix}custom-base` / `#{prefix}custom-inc`. `read()`
+ * gives `{clock}` (null: untimed; `{days_per_turn}` for correspondence) or
+ * `{problem}` in words.
  */
-export function clockChoice(name, prefix, initial) {
+export function clockChoice(name, prefix, initial, { correspondence = false } = {}) {
   const custom = h('div', { class: 'custom-clock', hidden: true },
     h('label', {}, 'Minutes ', h('input', { type: 'number', id: `${prefix}custom-base`, min: '0', max: '180', step: '1', value: '5' })),
     h('label', {}, 'Increment (s) ', h('input', { type: 'number', id: `${prefix}custom-inc`, min: '0', max: '180', step: '1', value: '3' })));
@@ -434,7 +459,13 @@ export function clockChoice(name, prefix, initial) {
     radio(name, 'custom', 'Custom', initial === 'custom'),
     radio(name, 'none', 'No clock', initial === 'none'),
   ];
-  const fieldset = h('fieldset', {}, h('legend', {}, 'Time control'), h('div', { class: 'choices' }, choices), custom);
+  // Correspondence: days per turn (each turn has that long; the time does not accumulate).
+  const slow = correspondence
+    ? h('div', { class: 'choices correspondence', role: 'group', 'aria-labelledby': `${prefix}corr-label` },
+      h('span', { class: 'legend', id: `${prefix}corr-label` }, 'Correspondence (days per turn):'),
+      DAYS_PER_TURN.map((n) => radio(name, `days-${n}`, daysLabel(n), initial === `days-${n}`)))
+    : null;
+  const fieldset = h('fieldset', {}, h('legend', {}, 'Time control'), h('div', { class: 'choices' }, choices), slow, custom);
   const value = () => (fieldset.querySelector(`input[name="${name}"]:checked`) || { value: 'none' }).value;
   fieldset.addEventListener('change', () => { custom.hidden = value() !== 'custom'; });
   const read = () => {
@@ -447,6 +478,8 @@ export function clockChoice(name, prefix, initial) {
       return { clock: { base_secs: Math.round(base * 60), increment_secs: Math.round(inc) } };
     }
     if (choice === 'none') return { clock: null };
+    const days = choice.match(/^days-(\d+)$/);
+    if (days) return { clock: { days_per_turn: Number(days[1]) } };
     const [, base, inc] = PRESETS.find(([l]) => l === choice);
     return { clock: { base_secs: base, increment_secs: inc } };
   };
@@ -474,6 +507,9 @@ function createErrorText(err) {
   if (err.code === 'rated_needs_clock') return 'a rated game needs a clock: choose a time control.';
   if (err.code === 'bad_request') {
     if (message.startsWith('fen:')) return `the starting position (FEN) cannot be used: ${message.slice(4).trim()}.`;
+    if (message.startsWith('clock:') && message.includes('days')) {
+      return 'a correspondence game has 1, 2, 3, 5, 7 or 14 days per turn.';
+    }
     if (message.startsWith('clock:')) {
       return `the clock is out of range (base time at most ${MAX_BASE_MINUTES} minutes, increment at most ${MAX_INCREMENT_SECS} seconds, not both zero).`;
     }

@@ -5,12 +5,13 @@
 
 import { request, h, clockLabel, cap, ratingText, diffText, SPEEDS } from './api.js';
 import { clockChoice, radio } from './lobby.js';
+import { setTitle } from './notify.js';
 import { trackOutgoing, nameOf } from './live.js';
 
 const PAGE = 20;
 
 export async function profilePage(main, name, mePromise = Promise.resolve(null)) {
-  document.title = `${name} · Marseillais chess`;
+  setTitle(`${name} · Marseillais chess`);
   const status = h('p', { class: 'status', id: 'profile-status', role: 'status' }, 'Loading…');
   main.replaceChildren(status);
   let user;
@@ -24,7 +25,7 @@ export async function profilePage(main, name, mePromise = Promise.resolve(null))
   }
   const me = await mePromise;
   const username = user.username || name;
-  document.title = `${username} · Marseillais chess`;
+  setTitle(`${username} · Marseillais chess`);
   const ratings = user.ratings || {};
 
   const header = h('div', { class: 'profile-head' },
@@ -211,7 +212,7 @@ const CHALLENGE_ERRORS = {
 function openChallenge(box, to) {
   if (box.querySelector('#challenge-form')) return;
   const error = h('p', { class: 'error', role: 'alert', id: 'challenge-error' });
-  const clock = clockChoice('challenge-clock', 'challenge-', '5+3');
+  const clock = clockChoice('challenge-clock', 'challenge-', '5+3', { correspondence: true });
   const form = h('form', { id: 'challenge-form', class: 'create challenge-form', novalidate: true },
     clock.fieldset,
     h('fieldset', {}, h('legend', {}, 'Your colour'), h('div', { class: 'choices' },

@@ -1299,50 +1299,19 @@ async fn the_lobby_polls_without_taking_the_keyboard_focus_from_a_game_link() {
 // words, the version on moves, the typed move input.
 // ---------------------------------------------------------------------------
 
-/// Runs `script` asynchronously in the page (its last argument is the callback).
+/// Runs `script` asynchronously in the page (tests/support/browser.rs).
 async fn js_async(s: &Session, script: &str, args: Vec<Value>) -> Value {
-    s.client
-        .execute_async(script, args)
-        .await
-        .unwrap_or_else(|e| panic!("async script failed: {e}\n{script}"))
+    browser::js_async(s, script, args).await
 }
 
-/// Sends `POST path` from inside the page (so that the seat token it returns
-/// lands in this browser's localStorage, as the lobby would keep it), then
-/// opens the game page as that player. Returns the game id.
+/// `POST path` from inside the page, then its game page (tests/support/browser.rs).
 async fn api_seat(rig: &Rig, s: &Session, path: &str, body: Value) -> String {
-    s.client
-        .goto(&rig.url("/healthz"))
-        .await
-        .expect("same origin");
-    let id = js_async(
-        s,
-        "const [path, body, done] = arguments;
-         fetch(path, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)})
-           .then((r) => r.json())
-           .then((g) => { localStorage.setItem('marseillais.seat.' + g.id, g.token); done(g.id); }, (e) => done(String(e)));",
-        vec![json!(path), body],
-    )
-    .await;
-    let id = id.as_str().unwrap_or_default().to_string();
-    assert_eq!(id.len(), 8, "a game id from {path}: {id:?}");
-    s.client
-        .goto(&rig.url(&format!("/game/{id}")))
-        .await
-        .expect("the game page");
-    id
+    browser::api_seat(s, &rig.base, path, body).await
 }
 
-/// A game created by `white` (as White) with `body`'s options and joined by
-/// `black` over HTTP; returns its id once White's page says it is its turn.
-async fn two_player_game(rig: &Rig, white: &Session, black: &Session, mut body: Value) -> String {
-    body["color"] = json!("white");
-    let id = api_seat(rig, white, "/api/games", body).await;
-    wait_text(white, "#status", "Waiting").await;
-    api_seat(rig, black, &format!("/api/games/{id}/join"), json!({})).await;
-    wait_text(black, "#seat-black", "(you)").await;
-    wait_text(white, "#status", "Your turn").await;
-    id
+/// A game between two browsers (tests/support/browser.rs).
+async fn two_player_game(rig: &Rig, white: &Session, black: &Session, body: Value) -> String {
+    browser::two_player_game(&rig.base, white, black, body).await
 }
 
 /// Records every frame the page sends (`window.__frames`) and the socket

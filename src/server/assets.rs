@@ -1,6 +1,6 @@
 //! The browser client, embedded in the binary: a table of `client/` files
-//! served at `/static/{name}` (and `index.html` at `/`, `/game/{id}` and
-//! `/replay`). To add a file to the client, add one line to [`ASSETS`]; a
+//! served at `/static/{name}` (and `index.html` at `/`, `/game/{id}`,
+//! `/games/mine` and `/replay`). To add a file to the client, add one line to [`ASSETS`]; a
 //! test checks that the table and the directory agree.
 
 const JS: &str = "text/javascript; charset=utf-8";
@@ -39,9 +39,12 @@ pub const ASSETS: &[(&str, &str, &[u8])] = &[
     asset!("socket.js", JS),
     asset!("sound.js", JS),
     asset!("typed.js", JS),
+    asset!("chat.js", JS),
+    asset!("mine.js", JS),
+    asset!("notify.js", JS),
 ];
 
-/// The page served at `/`, `/game/{id}` and `/replay`.
+/// The page served at `/`, `/game/{id}`, `/games/mine` and `/replay`.
 pub fn index_html() -> &'static [u8] {
     find("index.html").map_or(&[], |(_, bytes)| bytes)
 }

@@ -116,6 +116,8 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/", get(index))
         .route("/game/{id}", get(game_page_or_pgn))
+        // "My games": the client's page (client/mine.js), the same shell as `/`.
+        .route("/games/mine", get(index))
         .route("/static/{file}", get(static_file))
         .route("/healthz", get(|| async { "ok" }))
         .route("/metrics", get(metrics))

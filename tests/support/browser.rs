@@ -278,3 +278,48 @@ pub async fn wait_moves(sessions: &[&Session], n: usize) {
         .await;
     }
 }
+
+/// Runs `script` asynchronously in the page (its last argument is the callback).
+pub async fn js_async(s: &Session, script: &str, args: Vec<Value>) -> Value {
+    s.client
+        .execute_async(script, args)
+        .await
+        .unwrap_or_else(|e| panic!("async script failed: {e}\n{script}"))
+}
+
+/// Sends `POST path` from inside a page of `base` (so that the seat token it
+/// returns lands in this browser's localStorage, as the lobby would keep it),
+/// then opens the game page as that player. Returns the game id.
+pub async fn api_seat(s: &Session, base: &str, path: &str, body: Value) -> String {
+    s.goto(&format!("{base}/healthz")).await;
+    let id = js_async(
+        s,
+        "const [path, body, done] = arguments;
+         fetch(path, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)})
+           .then((r) => r.json())
+           .then((g) => { localStorage.setItem('marseillais.seat.' + g.id, g.token); done(g.id); }, (e) => done(String(e)));",
+        vec![json!(path), body],
+    )
+    .await;
+    let id = id.as_str().unwrap_or_default().to_string();
+    assert_eq!(id.len(), 8, "a game id from {path}: {id:?}");
+    s.goto(&format!("{base}/game/{id}")).await;
+    id
+}
+
+/// A game created by `white` (as White) with `body`'s options and joined by
+/// `black` over HTTP; returns its id once White's page says it is its turn.
+pub async fn two_player_game(
+    base: &str,
+    white: &Session,
+    black: &Session,
+    mut body: Value,
+) -> String {
+    body["color"] = json!("white");
+    let id = api_seat(white, base, "/api/games", body).await;
+    wait_text(white, "#status", "Waiting").await;
+    api_seat(black, base, &format!("/api/games/{id}/join"), json!({})).await;
+    wait_text(black, "#seat-black", "(you)").await;
+    wait_text(white, "#status", "Your turn").await;
+    id
+}

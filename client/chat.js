@@ -1,0 +1,280 @@
+// Chat: one panel per room (a game's `player` and `spectator` rooms, the
+// lobby's `lobby` room), fed by the server's `chat` and `chat_history`
+// messages (docs/protocol.md). Every name and line is put in the page as
+// text (`textContent` through `h`), never as HTML. The panel dedupes lines
+// (a reconnect sends the recent lines again), keeps at most MAX_LINES, says
+// a refusal (`too_long`, `rate_limited`, `not_allowed`) near its input and
+// counts the lines that arrived while it was hidden.
+
+import { h, cap } from './api.js';
+import { profileUrl } from './account.js';
+import { nameOf } from './live.js';
+
+/** The server's limit on a line (docs/protocol.md); the input's `maxlength`. */
+export const MAX_CHARS = 140;
+/** Lines kept in a panel (the server sends up to 50 on connect). */
+const MAX_LINES = 200;
+
+/** The chat refusals of the server, in words. */
+export const CHAT_ERRORS = {
+  too_long: `A line has at most ${MAX_CHARS} characters.`,
+  rate_limited: 'Slow down: at most 3 lines every 5 seconds.',
+  not_allowed: 'You cannot write in this room.',
+  bad_message: 'An empty line is not sent.',
+  offline: 'You are offline: the line was not sent.',
+};
+
+/** Whether an `error` code is a chat refusal. */
+export function isChatError(code) {
+  return code === 'too_long' || code === 'rate_limited' || code === 'not_allowed' || code === 'bad_message';
+}
+
+/** The author of a line as shown: the username, "White" / "Black", or "Anonymous". */
+export function authorText(line) {
+  const user = nameOf(line.user);
+  if (user) return user;
+  const a = String(line.author || '');
+  if (a === 'white' || a === 'black' || a === 'anonymous') return cap(a);
+  return a || 'Anonymous';
+}
+
+/** A line's identity: its `id` when the server sends one, else time, author and text. */
+function keyOf(line) {
+  if (line.id !== undefined && line.id !== null) return `#${line.id}`;
+  return `${line.at_ms}|${line.author}|${line.text}`;
+}
+
+function timeOf(ms) {
+  const d = new Date(ms);
+  if (Number.isNaN(d.getTime())) return '';
+  return d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+}
+
+export class ChatPanel {
+  /**
+   * @param {{room: string, title: string, send: (room: string, text: string) => boolean,
+   *   writable?: boolean, readOnlyNote?: string, hideLabel?: [string, string], hidden?: boolean,
+   *   storageKey?: string, onToggle?: (hidden: boolean) => void}} opts
+   *   `hideLabel`: the labels of a show/hide toggle (`[show, hide]`), kept per browser under
+   *   `storageKey`; `readOnlyNote`: said instead of the input when the room is not writable.
+   */
+  constructor(opts) {
+    this.room = opts.room;
+    this.send = opts.send;
+    this.writable = opts.writable !== false;
+    this.readOnlyNote = opts.readOnlyNote || '';
+    this.lines = [];
+    this.keys = new Set();
+    this.unread = 0;
+    const room = this.room;
+    this.list = h('ol', { class: 'chat-lines', id: `chat-lines-${room}`, role: 'log', 'aria-label': opts.title });
+    this.error = h('p', { class: 'chat-error error', id: `chat-error-${room}`, role: 'status' });
+    this.input = h('input', {
+      type: 'text', id: `chat-input-${room}`, maxlength: String(MAX_CHARS), autocomplete: 'off',
+      placeholder: 'Say something', 'aria-describedby': `chat-error-${room}`,
+    });
+    this.form = h('form', { class: 'chat-form', id: `chat-form-${room}`, onsubmit: (e) => { e.preventDefault(); this.submit(); } },
+      h('label', { for: `chat-input-${room}`, class: 'visually-hidden' }, `Message to ${opts.title.toLowerCase()}`),
+      this.input,
+      h('button', { type: 'submit', id: `chat-send-${room}` }, 'Send'));
+    this.note = h('p', { class: 'hint chat-readonly', id: `chat-readonly-${room}` });
+    this.body = h('div', { class: 'chat-body' }, this.list, this.form, this.note, this.error);
+    this.heading = h('h2', { class: 'chat-title' }, opts.title);
+    this.toggle = null;
+    this.storageKey = opts.storageKey || null;
+    this.onToggle = opts.onToggle || null;
+    if (opts.hideLabel) {
+      this.labels = opts.hideLabel;
+      this.toggle = h('button', { type: 'button', class: 'chat-toggle linkish', id: `chat-toggle-${room}`, onclick: () => this.setHidden(!this.hidden) });
+    }
+    this.el = h('section', { class: 'chat panel-part', id: `chat-${room}`, 'data-room': room }, this.heading, this.toggle, this.body);
+    let hidden = !!opts.hidden;
+    if (this.storageKey) {
+      try {
+        const kept = localStorage.getItem(this.storageKey);
+        if (kept === 'shown') hidden = false;
+        if (kept === 'hidden') hidden = true;
+      } catch (_) { /* private mode */ }
+    }
+    this.setWritable(this.writable);
+    this.setHidden(hidden, false);
+  }
+
+  /** Hides or shows the room's lines (a player's choice, kept in this browser). */
+  setHidden(hidden, keep = true) {
+    this.hidden = hidden;
+    this.body.hidden = hidden;
+    if (!hidden) this.unread = 0;
+    if (keep && this.storageKey) {
+      try { localStorage.setItem(this.storageKey, hidden ? 'hidden' : 'shown'); } catch (_) { /* private mode */ }
+    }
+    this.renderToggle();
+    if (!hidden) this.scrollDown();
+    if (keep && this.onToggle) this.onToggle(hidden);
+  }
+
+  renderToggle() {
+    if (!this.toggle) return;
+    const [show, hide] = this.labels;
+    const unread = this.hidden && this.unread ? ` (${this.unread} new)` : '';
+    this.toggle.textContent = this.hidden ? `${show}${unread}` : hide;
+    this.toggle.setAttribute('aria-expanded', this.hidden ? 'false' : 'true');
+  }
+
+  setWritable(writable) {
+    this.writable = writable;
+    this.form.hidden = !writable;
+    this.note.hidden = writable || !this.readOnlyNote;
+    this.note.textContent = writable ? '' : this.readOnlyNote;
+  }
+
+  submit() {
+    const text = this.input.value.trim();
+    if (!text) return;
+    this.error.textContent = '';
+    if (!this.send(this.room, text)) { this.showError('offline'); return; }
+    this.lastSent = text;
+    this.input.value = '';
+  }
+
+  /** A refusal of the last line sent, in words near the input (the line is put back to edit). */
+  showError(code) {
+    this.error.textContent = CHAT_ERRORS[code] || `The line was refused (${code}).`;
+    if (code !== 'not_allowed' && this.lastSent && !this.input.value) this.input.value = this.lastSent;
+    this.lastSent = null;
+  }
+
+  /** The recent lines sent on (re)connect: merged, without the lines already shown. */
+  history(lines) {
+    let added = false;
+    for (const line of Array.isArray(lines) ? lines : []) added = this.insert(line) || added;
+    if (added) this.render();
+  }
+
+  /** One new line. */
+  add(line) {
+    if (!this.insert(line)) return;
+    if (this.hidden) { this.unread += 1; this.renderToggle(); }
+    this.render();
+  }
+
+  insert(line) {
+    if (!line || typeof line.text !== 'string') return false;
+    const key = keyOf(line);
+    if (this.keys.has(key)) return false;
+    this.keys.add(key);
+    this.lines.push(line);
+    // Ordered by time; a stable sort keeps the server's order for equal times.
+    this.lines.sort((a, b) => (Number(a.at_ms) || 0) - (Number(b.at_ms) || 0));
+    while (this.lines.length > MAX_LINES) this.keys.delete(keyOf(this.lines.shift()));
+    return true;
+  }
+
+  render() {
+    const atBottom = this.list.scrollHeight - this.list.scrollTop - this.list.clientHeight < 24;
+    this.list.replaceChildren(...this.lines.map((line) => {
+      const who = authorText(line);
+      const user = nameOf(line.user);
+      return h('li', { class: 'chat-line', title: timeOf(line.at_ms) },
+        user ? h('a', { href: profileUrl(user), class: 'chat-author' }, who) : h('span', { class: 'chat-author' }, who),
+        h('span', { class: 'chat-sep', 'aria-hidden': 'true' }, ': '),
+        h('span', { class: 'chat-text' }, line.text));
+    }));
+    if (atBottom) this.scrollDown();
+  }
+
+  scrollDown() {
+    this.list.scrollTop = this.list.scrollHeight;
+  }
+}
+
+/**
+ * A game's two rooms for this viewer. A player writes and reads the
+ * `player` room (and may hide it) and may open the `spectator` room (read
+ * only, closed until opened, and closable again); a spectator sees only the
+ * `spectator` room and writes in it. Which seat the viewer holds is the
+ * state's `you`: `setYou` rebuilds the rooms when it changes.
+ */
+export class GameChat {
+  /** @param {(t: string, d: object) => boolean} send the game socket's send */
+  constructor(gameSend) {
+    this.gameSend = gameSend;
+    this.you = undefined;
+    this.lastRoom = null;
+    this.el = h('div', { class: 'game-chat', id: 'game-chat' });
+    this.rooms = {};
+    this.lastAt = null;
+  }
+
+  send(room, text) {
+    this.lastRoom = room;
+    this.lastAt = performance.now();
+    return this.gameSend('chat', { room, text });
+  }
+
+  /**
+   * Whether an `error` is the answer to a chat line: a chat code, and a line
+   * sent in the last few seconds (`rate_limited` also answers moves and
+   * `hello`s, which carry their own `id`).
+   */
+  claims(d) {
+    if (!d || !isChatError(d.code) || this.lastAt === null) return false;
+    if (d.id !== undefined && d.id !== null) return false;
+    return performance.now() - this.lastAt < 10000;
+  }
+
+  /** The viewer's seat (`white`, `black`) or null for a spectator. */
+  setYou(you) {
+    const seat = you || null;
+    if (this.you === seat) return;
+    const kept = { player: this.rooms.player ? this.rooms.player.lines : [], spectator: this.rooms.spectator ? this.rooms.spectator.lines : [] };
+    this.you = seat;
+    const send = (room, text) => this.send(room, text);
+    this.rooms = {};
+    if (seat) {
+      this.rooms.player = new ChatPanel({
+        room: 'player', title: 'Players\' chat', send, hideLabel: ['Show the players\' chat', 'Hide the players\' chat'],
+        storageKey: 'marseillais.chat.player',
+      });
+      // The server sends a player the spectators' lines only after `chat_watch` (per connection).
+      this.rooms.spectator = new ChatPanel({
+        room: 'spectator', title: 'Spectators\' chat', send, writable: false, hidden: true,
+        readOnlyNote: 'Only spectators write here.',
+        hideLabel: ['Show the spectators\' chat', 'Hide the spectators\' chat'],
+        storageKey: 'marseillais.chat.spectator',
+        onToggle: (hidden) => this.gameSend('chat_watch', { spectator: !hidden }),
+      });
+    } else {
+      this.rooms.spectator = new ChatPanel({ room: 'spectator', title: 'Spectators\' chat', send });
+    }
+    for (const [room, panel] of Object.entries(this.rooms)) panel.history(kept[room]);
+    this.el.replaceChildren(...Object.values(this.rooms).map((p) => p.el));
+    this.connected();
+  }
+
+  /**
+   * On every (re)connect: a player who keeps the spectators' room open asks
+   * for it again (`chat_watch` is per connection, off by default).
+   */
+  connected() {
+    if (this.you && this.rooms.spectator && !this.rooms.spectator.hidden) {
+      this.gameSend('chat_watch', { spectator: true });
+    }
+  }
+
+  /** A `chat` or `chat_history` message of the game socket; true when it was one. */
+  onMessage(t, d) {
+    if (t !== 'chat' && t !== 'chat_history') return false;
+    const panel = this.rooms[d && d.room];
+    if (!panel) return true;
+    if (t === 'chat') panel.add(d);
+    else panel.history(d.lines);
+    return true;
+  }
+
+  /** A chat refusal (`error` with a chat code): said in the room last written to. */
+  onError(code) {
+    const panel = this.rooms[this.lastRoom] || Object.values(this.rooms).find((p) => p.writable);
+    if (panel) panel.showError(code);
+  }
+}
