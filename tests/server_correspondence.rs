@@ -297,13 +297,20 @@ async fn a_deadline_that_passed_while_the_server_was_down_gets_the_grace_after_r
     rig.resume().await;
     let after_boot = now_ms();
     let mut white = rig.seat(&id, &white_token).await;
-    let state = white.recv_type("state").await.d;
+    let state_msg = white.recv_type("state").await;
+    let state = state_msg.d;
     assert_eq!(state["status"], "playing", "not flagged at once: {state}");
     let shown = deadline(&state);
     assert!(
         (before_boot + 5_000..=after_boot + 5_000).contains(&shown),
         "the deadline is boot + grace: {shown} not in {before_boot}..{after_boot} + 5 s"
     );
+    // A client that already holds this version (it saw it before the restart, with the
+    // logged deadline) and says so still gets the snapshot: nothing it kept shows the grace.
+    let v = state_msg.v.expect("a state has a version");
+    white.send(json!({"t": "hello", "d": {"v": v}})).await;
+    let again = white.recv_type("state").await.d;
+    assert_eq!(deadline(&again), shown, "{again}");
     // White does not play: the grace runs out too.
     let end = end_of(&mut white).await;
     assert_eq!(end["reason"], "time_forfeit", "{end}");

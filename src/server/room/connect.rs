@@ -99,7 +99,12 @@ impl RoomTask {
     /// Sends the events after `since`, or a snapshot when they are not all at hand.
     pub(super) fn resync(&mut self, conn: ConnId, since: Option<u64>) {
         let version = self.state.version();
+        // A correspondence deadline that passed while the server was down is shown as boot +
+        // grace, but the recorded messages (and whatever the client kept from before the
+        // restart) carry the logged one: such a client gets the snapshot, which has it right.
+        let regraced = self.state.effective_deadline_ms() != self.state.turn_deadline_ms();
         if let Some(seen) = since
+            && !regraced
             && let Some(missed) = self
                 .history
                 .since(seen, version, self.fanout.room_left(conn))
