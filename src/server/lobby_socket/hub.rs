@@ -43,6 +43,22 @@ impl Inner {
     }
 
     /// Forgets the channels `dropped` from `user`'s (dropped by the fanout as too slow).
+    /// Queues `text` on every open channel, signed in or not; channels too slow to take it
+    /// are dropped (and counted as gone).
+    fn publish_all(&mut self, text: &Utf8Bytes) {
+        let now = Instant::now();
+        let dropped = self.anonymous.publish(text.clone()).len();
+        self.anonymous_count = self.anonymous_count.saturating_sub(dropped);
+        let users: Vec<UserId> = self.users.keys().copied().collect();
+        for user in users {
+            let dropped = match self.users.get_mut(&user) {
+                Some(channels) => channels.fanout.publish(text.clone()).len(),
+                None => 0,
+            };
+            self.lost(user, dropped, now);
+        }
+    }
+
     fn lost(&mut self, user: UserId, dropped: usize, now: Instant) {
         if dropped == 0 {
             return;
@@ -153,18 +169,7 @@ impl Hub {
     /// Queues `msg` on every open channel, signed in or not (a lobby chat line).
     pub fn send_all(&self, msg: &LobbyMsg) {
         let text = Utf8Bytes::from(msg.to_text());
-        let mut inner = self.lock();
-        let now = Instant::now();
-        let dropped = inner.anonymous.publish(text.clone()).len();
-        inner.anonymous_count = inner.anonymous_count.saturating_sub(dropped);
-        let users: Vec<UserId> = inner.users.keys().copied().collect();
-        for user in users {
-            let dropped = match inner.users.get_mut(&user) {
-                Some(channels) => channels.fanout.publish(text.clone()).len(),
-                None => 0,
-            };
-            inner.lost(user, dropped, now);
-        }
+        self.lock().publish_all(&text);
     }
 
     /// Sends the `online` count to every channel if it changed since the last time; returns
@@ -177,17 +182,7 @@ impl Hub {
         }
         inner.announced = Some(count);
         let text = Utf8Bytes::from(LobbyMsg::Online(OnlineMsg { count }).to_text());
-        let now = Instant::now();
-        let dropped = inner.anonymous.publish(text.clone()).len();
-        inner.anonymous_count = inner.anonymous_count.saturating_sub(dropped);
-        let users: Vec<UserId> = inner.users.keys().copied().collect();
-        for user in users {
-            let dropped = match inner.users.get_mut(&user) {
-                Some(channels) => channels.fanout.publish(text.clone()).len(),
-                None => 0,
-            };
-            inner.lost(user, dropped, now);
-        }
+        inner.publish_all(&text);
         // Channels dropped just now change the count again: the next period announces it.
         true
     }
