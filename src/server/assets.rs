@@ -44,6 +44,7 @@ pub const ASSETS: &[(&str, &str, &[u8])] = &[
     asset!("chat.js", JS),
     asset!("mine.js", JS),
     asset!("notify.js", JS),
+    asset!("settings.js", JS),
     asset!("i18n.js", JS),
     asset!("i18n/en.json", JSON),
     asset!("i18n/fr.json", JSON),
