@@ -10,11 +10,15 @@ const PROMOS = ['q', 'r', 'b', 'n'];
 export class Board {
   /**
    * @param {HTMLElement} root where to draw
-   * @param {{onMove?: (uci: string) => void}} options
+   * @param {{onMove?: (uci: string) => void, onCancel?: () => boolean}} options
+   * `onCancel`: a right-click, a click on an empty square that is no destination, or Escape
+   * (the premove queue's cancel); true when it cancelled something.
    */
   constructor(root, options = {}) {
     this.root = root;
     this.onMove = options.onMove || null;
+    this.onCancel = options.onCancel || null;
+    this.premoves = []; // queued premoves (UCI), drawn with their own highlight
     this.orientation = 'white';
     this.pieces = new Map();
     this.legal = [];
@@ -56,7 +60,10 @@ export class Board {
     this.el.addEventListener('pointerup', (e) => this.pointerUp(e));
     this.el.addEventListener('pointercancel', () => this.cancelDrag());
     this.el.addEventListener('keydown', (e) => this.keyDown(e));
-    this.el.addEventListener('contextmenu', (e) => { if (this.drag) e.preventDefault(); });
+    this.el.addEventListener('contextmenu', (e) => {
+      if (this.drag) e.preventDefault();
+      if (this.cancel()) e.preventDefault();
+    });
     this.layout();
   }
 
@@ -79,6 +86,20 @@ export class Board {
   setHighlights(h) {
     this.highlights = { s1: null, s2: null, check: null, ...h };
     this.render();
+  }
+
+  /** The queued premoves (UCI), shown with a highlight of their own. */
+  setPremoves(list) {
+    this.premoves = list || [];
+    this.render();
+  }
+
+  /** Asks the owner to cancel its premove queue; true when something was cancelled. */
+  cancel() {
+    if (!this.onCancel || !this.onCancel()) return false;
+    this.selected = null;
+    this.render();
+    return true;
   }
 
   flip() {
@@ -131,6 +152,8 @@ export class Board {
     const mark = (uci) => (uci ? [uci.slice(0, 2), uci.slice(2, 4)] : []);
     const s1 = new Set(mark(hl.s1));
     const s2 = new Set(mark(hl.s2));
+    const preFrom = new Set(this.premoves.map((u) => u.slice(0, 2)));
+    const preTo = new Set(this.premoves.map((u) => u.slice(2, 4)));
     for (const [name, cell] of this.squares) {
       const p = this.pieces.get(name);
       const html = p ? pieceSvg(p) : '';
@@ -143,6 +166,8 @@ export class Board {
       cell.classList.toggle('last1-to', !!hl.s1 && hl.s1.slice(2, 4) === name); // the "1" mark
       cell.classList.toggle('last2-to', !!hl.s2 && hl.s2.slice(2, 4) === name); // the "2" mark
       cell.classList.toggle('check', hl.check === name);
+      cell.classList.toggle('premove-from', preFrom.has(name));
+      cell.classList.toggle('premove-to', preTo.has(name));
       cell.classList.toggle('selected', this.selected === name);
       cell.classList.toggle('dest', dests.has(name) && !p);
       cell.classList.toggle('dest-capture', dests.has(name) && !!p);
@@ -152,6 +177,7 @@ export class Board {
       let label = `${name}, ${p ? pieceName(p) : 'empty'}`;
       if (this.selected === name) label += ', picked';
       if (dests.has(name)) label += ', legal destination';
+      if (preFrom.has(name) || preTo.has(name)) label += ', premove';
       cell.setAttribute('aria-label', label);
     }
   }
@@ -253,6 +279,8 @@ export class Board {
     }
     if (!this.canPick(sq)) {
       this.selected = null;
+      // A tap on an empty square cancels the premove queue.
+      if (!this.pieces.get(sq) && this.cancel()) return;
       this.render();
       return;
     }
@@ -333,7 +361,7 @@ export class Board {
         return;
       case 'Escape':
         this.selected = null;
-        this.render();
+        if (!this.cancel()) this.render();
         return;
       default:
         return;

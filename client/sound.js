@@ -49,6 +49,8 @@ const SOUNDS = {
   capture: [{ freq: 300, len: 0.1, type: 'square', gain: 0.09, slide: 160 }, { freq: 620, at: 0.02, len: 0.06 }],
   check: [{ freq: 880, len: 0.09, type: 'sawtooth', gain: 0.08 }, { freq: 1175, at: 0.1, len: 0.12, type: 'sawtooth', gain: 0.08 }],
   lowtime: [{ freq: 990, len: 0.06, type: 'sine', gain: 0.15 }, { freq: 990, at: 0.14, len: 0.06, type: 'sine', gain: 0.15 }],
+  // A dropped premove queue: one short low blip.
+  drop: [{ freq: 260, len: 0.06, type: 'sine', gain: 0.12, slide: 200 }],
   end: [{ freq: 523, len: 0.18 }, { freq: 659, at: 0.16, len: 0.18 }, { freq: 784, at: 0.32, len: 0.34 }],
 };
 

@@ -35,6 +35,7 @@ pub const ASSETS: &[(&str, &str, &[u8])] = &[
     asset!("game.js", JS),
     asset!("lobby.js", JS),
     asset!("pieces.js", JS),
+    asset!("premove.js", JS),
     asset!("replay.js", JS),
     asset!("socket.js", JS),
     asset!("sound.js", JS),
