@@ -43,6 +43,7 @@ pub const ASSETS: &[(&str, &str, &[u8])] = &[
     asset!("chat.js", JS),
     asset!("mine.js", JS),
     asset!("notify.js", JS),
+    asset!("settings.js", JS),
 ];
 
 /// The page served at `/`, `/game/{id}`, `/games/mine` and `/replay`.
