@@ -8,7 +8,8 @@
 // or on a row of its table (the graph's text alternative), shows that
 // position through `onSelect(ply)`. No rule of the game is used here.
 
-import { ApiError, h } from './api.js';
+import { ApiError, h, reasonText, errorText } from './api.js';
+import { t } from './i18n.js';
 
 /** Longest line accepted from the stream (a line is a few hundred bytes). */
 const MAX_LINE = 64 * 1024;
@@ -29,7 +30,7 @@ export async function streamLines(url, init, onLine) {
     res = await fetch(url, init);
   } catch (e) {
     if (e && e.name === 'AbortError') throw e;
-    throw new ApiError(0, 'offline', 'The server cannot be reached. Check your connection.');
+    throw new ApiError(0, 'offline', t('error.offline'));
   }
   if (!res.ok) {
     let data = null;
@@ -52,7 +53,7 @@ export async function streamLines(url, init, onLine) {
     }
     if (buffer.length > MAX_LINE) {
       reader.cancel().catch(() => {});
-      throw new ApiError(0, 'bad_stream', 'The analysis sent a line that is too long.');
+      throw new ApiError(0, 'bad_stream', t('analysis.line_too_long'));
     }
   }
   flush(buffer + decoder.decode());
@@ -73,14 +74,14 @@ export function evalText(line) {
 
 /** Plain words for the position's evaluation, for the detail line and the table. */
 function evalWords(line) {
-  if (!line) return 'not analysed yet';
-  if (line.end) return line.end.replaceAll('_', ' ');
+  if (!line) return t('analysis.not_yet');
+  if (line.end) return reasonText(line.end);
   if (line.score.mate !== undefined) {
     const n = line.score.mate;
-    const winner = (n > 0) === (line.side === 'white') ? 'White' : 'Black';
-    return `${winner} mates in ${Math.abs(n)} sub-move${Math.abs(n) === 1 ? '' : 's'}`;
+    const white = (n > 0) === (line.side === 'white');
+    return t(white ? 'analysis.white_mates' : 'analysis.black_mates', { n: Math.abs(n) });
   }
-  return `${evalText(line)} (White's view)`;
+  return t('analysis.white_view', { eval: evalText(line) });
 }
 
 export class AnalysisPanel {
@@ -96,7 +97,7 @@ export class AnalysisPanel {
     this.current = 0;
     this.controller = null;
     this.list = null;
-    this.button = h('button', { type: 'button', id: 'btn-analyse', onclick: () => this.start() }, 'Analyse');
+    this.button = h('button', { type: 'button', id: 'btn-analyse', onclick: () => this.start() }, t('analysis.analyse'));
     this.status = h('p', { class: 'analysis-status', id: 'analysis-status', role: 'status', 'aria-live': 'polite' });
     this.svg = document.createElementNS(SVG, 'svg');
     this.svg.setAttribute('id', 'analysis-graph');
@@ -107,12 +108,12 @@ export class AnalysisPanel {
     this.detail = h('p', { class: 'analysis-detail', id: 'analysis-detail' });
     this.table = h('tbody', {});
     this.tableWrap = h('details', { class: 'analysis-table', id: 'analysis-table' },
-      h('summary', {}, 'Evaluation table'),
+      h('summary', {}, t('analysis.table')),
       h('table', {},
-        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Position'), h('th', { scope: 'col' }, 'Evaluation'), h('th', { scope: 'col' }, 'Best turn'), h('th', { scope: 'col' }, 'Depth'))),
+        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('analysis.col_position')), h('th', { scope: 'col' }, t('analysis.col_eval')), h('th', { scope: 'col' }, t('analysis.col_best')), h('th', { scope: 'col' }, t('analysis.col_depth')))),
         this.table));
     this.body = h('div', { class: 'analysis-body', hidden: true }, this.svg, this.detail, this.tableWrap);
-    this.el = h('section', { class: 'analysis', id: 'analysis', 'aria-label': 'Engine analysis' },
+    this.el = h('section', { class: 'analysis', id: 'analysis', 'aria-label': t('analysis.label') },
       h('div', { class: 'row' }, this.button, this.status), this.body);
     this.draw();
   }
@@ -124,24 +125,24 @@ export class AnalysisPanel {
     this.table.replaceChildren();
     this.body.hidden = false;
     this.button.disabled = true;
-    this.status.textContent = 'Analysing…';
+    this.status.textContent = t('analysis.running');
     this.draw();
     const controller = new AbortController();
     this.controller = controller;
     const { url, init } = this.source();
     try {
       await streamLines(url, { ...init, signal: controller.signal }, (line) => this.receive(line));
-      if (this.controller === controller && !this.finished) this.status.textContent = 'The analysis stopped before its end.';
+      if (this.controller === controller && !this.finished) this.status.textContent = t('analysis.stopped_early');
     } catch (err) {
       if (err && err.name === 'AbortError') return;
-      const at = err.turn ? ` (turn ${err.turn}, sub-move ${err.submove})` : '';
-      const wait = err.status === 429 || err.status === 503 ? ' Try again in a little while.' : '';
-      this.status.textContent = `The analysis failed${at}: ${err.message}.${wait}`;
+      const at = err.turn ? ` ${t('replay.at', { turn: err.turn, submove: err.submove })}` : '';
+      const wait = err.status === 429 || err.status === 503 ? ` ${t('analysis.try_later')}` : '';
+      this.status.textContent = `${t('analysis.failed', { at, error: err.message })}${wait}`;
     } finally {
       if (this.controller === controller) {
         this.controller = null;
         this.button.disabled = false;
-        this.button.textContent = 'Analyse again';
+        this.button.textContent = t('analysis.again');
       }
     }
   }
@@ -156,24 +157,24 @@ export class AnalysisPanel {
   receive(line) {
     if (line.done) {
       this.finished = true;
-      this.status.textContent = `Analysed ${line.positions} positions.`;
+      this.status.textContent = t('analysis.done', { n: line.positions });
       return;
     }
     if (line.error) {
       this.finished = true;
-      this.status.textContent = `The analysis stopped: ${line.error.message}.`;
+      this.status.textContent = t('analysis.stopped', { error: errorText(line.error.code, line.error.message) });
       return;
     }
     if (!Number.isInteger(line.ply) || line.ply < 0 || line.ply > 100000) return;
     this.lines[line.ply] = line;
-    this.status.textContent = `Analysing… ${this.lines.filter(Boolean).length} of ${this.positions()} positions.`;
+    this.status.textContent = t('analysis.progress', { done: this.lines.filter(Boolean).length, n: this.positions() });
     this.addRow(line);
     this.draw();
     this.decorate();
   }
 
   addRow(line) {
-    const label = line.ply === 0 ? 'Start' : `After sub-move ${line.ply}`;
+    const label = line.ply === 0 ? t('game.nav_start') : t('analysis.after', { ply: line.ply });
     this.table.append(h('tr', {},
       h('th', { scope: 'row' }, h('button', { type: 'button', class: 'linkish', onclick: () => this.onSelect(line.ply) }, label)),
       h('td', {}, evalWords(line)),
@@ -189,7 +190,7 @@ export class AnalysisPanel {
     const done = this.lines.filter(Boolean);
     const title = document.createElementNS(SVG, 'title');
     title.setAttribute('id', 'analysis-graph-title');
-    title.textContent = `Evaluation graph over the game, White's advantage up: ${done.length} of ${this.positions()} positions analysed. The evaluation table below gives each position in words.`;
+    title.textContent = t('analysis.graph_title', { done: done.length, n: this.positions() });
     const axis = document.createElementNS(SVG, 'line');
     Object.entries({ x1: 0, y1: H / 2, x2: W, y2: H / 2, class: 'axis' }).forEach(([k, v]) => axis.setAttribute(k, v));
     const path = document.createElementNS(SVG, 'polyline');
@@ -245,7 +246,7 @@ export class AnalysisPanel {
       if (line) b.dataset.eval = evalText(line);
       // The best turn of the position this sub-move was played from.
       const before = this.lines[index];
-      if (line && before) b.title = `After it: ${evalWords(line)}. Best turn there: ${before.best_san.join(',') || '—'}`;
+      if (line && before) b.title = t('analysis.move_title', { eval: evalWords(line), best: before.best_san.join(',') || '—' });
       if (b.classList.contains('current') || b.classList.contains('latest')) shown = index + 1;
     }
     if (shown !== this.current) {
@@ -258,9 +259,9 @@ export class AnalysisPanel {
   showDetail() {
     if (!this.lines.length) { this.detail.textContent = ''; return; }
     const line = this.lines[this.current];
-    const where = this.current === 0 ? 'Start position' : `After sub-move ${this.current}`;
-    const best = line && line.best_san.length ? ` · best turn: ${line.best_san.join(',')}` : '';
-    const depth = line && line.depth ? ` · depth ${line.depth}` : '';
+    const where = this.current === 0 ? t('analysis.start_position') : t('analysis.after', { ply: this.current });
+    const best = line && line.best_san.length ? ` · ${t('analysis.best', { best: line.best_san.join(',') })}` : '';
+    const depth = line && line.depth ? ` · ${t('analysis.depth', { depth: line.depth })}` : '';
     this.detail.textContent = `${where}: ${evalWords(line)}${best}${depth}`;
   }
 }

@@ -71,14 +71,14 @@ export function announceArrival(state, you) {
 }
 
 /**
- * Announces a game event if the user should hear it. `t` and `d` are the
+ * Announces a game event if the user should hear it. `type` and `d` are the
  * WebSocket event; `state` is the page's state *before* the event (its
  * `fen` is the board the sub-move was played on); `you` is the user's
  * colour, or null for a spectator (who hears both sides).
  */
-export function announceEvent(t, d, state, you) {
+export function announceEvent(type, d, state, you) {
   if (!state) return;
-  switch (t) {
+  switch (type) {
     case 'move': {
       if (d.color === you) { run = null; return; }
       const words = describeSubMove(d.uci, d.san);

@@ -4,6 +4,7 @@
 
 import { FILES, placement } from './fen.js';
 import { pieceSvg, pieceName } from './pieces.js';
+import { t } from './i18n.js';
 
 const PROMOS = ['q', 'r', 'b', 'n'];
 
@@ -31,7 +32,7 @@ export class Board {
     this.el = document.createElement('div');
     this.el.className = 'board';
     this.el.setAttribute('role', 'grid');
-    this.el.setAttribute('aria-label', 'Chess board');
+    this.el.setAttribute('aria-label', t('board.label'));
     this.squares = new Map();
     // A grid owns rows and rows own cells (ARIA): eight rank rows of eight
     // squares. `cells` keeps them in screen order, top left first.
@@ -130,7 +131,7 @@ export class Board {
     });
     this.el.querySelectorAll('.rank').forEach((row, i) => {
       const rank = this.orientation === 'white' ? 8 - i : i + 1;
-      row.setAttribute('aria-label', `Rank ${rank}`);
+      row.setAttribute('aria-label', t('board.rank', { rank }));
     });
   }
 
@@ -174,10 +175,10 @@ export class Board {
       cell.classList.toggle('movable', this.canPick(name));
       cell.classList.toggle('dragging-from', !!this.drag && this.drag.moved && this.drag.from === name);
       cell.tabIndex = name === this.focus ? 0 : -1;
-      let label = `${name}, ${p ? pieceName(p) : 'empty'}`;
-      if (this.selected === name) label += ', picked';
-      if (dests.has(name)) label += ', legal destination';
-      if (preFrom.has(name) || preTo.has(name)) label += ', premove';
+      let label = `${name}, ${p ? pieceName(p) : t('board.empty')}`;
+      if (this.selected === name) label += t('board.picked');
+      if (dests.has(name)) label += t('board.legal_destination');
+      if (preFrom.has(name) || preTo.has(name)) label += t('premove.square');
       cell.setAttribute('aria-label', label);
     }
   }
@@ -224,7 +225,7 @@ export class Board {
     const box = document.createElement('div');
     box.className = 'promotion';
     box.setAttribute('role', 'dialog');
-    box.setAttribute('aria-label', 'Promote to');
+    box.setAttribute('aria-label', t('board.promote_to'));
     // Opens on the promotion square, running toward the middle of the board.
     const file = to.charCodeAt(0) - 97;
     const rank = Number(to[1]);
@@ -239,7 +240,7 @@ export class Board {
       b.id = `promo-${letter}`;
       const shown = white ? letter.toUpperCase() : letter;
       b.innerHTML = pieceSvg(shown);
-      b.setAttribute('aria-label', `Promote to ${pieceName(shown).split(' ')[1]}`);
+      b.setAttribute('aria-label', t('board.promote_to_piece', { piece: t(`promo.${letter}`) }));
       b.addEventListener('click', () => {
         this.closePromotion();
         this.onMove(from + to + letter);
@@ -249,7 +250,7 @@ export class Board {
     const cancel = document.createElement('button');
     cancel.type = 'button';
     cancel.className = 'promo-cancel';
-    cancel.textContent = 'Cancel';
+    cancel.textContent = t('common.cancel');
     cancel.addEventListener('click', () => { this.closePromotion(); this.render(); });
     box.appendChild(cancel);
     box.addEventListener('keydown', (e) => {

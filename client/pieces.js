@@ -2,6 +2,8 @@
 // client/README.md; same licence as the project). Each piece is one SVG in a
 // 45x45 box, coloured by side, so the set scales cleanly at any board size.
 
+import { t } from './i18n.js';
+
 const SIDES = {
   w: { fill: '#fbfaf6', line: '#1d1d1d', detail: '#1d1d1d' },
   b: { fill: '#2b2b2b', line: '#0b0b0b', detail: '#e8e4da' },
@@ -35,7 +37,7 @@ const SHAPES = {
       <rect x="10.5" y="35" width="24" height="5.5" rx="1.6" fill="F" stroke="L" stroke-width="1.6"/>`,
 };
 
-const NAMES = { p: 'pawn', n: 'knight', b: 'bishop', r: 'rook', q: 'queen', k: 'king' };
+const KINDS = ['p', 'n', 'b', 'r', 'q', 'k'];
 
 /** The SVG markup for a FEN piece letter (`P`, `n`, ...). */
 export function pieceSvg(letter) {
@@ -49,8 +51,9 @@ export function pieceSvg(letter) {
   return `<svg class="piece" viewBox="0 0 45 45" aria-hidden="true" focusable="false">${body}</svg>`;
 }
 
-/** "white knight", for screen readers. */
+/** "white knight" ("cavalier blanc", "caballo blanco"), for screen readers: `piece.{w|b}{kind}`. */
 export function pieceName(letter) {
-  const side = letter === letter.toUpperCase() ? 'white' : 'black';
-  return `${side} ${NAMES[letter.toLowerCase()] || 'piece'}`;
+  const side = letter === letter.toUpperCase() ? 'w' : 'b';
+  const kind = letter.toLowerCase();
+  return KINDS.includes(kind) ? t(`piece.${side}${kind}`) : t('piece.unknown');
 }

@@ -3,7 +3,8 @@
 // the games list (newest first, paginated) linking to each game, and, for a
 // signed-in visitor who is someone else, "Challenge" (clock, colour, rated).
 
-import { request, h, clockLabel, cap, ratingText, diffText, SPEEDS } from './api.js';
+import { request, h, clockLabel, colorName, ratingText, diffText, SPEEDS } from './api.js';
+import { t, language } from './i18n.js';
 import { clockChoice, radio } from './lobby.js';
 import { setTitle } from './notify.js';
 import { trackOutgoing, nameOf } from './live.js';
@@ -11,37 +12,37 @@ import { trackOutgoing, nameOf } from './live.js';
 const PAGE = 20;
 
 export async function profilePage(main, name, mePromise = Promise.resolve(null)) {
-  setTitle(`${name} · Marseillais chess`);
-  const status = h('p', { class: 'status', id: 'profile-status', role: 'status' }, 'Loading…');
+  setTitle(t('profile.title', { name }));
+  const status = h('p', { class: 'status', id: 'profile-status', role: 'status' }, t('page.loading'));
   main.replaceChildren(status);
   let user;
   try {
     user = await request('GET', `/api/users/${encodeURIComponent(name)}`);
   } catch (err) {
     status.textContent = err.status === 404 || err.code === 'unknown_user' || err.code === 'bad_username'
-      ? `There is no player named ${name}.`
-      : `The profile could not be loaded: ${err.message}`;
+      ? t('profile.no_such_player', { name })
+      : t('profile.load_failed', { error: err.message });
     return;
   }
   const me = await mePromise;
   const username = user.username || name;
-  setTitle(`${username} · Marseillais chess`);
+  setTitle(t('profile.title', { name: username }));
   const ratings = user.ratings || {};
 
   const header = h('div', { class: 'profile-head' },
     h('h2', { id: 'profile-name' }, username),
-    typeof user.created_ms === 'number' ? h('p', { class: 'summary' }, `Playing since ${new Date(user.created_ms).toLocaleDateString()}`) : null);
+    typeof user.created_ms === 'number' ? h('p', { class: 'summary' }, t('profile.since', { date: new Date(user.created_ms).toLocaleDateString(language()) })) : null);
   const self = me && me.username && me.username.toLowerCase() === username.toLowerCase();
   const challengeBox = h('div', { class: 'challenge-box', id: 'challenge-box' });
   if (me && me.username && !self) {
-    challengeBox.append(h('button', { type: 'button', id: 'btn-challenge', class: 'primary', onclick: () => openChallenge(challengeBox, username) }, `Challenge ${username}`));
+    challengeBox.append(h('button', { type: 'button', id: 'btn-challenge', class: 'primary', onclick: () => openChallenge(challengeBox, username) }, t('profile.challenge', { name: username })));
   }
   const graph = h('div', { class: 'rating-graph', id: 'rating-graph' });
   const games = h('div', { class: 'profile-games', id: 'profile-games' });
   main.replaceChildren(h('div', { class: 'profile' },
     h('section', { class: 'panel' }, header, challengeBox, ratingTable(ratings)),
-    h('section', { class: 'panel' }, h('h2', {}, 'Rating history'), graph),
-    h('section', { class: 'panel' }, h('h2', {}, 'Games'), games)));
+    h('section', { class: 'panel' }, h('h2', {}, t('profile.rating_history')), graph),
+    h('section', { class: 'panel' }, h('h2', {}, t('profile.games')), games)));
   historyGraph(graph, username, ratings);
   gamesList(games, username, 0);
 }
@@ -56,11 +57,11 @@ function ratingTable(ratings) {
       h('td', {}, typeof r.deviation === 'number' ? `±${Math.round(r.deviation)}` : ''),
       h('td', {}, typeof r.games === 'number' ? String(r.games) : ''));
   });
-  if (!rows.length) return h('p', { class: 'summary', id: 'ratings' }, 'No rated game yet: every rating starts at 1500?.');
+  if (!rows.length) return h('p', { class: 'summary', id: 'ratings' }, t('profile.no_rated_start'));
   return h('table', { class: 'ratings', id: 'ratings' },
-    h('caption', { class: 'visually-hidden' }, 'Ratings per speed'),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Speed'), h('th', { scope: 'col' }, 'Rating'),
-      h('th', { scope: 'col' }, 'Deviation'), h('th', { scope: 'col' }, 'Games'))),
+    h('caption', { class: 'visually-hidden' }, t('profile.ratings_caption')),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('profile.speed')), h('th', { scope: 'col' }, t('profile.rating')),
+      h('th', { scope: 'col' }, t('profile.deviation')), h('th', { scope: 'col' }, t('profile.games')))),
     h('tbody', {}, rows));
 }
 
@@ -78,10 +79,10 @@ function historyGraph(box, name, ratings) {
   const played = SPEEDS.filter(([speed]) => ratings[speed] && ratings[speed].games > 0)
     .sort((a, b) => ratings[b[0]].games - ratings[a[0]].games);
   if (!played.length) {
-    box.replaceChildren(h('p', { class: 'summary' }, 'No rated game yet.'));
+    box.replaceChildren(h('p', { class: 'summary' }, t('profile.no_rated')));
     return;
   }
-  const select = h('select', { id: 'history-speed', 'aria-label': 'Speed of the graph' },
+  const select = h('select', { id: 'history-speed', 'aria-label': t('profile.graph_speed') },
     played.map(([speed, label]) => h('option', { value: speed }, label)));
   const plot = h('div', { class: 'plot' });
   const draw = async () => {
@@ -90,7 +91,7 @@ function historyGraph(box, name, ratings) {
       const reply = await request('GET', `/api/users/${encodeURIComponent(name)}/rating-history?speed=${encodeURIComponent(speed)}`);
       plot.replaceChildren(svgGraph(historyPoints(reply), speed));
     } catch (err) {
-      plot.replaceChildren(h('p', { class: 'error' }, `The history could not be loaded: ${err.message}`));
+      plot.replaceChildren(h('p', { class: 'error' }, t('profile.history_failed', { error: err.message })));
     }
   };
   select.addEventListener('change', draw);
@@ -107,18 +108,25 @@ function s(tag, attrs = {}, text) {
   return el;
 }
 
+/** A speed the server names (`blitz`...) in words; an unknown one as it came. */
+function speedName(speed) {
+  return (SPEEDS.find(([sp]) => sp === speed) || [speed, speed])[1];
+}
+
 /** An inline SVG line of the rating after each game, with its range and a text alternative. */
 export function svgGraph(points, speed) {
   const W = 600; const H = 180; const PAD = 34;
   const label = (SPEEDS.find(([sp]) => sp === speed) || [speed, speed])[1];
-  if (!points.length) return h('p', { class: 'summary' }, `No ${label.toLowerCase()} game yet.`);
+  if (!points.length) return h('p', { class: 'summary' }, t('profile.no_speed_game', { speed: label.toLowerCase() }));
   const ratings = points.map((p) => p.rating);
   let lo = Math.min(...ratings); let hi = Math.max(...ratings);
   if (hi - lo < 50) { lo -= 25; hi += 25; }
   const x = (i) => (points.length === 1 ? W / 2 : PAD + (i * (W - 2 * PAD)) / (points.length - 1));
   const y = (r) => H - PAD / 2 - ((r - lo) * (H - PAD)) / (hi - lo);
   const first = Math.round(ratings[0]); const last = Math.round(ratings[ratings.length - 1]);
-  const desc = `${label}: ${points.length} rated ${points.length === 1 ? 'game' : 'games'}, from ${first} to ${last} (lowest ${Math.round(Math.min(...ratings))}, highest ${Math.round(Math.max(...ratings))}).`;
+  const desc = t('profile.graph_desc', {
+    speed: label, n: points.length, first, last, low: Math.round(Math.min(...ratings)), high: Math.round(Math.max(...ratings)),
+  });
   const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': 'history-title', id: 'history-svg', class: 'history' });
   svg.append(s('title', { id: 'history-title' }, desc));
   svg.append(s('line', { class: 'axis', x1: PAD, y1: H - PAD / 2, x2: W - PAD / 2, y2: H - PAD / 2 }));
@@ -127,7 +135,7 @@ export function svgGraph(points, speed) {
   svg.append(s('polyline', { class: 'curve', points: points.map((p, i) => `${x(i).toFixed(1)},${y(p.rating).toFixed(1)}`).join(' ') }));
   points.forEach((p, i) => {
     const dot = s('circle', { cx: x(i).toFixed(1), cy: y(p.rating).toFixed(1), r: 2.5 });
-    dot.append(s('title', {}, `${new Date(p.at).toLocaleDateString()}: ${Math.round(p.rating)}`));
+    dot.append(s('title', {}, `${new Date(p.at).toLocaleDateString(language())}: ${Math.round(p.rating)}`));
     svg.append(dot);
   });
   return h('figure', { class: 'history-figure' }, svg, h('figcaption', { class: 'summary', id: 'history-caption' }, desc));
@@ -136,24 +144,24 @@ export function svgGraph(points, speed) {
 /** The result of a game for this player: "Won", "Lost", "Draw", or the status. */
 function resultWord(g) {
   const color = g.color || g.colour;
-  if (g.status === 'playing') return 'In progress';
-  if (g.status === 'open') return 'Waiting';
-  if (g.result === '1/2-1/2') return 'Draw';
-  if (g.result === '*' || !g.result) return g.reason === 'aborted' ? 'Aborted' : 'Finished';
+  if (g.status === 'playing') return t('profile.in_progress');
+  if (g.status === 'open') return t('profile.waiting');
+  if (g.result === '1/2-1/2') return t('profile.draw');
+  if (g.result === '*' || !g.result) return g.reason === 'aborted' ? t('profile.aborted') : t('lobby.finished');
   const whiteWon = g.result === '1-0';
-  if (color === 'white' || color === 'black') return (color === 'white') === whiteWon ? 'Won' : 'Lost';
+  if (color === 'white' || color === 'black') return (color === 'white') === whiteWon ? t('profile.won') : t('profile.lost');
   return g.result;
 }
 
 function opponentCell(o) {
-  if (!o) return 'Anonymous';
+  if (!o) return t('lobby.anonymous');
   if (typeof o === 'string') return o;
   const name = nameOf(o);
   if (name) {
     return h('a', { href: `/@/${encodeURIComponent(name)}` }, name, typeof o.rating === 'object' && o.rating ? ` (${ratingText(o.rating)})` : '');
   }
-  if (o.computer) return `Computer (level ${o.computer.level || o.computer})`;
-  return 'Anonymous';
+  if (o.computer) return t('lobby.computer_level', { level: o.computer.level || o.computer });
+  return t('lobby.anonymous');
 }
 
 function diffOf(g) {
@@ -170,7 +178,7 @@ async function gamesList(box, name, offset) {
   try {
     reply = await request('GET', `/api/users/${encodeURIComponent(name)}/games?limit=${PAGE}&offset=${offset}`);
   } catch (err) {
-    box.replaceChildren(h('p', { class: 'error' }, `The games could not be loaded: ${err.message}`));
+    box.replaceChildren(h('p', { class: 'error' }, t('profile.games_failed', { error: err.message })));
     return;
   }
   const games = (reply && reply.games) || [];
@@ -179,33 +187,33 @@ async function gamesList(box, name, offset) {
     return h('tr', { 'data-id': g.id },
       h('td', {}, h('a', { href: `/game/${encodeURIComponent(g.id)}`, class: 'game-link' }, resultWord(g))),
       h('td', {}, opponentCell(g.opponent)),
-      h('td', {}, cap(g.color || g.colour || '')),
-      h('td', {}, [clockLabel(g.clock), g.speed ? ` (${g.speed})` : ''].join('')),
-      h('td', {}, g.rated ? 'Rated' : 'Casual'),
+      h('td', {}, colorName(g.color || g.colour || '')),
+      h('td', {}, [clockLabel(g.clock), g.speed ? ` (${speedName(g.speed).toLowerCase()})` : ''].join('')),
+      h('td', {}, g.rated ? t('lobby.rated') : t('profile.casual')),
       h('td', { class: typeof diff === 'number' ? (diff >= 0 ? 'rating-diff up' : 'rating-diff down') : '' }, typeof diff === 'number' ? diffText(diff) : ''));
   });
-  const older = h('button', { type: 'button', id: 'games-older', disabled: games.length < PAGE, onclick: () => gamesList(box, name, offset + PAGE) }, 'Older');
-  const newer = h('button', { type: 'button', id: 'games-newer', disabled: offset === 0, onclick: () => gamesList(box, name, Math.max(0, offset - PAGE)) }, 'Newer');
+  const older = h('button', { type: 'button', id: 'games-older', disabled: games.length < PAGE, onclick: () => gamesList(box, name, offset + PAGE) }, t('profile.older'));
+  const newer = h('button', { type: 'button', id: 'games-newer', disabled: offset === 0, onclick: () => gamesList(box, name, Math.max(0, offset - PAGE)) }, t('profile.newer'));
   box.replaceChildren(
     rows.length
       ? h('table', { class: 'games-table', id: 'games-table' },
-        h('caption', { class: 'visually-hidden' }, `Games of ${name}, newest first`),
-        h('thead', {}, h('tr', {}, ['Result', 'Opponent', 'Colour', 'Clock', 'Kind', 'Rating'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('caption', { class: 'visually-hidden' }, t('profile.games_caption', { name })),
+        h('thead', {}, h('tr', {}, ['result', 'opponent', 'colour', 'clock', 'kind', 'rating'].map((col) => h('th', { scope: 'col' }, t(`profile.col_${col}`))))),
         h('tbody', {}, rows))
-      : h('p', { class: 'summary' }, offset ? 'No older games.' : 'No game yet.'),
+      : h('p', { class: 'summary' }, offset ? t('profile.no_older') : t('profile.no_game')),
     h('div', { class: 'row pager' }, newer, older,
-      h('span', { class: 'summary' }, rows.length ? `Games ${offset + 1}–${offset + rows.length}` : '')));
+      h('span', { class: 'summary' }, rows.length ? t('profile.games_range', { from: offset + 1, to: offset + rows.length }) : '')));
 }
 
 /** What each refusal of a challenge means, in words. */
 const CHALLENGE_ERRORS = {
-  unknown_user: 'There is no such player.',
-  self_challenge: 'You cannot challenge yourself.',
-  rated_needs_clock: 'A rated game needs a clock: choose a time control.',
-  rate_limited: 'Too many challenges at once: wait a minute.',
-  too_many_challenges: 'You have too many open challenges: wait for an answer or cancel one.',
-  not_logged_in: 'Log in to challenge a player.',
-  bad_origin: 'The request did not come from this site: reload the page.',
+  unknown_user: t('profile.err_unknown_user'),
+  self_challenge: t('error.self_challenge'),
+  rated_needs_clock: t('lobby.rated_needs_clock'),
+  rate_limited: t('profile.err_rate_limited'),
+  too_many_challenges: t('profile.err_too_many'),
+  not_logged_in: t('profile.err_not_logged_in'),
+  bad_origin: t('profile.err_bad_origin'),
 };
 
 /** The challenge form (clock, colour, rated) under the profile's button. */
@@ -215,15 +223,15 @@ function openChallenge(box, to) {
   const clock = clockChoice('challenge-clock', 'challenge-', '5+3', { correspondence: true });
   const form = h('form', { id: 'challenge-form', class: 'create challenge-form', novalidate: true },
     clock.fieldset,
-    h('fieldset', {}, h('legend', {}, 'Your colour'), h('div', { class: 'choices' },
-      radio('challenge-color', 'white', 'White'), radio('challenge-color', 'random', 'Random', true), radio('challenge-color', 'black', 'Black'))),
-    h('fieldset', {}, h('legend', {}, 'Variant'), h('div', { class: 'choices' },
-      radio('challenge-variant', 'balanced', 'Balanced', true), radio('challenge-variant', 'marseillais', 'Marseillais'))),
+    h('fieldset', {}, h('legend', {}, t('lobby.your_colour')), h('div', { class: 'choices' },
+      radio('challenge-color', 'white', t('color.white')), radio('challenge-color', 'random', t('lobby.random'), true), radio('challenge-color', 'black', t('color.black')))),
+    h('fieldset', {}, h('legend', {}, t('lobby.variant')), h('div', { class: 'choices' },
+      radio('challenge-variant', 'balanced', t('variant.balanced'), true), radio('challenge-variant', 'marseillais', t('variant.marseillais')))),
     h('p', { class: 'listed' }, h('label', { for: 'challenge-rated' },
-      h('input', { type: 'checkbox', id: 'challenge-rated', name: 'rated' }), ' Rated')),
+      h('input', { type: 'checkbox', id: 'challenge-rated', name: 'rated' }), ` ${t('lobby.rated')}`)),
     h('div', { class: 'row' },
-      h('button', { type: 'submit', id: 'challenge-send', class: 'primary' }, `Send the challenge to ${to}`),
-      h('button', { type: 'button', id: 'challenge-close', onclick: () => form.remove() }, 'Cancel')),
+      h('button', { type: 'submit', id: 'challenge-send', class: 'primary' }, t('profile.send_challenge', { name: to })),
+      h('button', { type: 'button', id: 'challenge-close', onclick: () => form.remove() }, t('common.cancel'))),
     error);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -244,7 +252,7 @@ function openChallenge(box, to) {
       trackOutgoing({ ...body, ...c, to: c.to || to });
       form.remove();
     } catch (err) {
-      error.textContent = CHALLENGE_ERRORS[err.code] || `Could not send the challenge: ${err.message}`;
+      error.textContent = CHALLENGE_ERRORS[err.code] || t('profile.challenge_failed', { error: err.message });
       send.disabled = false;
     }
   });

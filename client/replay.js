@@ -4,7 +4,8 @@
 // shown as far as it replays, on the position where it stops.
 // `/replay?game={id}` loads a game of this server (its PGN export).
 
-import { request, h } from './api.js';
+import { request, h, colorName, reasonText } from './api.js';
+import { t } from './i18n.js';
 import { Board } from './board.js';
 import { placement, kingSquare } from './fen.js';
 import { AnalysisPanel } from './analysis.js';
@@ -13,7 +14,7 @@ const SAMPLE = '1. e4 e5,Nc6 2. Qh5,Nf3 g6,gxh5';
 const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 
 export function replayPage(main) {
-  const text = h('textarea', { id: 'replay-input', rows: '6', spellcheck: false, placeholder: `Comma PGN, e.g. ${SAMPLE}\nor an extended FEN`, 'aria-label': 'Comma PGN or FEN' });
+  const text = h('textarea', { id: 'replay-input', rows: '6', spellcheck: false, placeholder: t('replay.placeholder', { sample: SAMPLE }), 'aria-label': t('replay.input_label') });
   const error = h('div', { class: 'error', id: 'replay-error', role: 'alert' });
   const summary = h('p', { class: 'summary', id: 'replay-summary' });
   const boardWrap = h('div', { class: 'board-wrap', id: 'board' });
@@ -42,7 +43,7 @@ export function replayPage(main) {
   const load = async () => {
     error.textContent = '';
     const value = text.value.trim();
-    if (!value) { error.textContent = 'Paste a comma PGN or a FEN first.'; return; }
+    if (!value) { error.textContent = t('replay.paste_first'); return; }
     const looksFen = /^[1-8pnbrqkPNBRQK]+(\/[1-8pnbrqkPNBRQK]+){7}\s/.test(value);
     const body = looksFen ? { fen: value } : { pgn: value };
     try {
@@ -51,18 +52,19 @@ export function replayPage(main) {
       offerAnalysis(body);
       const tag = (name) => (data.tags.find(([n]) => n === name) || [])[1];
       const players = tag('White') && tag('White') !== '?' ? `${tag('White')} – ${tag('Black')} · ` : '';
-      summary.textContent = `${players}${data.moves.length} sub-moves · result ${data.result}${data.reason ? ` (${data.reason.replaceAll('_', ' ')})` : ''}`;
+      summary.textContent = `${players}${t('replay.summary', { n: data.moves.length, result: data.result })}${data.reason ? ` (${reasonText(data.reason)})` : ''}`;
       show();
     } catch (err) {
       offerAnalysis(null);
-      const at = err.turn ? ` (turn ${err.turn}, sub-move ${err.submove})` : '';
-      error.replaceChildren(h('strong', {}, `This ${looksFen ? 'FEN' : 'PGN'} cannot be replayed${at}.`), h('br'), err.message);
+      const at = err.turn ? ` ${t('replay.at', { turn: err.turn, submove: err.submove })}` : '';
+      // The server's own words say which sub-move and why (they quote the record): kept as they are.
+      error.replaceChildren(h('strong', {}, t(looksFen ? 'replay.bad_fen' : 'replay.bad_pgn', { at })), h('br'), err.serverMessage || err.message);
       // The record as far as it replays (the server sends it with a move
       // error): the board shows the position where it stops.
       data = err.game && Array.isArray(err.game.moves) ? err.game : null;
       if (data) {
         index = data.moves.length;
-        summary.textContent = `Replayed up to the error: ${data.moves.length} sub-moves.`;
+        summary.textContent = t('replay.up_to_error', { n: data.moves.length });
         show();
       } else {
         summary.textContent = '';
@@ -92,8 +94,8 @@ export function replayPage(main) {
     board.setHighlights(hl);
     renderList();
     where.textContent = cur
-      ? `Turn ${cur.turn} (${cur.color}), sub-move ${cur.submove}: ${cur.san} · FEN ${fen}`
-      : `Start position · FEN ${fen}`;
+      ? t('replay.where', { turn: cur.turn, color: colorName(cur.color).toLowerCase(), submove: cur.submove, san: cur.san, fen })
+      : t('replay.where_start', { fen });
   };
 
   const renderList = () => {
@@ -127,21 +129,21 @@ export function replayPage(main) {
   };
 
   const nav = h('div', { class: 'review-nav' },
-    h('button', { type: 'button', id: 'nav-first', 'aria-label': 'Start', onclick: () => go(0) }, '«'),
-    h('button', { type: 'button', id: 'nav-prev', 'aria-label': 'Previous sub-move', onclick: () => go(index - 1) }, '‹'),
-    h('button', { type: 'button', id: 'nav-next', 'aria-label': 'Next sub-move', onclick: () => go(index + 1) }, '›'),
-    h('button', { type: 'button', id: 'nav-last', 'aria-label': 'End', onclick: () => go(Infinity) }, '»'),
-    h('button', { type: 'button', id: 'btn-flip', onclick: () => board.flip() }, 'Flip'));
+    h('button', { type: 'button', id: 'nav-first', 'aria-label': t('game.nav_start'), onclick: () => go(0) }, '«'),
+    h('button', { type: 'button', id: 'nav-prev', 'aria-label': t('game.nav_prev_label'), onclick: () => go(index - 1) }, '‹'),
+    h('button', { type: 'button', id: 'nav-next', 'aria-label': t('game.nav_next_label'), onclick: () => go(index + 1) }, '›'),
+    h('button', { type: 'button', id: 'nav-last', 'aria-label': t('replay.end'), onclick: () => go(Infinity) }, '»'),
+    h('button', { type: 'button', id: 'btn-flip', onclick: () => board.flip() }, t('replay.flip')));
 
   main.replaceChildren(h('div', { class: 'game replay' },
     h('div', { class: 'board-col' }, boardWrap, nav),
     h('aside', { class: 'side panel' },
-      h('h2', {}, 'Replay a game'),
+      h('h2', {}, t('replay.heading')),
       h('form', { id: 'replay-form', onsubmit: (e) => { e.preventDefault(); load(); } },
         text,
         h('div', { class: 'row' },
-          h('button', { type: 'submit', class: 'primary', id: 'replay-load' }, 'Load'),
-          h('button', { type: 'button', id: 'replay-example', onclick: () => { text.value = SAMPLE; load(); } }, 'Example'))),
+          h('button', { type: 'submit', class: 'primary', id: 'replay-load' }, t('replay.load')),
+          h('button', { type: 'button', id: 'replay-example', onclick: () => { text.value = SAMPLE; load(); } }, t('replay.example')))),
       error, summary, list, where, analysisSlot)));
   const board = new Board(boardWrap, {});
   board.setPosition(placement(START_FEN));
@@ -161,11 +163,11 @@ export function replayPage(main) {
   async function loadGame(id) {
     try {
       const res = await fetch(`/game/${id}.pgn`);
-      if (!res.ok) throw new Error(res.status === 404 ? `There is no game ${id}.` : `HTTP ${res.status}`);
+      if (!res.ok) throw new Error(res.status === 404 ? t('replay.no_game', { id }) : `HTTP ${res.status}`);
       text.value = await res.text();
       load();
     } catch (err) {
-      error.textContent = `The game could not be loaded: ${err.message}`;
+      error.textContent = t('replay.load_failed', { error: err.message });
     }
   }
 }

@@ -7,6 +7,7 @@
 // that name is compared with what was typed.
 
 import { FILES } from './fen.js';
+import { t } from './i18n.js';
 
 const LETTERS = { n: 'N', b: 'B', r: 'R', q: 'Q', k: 'K' };
 const UCI = /^[a-h][1-8][a-h][1-8][qrbn]?$/;
@@ -59,13 +60,13 @@ function longForm(board, uci) {
  */
 export function matchTyped(board, legal, typed) {
   const raw = String(typed).trim();
-  if (!raw) return { error: 'Type a sub-move, e.g. Nf3 or g1f3.' };
+  if (!raw) return { error: t('typed.empty') };
   const uci = raw.toLowerCase().replace(/[\s-]/g, '');
   if (UCI.test(uci)) {
     if (legal.includes(uci)) return { uci };
     const promos = legal.filter((u) => u.length === 5 && u.startsWith(uci));
-    if (promos.length) return { error: `Add the piece to promote to: ${promos.join(', ')}.` };
-    return { error: `${raw} is not a legal sub-move here.` };
+    if (promos.length) return { error: t('typed.add_promotion', { moves: promos.join(', ') }) };
+    return { error: t('typed.not_legal', { move: raw }) };
   }
   const want = norm(raw);
   const named = legal.map((u) => ({ uci: u, san: sanOf(board, legal, u) }));
@@ -74,6 +75,6 @@ export function matchTyped(board, legal, typed) {
   // The piece and its square without the file or rank that tells two apart.
   const loose = named.filter((m) => norm(m.san).replace(/^([NBRQK])[a-h]?[1-8]?(?=[a-h][1-8]$)/, '$1') === want);
   if (loose.length === 1) return { uci: loose[0].uci };
-  if (loose.length > 1) return { error: `${raw} could be ${loose.map((m) => m.san).join(' or ')}: say which.` };
-  return { error: `No legal sub-move matches ${raw}.` };
+  if (loose.length > 1) return { error: t('typed.ambiguous', { move: raw, moves: loose.map((m) => m.san).join(t('typed.or')) }) };
+  return { error: t('typed.no_match', { move: raw }) };
 }
