@@ -13,8 +13,8 @@ mod browser;
 mod support;
 
 use browser::{
-    Driver, SERIAL, Session, api_seat, browser_available, click, click_move, js, js_async,
-    square, text, type_into, wait_for, wait_moves, wait_text,
+    Driver, SERIAL, Session, api_seat, browser_available, click, click_move, js, js_async, square,
+    text, type_into, wait_for, wait_moves, wait_text,
 };
 use fantoccini::Locator;
 use fantoccini::actions::{InputSource, MOUSE_BUTTON_RIGHT, MouseActions, PointerAction};
@@ -244,7 +244,12 @@ async fn a_premove_that_is_illegal_after_all_is_dropped_and_nothing_is_sent() {
     // The premove would have gone in the handler of Black's last move: it is shown, so decided.
     assert!(sent(&s).await.is_empty(), "nothing is sent");
     assert!(premove_squares(&s).await.is_empty(), "the queue is empty");
-    wait_for(&s, "document.querySelector('#notice').textContent.length > 0", "a word on the drop").await;
+    wait_for(
+        &s,
+        "document.querySelector('#notice').textContent.length > 0",
+        "a word on the drop",
+    )
+    .await;
     assert_eq!(server_moves(&rig, &id).await, ["e7e5", "b8c6"]);
     // And the player simply plays.
     click_move(&s, "d2", "d4").await;
@@ -380,19 +385,37 @@ async fn with_confirmation_on_nothing_is_sent_until_confirm_and_cancel_restores_
     let (id, mut black) = game(&rig, &s, json!({})).await;
     set_setting(&s, "confirmMoves", json!("on")).await;
     click_move(&s, "e2", "e4").await;
-    wait_for(&s, "!document.querySelector('#confirm-move').hidden", "Confirm / Cancel").await;
+    wait_for(
+        &s,
+        "!document.querySelector('#confirm-move').hidden",
+        "Confirm / Cancel",
+    )
+    .await;
     assert!(text(&s, "#confirm-move-text").await.contains("e4"));
     assert_eq!(
-        js(&s, "return document.querySelector(\".board .sq[data-sq='e4']\").dataset.piece;").await,
+        js(
+            &s,
+            "return document.querySelector(\".board .sq[data-sq='e4']\").dataset.piece;"
+        )
+        .await,
         "P",
         "the sub-move is shown on the board"
     );
     assert!(sent(&s).await.is_empty(), "nothing is sent before Confirm");
     // Cancel (from the keyboard: the focus is on Confirm, Escape cancels).
-    let focused = js(&s, "return document.activeElement && document.activeElement.id;").await;
+    let focused = js(
+        &s,
+        "return document.activeElement && document.activeElement.id;",
+    )
+    .await;
     assert_eq!(focused, "btn-confirm-move", "Confirm has the focus");
     click(&s, "#btn-cancel-move").await;
-    wait_for(&s, "document.querySelector('#confirm-move').hidden", "the bar gone").await;
+    wait_for(
+        &s,
+        "document.querySelector('#confirm-move').hidden",
+        "the bar gone",
+    )
+    .await;
     let board = js(
         &s,
         "return ['e2', 'e4'].map((q) => document.querySelector(`.board .sq[data-sq='${q}']`).dataset.piece);",
@@ -425,8 +448,16 @@ async fn a_correspondence_game_confirms_moves_by_default_and_a_live_game_does_no
     // A typed sub-move follows the same setting.
     type_into(&s, "#move-input", "e4").await;
     click(&s, "#btn-move-input").await;
-    wait_for(&s, "!document.querySelector('#confirm-move').hidden", "Confirm / Cancel").await;
-    assert!(sent(&s).await.is_empty(), "a correspondence sub-move waits for Confirm");
+    wait_for(
+        &s,
+        "!document.querySelector('#confirm-move').hidden",
+        "Confirm / Cancel",
+    )
+    .await;
+    assert!(
+        sent(&s).await.is_empty(),
+        "a correspondence sub-move waits for Confirm"
+    );
     click(&s, "#btn-confirm-move").await;
     assert_eq!(white_move(&mut black).await.d["uci"], "e2e4");
     black.close().await;
