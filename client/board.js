@@ -4,6 +4,7 @@
 
 import { FILES, placement } from './fen.js';
 import { pieceSvg, pieceName } from './pieces.js';
+import { setting, onSetting } from './settings.js';
 
 const PROMOS = ['q', 'r', 'b', 'n'];
 
@@ -58,6 +59,25 @@ export class Board {
     this.el.addEventListener('keydown', (e) => this.keyDown(e));
     this.el.addEventListener('contextmenu', (e) => { if (this.drag) e.preventDefault(); });
     this.layout();
+    this.followSettings();
+  }
+
+  /**
+   * Redraws when the `coordinates` or `legalDots` setting changes (the
+   * theme is CSS variables: nothing to redraw). A board no longer in the
+   * page stops listening.
+   */
+  followSettings() {
+    const removers = [];
+    const redraw = (relayout) => () => {
+      if (!this.root.isConnected) {
+        for (const remove of removers) remove();
+        return;
+      }
+      if (relayout) this.layout();
+      this.render();
+    };
+    removers.push(onSetting('coordinates', redraw(true)), onSetting('legalDots', redraw(false)));
   }
 
   /** Sets the position (FEN or placement map) and redraws. */
@@ -91,8 +111,9 @@ export class Board {
     this.render();
   }
 
-  /** Gives each grid cell its square for the current orientation. */
+  /** Gives each grid cell its square for the current orientation (and its coordinate labels). */
   layout() {
+    const coords = setting('coordinates');
     this.squares.clear();
     this.cells.forEach((cell, i) => {
       const row = Math.floor(i / 8);
@@ -103,8 +124,8 @@ export class Board {
       cell.dataset.sq = name;
       cell.classList.toggle('light', (file + rank) % 2 === 0);
       cell.classList.toggle('dark', (file + rank) % 2 === 1);
-      cell.dataset.file = row === 7 ? FILES[file] : '';
-      cell.dataset.rank = col === 0 ? String(rank) : '';
+      cell.dataset.file = coords && row === 7 ? FILES[file] : '';
+      cell.dataset.rank = coords && col === 0 ? String(rank) : '';
       this.squares.set(name, cell);
     });
     this.el.querySelectorAll('.rank').forEach((row, i) => {
@@ -131,6 +152,8 @@ export class Board {
     const mark = (uci) => (uci ? [uci.slice(0, 2), uci.slice(2, 4)] : []);
     const s1 = new Set(mark(hl.s1));
     const s2 = new Set(mark(hl.s2));
+    // Without dots the squares keep their `dest` classes (and labels): only the marks go.
+    this.el.classList.toggle('no-dots', !setting('legalDots'));
     for (const [name, cell] of this.squares) {
       const p = this.pieces.get(name);
       const html = p ? pieceSvg(p) : '';
