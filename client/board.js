@@ -5,6 +5,7 @@
 import { FILES, placement } from './fen.js';
 import { pieceSvg, pieceName } from './pieces.js';
 import { t } from './i18n.js';
+import { setting, onSetting } from './settings.js';
 
 const PROMOS = ['q', 'r', 'b', 'n'];
 
@@ -66,6 +67,25 @@ export class Board {
       if (this.cancel()) e.preventDefault();
     });
     this.layout();
+    this.followSettings();
+  }
+
+  /**
+   * Redraws when the `coordinates` or `legalDots` setting changes (the
+   * theme is CSS variables: nothing to redraw). A board no longer in the
+   * page stops listening.
+   */
+  followSettings() {
+    const removers = [];
+    const redraw = (relayout) => () => {
+      if (!this.root.isConnected) {
+        for (const remove of removers) remove();
+        return;
+      }
+      if (relayout) this.layout();
+      this.render();
+    };
+    removers.push(onSetting('coordinates', redraw(true)), onSetting('legalDots', redraw(false)));
   }
 
   /** Sets the position (FEN or placement map) and redraws. */
@@ -113,8 +133,9 @@ export class Board {
     this.render();
   }
 
-  /** Gives each grid cell its square for the current orientation. */
+  /** Gives each grid cell its square for the current orientation (and its coordinate labels). */
   layout() {
+    const coords = setting('coordinates');
     this.squares.clear();
     this.cells.forEach((cell, i) => {
       const row = Math.floor(i / 8);
@@ -125,8 +146,8 @@ export class Board {
       cell.dataset.sq = name;
       cell.classList.toggle('light', (file + rank) % 2 === 0);
       cell.classList.toggle('dark', (file + rank) % 2 === 1);
-      cell.dataset.file = row === 7 ? FILES[file] : '';
-      cell.dataset.rank = col === 0 ? String(rank) : '';
+      cell.dataset.file = coords && row === 7 ? FILES[file] : '';
+      cell.dataset.rank = coords && col === 0 ? String(rank) : '';
       this.squares.set(name, cell);
     });
     this.el.querySelectorAll('.rank').forEach((row, i) => {
@@ -155,6 +176,8 @@ export class Board {
     const s2 = new Set(mark(hl.s2));
     const preFrom = new Set(this.premoves.map((u) => u.slice(0, 2)));
     const preTo = new Set(this.premoves.map((u) => u.slice(2, 4)));
+    // Without dots the squares keep their `dest` classes (and labels): only the marks go.
+    this.el.classList.toggle('no-dots', !setting('legalDots'));
     for (const [name, cell] of this.squares) {
       const p = this.pieces.get(name);
       const html = p ? pieceSvg(p) : '';

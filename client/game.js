@@ -151,6 +151,7 @@ class GamePage {
     this.conn = el('span', { class: 'conn', id: 'conn' }, t('game.connecting'));
     this.spectators = el('span', { class: 'spectators', id: 'spectators' });
     this.muteBtn = el('button', { type: 'button', id: 'btn-mute', onclick: () => { sound.setMuted(!sound.isMuted()); this.renderMeta(); } });
+    sound.onMuteChange(() => this.renderMeta()); // the settings panel switches sounds too
     this.meta = el('div', { class: 'meta' },
       this.conn, this.spectators,
       el('button', { type: 'button', id: 'btn-flip', onclick: () => { this.board.flip(); this.renderBars(); } }, t('game.flip')),

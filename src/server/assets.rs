@@ -46,6 +46,7 @@ pub const ASSETS: &[(&str, &str, &[u8])] = &[
     asset!("mine.js", JS),
     asset!("notify.js", JS),
     asset!("settings.js", JS),
+    asset!("settings-panel.js", JS),
     asset!("i18n.js", JS),
     asset!("i18n/en.json", JSON),
     asset!("i18n/fr.json", JSON),
