@@ -8,10 +8,15 @@
 // loaded alongside as the fallback for a key a catalogue lacks (the test
 // tests/client_i18n.rs keeps that from happening) and for a failed request.
 //
-// The language: the one chosen with `setLanguage` (the `language` setting,
-// remembered in localStorage so that the next page starts in it), else the
-// first of `navigator.languages` (the browser's Accept-Language) we speak,
-// else English. This module imports no other, so any module may import it.
+// The language: the `language` setting of settings.js when it names one
+// ('en', 'fr', 'es'; settings-panel.js calls `setLanguage` on a change and
+// reloads the page), else the one `setLanguage` last kept in localStorage,
+// else the first of `navigator.languages` (the browser's Accept-Language) we
+// speak, else English. It imports only settings.js, which imports nothing, so
+// any module may import this one without a cycle (a cycle through a
+// top-level await would never finish loading).
+
+import { setting } from './settings.js';
 
 /** The languages we speak, with their names in themselves (for a chooser). */
 export const LANGUAGES = [['en', 'English'], ['fr', 'Français'], ['es', 'Español']];
@@ -51,7 +56,7 @@ async function load(code) {
   }
 }
 
-let current = stored() || browserLanguage();
+let current = supported(setting('language')) || stored() || browserLanguage();
 let english = {};
 let words = {};
 [english, words] = await Promise.all([load('en'), current === 'en' ? null : load(current)]);

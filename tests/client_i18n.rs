@@ -214,6 +214,67 @@ fn every_key_the_client_uses_is_in_the_english_catalogue() {
     fail_on(missing_in(&catalogue("en"), &used));
 }
 
+/// The error codes docs/protocol.md lists: the HTTP table (`| 409 | \`seat_taken\` |`), the
+/// account routes' sentence under it, and the game socket's table (section 3.6).
+fn documented_error_codes(doc: &str) -> BTreeSet<String> {
+    let mut codes = BTreeSet::new();
+    let mut in_socket_table = false;
+    let mut in_account_sentence = false;
+    for line in doc.lines() {
+        if line.starts_with("### ") || line.starts_with("## ") {
+            in_socket_table = line.starts_with("### 3.6");
+        }
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let code_cell = if cells.len() > 2
+            && cells[1].len() == 3
+            && cells[1].bytes().all(|b| b.is_ascii_digit())
+        {
+            Some(cells[2])
+        } else if in_socket_table && cells.len() > 2 {
+            Some(cells[1])
+        } else {
+            None
+        };
+        if let Some(code) = code_cell
+            .and_then(|c| c.strip_prefix('`'))
+            .and_then(|c| c.strip_suffix('`'))
+        {
+            codes.insert(code.to_string());
+        }
+        // The sentence runs on until the paragraph ends.
+        if line.starts_with("The account routes add ") {
+            in_account_sentence = true;
+        } else if line.trim().is_empty() {
+            in_account_sentence = false;
+        }
+        if in_account_sentence {
+            for (i, part) in line.split('`').enumerate() {
+                if i % 2 == 1 {
+                    codes.insert(part.to_string());
+                }
+            }
+        }
+    }
+    codes
+}
+
+#[test]
+fn every_error_code_of_the_protocol_has_its_words_in_the_catalogue() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/protocol.md"))
+        .expect("docs/protocol.md");
+    let codes = documented_error_codes(&doc);
+    for code in ["seat_taken", "bad_credentials", "not_your_turn", "too_long"] {
+        assert!(codes.contains(code), "the scan finds {code}: {codes:?}");
+    }
+    let english = catalogue("en");
+    let missing: Vec<String> = codes
+        .iter()
+        .filter(|code| !english.contains_key(&format!("error.{code}")))
+        .map(|code| format!("en.json lacks error.{code}"))
+        .collect();
+    fail_on(missing);
+}
+
 fn made_up(pairs: &[(&str, &str)]) -> Catalogue {
     pairs
         .iter()
