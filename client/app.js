@@ -14,12 +14,16 @@ import { accountHeader } from './account.js';
 import { startLive } from './live.js';
 import { startNotify, alertsButton } from './notify.js';
 import { h, heldSeats } from './api.js';
+import { applyLook, settingsButton, syncSettings } from './settings-panel.js';
 
 const main = document.getElementById('app');
 const path = location.pathname;
 const game = path.match(/^\/game\/([0-9A-Za-z]{1,32})\/?$/);
 const profile = path.match(/^\/@\/([^/]{1,200})\/?$/);
+applyLook();
+settingsButton();
 const me = accountHeader();
+syncSettings(me);
 startNotify();
 me.then((account) => {
   startLive(account);

@@ -5,17 +5,22 @@
 import { FILES, placement } from './fen.js';
 import { pieceSvg, pieceName } from './pieces.js';
 import { t } from './i18n.js';
+import { setting, onSetting } from './settings.js';
 
 const PROMOS = ['q', 'r', 'b', 'n'];
 
 export class Board {
   /**
    * @param {HTMLElement} root where to draw
-   * @param {{onMove?: (uci: string) => void}} options
+   * @param {{onMove?: (uci: string) => void, onCancel?: () => boolean}} options
+   * `onCancel`: a right-click, a click on an empty square that is no destination, or Escape
+   * (the premove queue's cancel); true when it cancelled something.
    */
   constructor(root, options = {}) {
     this.root = root;
     this.onMove = options.onMove || null;
+    this.onCancel = options.onCancel || null;
+    this.premoves = []; // queued premoves (UCI), drawn with their own highlight
     this.orientation = 'white';
     this.pieces = new Map();
     this.legal = [];
@@ -57,8 +62,30 @@ export class Board {
     this.el.addEventListener('pointerup', (e) => this.pointerUp(e));
     this.el.addEventListener('pointercancel', () => this.cancelDrag());
     this.el.addEventListener('keydown', (e) => this.keyDown(e));
-    this.el.addEventListener('contextmenu', (e) => { if (this.drag) e.preventDefault(); });
+    this.el.addEventListener('contextmenu', (e) => {
+      if (this.drag) e.preventDefault();
+      if (this.cancel()) e.preventDefault();
+    });
     this.layout();
+    this.followSettings();
+  }
+
+  /**
+   * Redraws when the `coordinates` or `legalDots` setting changes (the
+   * theme is CSS variables: nothing to redraw). A board no longer in the
+   * page stops listening.
+   */
+  followSettings() {
+    const removers = [];
+    const redraw = (relayout) => () => {
+      if (!this.root.isConnected) {
+        for (const remove of removers) remove();
+        return;
+      }
+      if (relayout) this.layout();
+      this.render();
+    };
+    removers.push(onSetting('coordinates', redraw(true)), onSetting('legalDots', redraw(false)));
   }
 
   /** Sets the position (FEN or placement map) and redraws. */
@@ -82,6 +109,20 @@ export class Board {
     this.render();
   }
 
+  /** The queued premoves (UCI), shown with a highlight of their own. */
+  setPremoves(list) {
+    this.premoves = list || [];
+    this.render();
+  }
+
+  /** Asks the owner to cancel its premove queue; true when something was cancelled. */
+  cancel() {
+    if (!this.onCancel || !this.onCancel()) return false;
+    this.selected = null;
+    this.render();
+    return true;
+  }
+
   flip() {
     this.setOrientation(this.orientation === 'white' ? 'black' : 'white');
   }
@@ -92,8 +133,9 @@ export class Board {
     this.render();
   }
 
-  /** Gives each grid cell its square for the current orientation. */
+  /** Gives each grid cell its square for the current orientation (and its coordinate labels). */
   layout() {
+    const coords = setting('coordinates');
     this.squares.clear();
     this.cells.forEach((cell, i) => {
       const row = Math.floor(i / 8);
@@ -104,8 +146,8 @@ export class Board {
       cell.dataset.sq = name;
       cell.classList.toggle('light', (file + rank) % 2 === 0);
       cell.classList.toggle('dark', (file + rank) % 2 === 1);
-      cell.dataset.file = row === 7 ? FILES[file] : '';
-      cell.dataset.rank = col === 0 ? String(rank) : '';
+      cell.dataset.file = coords && row === 7 ? FILES[file] : '';
+      cell.dataset.rank = coords && col === 0 ? String(rank) : '';
       this.squares.set(name, cell);
     });
     this.el.querySelectorAll('.rank').forEach((row, i) => {
@@ -132,6 +174,10 @@ export class Board {
     const mark = (uci) => (uci ? [uci.slice(0, 2), uci.slice(2, 4)] : []);
     const s1 = new Set(mark(hl.s1));
     const s2 = new Set(mark(hl.s2));
+    const preFrom = new Set(this.premoves.map((u) => u.slice(0, 2)));
+    const preTo = new Set(this.premoves.map((u) => u.slice(2, 4)));
+    // Without dots the squares keep their `dest` classes (and labels): only the marks go.
+    this.el.classList.toggle('no-dots', !setting('legalDots'));
     for (const [name, cell] of this.squares) {
       const p = this.pieces.get(name);
       const html = p ? pieceSvg(p) : '';
@@ -144,6 +190,8 @@ export class Board {
       cell.classList.toggle('last1-to', !!hl.s1 && hl.s1.slice(2, 4) === name); // the "1" mark
       cell.classList.toggle('last2-to', !!hl.s2 && hl.s2.slice(2, 4) === name); // the "2" mark
       cell.classList.toggle('check', hl.check === name);
+      cell.classList.toggle('premove-from', preFrom.has(name));
+      cell.classList.toggle('premove-to', preTo.has(name));
       cell.classList.toggle('selected', this.selected === name);
       cell.classList.toggle('dest', dests.has(name) && !p);
       cell.classList.toggle('dest-capture', dests.has(name) && !!p);
@@ -153,6 +201,7 @@ export class Board {
       let label = `${name}, ${p ? pieceName(p) : t('board.empty')}`;
       if (this.selected === name) label += t('board.picked');
       if (dests.has(name)) label += t('board.legal_destination');
+      if (preFrom.has(name) || preTo.has(name)) label += t('premove.square');
       cell.setAttribute('aria-label', label);
     }
   }
@@ -254,6 +303,8 @@ export class Board {
     }
     if (!this.canPick(sq)) {
       this.selected = null;
+      // A tap on an empty square cancels the premove queue.
+      if (!this.pieces.get(sq) && this.cancel()) return;
       this.render();
       return;
     }
@@ -334,7 +385,7 @@ export class Board {
         return;
       case 'Escape':
         this.selected = null;
-        this.render();
+        if (!this.cancel()) this.render();
         return;
       default:
         return;

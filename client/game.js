@@ -30,7 +30,20 @@
 // finished game (docs/protocol.md 3.3). Chess knowledge kept for display
 // only: fen.js applyUci (castling, en passant) replays the record to review
 // an earlier position, the state carrying no FEN per sub-move; typed.js
-// names legal sub-moves in SAN to match typed text (`legal` is UCI only).
+// names legal sub-moves in SAN to match typed text (`legal` is UCI only);
+// premove.js offers premove destinations on an open board while it is the
+// opponent's turn (no `legal` exists for a position not yet reached): a
+// queued premove is sent only if the server's next `legal` holds it.
+//
+// Premoves (the queue, `premoves`): while it is the opponent's turn the
+// player may queue their next turn's S1, or S1 and S2. The `move` event
+// that ends the opponent's turn sends the queued S1 at once, in the same
+// handler (no frame in between), if it is in the new `legal`; the `move`
+// event of that S1 then sends S2 if it is in that `legal` and the turn did
+// not end (check on S1). Anything else drops the rest of the queue with a
+// short sound. The opponent's S1 leaves the queue alone. Premoves are never
+// confirmed; ordinary sub-moves (board or typed) are, when the setting
+// `confirmMoves` says so ('on', or 'correspondence' in a correspondence game).
 
 import {
   request, seatToken, saveSeat, h, clockLabel, outcomeText, cap, ratingText, diffText,
@@ -43,7 +56,9 @@ import { Board } from './board.js';
 import { GameSocket } from './socket.js';
 import { placement, applyUci, kingSquare } from './fen.js';
 import { recordStart, groupTurns, commaText, lastTurn, completedTurns } from './record.js';
-import { matchTyped } from './typed.js';
+import { matchTyped, sanOf } from './typed.js';
+import { premoveCandidates, premoveUci } from './premove.js';
+import { setting, onSetting } from './settings.js';
 import * as sound from './sound.js';
 import { announceEvent, announceArrival } from './announce.js';
 import { GameChat } from './chat.js';
@@ -83,6 +98,9 @@ class GamePage {
     this.claimAt = { white: null, black: null }; // performance.now() when a claim over an away seat opens
     this.claimOpen = null; // whether the claim button was last drawn enabled
     this.wasYourTurn = null; // whether the last render was your turn (null before the first)
+    this.premoves = []; // the queued premoves (UCI), at most a turn's two sub-moves
+    this.premoveSent = null; // {uci, id}: the queued S1 sent, until its `move` event (or error)
+    this.proposed = null; // a sub-move shown on the board, waiting for Confirm / Cancel
     this.build();
   }
 
@@ -114,6 +132,14 @@ class GamePage {
       el('label', { for: 'move-input' }, t('game.type_move')),
       el('div', { class: 'row' }, this.moveInput, el('button', { type: 'submit', id: 'btn-move-input' }, t('lobby.play'))),
       el('span', { class: 'help', id: 'move-input-help' }, t('game.move_help')));
+    this.confirmBtn = el('button', { type: 'button', id: 'btn-confirm-move', class: 'primary', onclick: () => this.confirmMove() }, t('confirm.confirm'));
+    this.confirmText = el('span', { id: 'confirm-move-text' });
+    this.confirmBar = el('div', {
+      class: 'confirm-move', id: 'confirm-move', role: 'group', 'aria-label': t('confirm.label'), hidden: true,
+      onkeydown: (e) => { if (e.key === 'Escape') { e.preventDefault(); this.cancelMove(); } },
+    }, this.confirmText, this.confirmBtn,
+    el('button', { type: 'button', id: 'btn-cancel-move', onclick: () => this.cancelMove() }, t('confirm.cancel')));
+    this.premoveNote = el('p', { class: 'note premove-note', id: 'premove-note', 'aria-live': 'polite' });
     this.moveList = el('ol', { class: 'movelist', id: 'movelist', 'aria-label': t('game.moves') });
     this.reviewBar = el('div', { class: 'review-nav' },
       el('button', { type: 'button', id: 'nav-first', title: t('game.nav_start'), 'aria-label': t('game.nav_start_label'), onclick: () => this.goto(0) }, '«'),
@@ -125,6 +151,7 @@ class GamePage {
     this.conn = el('span', { class: 'conn', id: 'conn' }, t('game.connecting'));
     this.spectators = el('span', { class: 'spectators', id: 'spectators' });
     this.muteBtn = el('button', { type: 'button', id: 'btn-mute', onclick: () => { sound.setMuted(!sound.isMuted()); this.renderMeta(); } });
+    sound.onMuteChange(() => this.renderMeta()); // the settings panel switches sounds too
     this.meta = el('div', { class: 'meta' },
       this.conn, this.spectators,
       el('button', { type: 'button', id: 'btn-flip', onclick: () => { this.board.flip(); this.renderBars(); } }, t('game.flip')),
@@ -134,12 +161,14 @@ class GamePage {
     this.info = el('p', { class: 'game-info', id: 'game-info' });
     this.chat = new GameChat((t, d) => !!this.socket && this.socket.send(t, d));
     this.main.replaceChildren(el('div', { class: 'game' },
-      el('div', { class: 'board-col' }, this.bars.top, this.boardWrap, this.bars.bottom),
+      el('div', { class: 'board-col' }, this.bars.top, this.boardWrap, this.bars.bottom, this.confirmBar, this.premoveNote),
       el('aside', { class: 'side panel' },
         this.info, this.status, this.corrNote, this.backBtn, this.saidEl, this.awayNote, this.note, this.banner,
         this.joinOffer, this.invite, this.notice,
         this.moveList, this.reviewBar, this.reviewNote, this.moveForm, this.actions, this.meta, this.chat.el)));
-    this.board = new Board(this.boardWrap, { onMove: (uci) => this.playMove(uci) });
+    this.board = new Board(this.boardWrap, { onMove: (uci) => this.boardMove(uci), onCancel: () => this.cancelPremoves() });
+    onSetting('premoves', (on) => { if (!on) this.premoves = []; this.render(); });
+    onSetting('confirmMoves', () => { this.proposed = null; this.render(); });
     document.addEventListener('keydown', (e) => {
       if (e.target.closest && e.target.closest('.board, input, textarea, select')) return;
       if (e.key === 'ArrowLeft') { this.step(-1); e.preventDefault(); }
@@ -216,9 +245,29 @@ class GamePage {
     if (!this.socket.send(type, d)) this.showNotice(t('game.offline_try_again'));
   }
 
+  /** A sub-move from the board: played on your turn, queued as a premove on the opponent's. */
+  boardMove(uci) {
+    if (this.S && this.review === null && this.premoveAllowed()) this.queuePremove(uci);
+    else this.playMove(uci);
+  }
+
+  /** A sub-move chosen on your turn (board or typed): shown for confirmation first if the setting says so. */
   playMove(uci) {
     const S = this.S;
     if (!S || !this.you || S.turn !== this.you || S.status !== 'playing' || this.pending) return;
+    if (this.confirmOn()) {
+      this.proposed = uci;
+      this.render();
+      this.confirmBtn.focus();
+      return;
+    }
+    this.sendMove(uci);
+  }
+
+  /** Sends a sub-move now; returns its ack id (null when it was not the moment). */
+  sendMove(uci) {
+    const S = this.S;
+    if (!S || !this.you || S.turn !== this.you || S.status !== 'playing' || this.pending) return null;
     this.showNotice('');
     this.seq += 1;
     this.pending = { uci, id: `${Date.now().toString(36)}-${this.seq}`, v: this.v };
@@ -228,6 +277,108 @@ class GamePage {
     // Show the move at once; the server's event confirms it (or an error undoes it).
     this.board.setPosition(applyUci(placement(S.fen), uci));
     this.board.setLegal([], null);
+    return this.pending.id;
+  }
+
+  /** Whether sub-moves wait for Confirm: `confirmMoves` 'on', or 'correspondence' (the default) in a correspondence game. */
+  confirmOn() {
+    const c = setting('confirmMoves');
+    return c === 'on' || (c === 'correspondence' && !!this.S && !!this.S.correspondence);
+  }
+
+  confirmMove() {
+    const uci = this.proposed;
+    this.proposed = null;
+    if (uci) this.sendMove(uci);
+    this.render();
+  }
+
+  cancelMove() {
+    if (!this.proposed) return;
+    const from = this.proposed.slice(0, 2);
+    this.proposed = null;
+    this.render();
+    this.board.focusSquare(from);
+  }
+
+  /** Whether a sub-move made now is queued as a premove: the opponent's turn of a game being played. */
+  premoveAllowed() {
+    const S = this.S;
+    return !!S && !!this.you && S.status === 'playing' && S.turn !== this.you && setting('premoves') !== false;
+  }
+
+  /** The board as the queue leaves it (display only: where the queued pieces will stand). */
+  premoveBoard(board) {
+    let map = board;
+    for (const uci of this.premoves) map = applyUci(map, uci);
+    return map;
+  }
+
+  queuePremove(uci) {
+    if (this.premoves.length >= 2) return;
+    this.premoves.push(premoveUci(this.premoveBoard(placement(this.S.fen)), uci));
+    this.render();
+  }
+
+  /** Right-click, a tap on an empty square, Escape: the queue is cancelled. True when there was one. */
+  cancelPremoves() {
+    if (!this.premoves.length) return false;
+    this.premoves = [];
+    this.render();
+    return true;
+  }
+
+  /** The queue could not be played: dropped, with a short sound and a word. */
+  dropPremoves() {
+    if (!this.premoves.length) return;
+    this.premoves = [];
+    sound.play('drop');
+    this.showNotice(t('premove.dropped'), true);
+  }
+
+  /** Sends the next queued premove if the server's `legal` holds it, else drops the queue. */
+  firePremove() {
+    const S = this.S;
+    const uci = this.premoves[0];
+    if (S.status === 'playing' && S.turn === this.you && !this.pending && S.legal.includes(uci)) {
+      this.premoves.shift();
+      this.premoveSent = { uci, id: this.sendMove(uci) };
+    } else {
+      this.dropPremoves();
+    }
+  }
+
+  /**
+   * After a `move` event (the position fields already applied): the opponent's
+   * turn ended, so the queued S1 goes at once; the premoved S1 came back, so
+   * S2 goes if the turn did not end. The opponent's S1 leaves the queue alone.
+   */
+  afterMove(d) {
+    const S = this.S;
+    const mine = d.color === this.you;
+    const sent = this.premoveSent;
+    const ours = mine && !!sent && sent.uci === d.uci;
+    if (ours) this.premoveSent = null;
+    if (!this.premoves.length) return;
+    if (!mine) {
+      if (S.turn === this.you) this.firePremove();
+      return;
+    }
+    if (ours && S.turn === this.you) this.firePremove();
+    else this.dropPremoves(); // the turn ended by check on S1 (or another tab of this seat moved)
+  }
+
+  /** A snapshot (after a reconnect) at your turn: the queue goes on from what the record says. */
+  afterState() {
+    const S = this.S;
+    if (!this.premoves.length || !this.you) return;
+    if (S.status !== 'playing') { this.premoves = []; this.premoveSent = null; return; }
+    if (S.turn !== this.you || this.pending) return;
+    const last = S.moves[S.moves.length - 1];
+    const sent = this.premoveSent;
+    this.premoveSent = null;
+    if (!last || last.color !== this.you || (sent && last.uci === sent.uci)) this.firePremove();
+    else this.dropPremoves();
   }
 
   onMessage(msg) {
@@ -258,6 +409,8 @@ class GamePage {
           announceArrival(d, this.you);
         }
         this.presence = { white: d.seats.white.connected, black: d.seats.black.connected, spectators: d.spectators };
+        this.proposed = null;
+        this.afterState();
         this.clockAt = performance.now();
         this.firstMoveAt = performance.now();
         if (!this.orientationSet) {
@@ -282,6 +435,10 @@ class GamePage {
       case 'error':
         if (this.chat.claims(d)) { this.chat.onError(d.code); break; }
         if (this.pending && d.id !== undefined && d.id !== null && String(this.pending.id) === String(d.id)) this.pending = null;
+        if (this.premoveSent && d.id !== undefined && d.id !== null && String(this.premoveSent.id) === String(d.id)) {
+          this.premoveSent = null;
+          this.dropPremoves();
+        }
         if (d.code === 'stale') {
           // The move was decided on an older position: no fault, just resync.
           this.showNotice(t('game.stale'), true);
@@ -337,6 +494,9 @@ class GamePage {
         setPosition();
         if (this.pending && this.pending.uci === d.uci && d.color === this.you) this.pending = null;
         if (S.status === 'open') S.status = 'playing';
+        this.proposed = null;
+        // Synchronously, in this event's handler: a premove leaves before the next frame.
+        this.afterMove(d);
         sound.play(d.check ? 'check' : captured ? 'capture' : 'move');
         break;
       }
@@ -344,6 +504,7 @@ class GamePage {
         const gone = S.moves.pop();
         if (gone) this.saidText = t('game.said_took_back', { color: colorName(gone.color), san: gone.san });
         setPosition();
+        this.proposed = null;
         sound.play('move');
         break;
       }
@@ -364,6 +525,9 @@ class GamePage {
         S.first_move_ms = null;
         if (S.correspondence) S.correspondence = { ...S.correspondence, deadline_ms: null };
         this.pending = null;
+        this.premoves = [];
+        this.premoveSent = null;
+        this.proposed = null;
         this.saidText = '';
         this.showNotice('');
         sound.play('end');
@@ -429,9 +593,27 @@ class GamePage {
       hl.check = kingSquare(boardMap, run.moves[0].color === 'white' ? 'b' : 'w');
     }
     this.board.setHighlights(hl);
-    const canMove = live && this.you && S.status === 'playing' && S.turn === this.you && !this.pending;
-    this.board.setLegal(canMove ? S.legal : [], canMove ? this.you[0] : null);
-    if (this.pending && live) this.board.setPosition(applyUci(boardMap, this.pending.uci));
+    const canMove = live && this.you && S.status === 'playing' && S.turn === this.you && !this.pending && !this.proposed;
+    if (live && this.premoveAllowed()) {
+      // The opponent's turn: premove destinations on the board the queue leaves.
+      const queued = this.premoveBoard(boardMap);
+      const offered = this.premoves.length < 2 ? premoveCandidates(queued, this.you[0]) : [];
+      this.board.setLegal(offered, offered.length ? this.you[0] : null);
+    } else {
+      this.board.setLegal(canMove ? S.legal : [], canMove ? this.you[0] : null);
+    }
+    if (live) {
+      // What will stand there: the sub-move sent or shown for confirmation, then the queue.
+      let ahead = boardMap;
+      if (this.pending) ahead = applyUci(ahead, this.pending.uci);
+      if (this.proposed) ahead = applyUci(ahead, this.proposed);
+      ahead = this.premoveBoard(ahead);
+      if (ahead !== boardMap) this.board.setPosition(ahead);
+    }
+    this.board.setPremoves(live ? this.premoves : []);
+    this.renderConfirm(live, boardMap);
+    this.premoveNote.textContent = live && this.premoves.length
+      ? t('premove.queued', { moves: this.premoves.join(', ') }) : '';
 
     const versus = S.computer ? ` · ${t('mine.vs', { name: this.computerName() })}` : '';
     const rated = S.rated ? ` · ${t('lobby.rated')}` : '';
@@ -463,6 +645,13 @@ class GamePage {
       turnArrived(this.id, opp ? opp.name : null, timeControlOf(S));
     }
     this.wasYourTurn = yours;
+  }
+
+  /** The Confirm / Cancel bar of a sub-move shown before it is sent. */
+  renderConfirm(live, boardMap) {
+    const show = live && !!this.proposed;
+    this.confirmBar.hidden = !show;
+    if (show) this.confirmText.textContent = t('confirm.prompt', { move: sanOf(boardMap, this.S.legal, this.proposed) });
   }
 
   statusText(live = true) {

@@ -52,6 +52,8 @@ const SERVER_EXAMPLES: &[&str] = &[
     "state",
     "events",
     "unversioned",
+    "settings-reply",
+    "settings-error",
 ];
 
 struct Block {
@@ -271,6 +273,30 @@ fn seen(clients: &[&Client]) -> Vec<Value> {
 /// name, what the server sent that the example may show.
 async fn transcripts(server: &Rig) -> BTreeMap<&'static str, Vec<Value>> {
     let mut out: BTreeMap<&'static str, Vec<Value>> = BTreeMap::new();
+
+    // Section 2, Accounts: personal settings saved and read back, and one refused.
+    let user = support::session::Session::register(server.addr(), "settings_user").await;
+    let body = json!({"confirmMoves": "on", "premoves": true, "sound": true, "volume": 40,
+                      "theme": "blue", "legalDots": true, "coordinates": false, "language": "fr"});
+    let (status, saved) = user
+        .call(server.addr(), "PUT", "/api/account/settings", Some(&body))
+        .await;
+    assert_eq!(status, 200, "{saved}");
+    let (status, read) = user
+        .call(server.addr(), "GET", "/api/account/settings", None)
+        .await;
+    assert_eq!(status, 200, "{read}");
+    out.entry("settings-reply").or_default().extend([saved, read]);
+    let (status, refused) = user
+        .call(
+            server.addr(),
+            "PUT",
+            "/api/account/settings",
+            Some(&json!({"theme": "pink"})),
+        )
+        .await;
+    assert_eq!(status, 400, "{refused}");
+    out.entry("settings-error").or_default().push(refused);
 
     // Section 2: a clocked game, created by White, listed while open.
     let created = json_of(
