@@ -58,6 +58,26 @@ async fn with_module(s: &Session, module: &str, body: &str) -> Value {
     .await
 }
 
+/// Chooses `value` in the settings dialog's language select, as a user would.
+async fn choose_language(s: &Session, value: &str) {
+    click(s, "#btn-settings").await;
+    wait_for(
+        s,
+        "!!document.querySelector('#set-language')",
+        "the language select",
+    )
+    .await;
+    let select = s
+        .client
+        .find(fantoccini::Locator::Css("#set-language"))
+        .await
+        .expect("the language select");
+    select
+        .select_by_value(value)
+        .await
+        .unwrap_or_else(|e| panic!("choose {value}: {e}"));
+}
+
 async fn wait_lang(s: &Session, lang: &str) {
     wait_for(
         s,
@@ -180,9 +200,8 @@ async fn choosing_spanish_in_the_language_setting_wins_over_a_french_browser() {
     wait_lang(&s, "fr").await;
     wait_text(&s, "#create-btn", "Créer la partie").await;
 
-    let set = with_module(&s, "/static/settings.js", "m.setSetting('language', 'es')").await;
-    assert_eq!(set, json!(true));
-    s.goto(&rig.url("/")).await;
+    // The settings dialog's language (settings-panel.js): the page reloads in it.
+    choose_language(&s, "es").await;
     wait_lang(&s, "es").await;
     wait_text(&s, "#create-btn", "Crear partida").await;
     assert_eq!(text(&s, "header nav a[href='/']").await, "Sala");
@@ -190,15 +209,14 @@ async fn choosing_spanish_in_the_language_setting_wins_over_a_french_browser() {
         js(&s, "return document.title;").await,
         json!("Ajedrez marsellés")
     );
+    // It stays chosen on the next page.
+    s.goto(&rig.url("/replay")).await;
+    wait_lang(&s, "es").await;
+    wait_text(&s, "#replay-load", "Cargar").await;
 
     // 'auto' gives the page back to the browser's language.
-    let set = with_module(
-        &s,
-        "/static/settings.js",
-        "m.setSetting('language', 'auto')",
-    )
-    .await;
-    assert_eq!(set, json!(true));
+    choose_language(&s, "auto").await;
+    wait_lang(&s, "fr").await;
     s.goto(&rig.url("/")).await;
     wait_lang(&s, "fr").await;
     wait_text(&s, "#create-btn", "Créer la partie").await;
