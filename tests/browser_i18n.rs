@@ -112,6 +112,7 @@ async fn a_french_browser_gets_the_lobby_a_game_page_a_server_refusal_and_the_an
     wait_text(&s, "#create-btn", "Créer la partie").await;
     assert_eq!(text(&s, "#create-form h2").await, "Nouvelle partie");
     assert_eq!(text(&s, "header nav a[href='/']").await, "Salon");
+    assert_eq!(text(&s, "h1.brand").await, "Marseillais (échecs)");
     assert_eq!(
         js(&s, "return document.title;").await,
         json!("Échecs marseillais")
