@@ -21,7 +21,7 @@ import {
   onAnySetting, allSettings,
 } from './settings.js';
 import { play } from './sound.js';
-import { t, setLanguage } from './i18n.js';
+import { t, setLanguage, LANGUAGES as SPOKEN } from './i18n.js';
 
 /** How long after the last change the account save waits. */
 const SAVE_DELAY_MS = 600;
@@ -179,7 +179,8 @@ function buildDialog() {
   return { el, refresh };
 }
 
-const NATIVE_NAMES = { en: 'English', fr: 'Français', es: 'Español' };
+/** Each language's name in itself, from i18n.js. */
+const NATIVE_NAMES = Object.fromEntries(SPOKEN);
 
 // ---- the account's copy ----
 
