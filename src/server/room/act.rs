@@ -86,7 +86,7 @@ impl RoomTask {
         let refused = |r: Refused| project::refusal(&r);
         let mut ack = None;
         let request = match msg {
-            ClientMsg::Move { mv, id, v } => {
+            ClientMsg::Move { mv, id, v, .. } => {
                 // Idempotency first: a re-sent move that was applied is acknowledged again,
                 // whatever version it names.
                 if let Some(acked) = id.as_deref().and_then(|id| self.state.acked(color, id)) {
