@@ -85,6 +85,7 @@ fn play(state: &mut GameState, log: &mut Vec<Event>, color: Color, uci: &str, no
         Request::Move {
             mv,
             ack: Some(uci.into()),
+            lag: crate::server::game::Lag::NONE,
         },
         now,
     );
@@ -194,6 +195,7 @@ fn a_mating_submove_decides_the_move_and_the_end_together() {
         Request::Move {
             mv: "d8h4".parse().expect("uci"),
             ack: None,
+            lag: crate::server::game::Lag::NONE,
         },
         t0,
     );
@@ -233,6 +235,7 @@ fn a_game_ending_submove_charges_the_clock_without_the_increment() {
         Request::Move {
             mv: "d8h4".parse().expect("uci"),
             ack: None,
+            lag: crate::server::game::Lag::NONE,
         },
         t0 + Duration::from_secs(5),
     );
@@ -467,7 +470,11 @@ fn act_at(
 
 fn play_at(state: &mut GameState, log: &mut Vec<Event>, color: Color, uci: &str, at_ms: i64) {
     let mv = uci.parse().expect("uci");
-    let request = Request::Move { mv, ack: None };
+    let request = Request::Move {
+        mv,
+        ack: None,
+        lag: crate::server::game::Lag::NONE,
+    };
     act_at(state, log, color, request, Instant::now(), at_ms);
 }
 
