@@ -38,6 +38,14 @@ impl RttMeter {
         self.ping_with(nonce, now)
     }
 
+    /// Whether a new ping may go out at `now`: none is outstanding, or the outstanding one has
+    /// waited `give_up` without an answer. A ping is not replaced sooner, so that a link whose
+    /// round trip is longer than the ping interval is still measured.
+    pub fn may_ping(&self, now: Instant, give_up: Duration) -> bool {
+        self.outstanding
+            .is_none_or(|(_, sent)| now.saturating_duration_since(sent) >= give_up)
+    }
+
     /// [`RttMeter::ping`] with a given nonce (tests).
     pub fn ping_with(&mut self, nonce: [u8; 8], now: Instant) -> [u8; 8] {
         self.outstanding = Some((nonce, now));
@@ -100,6 +108,18 @@ mod tests {
                 latest: ms(600)
             })
         );
+    }
+
+    #[test]
+    fn a_ping_waits_for_the_outstanding_one_unless_it_went_unanswered_too_long() {
+        let t0 = Instant::now();
+        let mut meter = RttMeter::default();
+        assert!(meter.may_ping(t0, ms(1_000)));
+        let nonce = meter.ping(t0);
+        assert!(!meter.may_ping(t0 + ms(999), ms(1_000)));
+        assert!(meter.may_ping(t0 + ms(1_000), ms(1_000)));
+        meter.pong(&nonce, t0 + ms(400));
+        assert!(meter.may_ping(t0 + ms(400), ms(1_000)));
     }
 
     #[test]

@@ -223,7 +223,11 @@ pub async fn run(
                 if now.saturating_duration_since(last_heard) >= config.idle_timeout {
                     break Some((close_code::NORMAL, "idle timeout".into()));
                 }
-                if now.saturating_duration_since(last_ping) >= ping_interval {
+                // The next measuring ping waits for the last one's pong (a link slower than the
+                // interval is still measured); a keepalive goes out every --ping-interval-secs.
+                if now.saturating_duration_since(last_ping) >= ping_interval
+                    && rtt.may_ping(now, config.ping_interval)
+                {
                     last_ping = now;
                     let nonce = rtt.ping(now);
                     if !send(&mut ws, Message::Ping(nonce.to_vec().into())).await {
