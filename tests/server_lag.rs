@@ -94,14 +94,24 @@ async fn play(
     let mut tally = Tally::default();
     let mut played_on = 0;
     let mut turn_start: Option<i64> = None;
+    // The position it already has (read while the link settled), then what comes.
+    let mut already = client
+        .seen
+        .iter()
+        .rev()
+        .find(|m| position(m).is_some())
+        .cloned();
     for _ in 0..20_000 {
         if done.load(Ordering::Relaxed) {
             break;
         }
-        let msg = match client.poll(Duration::from_millis(50)).await {
-            Recv::Msg(msg) => *msg,
-            Recv::Timeout => continue,
-            Recv::Ended | Recv::NotJson(_) => break,
+        let msg = match already.take() {
+            Some(msg) => msg,
+            None => match client.poll(Duration::from_millis(50)).await {
+                Recv::Msg(msg) => *msg,
+                Recv::Timeout => continue,
+                Recv::Ended | Recv::NotJson(_) => break,
+            },
         };
         if msg.t == "end" {
             break;
