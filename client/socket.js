@@ -1,6 +1,12 @@
 // A game's WebSocket that reconnects by itself with exponential backoff,
 // resuming from the last version seen (docs/protocol.md 3.2), and says when
-// it is online or offline.
+// it is online or offline. It also measures its own round trip with an
+// app-level ping every few seconds and sends it as the `lag` of each `move`
+// (docs/protocol.md section 4): the server only ever lowers its own measure
+// to it, never raises it.
+
+/** How often the socket measures its round trip (ms). */
+const LAG_PING_MS = 5000;
 
 export class GameSocket {
   /**
@@ -18,6 +24,9 @@ export class GameSocket {
     this.closed = false;
     this.online = false;
     this.suspended = false;
+    this.rtt = null;
+    this.pingSent = null;
+    this.pinger = null;
     // Leaving the page must close the socket even when the browser keeps the
     // page in its back/forward cache; coming back reconnects.
     window.addEventListener('pagehide', () => this.suspend());
@@ -59,11 +68,17 @@ export class GameSocket {
     ws.onopen = () => {
       this.attempt = 0;
       this.setOnline(true);
+      this.measure();
       if (this.handlers.onOpen) this.handlers.onOpen();
     };
     ws.onmessage = (e) => {
       let msg;
       try { msg = JSON.parse(e.data); } catch (_) { return; }
+      if (msg && msg.t === 'pong') {
+        if (this.pingSent !== null) this.rtt = Math.round(performance.now() - this.pingSent);
+        this.pingSent = null;
+        return;
+      }
       this.handlers.onMessage(msg);
     };
     ws.onclose = () => {
@@ -73,6 +88,19 @@ export class GameSocket {
       this.retry();
     };
     ws.onerror = () => { /* onclose follows */ };
+  }
+
+  /** Pings now and every LAG_PING_MS while this socket is the open one. */
+  measure() {
+    clearInterval(this.pinger);
+    const ws = this.ws;
+    const ping = () => {
+      if (this.ws !== ws || ws.readyState !== WebSocket.OPEN) { clearInterval(this.pinger); return; }
+      this.pingSent = performance.now();
+      ws.send('{"t":"ping"}');
+    };
+    ping();
+    this.pinger = setInterval(ping, LAG_PING_MS);
   }
 
   retry() {
@@ -101,6 +129,7 @@ export class GameSocket {
   /** Sends `{t, d}`; false when offline (the caller may retry after reconnecting). */
   send(t, d) {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    if (t === 'move' && d && this.rtt !== null) d = { ...d, lag: this.rtt };
     this.ws.send(JSON.stringify(d === undefined ? { t } : { t, d }));
     return true;
   }
@@ -108,6 +137,7 @@ export class GameSocket {
   close() {
     this.closed = true;
     clearTimeout(this.timer);
+    clearInterval(this.pinger);
     if (this.ws) { this.ws.onclose = null; this.ws.close(); }
   }
 }

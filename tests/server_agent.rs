@@ -32,6 +32,7 @@ fn mv(uci: &str) -> ClientMsg {
         mv: uci.parse::<SubMove>().expect("uci"),
         id: Some(uci.to_owned()),
         v: None,
+        lag: None,
     }
 }
 

@@ -73,6 +73,7 @@ fn accept(state: &mut GameState, uci: &str) -> (Vec<String>, Generations) {
         Request::Move {
             mv,
             ack: Some(uci.into()),
+            lag: marseillais::server::game::Lag::NONE,
         },
         LIMITS,
         now,

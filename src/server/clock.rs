@@ -61,6 +61,19 @@ impl Clock {
         ]
     }
 
+    /// The running side and since when its clock runs (the start of its turn, or its last
+    /// sub-move: the time spent on the sub-move being played).
+    pub fn running_since(&self) -> Option<(Color, Instant)> {
+        self.running
+    }
+
+    /// Gives `side` back `ms` (lag compensation, `game::lag`): its clock reads that much more,
+    /// as if the sub-move had taken that much less.
+    pub fn credit(&mut self, side: Color, ms: u64) {
+        let left = &mut self.remaining_ms[side as usize];
+        *left = left.saturating_add(ms);
+    }
+
     /// Starts `side`'s clock (stopping the other one without increment).
     pub fn start(&mut self, side: Color, now: Instant) {
         self.stop(now);
@@ -92,7 +105,14 @@ impl Clock {
         (self.remaining(side, now) == 0).then_some(side)
     }
 
-    /// When the running side's flag will fall (the room sleeps until then).
+    /// The side whose flag has fallen at `now`, when a flag falls `grace` after the clock
+    /// reads zero (the lag grace, `game::lag`).
+    pub fn flagged_after(&self, now: Instant, grace: Duration) -> Option<Color> {
+        let deadline = self.flag_deadline()?;
+        (now >= deadline + grace).then_some(self.running()?)
+    }
+
+    /// When the running side's clock reads zero (its flag falls then, after any grace).
     pub fn flag_deadline(&self) -> Option<Instant> {
         let (side, since) = self.running?;
         Some(since + Duration::from_millis(self.remaining_ms[side as usize]))
@@ -143,6 +163,33 @@ mod tests {
         assert_eq!(clock.flagged(t0 + ms(999)), None);
         assert_eq!(clock.flagged(t0 + ms(1_000)), Some(Color::Black));
         assert_eq!(clock.remaining(Color::Black, t0 + ms(5_000)), 0);
+    }
+
+    #[test]
+    fn a_credit_gives_the_running_side_time_back_even_past_zero() {
+        let t0 = Instant::now();
+        let mut clock = Clock::new(1_000, 0);
+        clock.start(Color::White, t0);
+        assert_eq!(clock.remaining(Color::White, t0 + ms(1_200)), 0);
+        clock.credit(Color::White, 300);
+        assert_eq!(clock.remaining(Color::White, t0 + ms(1_200)), 100);
+        assert_eq!(clock.running_since(), Some((Color::White, t0)));
+    }
+
+    #[test]
+    fn with_a_grace_the_flag_falls_that_long_after_zero() {
+        let t0 = Instant::now();
+        let mut clock = Clock::new(1_000, 0);
+        clock.start(Color::Black, t0);
+        assert_eq!(clock.flagged_after(t0 + ms(1_499), ms(500)), None);
+        assert_eq!(
+            clock.flagged_after(t0 + ms(1_500), ms(500)),
+            Some(Color::Black)
+        );
+        assert_eq!(
+            clock.flagged_after(t0 + ms(1_000), Duration::ZERO),
+            Some(Color::Black)
+        );
     }
 
     #[test]

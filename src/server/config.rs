@@ -70,6 +70,24 @@ pub struct ServeArgs {
     /// Takebacks each player may make per game (more: `not_available`).
     #[arg(long, env = "MARSEILLAIS_TAKEBACKS_PER_GAME", default_value_t = 5)]
     pub takebacks_per_game: u32,
+    // Lag compensation (issue 14, hJ): docs/protocol.md section 4.
+    /// Interval between the server's WebSocket pings on game sockets, in milliseconds: each
+    /// pong measures the connection's round trip for lag compensation.
+    #[arg(
+        long,
+        env = "MARSEILLAIS_GAME_PING_INTERVAL_MS",
+        default_value_t = 2500
+    )]
+    pub game_ping_interval_ms: u64,
+    /// Whether sub-moves are credited the lag the server measured (`off`: the clocks charge
+    /// everything, to measure what compensation saves).
+    #[arg(
+        long,
+        env = "MARSEILLAIS_LAG_COMPENSATION",
+        value_enum,
+        default_value_t = LagCompensation::On
+    )]
+    pub lag_compensation: LagCompensation,
     /// How long a client may take to send a request's headers (also how
     /// long an idle keep-alive connection is kept).
     #[arg(
@@ -253,6 +271,8 @@ impl ServeArgs {
                 per_game: self.takebacks_per_game,
             },
             panic_on_move: None,
+            game_ping_interval: Duration::from_millis(self.game_ping_interval_ms.max(100)),
+            lag_compensation: self.lag_compensation,
             header_read_timeout: secs("header-read-timeout-secs", self.header_read_timeout_secs)?,
             body_read_timeout: secs("body-read-timeout-secs", self.body_read_timeout_secs)?,
             request_timeout: secs("request-timeout-secs", self.request_timeout_secs)?,
@@ -326,6 +346,19 @@ pub enum ConfigError {
     AccountRate { name: &'static str, value: f64 },
 }
 
+/// `--lag-compensation`: whether the clocks credit measured lag (docs/protocol.md section 4).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LagCompensation {
+    On,
+    Off,
+}
+
+impl LagCompensation {
+    pub fn is_on(self) -> bool {
+        self == LagCompensation::On
+    }
+}
+
 /// Everything the running server needs to know; see [`ServeArgs`] for meanings.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -376,6 +409,10 @@ pub struct Config {
     /// builds a `Config` (no flag, no environment variable, nothing on the
     /// wire): see [`PanicOnMove`].
     pub panic_on_move: Option<PanicOnMove>,
+    /// `--game-ping-interval-ms` (at least 100 ms).
+    pub game_ping_interval: Duration,
+    /// `--lag-compensation`.
+    pub lag_compensation: LagCompensation,
     /// `--public-url`'s origin (`https://host`), if set: see [`ServeArgs::public_url`].
     pub public_origin: Option<String>,
     /// The account routes' limits (see [`AccountLimits`]).
@@ -514,6 +551,8 @@ impl ServeArgs {
             chat_window_secs: 5.0,
             takebacks_per_turn: 1,
             takebacks_per_game: 5,
+            game_ping_interval_ms: 2500,
+            lag_compensation: LagCompensation::On,
             header_read_timeout_secs: 10.0,
             body_read_timeout_secs: 10.0,
             request_timeout_secs: 30.0,

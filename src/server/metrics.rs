@@ -85,6 +85,11 @@ pub struct Metrics {
     /// From receiving a `move` to broadcasting it (commit included).
     pub move_latency: Histogram,
     pub commit_latency: Histogram,
+    /// Game sockets' WebSocket round trips, one sample per matched pong (`server::rtt`).
+    pub ping_rtt: Histogram,
+    /// Lag compensation credited to clocks (`game::lag`): milliseconds, and sub-moves.
+    pub lag_compensation_ms: AtomicU64,
+    pub lag_compensated_submoves: AtomicU64,
 }
 
 impl Metrics {
@@ -145,6 +150,16 @@ impl Metrics {
                 "Positions searched by analyses.",
                 &self.analysis_positions,
             ),
+            (
+                "marseillais_lag_compensation_ms_total",
+                "Milliseconds of measured lag credited back to players' clocks.",
+                &self.lag_compensation_ms,
+            ),
+            (
+                "marseillais_lag_compensated_submoves_total",
+                "Sub-moves credited some lag compensation.",
+                &self.lag_compensated_submoves,
+            ),
         ];
         for (name, help, value) in counters {
             let _ = writeln!(
@@ -201,6 +216,11 @@ impl Metrics {
             &mut out,
             "marseillais_store_commit_seconds",
             "Time for the store to make one commit durable.",
+        );
+        self.ping_rtt.write(
+            &mut out,
+            "marseillais_ping_rtt_seconds",
+            "Game sockets' WebSocket ping round trips, one sample per matched pong.",
         );
         out
     }

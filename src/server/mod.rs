@@ -61,6 +61,7 @@ pub mod rating_filter;
 pub mod replay;
 pub mod room;
 pub mod rooms;
+pub mod rtt;
 pub mod schedule;
 pub mod serve;
 pub mod socket;

@@ -563,6 +563,7 @@ mod tests {
             crate::server::game::Request::Move {
                 mv: "e2e4".parse().expect("uci"),
                 ack: None,
+                lag: crate::server::game::Lag::NONE,
             },
             crate::server::config::TakebackLimits {
                 per_turn: 1,

@@ -27,6 +27,7 @@ use super::frame_meter::RateExceeded;
 use super::protocol::{ClientMsg, ErrorCode, Refusal, ServerMsg, parse_client};
 use super::room::{Command, ConnId, Outbox, Room};
 use super::rooms::Rooms;
+use super::rtt::RttMeter;
 use super::upgrade::Ws as WebSocket;
 
 /// Close codes (RFC 6455 7.4.1).
@@ -149,8 +150,11 @@ pub async fn run(
 
     let mut last_heard = Instant::now();
     let mut last_ping = Instant::now();
-    let tick = config
-        .ping_interval
+    // Game sockets ping every `--game-ping-interval-ms`, whether or not a clock runs: the
+    // socket does not know the game's state, and a ping every 2.5 s is a few bytes.
+    let ping_interval = config.ping_interval.min(config.game_ping_interval);
+    let mut rtt = RttMeter::default();
+    let tick = ping_interval
         .min(config.idle_timeout / 4)
         .max(Duration::from_millis(20));
     let mut ticker = tokio::time::interval(tick);
@@ -188,6 +192,11 @@ pub async fn run(
                     None => break None,
                 };
                 last_heard = now;
+                if let Message::Pong(payload) = &message
+                    && let Some(sample) = rtt.pong(payload, now)
+                {
+                    rooms.metrics.ping_rtt.observe(sample);
+                }
                 match read_frame(message, config.max_message_bytes) {
                     Frame::Nothing => {}
                     Frame::Reply(reply) => {
@@ -196,7 +205,8 @@ pub async fn run(
                         }
                     }
                     Frame::Forward(msg) => {
-                        if room.send(Command::Act { conn, msg, received: now }).await.is_err() {
+                        let rtt = rtt.estimate();
+                        if room.send(Command::Act { conn, msg, received: now, rtt }).await.is_err() {
                             break Some((close_code::NORMAL, "game retired".into()));
                         }
                     }
@@ -213,9 +223,14 @@ pub async fn run(
                 if now.saturating_duration_since(last_heard) >= config.idle_timeout {
                     break Some((close_code::NORMAL, "idle timeout".into()));
                 }
-                if now.saturating_duration_since(last_ping) >= config.ping_interval {
+                // The next measuring ping waits for the last one's pong (a link slower than the
+                // interval is still measured); a keepalive goes out every --ping-interval-secs.
+                if now.saturating_duration_since(last_ping) >= ping_interval
+                    && rtt.may_ping(now, config.ping_interval)
+                {
                     last_ping = now;
-                    if !send(&mut ws, Message::Ping(Default::default())).await {
+                    let nonce = rtt.ping(now);
+                    if !send(&mut ws, Message::Ping(nonce.to_vec().into())).await {
                         break None;
                     }
                 }

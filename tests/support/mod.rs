@@ -12,6 +12,7 @@ pub mod audit;
 pub mod game;
 pub mod golden;
 pub mod http;
+pub mod latency;
 pub mod lobby;
 pub mod process;
 pub mod raw_ws;

@@ -93,6 +93,7 @@ pub fn move_text(mv: SubMove, id: u64) -> String {
         mv,
         id: Some(id.to_string()),
         v: None,
+        lag: None,
     }
     .to_text()
 }

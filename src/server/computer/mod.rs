@@ -194,7 +194,7 @@ impl Driver {
                                 self.moves_sent += 1;
                                 let id = format!("c{}-{}", v.version(), self.moves_sent);
                                 pending = Some((v.position_version(), id.clone()));
-                                let msg = ClientMsg::Move { mv, id: Some(id), v: Some(v.version()) };
+                                let msg = ClientMsg::Move { mv, id: Some(id), v: Some(v.version()), lag: None };
                                 if agent.act(msg).await.is_err() {
                                     return Exit::Dropped;
                                 }

@@ -257,7 +257,11 @@ mod tests {
             per_game: 5,
         };
         let now = Instant::now();
-        let request = Request::Move { mv, ack: None };
+        let request = Request::Move {
+            mv,
+            ack: None,
+            lag: crate::server::game::Lag::NONE,
+        };
         let Ok(Decided::Events(events)) = game.decide(mover, request, limits, now, now_ms()) else {
             panic!("{uci} is decided");
         };

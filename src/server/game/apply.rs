@@ -204,6 +204,7 @@ impl GameState {
             mover,
             san,
             preview,
+            lag,
         } = preview;
         // The preview was made on this very game by the decision (or the replay check) and
         // nothing happened in between; should it ever be stale, play the sub-move afresh.
@@ -229,6 +230,9 @@ impl GameState {
                 } else {
                     None
                 };
+        }
+        if let Some(credit) = lag {
+            self.lag[mover as usize] = credit.after;
         }
         if let Some(ack) = ack {
             self.acks.push(mover, ack, index);

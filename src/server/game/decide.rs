@@ -8,6 +8,7 @@
 use std::time::Instant;
 
 use super::event::{Event, Readings, SeatUser};
+use super::lag::{Lag, LagTracker};
 use super::policy::{self, RematchRefused, TakebackRefused};
 use super::state::GameState;
 use crate::rules::game::Preview;
@@ -21,6 +22,8 @@ pub enum Request {
     Move {
         mv: SubMove,
         ack: Option<String>,
+        /// The lag of the connection it came from ([`Lag::NONE`] for the computer).
+        lag: Lag,
     },
     Takeback,
     Resign,
@@ -99,6 +102,15 @@ pub struct MovePreview {
     pub(super) mover: Color,
     pub(super) san: String,
     pub(super) preview: Preview,
+    /// The lag compensation the decision gave (live moves only: a replay recomputes none).
+    pub(super) lag: Option<LagCredit>,
+}
+
+/// What a sub-move's lag compensation was, and the mover's quota after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LagCredit {
+    pub compensation: std::time::Duration,
+    pub(super) after: LagTracker,
 }
 
 impl MovePreview {
@@ -139,6 +151,14 @@ impl Checked {
         &self.event
     }
 
+    /// The lag compensation a live sub-move's decision credited (zero for anything else).
+    pub fn lag_compensation(&self) -> std::time::Duration {
+        self.preview
+            .as_ref()
+            .and_then(|p| p.lag)
+            .map_or(std::time::Duration::ZERO, |c| c.compensation)
+    }
+
     /// An event that needs no judging against the position (offers, rematch, end, join).
     pub(super) fn plain(event: Event) -> Checked {
         Checked {
@@ -175,8 +195,8 @@ impl GameState {
         at_ms: i64,
     ) -> Result<Decided, Refused> {
         Ok(match request {
-            Request::Move { mv, ack } => {
-                Decided::Events(self.decide_move(color, mv, ack, now, at_ms)?)
+            Request::Move { mv, ack, lag } => {
+                Decided::Events(self.decide_move(color, mv, ack, lag, now, at_ms)?)
             }
             Request::Takeback => one(self.decide_takeback(color, limits, now, at_ms)?),
             Request::Resign => {
@@ -308,14 +328,34 @@ impl GameState {
         color: Color,
         mv: SubMove,
         ack: Option<String>,
+        lag: Lag,
         now: Instant,
         at_ms: i64,
     ) -> Result<Decision, Refused> {
         self.require_turn(color)?;
-        let preview = self.preview(mv).map_err(Refused::Illegal)?;
+        let mut preview = self.preview(mv).map_err(Refused::Illegal)?;
         let ended = policy::turn_ended(color, preview.next(), preview.outcome());
+        let mut out_of_time = false;
         let clock = self.clock.as_ref().map(|clock| {
             let mut clock = clock.clone();
+            // Lag compensation, credited on every sub-move while the mover's clock runs.
+            if let Some((side, since)) = clock.running_since()
+                && side == color
+            {
+                let spent = now.saturating_duration_since(since);
+                let (compensation, after) = self.lag[color as usize].on_submove(lag, spent);
+                let credit = u64::try_from(compensation.as_millis()).unwrap_or(u64::MAX);
+                clock.credit(color, credit);
+                preview.lag = Some(LagCredit {
+                    compensation,
+                    after,
+                });
+                // Arrived in the flag grace, and even compensated there was no time left.
+                out_of_time = clock.remaining(color, now) == 0;
+            }
+            if out_of_time {
+                return clock.readings(now);
+            }
             match preview.outcome() {
                 // The game ends: the mover's time is charged, without the increment.
                 Some(_) => clock.stop(now),
@@ -324,6 +364,15 @@ impl GameState {
             }
             clock.readings(now)
         });
+        if out_of_time {
+            // Lost on time, as if the flag had fallen before the sub-move came.
+            let outcome = policy::time_forfeit(self.game.position(), color);
+            return Ok(vec![Checked::plain(Event::End {
+                at_ms,
+                outcome,
+                clock,
+            })]);
+        }
         let outcome = preview.outcome();
         let mut decision = Vec::with_capacity(2);
         decision.push(Checked {
@@ -358,6 +407,7 @@ impl GameState {
             mover: self.game.position().side_to_move(),
             san: self.game.san(&preview),
             preview,
+            lag: None,
         })
     }
 
@@ -503,7 +553,12 @@ impl GameState {
         if self.ended || self.status() != GameStatus::Playing {
             return None;
         }
-        if let Some(loser) = self.clock.as_ref().and_then(|c| c.flagged(now)) {
+        let grace = self.flag_grace();
+        if let Some(loser) = self
+            .clock
+            .as_ref()
+            .and_then(|c| c.flagged_after(now, grace))
+        {
             let outcome = policy::time_forfeit(self.game.position(), loser);
             return Some(self.end(outcome, now, at_ms));
         }
@@ -565,7 +620,8 @@ impl GameState {
         let flag = self
             .clock
             .as_ref()
-            .and_then(crate::server::clock::Clock::flag_deadline);
+            .and_then(crate::server::clock::Clock::flag_deadline)
+            .map(|at| at + self.flag_grace());
         let first = self.first_move_since.map(|s| s + self.first_move_limit);
         let turn = self.effective_deadline_ms().map(|deadline| {
             let wait = u64::try_from(deadline.saturating_sub(now_ms)).unwrap_or(0);

@@ -8,6 +8,7 @@
 pub mod apply;
 pub mod decide;
 pub mod event;
+pub mod lag;
 pub mod policy;
 pub mod state;
 
@@ -15,9 +16,10 @@ pub mod state;
 mod tests;
 
 pub use apply::ReplayError;
-pub use decide::{Checked, Decided, Decision, Refused, Request};
+pub use decide::{Checked, Decided, Decision, LagCredit, Refused, Request};
 pub use event::{
     ACCOUNT_SEAT_HASH, BadDaysPerTurn, COMPUTER_SEAT_HASH, ClockSpec, DaysPerTurn, Event, Readings,
     SeatUser, TimeControl, TimeControlError, Variant, now_ms,
 };
+pub use lag::{Lag, LagTracker};
 pub use state::{ACK_WINDOW, ComputerSeat, GameState, LiveParts, RecordEntry};

@@ -13,6 +13,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use super::event::{ClockSpec, DaysPerTurn, Event, SeatUser, TimeControl, Variant};
+use super::lag::LagTracker;
 use super::policy;
 use crate::engine::Level;
 use crate::rules::{Color, Game, Position, SubMove};
@@ -54,6 +55,9 @@ pub struct GameState {
     /// The seat the server's computer player holds, and its level (`Event::Joined`).
     pub(super) computer: Option<ComputerSeat>,
     pub(super) clock: Option<Clock>,
+    /// Each seat's lag quota, indexed by `Color as usize` ([`super::lag`]): live, not logged
+    /// ([`LagTracker::OFF`] until the room turns compensation on).
+    pub(super) lag: [LagTracker; 2],
     /// Clock readings frozen at the end.
     pub(super) end_clock: Option<[u64; 2]>,
     pub(super) turns_completed: u32,
@@ -120,6 +124,7 @@ impl RecentAcks {
 #[derive(Clone, Debug)]
 pub struct LiveParts {
     clock: Option<Clock>,
+    lag: [LagTracker; 2],
     end_clock: Option<[u64; 2]>,
     first_move_since: Option<Instant>,
 }
@@ -181,6 +186,7 @@ impl GameState {
                     u64::from(c.increment_secs) * 1000,
                 )
             }),
+            lag: [LagTracker::OFF; 2],
             end_clock: None,
             turns_completed: 0,
             first_move_since: None,
@@ -207,6 +213,7 @@ impl GameState {
     pub fn live_parts(&self) -> LiveParts {
         LiveParts {
             clock: self.clock.clone(),
+            lag: self.lag,
             end_clock: self.end_clock,
             first_move_since: self.first_move_since,
         }
@@ -215,6 +222,7 @@ impl GameState {
     /// Puts back live parts taken from a state at the same version.
     pub fn restore_live_parts(&mut self, live: LiveParts) {
         self.clock = live.clock;
+        self.lag = live.lag;
         self.end_clock = live.end_clock;
         self.first_move_since = live.first_move_since;
     }
@@ -256,6 +264,30 @@ impl GameState {
     /// before (the room does, from its config, when it starts).
     pub fn set_downtime(&mut self, downtime: policy::Downtime) {
         self.downtime = downtime;
+    }
+
+    /// Turns lag compensation on (fresh quotas for a live clock) or off (the room does, from
+    /// `--lag-compensation`, when it starts; off elsewhere, so that the pure tests' flags fall
+    /// on the dot).
+    pub fn set_lag_compensation(&mut self, on: bool) {
+        let tracker = match self.clock_spec {
+            Some(spec) if on => LagTracker::new(spec),
+            _ => LagTracker::OFF,
+        };
+        self.lag = [tracker; 2];
+    }
+
+    /// `color`'s lag quota.
+    pub fn lag_tracker(&self, color: Color) -> LagTracker {
+        self.lag[color as usize]
+    }
+
+    /// How long after the running clock reads zero its flag falls ([`LagTracker::grace`]).
+    pub fn flag_grace(&self) -> Duration {
+        self.clock
+            .as_ref()
+            .and_then(Clock::running)
+            .map_or(Duration::ZERO, |side| self.lag[side as usize].grace())
     }
 
     /// What [`GameState::set_downtime`] set.

@@ -85,6 +85,7 @@ fn play(state: &mut GameState, log: &mut Vec<Event>, color: Color, uci: &str, no
         Request::Move {
             mv,
             ack: Some(uci.into()),
+            lag: crate::server::game::Lag::NONE,
         },
         now,
     );
@@ -194,6 +195,7 @@ fn a_mating_submove_decides_the_move_and_the_end_together() {
         Request::Move {
             mv: "d8h4".parse().expect("uci"),
             ack: None,
+            lag: crate::server::game::Lag::NONE,
         },
         t0,
     );
@@ -233,6 +235,7 @@ fn a_game_ending_submove_charges_the_clock_without_the_increment() {
         Request::Move {
             mv: "d8h4".parse().expect("uci"),
             ack: None,
+            lag: crate::server::game::Lag::NONE,
         },
         t0 + Duration::from_secs(5),
     );
@@ -467,7 +470,11 @@ fn act_at(
 
 fn play_at(state: &mut GameState, log: &mut Vec<Event>, color: Color, uci: &str, at_ms: i64) {
     let mv = uci.parse().expect("uci");
-    let request = Request::Move { mv, ack: None };
+    let request = Request::Move {
+        mv,
+        ack: None,
+        lag: crate::server::game::Lag::NONE,
+    };
     act_at(state, log, color, request, Instant::now(), at_ms);
 }
 
@@ -613,4 +620,136 @@ fn a_correspondence_game_is_not_won_by_abandonment() {
         ),
         Err(Refused::NoAbandonmentInCorrespondence)
     );
+}
+
+/// A lag the server measured steadily: `ms` for the average and the latest sample.
+fn steady_lag(ms: u64) -> Lag {
+    Lag {
+        smoothed: Duration::from_millis(ms),
+        latest: Duration::from_millis(ms),
+        claimed: None,
+    }
+}
+
+fn play_lagged(
+    state: &mut GameState,
+    log: &mut Vec<Event>,
+    color: Color,
+    uci: &str,
+    lag: Lag,
+    now: Instant,
+) -> Vec<Event> {
+    let request = Request::Move {
+        mv: uci.parse().expect("uci"),
+        ack: None,
+        lag,
+    };
+    act(state, log, color, request, now)
+}
+
+fn white_ms(events: &[Event]) -> u64 {
+    match events.first() {
+        Some(Event::Move {
+            clock: Some(clock), ..
+        })
+        | Some(Event::End {
+            clock: Some(clock), ..
+        }) => clock[Color::White as usize],
+        other => panic!("no readings in {other:?}"),
+    }
+}
+
+#[test]
+fn each_submove_is_credited_its_lag_and_the_increment_still_comes_once_per_turn() {
+    let t0 = Instant::now();
+    let (mut state, mut log) = new_game(Position::initial(), Some(ONE_MINUTE_PLUS_TWO), t0);
+    state.set_lag_compensation(true);
+    let s = Duration::from_secs;
+    play(&mut state, &mut log, Color::White, "e2e4", t0);
+    play(&mut state, &mut log, Color::Black, "e7e5", t0);
+    play(&mut state, &mut log, Color::Black, "g8f6", t0);
+    // White's clock runs from t0: 3 s per sub-move, 200 ms of each the link's.
+    let lag = steady_lag(200);
+    let s1 = play_lagged(&mut state, &mut log, Color::White, "d2d4", lag, t0 + s(3));
+    assert_eq!(white_ms(&s1), 60_000 - 3_000 + 200);
+    let s2 = play_lagged(&mut state, &mut log, Color::White, "b1c3", lag, t0 + s(6));
+    // Two credits of 200 ms, one increment of 2 s.
+    assert_eq!(white_ms(&s2), 60_000 - 6_000 + 400 + 2_000);
+    assert_eq!(state.clock().and_then(|c| c.running()), Some(Color::Black));
+    // The quota: 3 gains (60 + 40 x 2 = 140 s estimated: a gain of 4 x 140 + 150 = 710 ms),
+    // less what was given, plus a gain per sub-move.
+    assert_eq!(
+        state.lag_tracker(Color::White).quota(),
+        Duration::from_millis(3 * 710 - 200 + 710 - 200 + 710)
+    );
+    // A replay of the same log gives the readings back, compensation and all.
+    let replayed =
+        GameState::replay("g", &log, Duration::from_secs(30), t0, |_, _, _| {}).expect("replays");
+    assert_eq!(replayed.clock_readings(t0), state.clock_readings(t0 + s(6)));
+}
+
+#[test]
+fn without_compensation_a_lagged_submove_is_charged_in_full() {
+    let t0 = Instant::now();
+    let (mut state, mut log) = new_game(Position::initial(), Some(ONE_MINUTE_PLUS_TWO), t0);
+    play(&mut state, &mut log, Color::White, "e2e4", t0);
+    play(&mut state, &mut log, Color::Black, "e7e5", t0);
+    play(&mut state, &mut log, Color::Black, "g8f6", t0);
+    let events = play_lagged(
+        &mut state,
+        &mut log,
+        Color::White,
+        "d2d4",
+        steady_lag(200),
+        t0 + Duration::from_secs(3),
+    );
+    assert_eq!(white_ms(&events), 57_000);
+}
+
+#[test]
+fn the_flag_falls_after_the_grace_and_a_submove_in_it_is_played_or_loses_on_time() {
+    let t0 = Instant::now();
+    let one_plus_zero = ClockSpec {
+        base_secs: 1,
+        increment_secs: 0,
+    };
+    let (mut state, mut log) = new_game(Position::initial(), Some(one_plus_zero), t0);
+    state.set_lag_compensation(true);
+    play(&mut state, &mut log, Color::White, "e2e4", t0);
+    play(&mut state, &mut log, Color::Black, "e7e5", t0);
+    play(&mut state, &mut log, Color::Black, "g8f6", t0);
+    // 1+0: a gain of 154 ms, a quota (and grace) of 462 ms.
+    let ms = Duration::from_millis;
+    assert_eq!(state.flag_grace(), ms(462));
+    assert_eq!(state.next_deadline(t0, 0), Some(t0 + ms(1_462)));
+    assert!(state.due_timeout(t0 + ms(1_461), 4).is_none());
+    assert!(state.due_timeout(t0 + ms(1_462), 4).is_some());
+    // In the grace, with 400 ms of lag: played, 200 ms left.
+    let mut late = state.clone();
+    let mut late_log = log.clone();
+    let events = play_lagged(
+        &mut late,
+        &mut late_log,
+        Color::White,
+        "d2d4",
+        steady_lag(400),
+        t0 + ms(1_200),
+    );
+    assert!(matches!(events[0], Event::Move { .. }), "{events:?}");
+    assert_eq!(white_ms(&events), 200);
+    // In the grace with too little lag to cover it: lost on time, the sub-move not played.
+    let events = play_lagged(
+        &mut state,
+        &mut log,
+        Color::White,
+        "d2d4",
+        steady_lag(100),
+        t0 + ms(1_200),
+    );
+    assert_eq!(events.len(), 1, "{events:?}");
+    let Event::End { outcome, .. } = &events[0] else {
+        panic!("not an end: {events:?}");
+    };
+    assert_eq!(outcome.reason(), Termination::TimeForfeit);
+    assert_eq!(white_ms(&events), 0);
 }

@@ -28,6 +28,10 @@ pub enum ClientMsg {
         /// The version of the last event the client had seen when it played
         /// the move: the position it was meant for. Absent: not checked.
         v: Option<u64>,
+        /// The lag the client measured itself (ms): a hint the lag tracker
+        /// never trusts beyond what the server measured (docs/protocol.md
+        /// section 4). Absent: the server's own measure alone.
+        lag: Option<u32>,
     },
     TakebackSubmove,
     Resign,
@@ -113,6 +117,8 @@ impl Serialize for ClientMsg {
             id: Option<&'a str>,
             #[serde(skip_serializing_if = "Option::is_none")]
             v: Option<u64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            lag: Option<u32>,
         }
         #[derive(Serialize)]
         struct ClaimOut {
@@ -134,7 +140,7 @@ impl Serialize for ClientMsg {
                 let token = token.as_deref();
                 map.serialize_entry("d", &HelloOut { token, v: *v })?;
             }
-            ClientMsg::Move { mv, id, v } => {
+            ClientMsg::Move { mv, id, v, lag } => {
                 let id = id.as_deref();
                 map.serialize_entry(
                     "d",
@@ -142,6 +148,7 @@ impl Serialize for ClientMsg {
                         uci: *mv,
                         id,
                         v: *v,
+                        lag: *lag,
                     },
                 )?;
             }
@@ -298,6 +305,7 @@ struct MoveData {
     uci: String,
     id: Option<Value>,
     v: Option<u64>,
+    lag: Option<u32>,
 }
 
 #[derive(Deserialize)]
@@ -356,6 +364,7 @@ pub fn parse_client(text: &str) -> Result<ClientMsg, Refusal> {
                 mv,
                 id: ack_id(d.id)?,
                 v: d.v,
+                lag: d.lag,
             }
         }
         "takeback_submove" => ClientMsg::TakebackSubmove,
@@ -432,6 +441,7 @@ mod tests {
                 mv: "e2e4".parse().unwrap(),
                 id: Some("7".into()),
                 v: None,
+                lag: None,
             }
         );
     }
@@ -445,6 +455,20 @@ mod tests {
         );
         let bad = parse_client(r#"{"t":"move","d":{"uci":"e2e4","v":-1}}"#).unwrap_err();
         assert_eq!(bad.code, ErrorCode::BadMessage);
+    }
+
+    #[test]
+    fn a_move_may_carry_the_lag_the_client_measured_and_a_bad_one_is_a_bad_message() {
+        let msg = parse_client(r#"{"t":"move","d":{"uci":"e2e4","lag":212}}"#).unwrap();
+        assert!(
+            matches!(msg, ClientMsg::Move { lag: Some(212), .. }),
+            "{msg:?}"
+        );
+        let code = |text: &str| parse_client(text).unwrap_err().code;
+        for bad in [r#""fast""#, "-1", "1.5", "4294967296"] {
+            let text = format!(r#"{{"t":"move","d":{{"uci":"e2e4","lag":{bad}}}}}"#);
+            assert_eq!(code(&text), ErrorCode::BadMessage, "{text}");
+        }
     }
 
     #[test]
@@ -549,11 +573,13 @@ mod tests {
                 mv: "a7a8q".parse().unwrap(),
                 id: Some("a1".into()),
                 v: Some(7),
+                lag: Some(180),
             },
             ClientMsg::Move {
                 mv: "e1g1".parse().unwrap(),
                 id: None,
                 v: None,
+                lag: None,
             },
             ClientMsg::TakebackSubmove,
             ClientMsg::Resign,
@@ -627,6 +653,7 @@ mod tests {
             mv: "e2e4".parse().unwrap(),
             id: Some("a1".into()),
             v: None,
+            lag: None,
         };
         assert_eq!(mv.to_text(), r#"{"t":"move","d":{"uci":"e2e4","id":"a1"}}"#);
         assert_eq!(ClientMsg::Resign.to_text(), r#"{"t":"resign"}"#);

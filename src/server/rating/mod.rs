@@ -28,6 +28,12 @@ pub enum Speed {
     Correspondence,
 }
 
+/// A live game's estimated duration in seconds, `base + 40 x increment` (lichess's estimate:
+/// 40 moves a side): what its [`Speed`] and its lag quota (`game::lag`) are judged by.
+pub fn estimated_secs(clock: ClockSpec) -> u64 {
+    u64::from(clock.base_secs) + 40 * u64::from(clock.increment_secs)
+}
+
 impl Speed {
     pub const ALL: [Speed; 5] = [
         Speed::Bullet,
@@ -47,8 +53,7 @@ impl Speed {
     }
 
     fn of_live(clock: ClockSpec) -> Speed {
-        let estimate = u64::from(clock.base_secs) + 40 * u64::from(clock.increment_secs);
-        match estimate {
+        match estimated_secs(clock) {
             0..180 => Speed::Bullet,
             180..480 => Speed::Blitz,
             480..1500 => Speed::Rapid,

@@ -12,15 +12,22 @@ use crate::rules::Color;
 use crate::server::account::{Account, UserId};
 use crate::server::config::PanicSite;
 use crate::server::game::{
-    ACCOUNT_SEAT_HASH, COMPUTER_SEAT_HASH, Decided, Event, Refused, Request, SeatUser, now_ms,
+    ACCOUNT_SEAT_HASH, COMPUTER_SEAT_HASH, Decided, Event, Lag, Refused, Request, SeatUser, now_ms,
 };
 use crate::server::protocol::{ClientMsg, ErrorCode, Refusal, RematchSeatMsg, ServerMsg};
 use crate::server::rating::{Rating, Speed};
+use crate::server::rtt::RttEstimate;
 use crate::server::store::Store;
 use crate::server::{ids, lobby, project};
 
 impl RoomTask {
-    pub(super) async fn act(&mut self, conn: ConnId, msg: ClientMsg, received: Instant) {
+    pub(super) async fn act(
+        &mut self,
+        conn: ConnId,
+        msg: ClientMsg,
+        received: Instant,
+        rtt: Option<RttEstimate>,
+    ) {
         let Some(seat) = self.crowd.get(conn).map(|m| m.seat) else {
             return;
         };
@@ -68,7 +75,7 @@ impl RoomTask {
         };
         self.check_timeouts().await;
         let is_move = matches!(msg, ClientMsg::Move { .. });
-        if let Err(refusal) = self.player_action(conn, color, msg).await {
+        if let Err(refusal) = self.player_action(conn, color, msg, rtt).await {
             self.send_to(conn, &ServerMsg::error(&refusal, ack_id.as_deref()));
         } else if is_move {
             self.deps.metrics.move_latency.observe(received.elapsed());
@@ -81,12 +88,13 @@ impl RoomTask {
         conn: ConnId,
         color: Color,
         msg: ClientMsg,
+        rtt: Option<RttEstimate>,
     ) -> Result<(), Refusal> {
         let now = Instant::now();
         let refused = |r: Refused| project::refusal(&r);
         let mut ack = None;
         let request = match msg {
-            ClientMsg::Move { mv, id, v } => {
+            ClientMsg::Move { mv, id, v, lag } => {
                 // Idempotency first: a re-sent move that was applied is acknowledged again,
                 // whatever version it names.
                 if let Some(acked) = id.as_deref().and_then(|id| self.state.acked(color, id)) {
@@ -96,7 +104,11 @@ impl RoomTask {
                 self.test_hook(PanicSite::Handling, mv);
                 self.state.check_seen(v).map_err(refused)?;
                 ack = Some((conn, id.clone()));
-                Request::Move { mv, ack: id }
+                Request::Move {
+                    mv,
+                    ack: id,
+                    lag: self.lag_of(rtt, lag),
+                }
             }
             ClientMsg::TakebackSubmove => Request::Takeback,
             ClientMsg::Resign => Request::Resign,
@@ -126,9 +138,34 @@ impl RoomTask {
             .map_err(refused)?;
         self.charge_game_rate(now)?;
         match decided {
+            // A sub-move that came in the flag grace with no time left even compensated: the
+            // game is lost on time, and the sub-move refused.
+            Decided::Events(events)
+                if is_move
+                    && !events
+                        .iter()
+                        .any(|c| matches!(c.event(), Event::Move { .. })) =>
+            {
+                self.commit_and_publish(events.into_iter().collect(), now, None, Vec::new())
+                    .await?;
+                return Err(Refusal::new(
+                    ErrorCode::GameOver,
+                    "your time ran out before this sub-move arrived",
+                ));
+            }
             Decided::Events(events) => {
+                let compensation: std::time::Duration =
+                    events.iter().map(|c| c.lag_compensation()).sum();
                 self.commit_and_publish(events.into_iter().collect(), now, ack, Vec::new())
                     .await?;
+                if !compensation.is_zero() {
+                    let ms = u64::try_from(compensation.as_millis()).unwrap_or(u64::MAX);
+                    let metrics = &self.deps.metrics;
+                    metrics.lag_compensation_ms.fetch_add(ms, Ordering::Relaxed);
+                    metrics
+                        .lag_compensated_submoves
+                        .fetch_add(1, Ordering::Relaxed);
+                }
             }
             Decided::CreateRematch => self.rematch(conn, color, now).await?,
         }
@@ -139,6 +176,20 @@ impl RoomTask {
                 .fetch_add(1, Ordering::Relaxed);
         }
         Ok(())
+    }
+
+    /// The lag a sub-move is judged with: what the connection's socket measured, lowered to
+    /// the client's own claim ([`Lag::allowed`]); none when compensation is off or nothing was
+    /// measured (an in-process agent such as the computer player has no lag).
+    fn lag_of(&self, rtt: Option<RttEstimate>, claimed_ms: Option<u32>) -> Lag {
+        match rtt {
+            Some(rtt) if self.deps.config.lag_compensation.is_on() => Lag {
+                smoothed: rtt.smoothed,
+                latest: rtt.latest,
+                claimed: claimed_ms.map(|ms| std::time::Duration::from_millis(u64::from(ms))),
+            },
+            _ => Lag::NONE,
+        }
     }
 
     /// Takes one token from the game's bucket for an action that passed its checks (refusals

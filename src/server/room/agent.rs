@@ -91,6 +91,7 @@ impl Agent {
                 conn: self.conn,
                 msg,
                 received: Instant::now(),
+                rtt: None,
             })
             .await
     }

@@ -50,6 +50,7 @@ use super::project;
 use super::protocol::{
     AckMsg, ClientMsg, ErrorCode, GameSnapshot, RatingsMsg, Refusal, ServerMsg, SharedText, Side,
 };
+use super::rtt::RttEstimate;
 use super::store::{DeadlineChange, GameStatus, Store};
 
 /// Commands a room's inbox holds before senders wait.
@@ -131,6 +132,9 @@ pub enum Command {
         conn: ConnId,
         msg: ClientMsg,
         received: Instant,
+        /// The connection's round trip as its socket measured it (`None`: not measured yet,
+        /// or an in-process agent, which has no lag).
+        rtt: Option<RttEstimate>,
     },
     /// HTTP join: take the free seat (for `account`, when the request was signed in).
     Join {
@@ -197,6 +201,7 @@ impl Room {
         // Correspondence deadlines that passed while the server was down get their grace.
         let mut state = state;
         state.set_downtime(deps.config.downtime());
+        state.set_lag_compensation(deps.config.lag_compensation.is_on());
         let mut history = History::default();
         for (v, text) in recent {
             history.push(v, Utf8Bytes::from(text));
@@ -459,7 +464,8 @@ impl RoomTask {
                 conn,
                 msg,
                 received,
-            } => self.act(conn, msg, received).await,
+                rtt,
+            } => self.act(conn, msg, received, rtt).await,
             Command::Join { account, reply } => {
                 // An open game past its time to live ends now rather than take a player.
                 self.check_timeouts().await;

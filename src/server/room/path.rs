@@ -189,6 +189,7 @@ impl RoomTask {
             }
         };
         state.set_downtime(self.state.downtime());
+        state.set_lag_compensation(self.deps.config.lag_compensation.is_on());
         if state.version() == committed {
             state.restore_live_parts(live);
             self.state = state;
