@@ -286,7 +286,9 @@ async fn transcripts(server: &Rig) -> BTreeMap<&'static str, Vec<Value>> {
         .call(server.addr(), "GET", "/api/account/settings", None)
         .await;
     assert_eq!(status, 200, "{read}");
-    out.entry("settings-reply").or_default().extend([saved, read]);
+    out.entry("settings-reply")
+        .or_default()
+        .extend([saved, read]);
     let (status, refused) = user
         .call(
             server.addr(),
