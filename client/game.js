@@ -46,7 +46,7 @@
 // `confirmMoves` says so ('on', or 'correspondence' in a correspondence game).
 
 import {
-  request, seatToken, saveSeat, h, clockLabel, outcomeText, cap, ratingText, diffText,
+  request, seatToken, saveSeat, h, clockLabel, outcomeText, ratingText, diffText,
   timeControlOf, timeLeftText, deadlineText, errorText, colorName, variantName,
 } from './api.js';
 import { profileUrl } from './account.js';

@@ -4,7 +4,7 @@
 // the count of players online (from the live channel, live.js).
 
 import {
-  request, saveSeat, hasSeat, heldSeats, h, clockLabel, cap, outcomeText, ratingText, diffText,
+  request, saveSeat, hasSeat, heldSeats, h, clockLabel, outcomeText, ratingText, diffText,
   DAYS_PER_TURN, daysLabel, timeControlOf, timeLeftText, variantName,
 } from './api.js';
 import { profileUrl } from './account.js';

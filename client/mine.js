@@ -5,7 +5,7 @@
 // a correspondence game's deadline. Redrawn when the live channel pushes
 // `your_turn`, and every half minute for the time left.
 
-import { request, heldSeats, h, clockLabel, cap, timeControlOf, timeLeftText, deadlineText } from './api.js';
+import { request, heldSeats, h, clockLabel, timeControlOf, timeLeftText, deadlineText } from './api.js';
 import { onLive, nameOf } from './live.js';
 import { t } from './i18n.js';
 

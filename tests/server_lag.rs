@@ -231,9 +231,10 @@ async fn a_200_ms_connection_loses_no_more_than_its_thinking_time_and_without_co
         assert!(tally.submoves >= 6, "a real game: {tally:?}");
     }
     let thinking = |t: &Tally| i64::try_from(t.thinking.as_millis()).unwrap_or(i64::MAX);
-    // With compensation: the thinking, and a little for the two programs' own work (well under
-    // the link's 200 ms per sub-move).
-    let slack = 30 * i64::from(on.submoves);
+    // With compensation: the thinking, and a little for the two programs' own work on a shared
+    // 2-core machine (measured: 7 ms per sub-move, docs/performance.md). 60 ms leaves room for
+    // a loaded CI run and is still well under the link's 200 ms per sub-move.
+    let slack = 60 * i64::from(on.submoves);
     assert!(
         on.lost_ms <= thinking(&on) + slack,
         "lost {} ms over {} ms of thinking ({on:?})",
