@@ -13,6 +13,7 @@ pub mod game;
 pub mod golden;
 pub mod http;
 pub mod lobby;
+pub mod postgres;
 pub mod process;
 pub mod raw_ws;
 pub mod rig;
