@@ -4,6 +4,7 @@
 // `GET /api/account` who is signed in, once per page.
 
 import { request, h } from './api.js';
+import { t } from './i18n.js';
 
 let current = null;
 
@@ -19,17 +20,17 @@ export function account() {
 
 /** What each refusal of the account endpoints means, in words. */
 export const ACCOUNT_ERRORS = {
-  username_taken: 'That username is taken: choose another one.',
-  bad_username: 'A username is 2 to 20 characters: letters A-Z, digits, "_" or "-".',
-  weak_password: 'A password needs 8 to 128 characters.',
-  bad_credentials: 'Wrong username or password.',
-  rate_limited: 'Too many tries: wait a minute, then try again.',
-  bad_origin: 'The request did not come from this site: reload the page and try again.',
-  offline: 'The server cannot be reached. Check your connection.',
+  username_taken: t('account.username_taken'),
+  bad_username: t('account.bad_username'),
+  weak_password: t('account.weak_password'),
+  bad_credentials: t('error.bad_credentials'),
+  rate_limited: t('account.rate_limited'),
+  bad_origin: t('account.bad_origin'),
+  offline: t('error.offline'),
 };
 
 export function accountErrorText(err) {
-  return ACCOUNT_ERRORS[err && err.code] || `Something went wrong: ${(err && err.message) || 'unknown error'}.`;
+  return ACCOUNT_ERRORS[err && err.code] || t('account.failed', { error: (err && err.message) || t('account.unknown_error') });
 }
 
 /** A profile's address. */
@@ -45,11 +46,11 @@ export async function accountHeader() {
   if (me && me.username) {
     box.replaceChildren(
       h('a', { href: profileUrl(me.username), id: 'account-name', class: 'account-name' }, me.username),
-      h('button', { type: 'button', id: 'btn-logout', class: 'header-btn', onclick: logout }, 'Log out'));
+      h('button', { type: 'button', id: 'btn-logout', class: 'header-btn', onclick: logout }, t('account.logout')));
   } else {
     box.replaceChildren(
-      h('button', { type: 'button', id: 'btn-signup', class: 'header-btn', onclick: () => openDialog('signup') }, 'Sign up'),
-      h('button', { type: 'button', id: 'btn-login', class: 'header-btn', onclick: () => openDialog('login') }, 'Log in'));
+      h('button', { type: 'button', id: 'btn-signup', class: 'header-btn', onclick: () => openDialog('signup') }, t('account.signup')),
+      h('button', { type: 'button', id: 'btn-login', class: 'header-btn', onclick: () => openDialog('login') }, t('account.login')));
   }
   return me;
 }
@@ -88,11 +89,11 @@ function buildDialog() {
   const other = h('button', { type: 'button', id: 'account-switch', class: 'linkish' });
   const form = h('form', { id: 'account-form', method: 'dialog', novalidate: true },
     title,
-    h('p', { class: 'field' }, h('label', { for: 'account-username' }, 'Username'), username),
-    h('p', { class: 'field' }, h('label', { for: 'account-password' }, 'Password'), password),
+    h('p', { class: 'field' }, h('label', { for: 'account-username' }, t('account.username')), username),
+    h('p', { class: 'field' }, h('label', { for: 'account-password' }, t('account.password')), password),
     hint, error,
     h('div', { class: 'row' }, submit,
-      h('button', { type: 'button', id: 'account-cancel', onclick: () => el.close() }, 'Cancel')),
+      h('button', { type: 'button', id: 'account-cancel', onclick: () => el.close() }, t('common.cancel'))),
     h('p', { class: 'switch' }, other));
   const el = h('dialog', { id: 'account-dialog', class: 'account-dialog', 'aria-labelledby': 'account-title' }, form);
   document.body.append(el);
@@ -100,10 +101,10 @@ function buildDialog() {
   const setMode = (m) => {
     mode = m;
     const signup = m === 'signup';
-    title.textContent = signup ? 'Sign up' : 'Log in';
-    submit.textContent = signup ? 'Sign up' : 'Log in';
-    other.textContent = signup ? 'I have an account: log in' : 'No account yet? Sign up';
-    hint.textContent = signup ? 'Username: 2 to 20 letters, digits, "_" or "-". Password: at least 8 characters.' : '';
+    title.textContent = signup ? t('account.signup') : t('account.login');
+    submit.textContent = signup ? t('account.signup') : t('account.login');
+    other.textContent = signup ? t('account.have_account') : t('account.no_account');
+    hint.textContent = signup ? t('account.signup_hint') : '';
     password.setAttribute('autocomplete', signup ? 'new-password' : 'current-password');
     error.textContent = '';
   };

@@ -3,9 +3,12 @@
 // the other side's sub-moves ("Black: knight f6, then pawn d5"), offers and
 // the end of the game. A player's own actions are not read back.
 
-import { outcomeText, cap } from './api.js';
+import { outcomeText, colorName } from './api.js';
+import { t } from './i18n.js';
 
-const NAMES = { p: 'pawn', n: 'knight', b: 'bishop', r: 'rook', q: 'queen', k: 'king' };
+// The pieces in words: `piece.{letter}` ("knight", "le cavalier", "el caballo").
+const LETTERS = ['p', 'n', 'b', 'r', 'q', 'k'];
+const pieceName = (letter) => (LETTERS.includes(letter) ? t(`piece.${letter}`) : letter);
 
 // The sub-moves of the turn being announced: `{color, words: []}`.
 let run = null;
@@ -30,21 +33,22 @@ export function describeSubMove(uci, san = '') {
   const to = uci.slice(2, 4);
   const text = String(san);
   let words;
-  if (text.startsWith('O-O-O')) words = 'castles queenside';
-  else if (text.startsWith('O-O')) words = 'castles kingside';
+  if (text.startsWith('O-O-O')) words = t('say.castles_queenside');
+  else if (text.startsWith('O-O')) words = t('say.castles_kingside');
   else {
-    const kind = /^[NBRQK]/.test(text) ? text[0].toLowerCase() : 'p';
-    words = `${NAMES[kind]} ${text.includes('x') ? 'takes ' : ''}${to}`;
-    if (uci[4]) words += `, promotes to ${NAMES[uci[4]] || uci[4]}`;
+    const piece = pieceName(/^[NBRQK]/.test(text) ? text[0].toLowerCase() : 'p');
+    words = t(text.includes('x') ? 'say.takes' : 'say.goes', { piece, square: to });
+    if (LETTERS.includes(uci[4])) words += t('say.promotes', { piece: t(`promo.${uci[4]}`) });
+    else if (uci[4]) words += t('say.promotes', { piece: uci[4] });
   }
-  if (text.endsWith('#')) words += ', checkmate';
-  else if (text.endsWith('+')) words += ', check';
+  if (text.endsWith('#')) words += t('say.checkmate');
+  else if (text.endsWith('+')) words += t('say.check');
   return words;
 }
 
 /** "Black", or "Black (computer)" for the computer's side (the state's `computer`). */
 function who(color, state) {
-  return state.computer && state.computer.color === color ? `${cap(color)} (computer)` : cap(color);
+  return state.computer && state.computer.color === color ? t('say.computer_side', { color: colorName(color) }) : colorName(color);
 }
 
 /**
@@ -63,18 +67,18 @@ export function announceArrival(state, you) {
   }
   if (!words.length) return;
   run = null;
-  announce(`${who(moves[moves.length - 1].color, state)}: ${words.join(', then ')}`);
+  announce(t('say.turn', { who: who(moves[moves.length - 1].color, state), moves: words.join(t('say.then')) }));
 }
 
 /**
- * Announces a game event if the user should hear it. `t` and `d` are the
+ * Announces a game event if the user should hear it. `type` and `d` are the
  * WebSocket event; `state` is the page's state *before* the event (its
  * `fen` is the board the sub-move was played on); `you` is the user's
  * colour, or null for a spectator (who hears both sides).
  */
-export function announceEvent(t, d, state, you) {
+export function announceEvent(type, d, state, you) {
   if (!state) return;
-  switch (t) {
+  switch (type) {
     case 'move': {
       if (d.color === you) { run = null; return; }
       const words = describeSubMove(d.uci, d.san);
@@ -82,27 +86,27 @@ export function announceEvent(t, d, state, you) {
       // The record's last entry is this colour's: the same turn, add to it.
       if (run && run.color === d.color && last && last.color === d.color) run.words.push(words);
       else run = { color: d.color, words: [words] };
-      announce(`${who(d.color, state)}: ${run.words.join(', then ')}`);
+      announce(t('say.turn', { who: who(d.color, state), moves: run.words.join(t('say.then')) }));
       break;
     }
     case 'takeback': {
       const last = state.moves[state.moves.length - 1];
       run = null;
-      if (last && last.color !== you) announce(`${cap(last.color)} took back ${describeSubMove(last.uci, last.san)}`);
+      if (last && last.color !== you) announce(t('say.took_back', { color: colorName(last.color), move: describeSubMove(last.uci, last.san) }));
       break;
     }
     case 'draw_offer':
-      if (d.by !== you) announce(`${cap(d.by)} offers a draw`);
+      if (d.by !== you) announce(t('say.draw_offer', { color: colorName(d.by) }));
       break;
     case 'draw_decline':
-      if (state.draw_offer && state.draw_offer === you) announce('Your draw offer was declined');
+      if (state.draw_offer && state.draw_offer === you) announce(t('say.draw_declined'));
       break;
     case 'rematch_offer':
-      if (d.by !== you) announce(`${cap(d.by)} offers a rematch`);
+      if (d.by !== you) announce(t('say.rematch_offer', { color: colorName(d.by) }));
       break;
     case 'end':
       run = null;
-      announce(`Game over: ${outcomeText({ result: d.result, winner: d.winner, reason: d.reason })}`);
+      announce(t('say.game_over', { outcome: outcomeText({ result: d.result, winner: d.winner, reason: d.reason }) }));
       break;
     default:
       break;

@@ -1,13 +1,31 @@
 // HTTP helpers and the seat tokens kept in this browser (localStorage, one
 // per game id), so that a reload or a second tab continues as the player.
 
+import { t, has, language } from './i18n.js';
+
 export class ApiError extends Error {
+  /** `message` (the page shows it) is in the page's language: see `errorText`. */
   constructor(status, code, message, extra = {}) {
-    super(message);
+    super(errorText(code, message));
     this.status = status;
     this.code = code;
     Object.assign(this, extra);
+    /** The server's own (English) words: some carry details the code does not. */
+    this.serverMessage = message;
   }
+}
+
+/**
+ * A server error in the page's language, from its code (the codes of
+ * docs/protocol.md, HTTP and section 3.6, are the catalogue's `error.{code}`).
+ * In English the server's own message is kept when there is one (it often
+ * says more, e.g. which field); an unknown code falls back to it in any
+ * language.
+ */
+export function errorText(code, serverMessage) {
+  if (language() === 'en' && serverMessage) return serverMessage;
+  if (code && has(`error.${code}`)) return t(`error.${code}`);
+  return serverMessage || t('error.unknown');
 }
 
 /** Sends a JSON request; resolves to the JSON reply or throws an ApiError. */
@@ -20,7 +38,7 @@ export async function request(method, path, body) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (e) {
-    throw new ApiError(0, 'offline', 'The server cannot be reached. Check your connection.');
+    throw new ApiError(0, 'offline', t('error.offline'));
   }
   let data = null;
   try { data = await res.json(); } catch (_) { data = null; }
@@ -85,9 +103,9 @@ export function h(tag, props = {}, ...children) {
 
 /** "5+3", "15 s + 2", "3 days" (correspondence: `{days_per_turn}`), "No clock". */
 export function clockLabel(clock) {
-  if (!clock) return 'No clock';
+  if (!clock) return t('clock.none');
   if (typeof clock.days_per_turn === 'number') return daysLabel(clock.days_per_turn);
-  const base = clock.base_secs % 60 === 0 ? `${clock.base_secs / 60}` : `${clock.base_secs} s`;
+  const base = clock.base_secs % 60 === 0 ? `${clock.base_secs / 60}` : t('time.secs_short', { n: clock.base_secs });
   return `${base}+${clock.increment_secs}`;
 }
 
@@ -96,7 +114,7 @@ export const DAYS_PER_TURN = [1, 2, 3, 5, 7, 14];
 
 /** "1 day", "3 days". */
 export function daysLabel(days) {
-  return `${days} ${days === 1 ? 'day' : 'days'}`;
+  return t('time.days', { n: days });
 }
 
 /**
@@ -128,47 +146,45 @@ export function timeLeftText(ms, { coarse = false } = {}) {
   const hours = Math.floor((secs % 86400) / 3600);
   const mins = Math.floor((secs % 3600) / 60);
   const s = secs % 60;
-  if (days) return `${daysLabel(days)} ${hours} h`;
-  if (hours) return `${hours} h ${mins} min`;
+  if (days) return t('time.days_hours', { days: daysLabel(days), h: hours });
+  if (hours) return t('time.hours_mins', { h: hours, min: mins });
   // Coarse (the lists, redrawn only when their text changes): no seconds above a minute.
-  if (mins) return coarse ? `${mins} min` : `${mins} min ${s} s`;
-  return `${s} s`;
+  if (mins) return coarse ? t('time.mins', { min: mins }) : t('time.mins_secs', { min: mins, s });
+  return t('time.secs_short', { n: s });
 }
 
 /** A deadline (Unix ms) as local date and time: "Tue 3 Dec, 14:05". */
 export function deadlineText(ms) {
   const d = new Date(ms);
   if (Number.isNaN(d.getTime())) return '';
-  const day = d.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short' });
-  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  const day = d.toLocaleDateString(language(), { weekday: 'short', day: 'numeric', month: 'short' });
+  const time = d.toLocaleTimeString(language(), { hour: '2-digit', minute: '2-digit' });
   return `${day}, ${time}`;
 }
 
-export const REASONS = {
-  checkmate: 'checkmate',
-  stalemate: 'stalemate',
-  second_move_stalemate: 'stalemate after the first sub-move',
-  insufficient_material: 'insufficient material',
-  fivefold_repetition: 'fivefold repetition',
-  seventy_five_move_rule: 'the 75-move rule',
-  threefold_repetition: 'threefold repetition (claimed)',
-  fifty_move_rule: 'the 50-move rule (claimed)',
-  agreement: 'agreement',
-  resignation: 'resignation',
-  time_forfeit: 'time',
-  abandonment: 'abandonment',
-  aborted: 'abort',
-  unterminated: 'no ending',
-};
+/** The ways a game ends, as the server names them (`outcome.reason`); words: `reason.{name}`. */
+export const REASONS = [
+  'checkmate', 'stalemate', 'second_move_stalemate', 'insufficient_material', 'fivefold_repetition',
+  'seventy_five_move_rule', 'threefold_repetition', 'fifty_move_rule', 'agreement', 'resignation',
+  'time_forfeit', 'abandonment', 'aborted', 'unterminated',
+];
+
+/** "checkmate", "the 75-move rule": how a game ended, in words (an unknown reason as it came). */
+export function reasonText(reason) {
+  if (REASONS.includes(reason)) return t(`reason.${reason}`);
+  return String(reason || '').replaceAll('_', ' ');
+}
 
 /** "White wins by checkmate", "Draw by agreement", "Game aborted". */
 export function outcomeText(outcome) {
   if (!outcome) return '';
-  if (outcome.reason === 'aborted') return 'Game aborted';
-  const why = REASONS[outcome.reason] || String(outcome.reason || '').replaceAll('_', ' ');
-  if (outcome.winner) return `${cap(outcome.winner)} wins by ${why}`;
-  if (outcome.result === '1/2-1/2') return `Draw by ${why}`;
-  return `Game over: ${why}`;
+  if (outcome.reason === 'aborted') return t('outcome.aborted');
+  const why = reasonText(outcome.reason);
+  if (outcome.winner === 'white' || outcome.winner === 'black') {
+    return t(`outcome.${outcome.winner}_wins`, { reason: why });
+  }
+  if (outcome.result === '1/2-1/2') return t('outcome.draw', { reason: why });
+  return t('outcome.over', { reason: why });
 }
 
 /**
@@ -189,10 +205,20 @@ export function diffText(diff) {
 }
 
 /** The speeds of the ratings, in the server's order, with their names. */
-export const SPEEDS = [
-  ['bullet', 'Bullet'], ['blitz', 'Blitz'], ['rapid', 'Rapid'], ['classical', 'Classical'],
-  ['correspondence', 'Correspondence'],
-];
+export const SPEEDS = ['bullet', 'blitz', 'rapid', 'classical', 'correspondence']
+  .map((speed) => [speed, t(`speed.${speed}`)]);
+
+/** "Balanced" / "Marseillais" in the page's language (an unknown variant capitalised). */
+export function variantName(variant) {
+  if (variant === 'balanced' || variant === 'marseillais') return t(`variant.${variant}`);
+  return cap(variant);
+}
+
+/** "White" / "Black" in the page's language (a colour the server named); anything else capitalised. */
+export function colorName(color) {
+  if (color === 'white' || color === 'black') return t(`color.${color}`);
+  return cap(color);
+}
 
 export function cap(s) {
   return s ? s[0].toUpperCase() + s.slice(1) : s;

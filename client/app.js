@@ -3,6 +3,8 @@
 // the page chosen from the address (`/`, `/game/{id}`, `/games/mine`,
 // `/replay`, `/@/{name}`).
 
+// First: its top-level await loads the catalogue before any page draws.
+import { t } from './i18n.js';
 import { lobbyPage } from './lobby.js';
 import { gamePage } from './game.js';
 import { replayPage } from './replay.js';
@@ -25,7 +27,7 @@ me.then((account) => {
   if ((account && account.username) || heldSeats().length) {
     const nav = document.querySelector('header.top nav');
     if (nav && !nav.querySelector('#nav-mine')) {
-      nav.append(h('a', { href: '/games/mine', id: 'nav-mine' }, 'My games'));
+      nav.append(h('a', { href: '/games/mine', id: 'nav-mine' }, t('nav.mine')));
     }
     const alerts = alertsButton();
     const box = document.getElementById('account');

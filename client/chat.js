@@ -6,7 +6,8 @@
 // a refusal (`too_long`, `rate_limited`, `not_allowed`) near its input and
 // counts the lines that arrived while it was hidden.
 
-import { h, cap } from './api.js';
+import { h, colorName } from './api.js';
+import { t, language } from './i18n.js';
 import { profileUrl } from './account.js';
 import { nameOf } from './live.js';
 
@@ -17,11 +18,11 @@ const MAX_LINES = 200;
 
 /** The chat refusals of the server, in words. */
 export const CHAT_ERRORS = {
-  too_long: `A line has at most ${MAX_CHARS} characters.`,
-  rate_limited: 'Slow down: at most 3 lines every 5 seconds.',
-  not_allowed: 'You cannot write in this room.',
-  bad_message: 'An empty line is not sent.',
-  offline: 'You are offline: the line was not sent.',
+  too_long: t('chat.too_long', { max: MAX_CHARS }),
+  rate_limited: t('chat.rate_limited'),
+  not_allowed: t('error.not_allowed'),
+  bad_message: t('chat.empty'),
+  offline: t('chat.offline'),
 };
 
 /** Whether an `error` code is a chat refusal. */
@@ -34,8 +35,9 @@ export function authorText(line) {
   const user = nameOf(line.user);
   if (user) return user;
   const a = String(line.author || '');
-  if (a === 'white' || a === 'black' || a === 'anonymous') return cap(a);
-  return a || 'Anonymous';
+  if (a === 'white' || a === 'black') return colorName(a);
+  if (a === 'anonymous' || !a) return t('lobby.anonymous');
+  return a;
 }
 
 /** A line's identity: its `id` when the server sends one, else time, author and text. */
@@ -47,7 +49,7 @@ function keyOf(line) {
 function timeOf(ms) {
   const d = new Date(ms);
   if (Number.isNaN(d.getTime())) return '';
-  return d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  return d.toLocaleTimeString(language(), { hour: '2-digit', minute: '2-digit' });
 }
 
 export class ChatPanel {
@@ -71,12 +73,12 @@ export class ChatPanel {
     this.error = h('p', { class: 'chat-error error', id: `chat-error-${room}`, role: 'status' });
     this.input = h('input', {
       type: 'text', id: `chat-input-${room}`, maxlength: String(MAX_CHARS), autocomplete: 'off',
-      placeholder: 'Say something', 'aria-describedby': `chat-error-${room}`,
+      placeholder: t('chat.placeholder'), 'aria-describedby': `chat-error-${room}`,
     });
     this.form = h('form', { class: 'chat-form', id: `chat-form-${room}`, onsubmit: (e) => { e.preventDefault(); this.submit(); } },
-      h('label', { for: `chat-input-${room}`, class: 'visually-hidden' }, `Message to ${opts.title.toLowerCase()}`),
+      h('label', { for: `chat-input-${room}`, class: 'visually-hidden' }, t('chat.message_to', { room: opts.title.toLowerCase() })),
       this.input,
-      h('button', { type: 'submit', id: `chat-send-${room}` }, 'Send'));
+      h('button', { type: 'submit', id: `chat-send-${room}` }, t('chat.send')));
     this.note = h('p', { class: 'hint chat-readonly', id: `chat-readonly-${room}` });
     this.body = h('div', { class: 'chat-body' }, this.list, this.form, this.note, this.error);
     this.heading = h('h2', { class: 'chat-title' }, opts.title);
@@ -116,7 +118,7 @@ export class ChatPanel {
   renderToggle() {
     if (!this.toggle) return;
     const [show, hide] = this.labels;
-    const unread = this.hidden && this.unread ? ` (${this.unread} new)` : '';
+    const unread = this.hidden && this.unread ? ` ${t('chat.unread', { n: this.unread })}` : '';
     this.toggle.textContent = this.hidden ? `${show}${unread}` : hide;
     this.toggle.setAttribute('aria-expanded', this.hidden ? 'false' : 'true');
   }
@@ -139,7 +141,7 @@ export class ChatPanel {
 
   /** A refusal of the last line sent, in words near the input (the line is put back to edit). */
   showError(code) {
-    this.error.textContent = CHAT_ERRORS[code] || `The line was refused (${code}).`;
+    this.error.textContent = CHAT_ERRORS[code] || t('chat.refused', { code });
     if (code !== 'not_allowed' && this.lastSent && !this.input.value) this.input.value = this.lastSent;
     this.lastSent = null;
   }
@@ -233,19 +235,19 @@ export class GameChat {
     this.rooms = {};
     if (seat) {
       this.rooms.player = new ChatPanel({
-        room: 'player', title: 'Players\' chat', send, hideLabel: ['Show the players\' chat', 'Hide the players\' chat'],
+        room: 'player', title: t('chat.players'), send, hideLabel: [t('chat.show_players'), t('chat.hide_players')],
         storageKey: 'marseillais.chat.player',
       });
       // The server sends a player the spectators' lines only after `chat_watch` (per connection).
       this.rooms.spectator = new ChatPanel({
-        room: 'spectator', title: 'Spectators\' chat', send, writable: false, hidden: true,
-        readOnlyNote: 'Only spectators write here.',
-        hideLabel: ['Show the spectators\' chat', 'Hide the spectators\' chat'],
+        room: 'spectator', title: t('chat.spectators'), send, writable: false, hidden: true,
+        readOnlyNote: t('chat.only_spectators'),
+        hideLabel: [t('chat.show_spectators'), t('chat.hide_spectators')],
         storageKey: 'marseillais.chat.spectator',
         onToggle: (hidden) => this.gameSend('chat_watch', { spectator: !hidden }),
       });
     } else {
-      this.rooms.spectator = new ChatPanel({ room: 'spectator', title: 'Spectators\' chat', send });
+      this.rooms.spectator = new ChatPanel({ room: 'spectator', title: t('chat.spectators'), send });
     }
     for (const [room, panel] of Object.entries(this.rooms)) panel.history(kept[room]);
     this.el.replaceChildren(...Object.values(this.rooms).map((p) => p.el));

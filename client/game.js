@@ -34,7 +34,7 @@
 
 import {
   request, seatToken, saveSeat, h, clockLabel, outcomeText, cap, ratingText, diffText,
-  timeControlOf, timeLeftText, deadlineText,
+  timeControlOf, timeLeftText, deadlineText, errorText, colorName, variantName,
 } from './api.js';
 import { profileUrl } from './account.js';
 import { nameOf } from './live.js';
@@ -48,6 +48,7 @@ import * as sound from './sound.js';
 import { announceEvent, announceArrival } from './announce.js';
 import { GameChat } from './chat.js';
 import { setTitle, setOwnTurn, turnArrived } from './notify.js';
+import { t } from './i18n.js';
 
 const LOW_MS = 20000;
 const LOW_SOUND_MS = 10000;
@@ -92,10 +93,10 @@ class GamePage {
       top: el('div', { class: 'player-bar top' }),
       bottom: el('div', { class: 'player-bar bottom' }),
     };
-    this.clockEls = { white: el('span', { class: 'clock', id: 'clock-white', role: 'timer', 'aria-label': "White's clock" }), black: el('span', { class: 'clock', id: 'clock-black', role: 'timer', 'aria-label': "Black's clock" }) };
+    this.clockEls = { white: el('span', { class: 'clock', id: 'clock-white', role: 'timer', 'aria-label': t('game.clock_white') }), black: el('span', { class: 'clock', id: 'clock-black', role: 'timer', 'aria-label': t('game.clock_black') }) };
     this.seatEls = { white: el('span', { class: 'seat', id: 'seat-white' }), black: el('span', { class: 'seat', id: 'seat-black' }) };
-    this.status = el('p', { class: 'status', id: 'status', role: 'status', 'aria-live': 'polite' }, 'Loading…');
-    this.backBtn = el('button', { type: 'button', id: 'btn-back-to-game', class: 'primary', hidden: true, onclick: () => this.goto(null) }, 'Back to the game');
+    this.status = el('p', { class: 'status', id: 'status', role: 'status', 'aria-live': 'polite' }, t('page.loading'));
+    this.backBtn = el('button', { type: 'button', id: 'btn-back-to-game', class: 'primary', hidden: true, onclick: () => this.goto(null) }, t('game.back_to_game'));
     this.saidEl = el('p', { class: 'said', id: 'said', 'aria-live': 'polite' });
     this.awayNote = el('p', { class: 'note', id: 'away-note', 'aria-live': 'polite' });
     this.joinOffer = el('div', { class: 'invite join-offer', id: 'join-offer', hidden: true });
@@ -107,29 +108,29 @@ class GamePage {
     this.notice = el('p', { class: 'notice', id: 'notice', role: 'alert' });
     this.moveInput = el('input', {
       type: 'text', id: 'move-input', autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false',
-      placeholder: 'Nf3 or g1f3', 'aria-describedby': 'move-input-help',
+      placeholder: t('game.move_placeholder'), 'aria-describedby': 'move-input-help',
     });
     this.moveForm = el('form', { class: 'move-form', id: 'move-form', hidden: true, onsubmit: (e) => { e.preventDefault(); this.typedMove(); } },
-      el('label', { for: 'move-input' }, 'Type a move'),
-      el('div', { class: 'row' }, this.moveInput, el('button', { type: 'submit', id: 'btn-move-input' }, 'Play')),
-      el('span', { class: 'help', id: 'move-input-help' }, 'SAN (Nf3, exd5, O-O, e8=Q) or UCI (g1f3), then Enter.'));
-    this.moveList = el('ol', { class: 'movelist', id: 'movelist', 'aria-label': 'Moves' });
+      el('label', { for: 'move-input' }, t('game.type_move')),
+      el('div', { class: 'row' }, this.moveInput, el('button', { type: 'submit', id: 'btn-move-input' }, t('lobby.play'))),
+      el('span', { class: 'help', id: 'move-input-help' }, t('game.move_help')));
+    this.moveList = el('ol', { class: 'movelist', id: 'movelist', 'aria-label': t('game.moves') });
     this.reviewBar = el('div', { class: 'review-nav' },
-      el('button', { type: 'button', id: 'nav-first', title: 'Start', 'aria-label': 'Go to the start', onclick: () => this.goto(0) }, '«'),
-      el('button', { type: 'button', id: 'nav-prev', title: 'Previous', 'aria-label': 'Previous sub-move', onclick: () => this.step(-1) }, '‹'),
-      el('button', { type: 'button', id: 'nav-next', title: 'Next', 'aria-label': 'Next sub-move', onclick: () => this.step(1) }, '›'),
-      el('button', { type: 'button', id: 'nav-last', title: 'Live', 'aria-label': 'Back to the live position', onclick: () => this.goto(null) }, '»'));
+      el('button', { type: 'button', id: 'nav-first', title: t('game.nav_start'), 'aria-label': t('game.nav_start_label'), onclick: () => this.goto(0) }, '«'),
+      el('button', { type: 'button', id: 'nav-prev', title: t('game.nav_prev'), 'aria-label': t('game.nav_prev_label'), onclick: () => this.step(-1) }, '‹'),
+      el('button', { type: 'button', id: 'nav-next', title: t('game.nav_next'), 'aria-label': t('game.nav_next_label'), onclick: () => this.step(1) }, '›'),
+      el('button', { type: 'button', id: 'nav-last', title: t('game.nav_live'), 'aria-label': t('game.nav_live_label'), onclick: () => this.goto(null) }, '»'));
     this.reviewNote = el('p', { class: 'review-note', id: 'review-note', hidden: true });
     this.actions = el('div', { class: 'actions', id: 'actions' });
-    this.conn = el('span', { class: 'conn', id: 'conn' }, 'Connecting…');
+    this.conn = el('span', { class: 'conn', id: 'conn' }, t('game.connecting'));
     this.spectators = el('span', { class: 'spectators', id: 'spectators' });
     this.muteBtn = el('button', { type: 'button', id: 'btn-mute', onclick: () => { sound.setMuted(!sound.isMuted()); this.renderMeta(); } });
     this.meta = el('div', { class: 'meta' },
       this.conn, this.spectators,
-      el('button', { type: 'button', id: 'btn-flip', onclick: () => { this.board.flip(); this.renderBars(); } }, 'Flip board'),
+      el('button', { type: 'button', id: 'btn-flip', onclick: () => { this.board.flip(); this.renderBars(); } }, t('game.flip')),
       this.muteBtn,
-      el('button', { type: 'button', id: 'btn-copy-link', onclick: (e) => copy(this.inviteUrl(), e.currentTarget) }, 'Copy game link'),
-      el('a', { href: `/game/${this.id}.pgn`, id: 'pgn-link', class: 'button', download: `marseillais-${this.id}.pgn` }, 'Download PGN'));
+      el('button', { type: 'button', id: 'btn-copy-link', onclick: (e) => copy(this.inviteUrl(), e.currentTarget) }, t('game.copy_link')),
+      el('a', { href: `/game/${this.id}.pgn`, id: 'pgn-link', class: 'button', download: `marseillais-${this.id}.pgn` }, t('game.download_pgn')));
     this.info = el('p', { class: 'game-info', id: 'game-info' });
     this.chat = new GameChat((t, d) => !!this.socket && this.socket.send(t, d));
     this.main.replaceChildren(el('div', { class: 'game' },
@@ -159,7 +160,7 @@ class GamePage {
         await request('GET', `/api/games/${encodeURIComponent(this.id)}`);
       } catch (err) {
         if (err.status === 404) {
-          this.status.textContent = 'There is no game with this link.';
+          this.status.textContent = t('game.no_such_game');
           return;
         }
       }
@@ -178,7 +179,7 @@ class GamePage {
   }
 
   onConnection(online) {
-    this.conn.textContent = online ? 'Online' : 'Offline: reconnecting…';
+    this.conn.textContent = online ? t('game.online') : t('game.offline_reconnecting');
     this.conn.classList.toggle('offline', !online);
     if (!online && this.online) this.freezeClocks();
     this.online = online;
@@ -210,9 +211,9 @@ class GamePage {
     this.notice.classList.toggle('gentle', gentle);
   }
 
-  send(t, d) {
+  send(type, d) {
     this.showNotice('');
-    if (!this.socket.send(t, d)) this.showNotice('You are offline; try again when reconnected.');
+    if (!this.socket.send(type, d)) this.showNotice(t('game.offline_try_again'));
   }
 
   playMove(uci) {
@@ -222,7 +223,7 @@ class GamePage {
     this.seq += 1;
     this.pending = { uci, id: `${Date.now().toString(36)}-${this.seq}`, v: this.v };
     if (!this.socket.send('move', { uci, id: this.pending.id, v: this.v })) {
-      this.showNotice('Offline: the move is sent when the connection is back.', true);
+      this.showNotice(t('game.offline_move_queued'), true);
     }
     // Show the move at once; the server's event confirms it (or an error undoes it).
     this.board.setPosition(applyUci(placement(S.fen), uci));
@@ -283,10 +284,10 @@ class GamePage {
         if (this.pending && d.id !== undefined && d.id !== null && String(this.pending.id) === String(d.id)) this.pending = null;
         if (d.code === 'stale') {
           // The move was decided on an older position: no fault, just resync.
-          this.showNotice('The game moved on before your move arrived, so it was not played. The board is up to date: play again.', true);
+          this.showNotice(t('game.stale'), true);
           this.socket.send('hello', this.token ? { token: this.token } : {});
         } else {
-          this.showNotice(d.message || d.code || 'Refused');
+          this.showNotice(errorText(d.code, d.message) || t('game.refused'));
         }
         this.render();
         break;
@@ -305,7 +306,7 @@ class GamePage {
     }
   }
 
-  applyEvent(t, d) {
+  applyEvent(type, d) {
     const S = this.S;
     const now = performance.now();
     const setPosition = () => {
@@ -315,9 +316,9 @@ class GamePage {
       if ('clock' in d) this.clockAt = now;
       if ('first_move_ms' in d) this.firstMoveAt = now;
     };
-    switch (t) {
+    switch (type) {
       case 'join':
-        this.saidText = `${cap(d.color)} joined: the game begins.`;
+        this.saidText = t('game.said_joined', { color: colorName(d.color) });
         S.seats[d.color].taken = true;
         if (d.players) S.players = d.players;
         else if (d.user) S.players = { ...(S.players || {}), [d.color]: d.user };
@@ -331,7 +332,7 @@ class GamePage {
       case 'move': {
         const captured = String(d.san).includes('x');
         const lapsed = S.draw_offer && 'draw_offer' in d && !d.draw_offer;
-        this.saidText = lapsed ? `${cap(d.color)} played on: the draw offer lapsed.` : '';
+        this.saidText = lapsed ? t('game.said_offer_lapsed', { color: colorName(d.color) }) : '';
         S.moves.push({ uci: d.uci, san: d.san, color: d.color });
         setPosition();
         if (this.pending && this.pending.uci === d.uci && d.color === this.you) this.pending = null;
@@ -341,7 +342,7 @@ class GamePage {
       }
       case 'takeback': {
         const gone = S.moves.pop();
-        if (gone) this.saidText = `${cap(gone.color)} took back ${gone.san}.`;
+        if (gone) this.saidText = t('game.said_took_back', { color: colorName(gone.color), san: gone.san });
         setPosition();
         sound.play('move');
         break;
@@ -352,7 +353,7 @@ class GamePage {
         break;
       case 'draw_decline':
         S.draw_offer = null;
-        this.saidText = `Draw declined by ${cap(d.by)}.`;
+        this.saidText = t('game.said_draw_declined', { color: colorName(d.by) });
         break;
       case 'end':
         S.outcome = { result: d.result, winner: d.winner, reason: d.reason };
@@ -432,9 +433,11 @@ class GamePage {
     this.board.setLegal(canMove ? S.legal : [], canMove ? this.you[0] : null);
     if (this.pending && live) this.board.setPosition(applyUci(boardMap, this.pending.uci));
 
-    const versus = S.computer ? ` · vs ${this.computerName()}` : '';
-    const rated = S.rated ? ' · Rated' : '';
-    this.info.textContent = `${cap(S.variant)} · ${clockLabel(timeControlOf(S))}${S.correspondence ? ' per turn' : ''}${rated}${this.you ? ` · you play ${this.you}` : ' · watching'}${versus}`;
+    const versus = S.computer ? ` · ${t('mine.vs', { name: this.computerName() })}` : '';
+    const rated = S.rated ? ` · ${t('lobby.rated')}` : '';
+    const clock = S.correspondence ? t('game.per_turn', { clock: clockLabel(timeControlOf(S)) }) : clockLabel(timeControlOf(S));
+    const role = this.you === 'white' || this.you === 'black' ? t(`game.you_play_${this.you}`) : t('game.watching');
+    this.info.textContent = `${variantName(S.variant)} · ${clock}${rated} · ${role}${versus}`;
     this.status.textContent = this.statusText(live);
     this.status.classList.toggle('your-turn', !!this.you && S.status === 'playing' && S.turn === this.you);
     this.status.classList.toggle('offline', !this.online);
@@ -446,14 +449,14 @@ class GamePage {
     this.renderInvite();
     this.renderMoves(shown);
     this.reviewNote.hidden = live;
-    this.reviewNote.textContent = live ? '' : `Reviewing: after ${shown} of ${n} sub-moves. Press » to return to the game.`;
+    this.reviewNote.textContent = live ? '' : t('game.reviewing', { shown, n });
     this.renderActions();
     this.renderBars();
     this.renderMeta();
     // The title counts the games where it is your turn (notify.js), this one included.
     const yours = !!this.you && S.status === 'playing' && S.turn === this.you;
     setOwnTurn(this.id, yours);
-    setTitle(`Marseillais · ${this.id}`);
+    setTitle(t('game.title', { id: this.id }));
     // A correspondence turn that arrives while the page is open (and out of view): one notification.
     if (this.wasYourTurn === false && yours && S.correspondence) {
       const opp = this.playerOf(this.you === 'white' ? 'black' : 'white');
@@ -464,19 +467,19 @@ class GamePage {
 
   statusText(live = true) {
     const S = this.S;
-    if (S.status === 'open') return this.you ? 'Waiting for an opponent: send them the invite link.' : 'Waiting for a second player.';
+    if (S.status === 'open') return this.you ? t('game.waiting_invite') : t('game.waiting_second');
     if (S.status === 'finished') return outcomeText(S.outcome);
-    const part = S.phase === 'second' ? 'move 2 of 2' : S.phase === 'first' ? 'move 1 of 2' : 'one move';
-    if (!live && this.you === S.turn) return `You are reviewing an earlier position; it is your turn (${part}).`;
-    let toPlay = this.you === S.turn ? `Your turn: ${part}` : `${cap(S.turn)} to play: ${part}`;
-    if (this.isComputer(S.turn)) toPlay = `${this.computerName()} is thinking… (${cap(S.turn)}, ${part})`;
+    const part = S.phase === 'second' ? t('game.phase_second') : S.phase === 'first' ? t('game.phase_first') : t('game.phase_one');
+    if (!live && this.you === S.turn) return t('game.reviewing_your_turn', { part });
+    let toPlay = this.you === S.turn ? t('game.your_turn', { part }) : t('game.to_play', { color: colorName(S.turn), part });
+    if (this.isComputer(S.turn)) toPlay = t('game.computer_thinking', { name: this.computerName(), color: colorName(S.turn), part });
     if (this.turnEndedByCheck()) {
       const mover = S.turn === 'white' ? 'black' : 'white';
-      if (this.you === mover) return `Check: your turn ended. ${toPlay}`;
-      if (this.you) return `Check! ${toPlay}`;
-      return `Check: ${cap(mover)}'s turn ended. ${toPlay}`;
+      if (this.you === mover) return t('game.check_your_turn_ended', { next: toPlay });
+      if (this.you) return t('game.check', { next: toPlay });
+      return t('game.check_turn_ended', { color: colorName(mover), next: toPlay });
     }
-    if (S.check) return `Check! ${toPlay}`;
+    if (S.check) return t('game.check', { next: toPlay });
     return toPlay;
   }
 
@@ -485,8 +488,8 @@ class GamePage {
     const S = this.S;
     const parts = [];
     if (this.saidText) parts.push(this.saidText);
-    if (S.status === 'playing' && S.draw_offer) parts.push(`${cap(S.draw_offer)} offers a draw.`);
-    if (S.status === 'finished' && S.rematch_offer && !S.rematch) parts.push(`${cap(S.rematch_offer)} offers a rematch.`);
+    if (S.status === 'playing' && S.draw_offer) parts.push(t('game.offers_draw', { color: colorName(S.draw_offer) }));
+    if (S.status === 'finished' && S.rematch_offer && !S.rematch) parts.push(t('game.offers_rematch', { color: colorName(S.rematch_offer) }));
     return parts.join(' ');
   }
 
@@ -499,13 +502,14 @@ class GamePage {
     for (const c of ['white', 'black']) {
       if (!S.seats[c].taken || this.presence[c] || c === this.you || this.isComputer(c)) continue;
       const other = c === 'white' ? 'black' : 'white';
-      let text = `${cap(c)} is offline`;
+      let text = t('game.offline', { color: colorName(c) });
       const at = this.claimAt[c];
       // Before both sides have completed a turn the game can only be aborted.
       if (typeof at === 'number' && !this.abortWindowOpen()) {
         const left = at - now;
-        const when = left > 0 ? `in ${formatCountdown(left)}` : 'now';
-        text += this.you === other ? `: you may claim victory ${when}` : `: ${cap(other)} may claim victory ${when}`;
+        const when = left > 0 ? t('game.claim_in', { time: formatCountdown(left) }) : t('game.claim_now');
+        text = this.you === other ? t('game.offline_you_may_claim', { color: colorName(c), when })
+          : t('game.offline_may_claim', { color: colorName(c), other: colorName(other), when });
       }
       parts.push(`${text}.`);
     }
@@ -535,10 +539,10 @@ class GamePage {
     if (this.joinOffer.dataset.free === free) return;
     this.joinOffer.dataset.free = free;
     this.joinOffer.replaceChildren(
-      h('p', {}, `This game waits for an opponent. Take the ${free} pieces, or just watch.`),
+      h('p', {}, t(`game.join_offer_${free === 'white' ? 'white' : 'black'}`)),
       h('div', { class: 'row' },
-        h('button', { type: 'button', id: 'btn-join', class: 'primary', onclick: (e) => this.join(e.currentTarget) }, `Join as ${cap(free)}`),
-        h('button', { type: 'button', id: 'btn-watch', onclick: () => { this.watching = true; this.render(); } }, 'Watch')));
+        h('button', { type: 'button', id: 'btn-join', class: 'primary', onclick: (e) => this.join(e.currentTarget) }, t(`game.join_as_${free === 'white' ? 'white' : 'black'}`)),
+        h('button', { type: 'button', id: 'btn-watch', onclick: () => { this.watching = true; this.render(); } }, t('lobby.watch'))));
   }
 
   /** Takes the free seat (only on a click), then reconnects as that player. */
@@ -553,7 +557,7 @@ class GamePage {
       this.socket.reconnect();
     } catch (err) {
       this.watching = true;
-      this.showNotice(err.code === 'seat_taken' ? 'Someone else took the seat first: you are watching.' : `Could not join: ${err.message}`);
+      this.showNotice(err.code === 'seat_taken' ? t('game.seat_taken_watching') : t('lobby.join_failed', { error: err.message }));
       this.render();
     }
   }
@@ -563,8 +567,8 @@ class GamePage {
     const S = this.S;
     if (!S || !this.you) return;
     const text = this.moveInput.value;
-    if (S.status !== 'playing') { this.showNotice('The game is not in progress.'); return; }
-    if (S.turn !== this.you) { this.showNotice(`It is ${cap(S.turn)}'s turn.`); return; }
+    if (S.status !== 'playing') { this.showNotice(t('game.not_in_progress')); return; }
+    if (S.turn !== this.you) { this.showNotice(t('game.its_turn', { color: colorName(S.turn) })); return; }
     if (this.pending) return;
     const found = matchTyped(placement(S.fen), S.legal, text);
     if (!found.uci) { this.showNotice(found.error); this.moveInput.select(); return; }
@@ -584,17 +588,17 @@ class GamePage {
       this.banner.after(this.analysis.el);
       this.analysis.watch(this.moveList);
     }
-    const mine = this.you && S.outcome.winner ? (S.outcome.winner === this.you ? 'You won. ' : 'You lost. ') : '';
+    const mine = this.you && S.outcome.winner ? (S.outcome.winner === this.you ? `${t('game.you_won')} ` : `${t('game.you_lost')} `) : '';
     const parts = [
       h('strong', {}, S.outcome.result === '*' ? '—' : S.outcome.result),
       h('span', {}, ` ${mine}${outcomeText(S.outcome)}.`),
     ];
-    if (S.rematch) parts.push(h('a', { href: `/game/${S.rematch}`, id: 'rematch-link', class: 'button' }, this.you ? 'Go to the rematch' : 'Watch the rematch'));
+    if (S.rematch) parts.push(h('a', { href: `/game/${S.rematch}`, id: 'rematch-link', class: 'button' }, this.you ? t('game.go_rematch') : t('game.watch_rematch')));
     const changes = ['white', 'black'].map((c) => [c, this.ratingChange(c)]).filter(([, ch]) => ch);
     if (changes.length) {
       parts.push(h('span', { class: 'rating-change', id: 'rating-change' }, changes.map(([c, ch]) => {
         const who = this.playerOf(c);
-        return `${cap(c)}${who ? ` ${who.name}` : ''}: ${ch.before} → ${ch.after} (${diffText(ch.diff)})`;
+        return `${colorName(c)}${who ? ` ${who.name}` : ''}: ${ch.before} → ${ch.after} (${diffText(ch.diff)})`;
       }).join(' · ')));
     }
     this.banner.replaceChildren(...parts);
@@ -604,10 +608,10 @@ class GamePage {
     const show = !!this.you && this.S.status === 'open';
     this.invite.hidden = !show;
     if (!show || this.invite.childElementCount) return;
-    const input = h('input', { type: 'text', readonly: true, value: this.inviteUrl(), id: 'invite-link', 'aria-label': 'Invite link', onfocus: (e) => e.target.select() });
+    const input = h('input', { type: 'text', readonly: true, value: this.inviteUrl(), id: 'invite-link', 'aria-label': t('game.invite_link'), onfocus: (e) => e.target.select() });
     this.invite.replaceChildren(
-      h('p', {}, 'Send this link to your opponent: opening it offers them the other seat.'),
-      h('div', { class: 'row' }, input, h('button', { type: 'button', class: 'primary', id: 'btn-copy-invite', onclick: (e) => copy(this.inviteUrl(), e.currentTarget) }, 'Copy invite link')));
+      h('p', {}, t('game.invite_text')),
+      h('div', { class: 'row' }, input, h('button', { type: 'button', class: 'primary', id: 'btn-copy-invite', onclick: (e) => copy(this.inviteUrl(), e.currentTarget) }, t('game.copy_invite'))));
   }
 
   renderMoves(shown) {
@@ -669,43 +673,43 @@ class GamePage {
       // (the limits per turn and per game are the server's: it answers not_available).
       const last = S.moves[S.moves.length - 1];
       const mine = S.turn === you && !!last && last.color === you;
-      out.push(btn('btn-takeback', 'Take back first sub-move', () => this.send('takeback_submove'),
-        { disabled: !mine || !!this.pending, title: 'Withdraw your first sub-move of this turn' }));
+      out.push(btn('btn-takeback', t('game.takeback'), () => this.send('takeback_submove'),
+        { disabled: !mine || !!this.pending, title: t('game.takeback_title') }));
       if (S.draw_offer === opp) {
-        out.push(btn('btn-draw-accept', 'Accept draw', () => this.send('draw_accept'), { class: 'primary' }));
-        out.push(btn('btn-draw-decline', 'Decline draw', () => this.send('draw_decline')));
+        out.push(btn('btn-draw-accept', t('game.draw_accept'), () => this.send('draw_accept'), { class: 'primary' }));
+        out.push(btn('btn-draw-decline', t('game.draw_decline'), () => this.send('draw_decline')));
       } else {
-        out.push(btn('btn-draw-offer', S.draw_offer === you ? 'Draw offered' : 'Offer draw', () => this.send('draw_offer'), { disabled: S.draw_offer === you }));
+        out.push(btn('btn-draw-offer', S.draw_offer === you ? t('game.draw_offered') : t('game.draw_offer'), () => this.send('draw_offer'), { disabled: S.draw_offer === you }));
       }
       if (S.turn === you && S.claims && S.claims.length) {
-        out.push(btn('btn-claim-draw', `Claim draw (${S.claims[0].replaceAll('_', ' ')})`, () => this.send('draw_claim', { claim: S.claims[0] }), { class: 'primary' }));
+        out.push(btn('btn-claim-draw', t('game.claim_draw', { claim: claimText(S.claims[0]) }), () => this.send('draw_claim', { claim: S.claims[0] }), { class: 'primary' }));
       }
       // The computer never abandons a game: nothing to claim against it; nor is a
       // correspondence player who is away (the server refuses it: the deadline decides).
       if (this.presence && S.seats[opp].taken && !this.presence[opp] && !this.isComputer(opp) && !S.correspondence && !this.abortWindowOpen()) {
         this.claimOpen = this.claimOpenNow(performance.now());
-        out.push(btn('btn-claim-victory', 'Claim victory (opponent left)', () => this.send('claim_victory'),
-          { title: 'Possible once the opponent has been disconnected for a while', disabled: !this.claimOpen }));
+        out.push(btn('btn-claim-victory', t('game.claim_victory'), () => this.send('claim_victory'),
+          { title: t('game.claim_victory_title'), disabled: !this.claimOpen }));
       } else {
         this.claimOpen = null;
       }
     }
     if (S.status === 'open' || (playing && this.abortWindowOpen())) {
-      out.push(btn('btn-abort', 'Abort', () => this.send('abort')));
+      out.push(btn('btn-abort', t('game.abort'), () => this.send('abort')));
     }
     if (playing) {
       if (this.confirmResign) {
-        out.push(h('span', { class: 'confirm' }, 'Resign this game? ',
-          btn('btn-resign-yes', 'Yes, resign', () => { this.confirmResign = false; this.send('resign'); }, { class: 'danger' }),
-          btn('btn-resign-no', 'No', () => { this.confirmResign = false; this.renderActions(); })));
+        out.push(h('span', { class: 'confirm' }, `${t('game.resign_confirm')} `,
+          btn('btn-resign-yes', t('game.resign_yes'), () => { this.confirmResign = false; this.send('resign'); }, { class: 'danger' }),
+          btn('btn-resign-no', t('game.resign_no'), () => { this.confirmResign = false; this.renderActions(); })));
       } else {
-        out.push(btn('btn-resign', 'Resign', () => { this.confirmResign = true; this.renderActions(); }, { class: 'danger' }));
+        out.push(btn('btn-resign', t('game.resign'), () => { this.confirmResign = true; this.renderActions(); }, { class: 'danger' }));
       }
     }
     const aborted = S.outcome && S.outcome.reason === 'aborted';
     if (S.status === 'finished' && !S.rematch && !aborted) {
-      if (S.rematch_offer === opp) out.push(btn('btn-rematch-accept', 'Accept rematch', () => this.send('rematch_accept'), { class: 'primary' }));
-      else out.push(btn('btn-rematch', S.rematch_offer === you ? 'Rematch offered' : 'Rematch', () => this.send('rematch_offer'), { disabled: S.rematch_offer === you }));
+      if (S.rematch_offer === opp) out.push(btn('btn-rematch-accept', t('game.rematch_accept'), () => this.send('rematch_accept'), { class: 'primary' }));
+      else out.push(btn('btn-rematch', S.rematch_offer === you ? t('game.rematch_offered') : t('game.rematch'), () => this.send('rematch_offer'), { disabled: S.rematch_offer === you }));
     }
     const focused = document.activeElement && document.activeElement.id;
     this.actions.replaceChildren(...out);
@@ -739,20 +743,20 @@ class GamePage {
         // The computer's seat is played in the server: never offline, thinking on its turn.
         const thinking = this.S.status === 'playing' && this.S.turn === colour;
         seatEl.className = `seat computer online${thinking ? ' thinking' : ''}`;
-        seatEl.title = `${cap(colour)}: the computer`;
+        seatEl.title = t('game.seat_computer', { color: colorName(colour) });
         seatEl.replaceChildren(
           h('span', { class: 'dot', 'aria-hidden': 'true' }),
-          h('span', { class: 'name' }, h('span', { class: 'visually-hidden' }, `${cap(colour)}: `), this.computerName()),
-          h('span', { class: 'conn-state' }, thinking ? 'thinking…' : ''));
+          h('span', { class: 'name' }, h('span', { class: 'visually-hidden' }, `${colorName(colour)}${t('game.name_sep')}`), this.computerName()),
+          h('span', { class: 'conn-state' }, thinking ? t('game.thinking') : ''));
       } else {
         seatEl.className = `seat ${seat.taken ? (connected ? 'online' : 'away') : 'free'}`;
-        seatEl.title = seat.taken ? (connected ? 'connected' : 'disconnected') : 'seat free';
+        seatEl.title = seat.taken ? (connected ? t('game.seat_connected') : t('game.seat_disconnected')) : t('game.seat_free');
         seatEl.replaceChildren(
           h('span', { class: 'dot', 'aria-hidden': 'true' }),
-          h('span', { class: 'name' }, `${cap(colour)}${this.you === colour ? ' (you)' : ''}`),
+          h('span', { class: 'name' }, `${colorName(colour)}${this.you === colour ? ` ${t('game.you_mark')}` : ''}`),
           // Not null: replaceChildren writes a null argument as the text "null".
           seat.taken ? this.playerEl(colour) : '',
-          h('span', { class: 'conn-state' }, seat.taken ? (connected ? 'online' : 'offline') : 'waiting'));
+          h('span', { class: 'conn-state' }, seat.taken ? (connected ? t('game.state_online') : t('game.state_offline')) : t('game.state_waiting')));
       }
       const bar = this.bars[pos];
       if (bar.firstChild !== seatEl || bar.lastChild !== this.clockEls[colour]) bar.replaceChildren(seatEl, this.clockEls[colour]);
@@ -791,12 +795,12 @@ class GamePage {
   /** The player beside a taken seat: the username (a link to the profile) and rating, or "Anonymous". */
   playerEl(colour) {
     const who = this.playerOf(colour);
-    if (!who) return h('span', { class: 'player anonymous', id: `player-${colour}` }, 'Anonymous');
+    if (!who) return h('span', { class: 'player anonymous', id: `player-${colour}` }, t('lobby.anonymous'));
     const rating = ratingText(who.rating);
     const change = this.ratingChange(colour);
     return h('span', { class: 'player', id: `player-${colour}` },
       h('a', { href: profileUrl(who.name), class: 'player-name' }, who.name),
-      rating ? h('span', { class: 'player-rating', title: who.rating.provisional ? 'provisional rating' : 'rating' }, ` (${rating})`) : null,
+      rating ? h('span', { class: 'player-rating', title: who.rating.provisional ? t('game.rating_provisional') : t('game.rating') }, ` (${rating})`) : null,
       change ? h('span', { class: `rating-diff ${change.diff >= 0 ? 'up' : 'down'}`, id: `rating-diff-${colour}` }, ` ${diffText(change.diff)}`) : null);
   }
 
@@ -808,14 +812,14 @@ class GamePage {
 
   /** "Computer (level 3)". */
   computerName() {
-    return `Computer (level ${this.S.computer.level})`;
+    return t('lobby.computer_level', { level: this.S.computer.level });
   }
 
   renderMeta() {
     const p = this.presence;
-    this.spectators.textContent = p ? `${p.spectators} watching` : '';
+    this.spectators.textContent = p ? t('game.spectators', { n: p.spectators }) : '';
     const muted = sound.isMuted();
-    this.muteBtn.textContent = 'Mute sounds';
+    this.muteBtn.textContent = t('game.mute');
     this.muteBtn.setAttribute('aria-pressed', muted ? 'true' : 'false');
   }
 
@@ -832,8 +836,9 @@ class GamePage {
     let text = '';
     if (deadline !== null) {
       const left = timeLeftText(deadline - Date.now());
-      const who = this.you === S.turn ? 'You have' : `${cap(S.turn)} has`;
-      text = `${who} ${left} to play (until ${deadlineText(deadline)}).`;
+      const until = deadlineText(deadline);
+      text = this.you === S.turn ? t('game.deadline_you', { time: left, until })
+        : t('game.deadline_other', { color: colorName(S.turn), time: left, until });
     }
     this.corrNote.hidden = !text;
     if (this.corrNote.textContent !== text) this.corrNote.textContent = text;
@@ -867,7 +872,7 @@ class GamePage {
     if (S.first_move_ms !== null && S.first_move_ms !== undefined && S.status === 'playing') {
       const passed = this.online ? now - this.firstMoveAt : 0;
       const left = Math.max(0, Math.ceil((S.first_move_ms - passed) / 1000));
-      const text = `${cap(S.turn)} must complete a first turn within ${left} s or the game is aborted.`;
+      const text = t('game.first_turn_within', { color: colorName(S.turn), n: left });
       if (this.note.textContent !== text) this.note.textContent = text;
     } else if (this.note.textContent) this.note.textContent = '';
   }
@@ -889,6 +894,12 @@ export function formatClock(ms) {
   return hours ? `${hours}:${String(mins).padStart(2, '0')}:${s}` : `${mins}:${s}`;
 }
 
+/** A draw claim the server offers (`claims`: `threefold_repetition`, `fifty_move_rule`) in words. */
+function claimText(claim) {
+  if (claim === 'threefold_repetition' || claim === 'fifty_move_rule') return t(`claim.${claim}`);
+  return String(claim).replaceAll('_', ' ');
+}
+
 async function copy(text, button) {
   let ok = false;
   try { await navigator.clipboard.writeText(text); ok = true; } catch (_) {
@@ -900,7 +911,7 @@ async function copy(text, button) {
   }
   if (button) {
     const before = button.textContent;
-    button.textContent = ok ? 'Copied!' : 'Copy failed: select the link';
+    button.textContent = ok ? t('game.copied') : t('game.copy_failed');
     setTimeout(() => { button.textContent = before; }, 1500);
   }
 }

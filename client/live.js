@@ -7,7 +7,8 @@
 // lobby chat and the `your_turn` push (notify.js). It reconnects by itself,
 // with backoff.
 
-import { request, saveSeat, h, clockLabel, cap } from './api.js';
+import { request, saveSeat, h, clockLabel, colorName, variantName } from './api.js';
+import { t } from './i18n.js';
 import { profileUrl } from './account.js';
 
 const listeners = new Set();
@@ -85,8 +86,8 @@ function gameOf(d) {
   return typeof g === 'string' ? g : g.id || null;
 }
 
-function handle(t, d) {
-  if (t === 'challenge') {
+function handle(type, d) {
+  if (type === 'challenge') {
     const c = d.challenge || d;
     if (!c.id) return;
     const state = c.state || c.status || 'pending';
@@ -94,7 +95,7 @@ function handle(t, d) {
     if (state === 'accepted') { accepted(c); return; }
     if (state !== 'pending') { gone(c.id, state, c); return; }
     if (outgoing) trackOutgoing(c); else showIncoming(c);
-  } else if (t === 'challenge_gone') {
+  } else if (type === 'challenge_gone') {
     if (d.reason === 'accepted' || gameOf(d)) accepted(d);
     else gone(d.id, d.reason, d);
   }
@@ -102,7 +103,7 @@ function handle(t, d) {
 
 function container() {
   if (!notes) {
-    notes = h('div', { id: 'live-notes', class: 'live-notes', role: 'region', 'aria-label': 'Challenges' });
+    notes = h('div', { id: 'live-notes', class: 'live-notes', role: 'region', 'aria-label': t('live.challenges') });
     notes.append(h('div', { class: 'visually-hidden', id: 'live-said', role: 'status', 'aria-live': 'polite' }));
     document.body.append(notes);
   }
@@ -116,11 +117,11 @@ function say(text) {
 
 /** "5+3 · Balanced · rated · you play White" (the colour is the challenged side's). */
 function terms(c, forChallenged) {
-  const parts = [clockLabel(c.clock), cap(c.variant || 'balanced'), c.rated ? 'rated' : 'casual'];
+  const parts = [clockLabel(c.clock), variantName(c.variant || 'balanced'), c.rated ? t('live.rated') : t('live.casual')];
   const color = c.color || 'random';
   if (color === 'white' || color === 'black') {
     const theirs = forChallenged ? (color === 'white' ? 'black' : 'white') : color;
-    parts.push(forChallenged ? `you play ${cap(theirs)}` : `you play ${cap(color)}`);
+    parts.push(t('live.you_play', { color: colorName(theirs) }));
   }
   return parts.join(' · ');
 }
@@ -132,18 +133,18 @@ function place(id, el, outgoing, c) {
 }
 
 function showIncoming(c) {
-  const from = nameOf(c.from) || 'Someone';
+  const from = nameOf(c.from) || t('live.someone');
   const rating = c.from && c.from.rating && typeof c.from.rating.rating === 'number' ? ` (${Math.round(c.from.rating.rating)}${c.from.rating.provisional ? '?' : ''})` : '';
   const error = h('p', { class: 'error' });
-  const accept = h('button', { type: 'button', class: 'primary challenge-accept', id: `challenge-accept-${c.id}` }, 'Accept');
-  const decline = h('button', { type: 'button', class: 'challenge-decline', id: `challenge-decline-${c.id}` }, 'Decline');
+  const accept = h('button', { type: 'button', class: 'primary challenge-accept', id: `challenge-accept-${c.id}` }, t('live.accept'));
+  const decline = h('button', { type: 'button', class: 'challenge-decline', id: `challenge-decline-${c.id}` }, t('live.decline'));
   accept.addEventListener('click', () => answer(c.id, 'accept', [accept, decline], error));
   decline.addEventListener('click', () => answer(c.id, 'decline', [accept, decline], error));
   const el = h('div', { class: 'challenge-note incoming', 'data-id': c.id },
-    h('p', {}, h('a', { href: profileUrl(from) }, from), `${rating} challenges you: ${terms(c, true)}.`),
+    h('p', {}, h('a', { href: profileUrl(from) }, from), t('live.challenges_you', { rating, terms: terms(c, true) })),
     h('div', { class: 'row' }, accept, decline), error);
   place(c.id, el, false, c);
-  say(`${from} challenges you.`);
+  say(t('live.said_challenge', { name: from }));
 }
 
 async function answer(id, verb, buttons, error) {
@@ -155,29 +156,29 @@ async function answer(id, verb, buttons, error) {
     remove(id);
   } catch (err) {
     error.textContent = err.code === 'not_found' || err.status === 404
-      ? 'This challenge is no longer open.'
-      : `Could not ${verb}: ${err.message}`;
+      ? t('live.no_longer_open')
+      : t(verb === 'accept' ? 'live.accept_failed' : 'live.decline_failed', { error: err.message });
     for (const b of buttons) b.disabled = false;
   }
 }
 
 /** Shows a challenge this user sent, until it is answered; the profile page calls it too. */
 export function trackOutgoing(c) {
-  const to = nameOf(c.to) || 'them';
+  const to = nameOf(c.to) || t('live.them');
   const error = h('p', { class: 'error' });
-  const cancel = h('button', { type: 'button', class: 'challenge-cancel', id: `challenge-cancel-${c.id}` }, 'Cancel');
+  const cancel = h('button', { type: 'button', class: 'challenge-cancel', id: `challenge-cancel-${c.id}` }, t('common.cancel'));
   cancel.addEventListener('click', async () => {
     cancel.disabled = true;
     try {
       await request('POST', `/api/challenges/${encodeURIComponent(c.id)}/cancel`);
       remove(c.id);
     } catch (err) {
-      error.textContent = `Could not cancel: ${err.message}`;
+      error.textContent = t('live.cancel_failed', { error: err.message });
       cancel.disabled = false;
     }
   });
   const el = h('div', { class: 'challenge-note outgoing', 'data-id': c.id },
-    h('p', { class: 'challenge-text' }, `Waiting for ${to} to answer your challenge (${terms(c, false)})…`),
+    h('p', { class: 'challenge-text' }, t('live.waiting', { name: to, terms: terms(c, false) })),
     h('div', { class: 'row' }, cancel), error);
   place(c.id, el, true, c);
 }
@@ -187,27 +188,28 @@ function accepted(d) {
   if (d.token && game) saveSeat(game, d.token, d.color);
   if (!game) { remove(d.id); return; }
   const entry = shown.get(d.id);
-  if (entry) entry.el.replaceChildren(h('p', {}, 'Challenge accepted: opening the game…'));
-  say('Challenge accepted: opening the game.');
+  if (entry) entry.el.replaceChildren(h('p', {}, t('live.accepted_opening')));
+  say(t('live.accepted_said'));
   if (location.pathname !== `/game/${game}`) location.assign(d.url || `/game/${game}`);
 }
 
+/** Why a challenge went, as the server says it: the key of its sentence (`{name}` the challenged). */
 const GONE = {
-  declined: 'declined your challenge',
-  decline: 'declined your challenge',
-  expired: 'did not answer in time: the challenge expired',
-  cancelled: 'cancelled',
-  canceled: 'cancelled',
-  challenger_left: 'left: the challenge is gone',
+  declined: 'live.gone_declined',
+  decline: 'live.gone_declined',
+  expired: 'live.gone_expired',
+  cancelled: 'live.gone_cancelled',
+  canceled: 'live.gone_cancelled',
+  challenger_left: 'live.gone_left',
 };
 
 function gone(id, reason, d) {
   const entry = shown.get(id);
   if (!entry) return;
   if (entry.outgoing && (reason === 'declined' || reason === 'decline' || reason === 'expired')) {
-    const to = nameOf(d.to) || nameOf(entry.c && entry.c.to) || 'They';
-    const text = `${to} ${GONE[reason]}.`;
-    const close = h('button', { type: 'button', class: 'challenge-close', onclick: () => remove(id) }, 'OK');
+    const to = nameOf(d.to) || nameOf(entry.c && entry.c.to) || t('live.they');
+    const text = t(GONE[reason], { name: to });
+    const close = h('button', { type: 'button', class: 'challenge-close', onclick: () => remove(id) }, t('common.ok'));
     entry.el.replaceChildren(h('p', { class: 'challenge-text' }, text), h('div', { class: 'row' }, close));
     say(text);
     return;

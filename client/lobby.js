@@ -5,11 +5,12 @@
 
 import {
   request, saveSeat, hasSeat, heldSeats, h, clockLabel, cap, outcomeText, ratingText, diffText,
-  DAYS_PER_TURN, daysLabel, timeControlOf, timeLeftText,
+  DAYS_PER_TURN, daysLabel, timeControlOf, timeLeftText, variantName,
 } from './api.js';
 import { profileUrl } from './account.js';
 import { onLive, nameOf, sendLive } from './live.js';
 import { ChatPanel, isChatError } from './chat.js';
+import { t } from './i18n.js';
 
 const PRESETS = [
   ['3+2', 180, 2], ['5+3', 300, 3], ['10+5', 600, 5], ['15+10', 900, 10],
@@ -23,10 +24,7 @@ const MAX_BASE_MINUTES = 180;
 const MAX_INCREMENT_SECS = 180;
 
 /** The computer's levels in words (docs/engine.md: level 8 is full strength). */
-export const LEVELS = [
-  [1, 'beginner'], [2, 'novice'], [3, 'casual'], [4, 'intermediate'],
-  [5, 'club player'], [6, 'strong'], [7, 'expert'], [8, 'full strength'],
-];
+export const LEVELS = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => [n, t(`level.${n}`)]);
 
 export function lobbyPage(main, mePromise = Promise.resolve(null)) {
   let me = null;
@@ -34,24 +32,24 @@ export function lobbyPage(main, mePromise = Promise.resolve(null)) {
   const clock = clockChoice('clock', '', '5+3', { correspondence: true });
   // novalidate: the form's own checks say what is wrong in words, in the alert below.
   const form = h('form', { id: 'create-form', class: 'panel create', novalidate: true },
-    h('h2', {}, 'New game'),
+    h('h2', {}, t('lobby.new_game')),
     clock.fieldset,
-    h('fieldset', {}, h('legend', {}, 'Your colour'), h('div', { class: 'choices' },
-      radio('color', 'white', 'White'), radio('color', 'random', 'Random', true), radio('color', 'black', 'Black'))),
-    h('fieldset', {}, h('legend', {}, 'Variant'), h('div', { class: 'choices' },
-      radio('variant', 'balanced', 'Balanced (White opens with one move)', true),
-      radio('variant', 'marseillais', 'Marseillais (two moves from the start)'))),
-    h('details', { class: 'fen-start' }, h('summary', {}, 'Start from a position (FEN)'),
-      h('label', { for: 'fen-input', class: 'visually-hidden' }, 'Starting position (extended FEN)'),
-      h('input', { type: 'text', id: 'fen-input', name: 'fen', placeholder: 'extended FEN, e.g. rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1', autocomplete: 'off', spellcheck: false })),
+    h('fieldset', {}, h('legend', {}, t('lobby.your_colour')), h('div', { class: 'choices' },
+      radio('color', 'white', t('color.white')), radio('color', 'random', t('lobby.random'), true), radio('color', 'black', t('color.black')))),
+    h('fieldset', {}, h('legend', {}, t('lobby.variant')), h('div', { class: 'choices' },
+      radio('variant', 'balanced', t('lobby.variant_balanced'), true),
+      radio('variant', 'marseillais', t('lobby.variant_marseillais')))),
+    h('details', { class: 'fen-start' }, h('summary', {}, t('lobby.fen_start')),
+      h('label', { for: 'fen-input', class: 'visually-hidden' }, t('lobby.fen_label')),
+      h('input', { type: 'text', id: 'fen-input', name: 'fen', placeholder: t('lobby.fen_placeholder', { fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1' }), autocomplete: 'off', spellcheck: false })),
     h('p', { class: 'listed' }, h('label', { for: 'listed' },
       h('input', { type: 'checkbox', id: 'listed', name: 'listed', checked: true }),
-      ' Listed in the lobby'), h('span', { class: 'hint' }, ' (untick to play only with whoever has the link)')),
+      ` ${t('lobby.listed')}`), h('span', { class: 'hint' }, ` ${t('lobby.listed_hint')}`)),
     // Shown once the page knows a user is signed in: only accounts play rated games.
     h('p', { class: 'listed', id: 'rated-row', hidden: true }, h('label', { for: 'rated' },
       h('input', { type: 'checkbox', id: 'rated', name: 'rated' }),
-      ' Rated'), h('span', { class: 'hint' }, ' (needs a clock; only signed-in players can join)')),
-    h('button', { type: 'submit', id: 'create-btn', class: 'primary' }, 'Create game'),
+      ` ${t('lobby.rated')}`), h('span', { class: 'hint' }, ` ${t('lobby.rated_hint')}`)),
+    h('button', { type: 'submit', id: 'create-btn', class: 'primary' }, t('lobby.create')),
     error);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -63,7 +61,7 @@ export function lobbyPage(main, mePromise = Promise.resolve(null)) {
     if (chosen.problem) { error.textContent = chosen.problem; return; }
     body.clock = chosen.clock;
     if (me && form.querySelector('#rated').checked) {
-      if (!chosen.clock) { error.textContent = 'A rated game needs a clock: choose a time control.'; return; }
+      if (!chosen.clock) { error.textContent = t('lobby.rated_needs_clock'); return; }
       body.rated = true;
     }
     const fen = form.querySelector('#fen-input').value.trim();
@@ -76,28 +74,28 @@ export function lobbyPage(main, mePromise = Promise.resolve(null)) {
   const openList = h('ul', { class: 'games', id: 'open-games' });
   const myList = h('ul', { class: 'games', id: 'my-games' });
   const online = h('p', { class: 'online', id: 'online-count', 'aria-live': 'polite' });
-  const ratingMin = h('input', { type: 'number', id: 'rating-min', min: '0', max: '4000', step: '50', placeholder: 'any', inputmode: 'numeric' });
-  const ratingMax = h('input', { type: 'number', id: 'rating-max', min: '0', max: '4000', step: '50', placeholder: 'any', inputmode: 'numeric' });
+  const ratingMin = h('input', { type: 'number', id: 'rating-min', min: '0', max: '4000', step: '50', placeholder: t('lobby.any'), inputmode: 'numeric' });
+  const ratingMax = h('input', { type: 'number', id: 'rating-max', min: '0', max: '4000', step: '50', placeholder: t('lobby.any'), inputmode: 'numeric' });
   const filter = h('form', { class: 'rating-filter', id: 'rating-filter', novalidate: true, onsubmit: (e) => { e.preventDefault(); refresh(); } },
-    h('span', { class: 'legend' }, 'Creator\'s rating'),
-    h('label', { for: 'rating-min' }, 'from '), ratingMin,
-    h('label', { for: 'rating-max' }, ' to '), ratingMax,
-    h('button', { type: 'submit', id: 'rating-filter-btn' }, 'Filter'));
+    h('span', { class: 'legend' }, t('lobby.creator_rating')),
+    h('label', { for: 'rating-min' }, `${t('lobby.rating_from')} `), ratingMin,
+    h('label', { for: 'rating-max' }, ` ${t('lobby.rating_to')} `), ratingMax,
+    h('button', { type: 'submit', id: 'rating-filter-btn' }, t('lobby.filter')));
   for (const input of [ratingMin, ratingMax]) input.addEventListener('change', () => refresh());
   const playingList = h('ul', { class: 'games', id: 'playing-games' });
   const recentList = h('ul', { class: 'games recent', id: 'recent-games' });
   const listError = h('p', { class: 'error', role: 'status' });
   // The lobby chat (room `lobby` on /ws/lobby): everyone reads and writes.
   let chatAt = null;
-  const chat = new ChatPanel({ room: 'lobby', title: 'Lobby chat', send: (room, text) => { chatAt = performance.now(); return sendLive('chat', { room, text }); } });
+  const chat = new ChatPanel({ room: 'lobby', title: t('lobby.chat'), send: (room, text) => { chatAt = performance.now(); return sendLive('chat', { room, text }); } });
   main.replaceChildren(h('div', { class: 'lobby' },
     h('div', { class: 'lobby-forms' }, form, computerForm),
     h('div', { class: 'lobby-side' },
       h('section', { class: 'panel' }, online,
-        h('h2', {}, 'My games'), myList,
-        h('h2', {}, 'Open games'), filter, openList, listError,
-        h('h2', {}, 'Games in progress'), playingList,
-        h('h2', {}, 'Recent games'), recentList),
+        h('h2', {}, t('nav.mine')), myList,
+        h('h2', {}, t('lobby.open_games')), filter, openList, listError,
+        h('h2', {}, t('lobby.games_in_progress')), playingList,
+        h('h2', {}, t('lobby.recent_games')), recentList),
       h('div', { class: 'panel' }, chat.el))));
 
   /** `&rating_min=..&rating_max=..` from the filter (empty or not a number: no bound). */
@@ -122,19 +120,19 @@ export function lobbyPage(main, mePromise = Promise.resolve(null)) {
         request('GET', '/api/games?status=finished&limit=10'),
       ]);
       listError.textContent = '';
-      fill(openList, open.games, ratingRange() ? 'No open game in this rating range.' : 'No open game. Create one!', (g) => {
+      fill(openList, open.games, ratingRange() ? t('lobby.no_open_in_range') : t('lobby.no_open'), (g) => {
         const mine = hasSeat(g.id) || (!!me && creatorOf(g) && sameName(creatorOf(g).name, me.username));
         const free = g.seats && !g.seats.white ? 'white' : 'black';
         return h('button', {
           type: 'button', class: 'join', 'data-id': g.id,
           onclick: () => (mine ? location.assign(`/game/${g.id}`) : join(g.id)),
-        }, mine ? 'Open (yours)' : `Join as ${free}`);
+        }, mine ? t('lobby.open_yours') : t(`lobby.join_as_${free}`));
       });
-      fill(playingList, playing.games.map(withTimeLeft), 'No game in progress.', (g) =>
-        h('a', { href: `/game/${g.id}`, class: 'button watch' }, hasSeat(g.id) || playsIn(g, me) ? 'Play' : 'Watch'));
+      fill(playingList, playing.games.map(withTimeLeft), t('lobby.no_game_in_progress'), (g) =>
+        h('a', { href: `/game/${g.id}`, class: 'button watch' }, hasSeat(g.id) || playsIn(g, me) ? t('lobby.play') : t('lobby.watch')));
       fillRecent(recentList, finished.games);
     } catch (err) {
-      listError.textContent = `The game list could not be loaded: ${err.message}`;
+      listError.textContent = t('lobby.list_failed', { error: err.message });
     }
   }
 
@@ -159,7 +157,7 @@ export function lobbyPage(main, mePromise = Promise.resolve(null)) {
       const games = me ? await accountGames(me.username) : await heldGames();
       fillMine(myList, games, me);
     } catch (err) {
-      if (!myList.childElementCount) myList.replaceChildren(h('li', { class: 'empty' }, `Your games could not be loaded: ${err.message}`));
+      if (!myList.childElementCount) myList.replaceChildren(h('li', { class: 'empty' }, t('mine.load_failed', { error: err.message })));
     }
   }
 
@@ -169,7 +167,7 @@ export function lobbyPage(main, mePromise = Promise.resolve(null)) {
     if (msg.t === 'chat_history' && d.room === 'lobby') chat.history(d.lines);
     if (msg.t === 'error' && isChatError(d.code) && chatAt !== null && performance.now() - chatAt < 10000) chat.showError(d.code);
     if (msg.t === 'online' && msg.d && typeof msg.d.count === 'number') {
-      online.textContent = `${msg.d.count} ${msg.d.count === 1 ? 'player' : 'players'} online`;
+      online.textContent = t('lobby.online', { n: msg.d.count });
     }
   });
   mePromise.then((account) => {
@@ -189,7 +187,7 @@ export function lobbyPage(main, mePromise = Promise.resolve(null)) {
  */
 function withTimeLeft(g) {
   if (!g || typeof g.deadline_ms !== 'number' || !g.turn) return g;
-  return { ...g, left: `${cap(g.turn)} to play, ${timeLeftText(g.deadline_ms - Date.now(), { coarse: true })} left` };
+  return { ...g, left: t(`lobby.left_${g.turn === 'white' ? 'white' : 'black'}`, { time: timeLeftText(g.deadline_ms - Date.now(), { coarse: true }) }) };
 }
 
 /** Whether the signed-in user holds a seat of a listed game (its summary's `players`). */
@@ -204,10 +202,10 @@ function sameName(a, b) {
 
 /** A join refused, in words. */
 function joinErrorText(err) {
-  if (err.code === 'seat_taken') return 'Someone else took that seat first.';
-  if (err.code === 'not_logged_in') return 'This game is rated: sign up or log in to join it.';
-  if (err.code === 'same_player') return 'You cannot play yourself in a rated game.';
-  return `Could not join: ${err.message}`;
+  if (err.code === 'seat_taken') return t('lobby.seat_taken');
+  if (err.code === 'not_logged_in') return t('lobby.join_needs_login');
+  if (err.code === 'same_player') return t('error.same_player');
+  return t('lobby.join_failed', { error: err.message });
 }
 
 /**
@@ -232,9 +230,9 @@ export function creatorOf(g) {
 function creatorText(g) {
   if (g.status !== 'open' || g.computer) return null;
   const who = creatorOf(g);
-  if (!who) return ' · by Anonymous';
+  if (!who) return ` · ${t('lobby.by_word')} ${t('lobby.anonymous')}`;
   const rating = ratingText(who.rating);
-  return [' · by ', h('a', { href: profileUrl(who.name), class: 'creator' }, who.name), rating ? ` (${rating})` : ''];
+  return [` · ${t('lobby.by_word')} `, h('a', { href: profileUrl(who.name), class: 'creator' }, who.name), rating ? ` (${rating})` : ''];
 }
 
 /** The signed-in user's games, newest first, as `{id, status, color, opponent, result, diff, turn}`. */
@@ -258,12 +256,12 @@ async function accountGames(name) {
 }
 
 function opponentText(o) {
-  if (!o) return 'Anonymous';
+  if (!o) return t('lobby.anonymous');
   if (typeof o === 'string') return o;
   const name = nameOf(o);
   if (name) return name;
-  if (o.computer) return `Computer (level ${o.computer.level || o.computer})`;
-  return 'Anonymous';
+  if (o.computer) return t('lobby.computer_level', { level: o.computer.level || o.computer });
+  return t('lobby.anonymous');
 }
 
 /** The games whose seats this browser holds (at most [`MY_GAMES_MAX`]), from their public state. */
@@ -277,10 +275,10 @@ async function heldGames() {
   }));
   return states.filter(Boolean).map(({ S, color }) => {
     const other = color === 'white' ? 'black' : 'white';
-    let opponent = 'Anonymous';
-    if (S.computer && S.computer.color === other) opponent = `Computer (level ${S.computer.level})`;
+    let opponent = t('lobby.anonymous');
+    if (S.computer && S.computer.color === other) opponent = t('lobby.computer_level', { level: S.computer.level });
     else if (color && S.players && nameOf(S.players[other])) opponent = nameOf(S.players[other]);
-    else if (color && !S.seats[other].taken) opponent = 'nobody yet';
+    else if (color && !S.seats[other].taken) opponent = t('lobby.nobody_yet');
     return {
       id: S.id, status: S.status, color, opponent, clock: timeControlOf(S), rated: !!S.rated,
       deadline: S.correspondence && typeof S.correspondence.deadline_ms === 'number' ? S.correspondence.deadline_ms : null,
@@ -309,11 +307,11 @@ function myOrder(g) {
 
 /** A finished game of mine in words: "won 1-0", "lost 0-1", "draw", "aborted". */
 function finishedWord(g) {
-  if (!g.result || g.result === '*') return 'aborted';
-  if (g.result === '1/2-1/2') return 'draw';
+  if (!g.result || g.result === '*') return t('mine.aborted');
+  if (g.result === '1/2-1/2') return t('mine.draw');
   if (g.color !== 'white' && g.color !== 'black') return g.result;
   const won = (g.result === '1-0') === (g.color === 'white');
-  return `${won ? 'won' : 'lost'} ${g.result}`;
+  return t(won ? 'mine.won' : 'mine.lost', { result: g.result });
 }
 
 function fillMine(list, games, me) {
@@ -324,19 +322,19 @@ function fillMine(list, games, me) {
   if (list.dataset.key === key) return;
   list.dataset.key = key;
   if (!sorted.length) {
-    list.replaceChildren(h('li', { class: 'empty' }, me ? 'No game yet: create one or accept a challenge.' : 'The games you play in this browser appear here.'));
+    list.replaceChildren(h('li', { class: 'empty' }, me ? t('lobby.no_game_yet') : t('lobby.games_appear_here')));
     return;
   }
   list.replaceChildren(...sorted.map((g) => {
     const yourTurn = g.status === 'playing' && g.color && g.turn === g.color;
-    const state = g.status === 'playing' ? 'in progress' : g.status === 'open' ? 'waiting for an opponent' : finishedWord(g);
+    const state = g.status === 'playing' ? t('mine.in_progress') : g.status === 'open' ? t('mine.waiting') : finishedWord(g);
     return h('li', { 'data-id': g.id, class: yourTurn ? 'your-turn' : null },
       h('span', { class: 'game-desc' },
-        yourTurn ? h('strong', { class: 'your-turn-mark' }, 'Your turn · ') : null,
-        `vs ${g.opponent}`, g.color ? ` (you play ${g.color})` : '', ` · ${clockLabel(g.clock)}`, g.rated ? ' · Rated' : '',
-        ` · ${state}`, g.left ? ` · ${g.left} left` : '',
+        yourTurn ? h('strong', { class: 'your-turn-mark' }, `${t('mine.your_turn')} · `) : null,
+        t('mine.vs', { name: g.opponent }), g.color === 'white' || g.color === 'black' ? ` ${t(`mine.you_play_${g.color}`)}` : '', ` · ${clockLabel(g.clock)}`, g.rated ? ` · ${t('lobby.rated')}` : '',
+        ` · ${state}`, g.left ? ` · ${t('mine.left', { time: g.left })}` : '',
         typeof g.diff === 'number' ? ` · ${diffText(g.diff)}` : ''),
-      h('a', { href: `/game/${g.id}`, class: 'button' }, g.status === 'finished' ? 'View' : 'Play'));
+      h('a', { href: `/game/${g.id}`, class: 'button' }, g.status === 'finished' ? t('mine.view') : t('lobby.play')));
   }));
 }
 
@@ -360,8 +358,8 @@ function fill(list, games, empty, action) {
   }
   list.replaceChildren(...games.map((g) => h('li', { 'data-id': g.id },
     h('span', { class: 'game-desc' },
-      h('strong', {}, clockLabel(g.clock)), ' · ', cap(g.variant), g.rated ? ' · Rated' : '', computerText(g),
-      creatorText(g), g.sub_moves ? ` · ${g.sub_moves} sub-moves` : '', g.left ? ` · ${g.left}` : ''),
+      h('strong', {}, clockLabel(g.clock)), ' · ', variantName(g.variant), g.rated ? ` · ${t('lobby.rated')}` : '', computerText(g),
+      creatorText(g), g.sub_moves ? ` · ${t('lobby.sub_moves', { n: g.sub_moves })}` : '', g.left ? ` · ${g.left}` : ''),
     action(g))));
 }
 
@@ -369,25 +367,25 @@ function fill(list, games, empty, action) {
 function fillRecent(list, games) {
   if (unchanged(list, games)) return;
   if (!games || !games.length) {
-    list.replaceChildren(h('li', { class: 'empty' }, 'No finished game yet.'));
+    list.replaceChildren(h('li', { class: 'empty' }, t('lobby.no_finished')));
     return;
   }
   list.replaceChildren(...games.map((g) => {
-    const outcome = outcomeText({ result: g.result, reason: g.reason, winner: winnerOf(g.result) }) || 'Finished';
+    const outcome = outcomeText({ result: g.result, reason: g.reason, winner: winnerOf(g.result) }) || t('lobby.finished');
     return h('li', { 'data-id': g.id },
       h('span', { class: 'game-desc' },
         h('strong', {}, g.result && g.result !== '*' ? g.result : '—'), ' ',
         h('a', { href: `/game/${g.id}`, class: 'outcome' }, outcome),
-        ` · ${clockLabel(g.clock)} · ${cap(g.variant)}${computerText(g)}${g.sub_moves ? ` · ${g.sub_moves} sub-moves` : ''}`),
+        ` · ${clockLabel(g.clock)} · ${variantName(g.variant)}${computerText(g)}${g.sub_moves ? ` · ${t('lobby.sub_moves', { n: g.sub_moves })}` : ''}`),
       h('span', { class: 'links' },
-        h('a', { href: `/game/${g.id}.pgn`, class: 'button', 'aria-label': `PGN of game ${g.id}` }, 'PGN'),
-        h('a', { href: `/replay?game=${encodeURIComponent(g.id)}`, class: 'button', 'aria-label': `Replay game ${g.id}` }, 'Replay')));
+        h('a', { href: `/game/${g.id}.pgn`, class: 'button', 'aria-label': t('lobby.pgn_of', { id: g.id }) }, 'PGN'),
+        h('a', { href: `/replay?game=${encodeURIComponent(g.id)}`, class: 'button', 'aria-label': t('lobby.replay_of', { id: g.id }) }, t('nav.replay'))));
   }));
 }
 
 /** " · vs the computer (level 3)" for a game against the computer, else "". */
 function computerText(g) {
-  return g.computer ? ` · vs the computer (level ${g.computer.level})` : '';
+  return g.computer ? ` · ${t('lobby.vs_computer', { level: g.computer.level })}` : '';
 }
 
 function winnerOf(result) {
@@ -407,14 +405,14 @@ function computerPanel() {
   const level = h('select', { id: 'computer-level', name: 'level' },
     LEVELS.map(([n, words]) => h('option', { value: String(n), selected: n === 1 }, `${n}: ${words}`)));
   const form = h('form', { id: 'computer-form', class: 'panel create computer', novalidate: true },
-    h('h2', {}, 'Play the computer'),
-    h('p', { class: 'field' }, h('label', { for: 'computer-level' }, 'Level '), level,
-      h('span', { class: 'hint', id: 'computer-level-hint' }, ' 1 is for beginners, 8 is the engine at full strength')),
-    h('fieldset', {}, h('legend', {}, 'Your colour'), h('div', { class: 'choices' },
-      radio('computer-color', 'white', 'White'), radio('computer-color', 'random', 'Random', true),
-      radio('computer-color', 'black', 'Black'))),
+    h('h2', {}, t('lobby.play_computer')),
+    h('p', { class: 'field' }, h('label', { for: 'computer-level' }, `${t('lobby.level')} `), level,
+      h('span', { class: 'hint', id: 'computer-level-hint' }, ` ${t('lobby.level_hint')}`)),
+    h('fieldset', {}, h('legend', {}, t('lobby.your_colour')), h('div', { class: 'choices' },
+      radio('computer-color', 'white', t('color.white')), radio('computer-color', 'random', t('lobby.random'), true),
+      radio('computer-color', 'black', t('color.black')))),
     clock.fieldset,
-    h('button', { type: 'submit', id: 'computer-btn', class: 'primary' }, 'Play the computer'),
+    h('button', { type: 'submit', id: 'computer-btn', class: 'primary' }, t('lobby.play_computer')),
     error);
   level.setAttribute('aria-describedby', 'computer-level-hint');
   form.addEventListener('submit', async (e) => {
@@ -439,7 +437,7 @@ async function createAndOpen(body, error) {
     saveSeat(grant.id, grant.token, grant.color);
     location.assign(grant.url || `/game/${grant.id}`);
   } catch (err) {
-    error.textContent = `Could not create the game: ${createErrorText(err)}`;
+    error.textContent = t('lobby.create_failed', { error: createErrorText(err) });
   }
 }
 
@@ -452,20 +450,20 @@ async function createAndOpen(body, error) {
  */
 export function clockChoice(name, prefix, initial, { correspondence = false } = {}) {
   const custom = h('div', { class: 'custom-clock', hidden: true },
-    h('label', {}, 'Minutes ', h('input', { type: 'number', id: `${prefix}custom-base`, min: '0', max: '180', step: '1', value: '5' })),
-    h('label', {}, 'Increment (s) ', h('input', { type: 'number', id: `${prefix}custom-inc`, min: '0', max: '180', step: '1', value: '3' })));
+    h('label', {}, `${t('lobby.minutes')} `, h('input', { type: 'number', id: `${prefix}custom-base`, min: '0', max: '180', step: '1', value: '5' })),
+    h('label', {}, `${t('lobby.increment')} `, h('input', { type: 'number', id: `${prefix}custom-inc`, min: '0', max: '180', step: '1', value: '3' })));
   const choices = [
     ...PRESETS.map(([label]) => radio(name, label, label, label === initial)),
-    radio(name, 'custom', 'Custom', initial === 'custom'),
-    radio(name, 'none', 'No clock', initial === 'none'),
+    radio(name, 'custom', t('lobby.custom'), initial === 'custom'),
+    radio(name, 'none', t('clock.none'), initial === 'none'),
   ];
   // Correspondence: days per turn (each turn has that long; the time does not accumulate).
   const slow = correspondence
     ? h('div', { class: 'choices correspondence', role: 'group', 'aria-labelledby': `${prefix}corr-label` },
-      h('span', { class: 'legend', id: `${prefix}corr-label` }, 'Correspondence (days per turn):'),
+      h('span', { class: 'legend', id: `${prefix}corr-label` }, t('lobby.correspondence_days')),
       DAYS_PER_TURN.map((n) => radio(name, `days-${n}`, daysLabel(n), initial === `days-${n}`)))
     : null;
-  const fieldset = h('fieldset', {}, h('legend', {}, 'Time control'), h('div', { class: 'choices' }, choices), slow, custom);
+  const fieldset = h('fieldset', {}, h('legend', {}, t('lobby.time_control')), h('div', { class: 'choices' }, choices), slow, custom);
   const value = () => (fieldset.querySelector(`input[name="${name}"]:checked`) || { value: 'none' }).value;
   fieldset.addEventListener('change', () => { custom.hidden = value() !== 'custom'; });
   const read = () => {
@@ -489,34 +487,34 @@ export function clockChoice(name, prefix, initial, { correspondence = false } = 
 /** Why a custom clock cannot be used, in the form's words, or null. */
 function clockProblem(minutes, increment) {
   if (!Number.isFinite(minutes) || minutes < 0 || minutes > MAX_BASE_MINUTES) {
-    return `Base time must be between 0 and ${MAX_BASE_MINUTES} minutes.`;
+    return t('lobby.base_range', { max: MAX_BASE_MINUTES });
   }
   if (!Number.isFinite(increment) || increment < 0 || increment > MAX_INCREMENT_SECS) {
-    return `Increment must be between 0 and ${MAX_INCREMENT_SECS} seconds.`;
+    return t('lobby.increment_range', { max: MAX_INCREMENT_SECS });
   }
   if (Math.round(minutes * 60) === 0 && Math.round(increment) === 0) {
-    return 'Base time and increment cannot both be zero: choose "No clock" for an untimed game.';
+    return t('lobby.clock_zero');
   }
   return null;
 }
 
 /** A refused creation in words: the server names fields (`clock: base_secs ...`, `fen: ...`). */
 function createErrorText(err) {
-  const message = String(err.message || '');
-  if (err.code === 'not_logged_in') return 'only signed-in players create rated games: log in first.';
-  if (err.code === 'rated_needs_clock') return 'a rated game needs a clock: choose a time control.';
+  // The server's own words name the field; the page says it in its language.
+  const message = String(err.serverMessage || err.message || '');
+  if (err.code === 'not_logged_in') return t('lobby.create_needs_login');
+  if (err.code === 'rated_needs_clock') return t('lobby.create_needs_clock');
   if (err.code === 'bad_request') {
-    if (message.startsWith('fen:')) return `the starting position (FEN) cannot be used: ${message.slice(4).trim()}.`;
-    if (message.startsWith('clock:') && message.includes('days')) {
-      return 'a correspondence game has 1, 2, 3, 5, 7 or 14 days per turn.';
-    }
+    // The FEN's fault is the server's English words (they quote the FEN itself).
+    if (message.startsWith('fen:')) return t('lobby.bad_fen', { why: message.slice(4).trim() });
+    if (message.startsWith('clock:') && message.includes('days')) return t('lobby.bad_days');
     if (message.startsWith('clock:')) {
-      return `the clock is out of range (base time at most ${MAX_BASE_MINUTES} minutes, increment at most ${MAX_INCREMENT_SECS} seconds, not both zero).`;
+      return t('lobby.bad_clock', { base: MAX_BASE_MINUTES, inc: MAX_INCREMENT_SECS });
     }
-    if (message.startsWith('computer')) return 'the computer\'s level must be a whole number from 1 to 8.';
-    return 'the server did not understand the request.';
+    if (message.startsWith('computer')) return t('lobby.bad_level');
+    return t('lobby.bad_request');
   }
-  return message;
+  return err.message;
 }
 
 let radioSeq = 0;

@@ -7,6 +7,7 @@
 
 import { request, heldSeats, h, clockLabel, cap, timeControlOf, timeLeftText, deadlineText } from './api.js';
 import { onLive, nameOf } from './live.js';
+import { t } from './i18n.js';
 
 const REFRESH_MS = 30000;
 /** Anonymous seats asked for (one request each). */
@@ -16,7 +17,7 @@ export function minePage(main, mePromise = Promise.resolve(null)) {
   const list = h('ul', { class: 'games mine', id: 'mine-games' });
   const error = h('p', { class: 'error', id: 'mine-error', role: 'status' });
   const intro = h('p', { class: 'hint', id: 'mine-intro' });
-  main.replaceChildren(h('section', { class: 'panel mine-page' }, h('h2', {}, 'My games'), intro, list, error));
+  main.replaceChildren(h('section', { class: 'panel mine-page' }, h('h2', {}, t('nav.mine')), intro, list, error));
   let me = null;
   let busy = false;
 
@@ -30,7 +31,7 @@ export function minePage(main, mePromise = Promise.resolve(null)) {
       fill(list, sortGames(games));
       error.textContent = '';
     } catch (err) {
-      error.textContent = `Your games could not be loaded: ${err.message}`;
+      error.textContent = t('mine.load_failed', { error: err.message });
     } finally {
       busy = false;
     }
@@ -39,8 +40,8 @@ export function minePage(main, mePromise = Promise.resolve(null)) {
   mePromise.then((account) => {
     me = account && account.username ? account : null;
     intro.textContent = me
-      ? `The games of ${me.username} that are not over, and those played in this browser.`
-      : 'The games played in this browser (log in to see your account\'s games on any device).';
+      ? t('mine.intro_account', { name: me.username })
+      : t('mine.intro_browser');
     refresh();
   });
   onLive((msg) => { if (msg.t === 'your_turn') refresh(); });
@@ -53,7 +54,7 @@ async function accountGames() {
   return ((reply && reply.games) || []).map((g) => ({
     id: g.id,
     color: g.color || null,
-    opponent: opponentText(g.opponent, g.status === 'open' ? 'nobody yet' : 'Anonymous'),
+    opponent: opponentText(g.opponent, g.status === 'open' ? t('lobby.nobody_yet') : t('lobby.anonymous')),
     clock: timeControlOf(g),
     turn: g.status === 'open' ? null : g.turn || null,
     yourTurn: !!g.your_turn,
@@ -64,7 +65,7 @@ async function accountGames() {
 
 function opponentText(o, fallback) {
   if (!o) return fallback;
-  if (o.computer) return `Computer (level ${o.computer.level || o.computer})`;
+  if (o.computer) return t('lobby.computer_level', { level: o.computer.level || o.computer });
   return nameOf(o) || fallback;
 }
 
@@ -76,10 +77,10 @@ async function heldGames() {
     try { S = await request('GET', `/api/games/${encodeURIComponent(id)}`); } catch (_) { return null; }
     if (!S || S.status === 'finished') return null;
     const other = color === 'white' ? 'black' : 'white';
-    let opponent = 'Anonymous';
-    if (S.computer && S.computer.color === other) opponent = `Computer (level ${S.computer.level})`;
+    let opponent = t('lobby.anonymous');
+    if (S.computer && S.computer.color === other) opponent = t('lobby.computer_level', { level: S.computer.level });
     else if (color && S.players && nameOf(S.players[other])) opponent = nameOf(S.players[other]);
-    else if (color && S.seats && S.seats[other] && !S.seats[other].taken) opponent = 'nobody yet';
+    else if (color && S.seats && S.seats[other] && !S.seats[other].taken) opponent = t('lobby.nobody_yet');
     const turn = S.status === 'playing' ? S.turn : null;
     const c = S.correspondence;
     return {
@@ -114,20 +115,20 @@ function fill(list, games) {
   if (list.dataset.key === key) return;
   list.dataset.key = key;
   if (!rows.length) {
-    list.replaceChildren(h('li', { class: 'empty' }, 'No game in progress: ', h('a', { href: '/' }, 'create one in the lobby'), '.'));
+    list.replaceChildren(h('li', { class: 'empty' }, t('mine.none_before'), h('a', { href: '/' }, t('mine.none_link')), t('mine.none_after')));
     return;
   }
   list.replaceChildren(...rows.map((g) => {
-    const state = !g.turn ? 'waiting for an opponent' : g.yourTurn ? null : `${cap(g.turn)} to play`;
+    const state = !g.turn ? t('mine.waiting') : g.yourTurn ? null : t(g.turn === 'white' ? 'mine.white_to_play' : 'mine.black_to_play');
     return h('li', { 'data-id': g.id, class: g.yourTurn ? 'your-turn' : null },
       h('span', { class: 'game-desc' },
-        g.yourTurn ? h('strong', { class: 'your-turn-mark' }, 'Your turn') : null,
+        g.yourTurn ? h('strong', { class: 'your-turn-mark' }, t('mine.your_turn')) : null,
         g.yourTurn ? ' · ' : '',
-        `vs ${g.opponent}`, g.color ? ` (you play ${g.color})` : '', ` · ${clockLabel(g.clock)}`,
+        t('mine.vs', { name: g.opponent }), g.color === 'white' || g.color === 'black' ? ` ${t(`mine.you_play_${g.color}`)}` : '', ` · ${clockLabel(g.clock)}`,
         state ? ` · ${state}` : '',
         g.left !== null && g.turn
-          ? h('span', { class: 'deadline', title: deadlineText(g.deadline) }, ` · ${g.left} left (until ${deadlineText(g.deadline)})`)
+          ? h('span', { class: 'deadline', title: deadlineText(g.deadline) }, ` · ${t('mine.left_until', { time: g.left, until: deadlineText(g.deadline) })}`)
           : null),
-      h('a', { href: `/game/${g.id}`, class: 'button' }, g.yourTurn ? 'Play' : 'Open'));
+      h('a', { href: `/game/${g.id}`, class: 'button' }, g.yourTurn ? t('lobby.play') : t('mine.open')));
   }));
 }

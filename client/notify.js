@@ -19,6 +19,7 @@
 
 import { h, request, clockLabel } from './api.js';
 import { onLive } from './live.js';
+import { t } from './i18n.js';
 
 const PREF = 'marseillais.notify';
 const KNOWN = 'marseillais.yourturn.known';
@@ -141,8 +142,8 @@ function show(id, opponent, clock) {
   writeJson(NOTIFIED, notified);
   const who = opponent && typeof opponent === 'object' ? opponent.name || opponent.username : opponent;
   try {
-    const n = new Notification('Your turn', {
-      body: `${who ? `vs ${who} · ` : ''}${clockLabel(clock)} per turn · game ${id}`,
+    const n = new Notification(t('mine.your_turn'), {
+      body: `${who ? `${t('mine.vs', { name: who })} · ` : ''}${t('notify.body', { clock: clockLabel(clock), id })}`,
       tag: `turn-${id}`,
     });
     n.onclick = () => { window.focus(); location.assign(`/game/${id}`); n.close(); };
@@ -160,10 +161,10 @@ export function alertsButton() {
   const render = () => {
     const denied = Notification.permission === 'denied';
     button.disabled = denied;
-    button.textContent = denied ? 'Turn alerts blocked' : 'Turn alerts';
+    button.textContent = denied ? t('notify.blocked') : t('notify.alerts');
     button.title = denied
-      ? 'This browser blocks notifications for this site'
-      : 'A notification when it becomes your turn in a correspondence game';
+      ? t('notify.blocked_title')
+      : t('notify.alerts_title');
     button.setAttribute('aria-pressed', alertsOn() ? 'true' : 'false');
   };
   button.addEventListener('click', async () => {

@@ -243,6 +243,22 @@ impl Store for RefuseOneGame {
     fn turn_deadlines(&self) -> StoreFuture<Vec<(String, i64)>> {
         self.inner.turn_deadlines()
     }
+
+    fn account_settings(
+        &self,
+        user: marseillais::server::account::UserId,
+    ) -> StoreFuture<Option<String>> {
+        self.inner.account_settings(user)
+    }
+
+    fn set_account_settings(
+        &self,
+        user: marseillais::server::account::UserId,
+        json: String,
+        at_ms: i64,
+    ) -> StoreFuture<()> {
+        self.inner.set_account_settings(user, json, at_ms)
+    }
 }
 
 #[tokio::test]

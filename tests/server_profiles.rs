@@ -687,6 +687,14 @@ impl Store for ReadFailing {
     fn turn_deadlines(&self) -> StoreFuture<Vec<(String, i64)>> {
         self.inner.turn_deadlines()
     }
+
+    fn account_settings(&self, user: UserId) -> StoreFuture<Option<String>> {
+        self.inner.account_settings(user)
+    }
+
+    fn set_account_settings(&self, user: UserId, json: String, at_ms: i64) -> StoreFuture<()> {
+        self.inner.set_account_settings(user, json, at_ms)
+    }
 }
 
 #[tokio::test]

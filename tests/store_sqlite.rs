@@ -45,6 +45,50 @@ fn temp_dir(label: &str) -> tempfile::TempDir {
 // The same checks on both implementations.
 
 #[tokio::test]
+async fn account_settings_are_kept_per_user_replaced_whole_and_durable() {
+    let dir = temp_dir("settings");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    bounded(
+        support::store_contract::check_account_settings_are_kept_per_user_and_replaced_whole(
+            &store,
+        ),
+    )
+    .await;
+    bounded(
+        support::store_contract::check_account_settings_are_kept_per_user_and_replaced_whole(
+            &MemoryStore::new(),
+        ),
+    )
+    .await;
+    // Durable: still there after reopening.
+    bounded(store.close()).await;
+    drop(store);
+    let store = SqliteStore::open(dir.path()).expect("reopen");
+    assert_eq!(
+        bounded(store.account_settings(marseillais::server::account::UserId(1)))
+            .await
+            .expect("read"),
+        Some(r#"{"volume":5}"#.to_owned())
+    );
+}
+
+#[tokio::test]
+async fn settings_saves_fail_while_the_store_is_failing_and_after_close() {
+    let dir = temp_dir("settings-failing");
+    let sqlite: Arc<dyn Store> = Arc::new(SqliteStore::open(dir.path()).expect("open"));
+    bounded(
+        support::store_contract::check_settings_saves_fail_while_failing_and_after_close(sqlite),
+    )
+    .await;
+    bounded(
+        support::store_contract::check_settings_saves_fail_while_failing_and_after_close(Arc::new(
+            MemoryStore::new(),
+        )),
+    )
+    .await;
+}
+
+#[tokio::test]
 async fn the_turn_deadline_index_follows_each_commit_in_its_transaction() {
     let dir = temp_dir("deadlines");
     let store = SqliteStore::open(dir.path()).expect("open");

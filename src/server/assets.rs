@@ -1,9 +1,11 @@
 //! The browser client, embedded in the binary: a table of `client/` files
-//! served at `/static/{name}` (and `index.html` at `/`, `/game/{id}`,
-//! `/games/mine` and `/replay`). To add a file to the client, add one line to [`ASSETS`]; a
+//! served at `/static/{name}` (the language catalogues one folder down, as
+//! `/static/i18n/fr.json`), and `index.html` at `/`, `/game/{id}`, `/games/mine`
+//! and `/replay`. To add a file to the client, add one line to [`ASSETS`]; a
 //! test checks that the table and the directory agree.
 
 const JS: &str = "text/javascript; charset=utf-8";
+const JSON: &str = "application/json; charset=utf-8";
 
 macro_rules! asset {
     ($name:literal, $type:expr) => {
@@ -42,6 +44,11 @@ pub const ASSETS: &[(&str, &str, &[u8])] = &[
     asset!("chat.js", JS),
     asset!("mine.js", JS),
     asset!("notify.js", JS),
+    asset!("settings.js", JS),
+    asset!("i18n.js", JS),
+    asset!("i18n/en.json", JSON),
+    asset!("i18n/fr.json", JSON),
+    asset!("i18n/es.json", JSON),
 ];
 
 /// The page served at `/`, `/game/{id}`, `/games/mine` and `/replay`.
@@ -69,10 +76,20 @@ mod tests {
     #[test]
     fn every_client_file_is_embedded_with_a_content_type_for_its_extension() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/client");
-        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
+        // The files of client/ and of its folders (the catalogues in i18n/), as `i18n/fr.json`.
+        let mut on_disk = Vec::new();
+        let mut folders = vec![String::new()];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(format!("{dir}/{folder}")).unwrap() {
+                let entry = entry.unwrap();
+                let name = format!("{folder}{}", entry.file_name().to_string_lossy());
+                if entry.file_type().unwrap().is_dir() {
+                    folders.push(format!("{name}/"));
+                } else {
+                    on_disk.push(name);
+                }
+            }
+        }
         on_disk.sort();
         let mut embedded: Vec<String> = ASSETS.iter().map(|(n, _, _)| n.to_string()).collect();
         embedded.sort();
@@ -84,6 +101,7 @@ mod tests {
                 Some("js") => "text/javascript",
                 Some("svg") => "image/svg+xml",
                 Some("md") => "text/markdown",
+                Some("json") => "application/json",
                 other => panic!("no content type known for {other:?}"),
             };
             assert!(content_type.starts_with(expected), "{name}: {content_type}");

@@ -118,7 +118,8 @@ pub fn router(state: AppState) -> Router {
         .route("/game/{id}", get(game_page_or_pgn))
         // "My games": the client's page (client/mine.js), the same shell as `/`.
         .route("/games/mine", get(index))
-        .route("/static/{file}", get(static_file))
+        // `{*file}`: the catalogues live one folder down (`/static/i18n/fr.json`).
+        .route("/static/{*file}", get(static_file))
         .route("/healthz", get(|| async { "ok" }))
         .route("/metrics", get(metrics))
         .route("/api/games", post(create).get(list))

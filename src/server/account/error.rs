@@ -23,6 +23,8 @@ pub enum AccountCode {
     NotLoggedIn,
     /// 403: a state-changing request with the session cookie from another site's page.
     BadOrigin,
+    /// 400: a settings object with an unknown setting or a bad value (the message names it).
+    BadSetting,
 }
 
 fn error(status: StatusCode, code: AccountCode, message: &str) -> ApiError {
@@ -112,6 +114,7 @@ mod tests {
             AccountCode::BadCredentials,
             AccountCode::NotLoggedIn,
             AccountCode::BadOrigin,
+            AccountCode::BadSetting,
         ]
         .iter()
         .map(|code| {
@@ -128,7 +131,8 @@ mod tests {
                 "\"weak_password\"",
                 "\"bad_credentials\"",
                 "\"not_logged_in\"",
-                "\"bad_origin\""
+                "\"bad_origin\"",
+                "\"bad_setting\""
             ]
         );
     }

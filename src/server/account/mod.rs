@@ -6,7 +6,7 @@
 //! `password.rs` (Argon2id, off the runtime, bounded), `session.rs` (ids and the cookie),
 //! `service.rs` ([`Accounts`]: register, log in, resolve a session), `limits.rs` (per-username
 //! rate limit), `origin.rs` (the CSRF layer), `extract.rs` (the [`MaybeAccount`] /
-//! [`RequireAccount`] extractors other routes use), `routes.rs` (`/api/account/*`) and
+//! [`RequireAccount`] extractors other routes use), `routes.rs` (`/api/account/*`), `settings.rs` (the personal settings kept in the account) and
 //! `error.rs` (their typed errors).
 
 pub mod error;
@@ -17,6 +17,7 @@ pub mod password;
 pub mod routes;
 pub mod service;
 pub mod session;
+pub mod settings;
 pub mod user;
 
 pub use extract::{MaybeAccount, RequireAccount};

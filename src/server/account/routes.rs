@@ -1,4 +1,5 @@
-//! `/api/account/*` (docs/protocol.md, "Accounts"): register, log in, log out, who am I.
+//! `/api/account/*` (docs/protocol.md, "Accounts"): register, log in, log out, who am I, and
+//! the personal settings (settings.rs).
 
 use std::net::SocketAddr;
 
@@ -29,6 +30,10 @@ pub fn routes() -> Router<AppState> {
         .route("/api/account/register", post(register))
         .route("/api/account/login", post(login))
         .route("/api/account/logout", post(logout))
+        .route(
+            "/api/account/settings",
+            get(super::settings::get_settings).put(super::settings::put_settings),
+        )
 }
 
 /// The body of register and login. By hand, so that no `Debug` can print the password.

@@ -14,7 +14,8 @@ use crate::server::chat::{ChatLine, ChatRoom, NewChatLine};
 use crate::server::rating::{Rating, Speed};
 
 /// Wraps a store and, while its shared switch is on, fails every commit (and every other write:
-/// `create_user`, `create_session`, `delete_session`, `append_chat`) with `StoreError::Io("injected")` without
+/// `create_user`, `create_session`, `delete_session`, `append_chat`,
+/// `set_account_settings`) with `StoreError::Io("injected")` without
 /// passing it on (so nothing is stored). Reads and `close()` always go to the inner store (so does
 /// `session_account`, whose last-seen touch is best effort). The switch starts off.
 ///
@@ -174,6 +175,17 @@ impl Store for FailingStore {
 
     fn turn_deadlines(&self) -> StoreFuture<Vec<(String, i64)>> {
         self.inner.turn_deadlines()
+    }
+
+    fn account_settings(&self, user: UserId) -> StoreFuture<Option<String>> {
+        self.inner.account_settings(user)
+    }
+
+    fn set_account_settings(&self, user: UserId, json: String, at_ms: i64) -> StoreFuture<()> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.set_account_settings(user, json, at_ms)
     }
 }
 

@@ -35,6 +35,8 @@ struct MemoryInner {
     chat_id: i64,
     /// The turn-deadline index (schema v4): game id -> deadline Unix ms.
     deadlines: HashMap<String, i64>,
+    /// Personal settings (schema v5): user -> JSON object.
+    settings: HashMap<UserId, String>,
     closed: bool,
 }
 
@@ -420,5 +422,17 @@ impl Store for MemoryStore {
             .map(|(id, ms)| (id.clone(), *ms))
             .collect();
         ready(Ok(rows))
+    }
+
+    fn account_settings(&self, user: UserId) -> StoreFuture<Option<String>> {
+        ready(Ok(self.lock().settings.get(&user).cloned()))
+    }
+
+    fn set_account_settings(&self, user: UserId, json: String, _at_ms: i64) -> StoreFuture<()> {
+        let mut inner = self.lock();
+        let result = inner.check_open().map(|()| {
+            inner.settings.insert(user, json);
+        });
+        ready(result)
     }
 }

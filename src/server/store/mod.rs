@@ -334,6 +334,15 @@ pub trait Store: Send + Sync + 'static {
     /// order: what [`Commit::deadline`] left. Read once at startup (its size is the number of
     /// correspondence games being played).
     fn turn_deadlines(&self) -> StoreFuture<Vec<(String, i64)>>;
+
+    // Personal settings (schema v5, issue 14): table `account_settings`.
+
+    /// The settings the user saved (a JSON object, opaque to the store: the account layer
+    /// validates it on the way in and out), or None if they never saved any.
+    fn account_settings(&self, user: UserId) -> StoreFuture<Option<String>>;
+    /// Replaces the user's settings with `json` (the whole object), saved `at_ms`. Through the
+    /// writer like the other account writes: durable once `Ok`.
+    fn set_account_settings(&self, user: UserId, json: String, at_ms: i64) -> StoreFuture<()>;
 }
 
 /// Orders rated games oldest first, by end time then id (stable when two ended in the same

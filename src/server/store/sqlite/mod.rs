@@ -39,7 +39,7 @@ pub const DB_FILE_NAME: &str = "marseillais.sqlite3";
 /// The schema this program writes (`PRAGMA user_version`). A database with a newer version was
 /// written by a newer program and is refused rather than misread; an older one is migrated
 /// ([`MIGRATIONS`]).
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// How long a connection waits on a lock held by another connection before failing. Only a
 /// checkpoint or a second process should ever hold one; waiting beats failing a move.
@@ -156,9 +156,21 @@ CREATE TABLE chat_lines (
 CREATE INDEX chat_lines_by_room ON chat_lines (game_id, room, id);
 ";
 
+/// Version 5: personal settings (issue 14). One row per account that saved any: the settings
+/// object as JSON (validated by the account layer on the way in and out, opaque here, so a new
+/// setting needs no migration) and when it was last saved. Keyed by the user: one read, one
+/// upsert.
+const SCHEMA_V5: &str = "
+CREATE TABLE account_settings (
+    user_id     INTEGER PRIMARY KEY REFERENCES users (id),
+    settings    TEXT NOT NULL,
+    updated_ms  INTEGER NOT NULL
+);
+";
+
 /// `MIGRATIONS[n]` takes a database from version `n` to `n + 1` (version 0: empty). Each runs in
 /// the same transaction as the version bump, so a crash mid-migration leaves the old version.
-const MIGRATIONS: [&str; 4] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4];
+const MIGRATIONS: [&str; 5] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5];
 
 /// Tuning knobs; [`SqliteStore::open`] uses the defaults.
 #[derive(Clone, Copy, Debug, Default)]
@@ -933,6 +945,24 @@ impl Store for SqliteStore {
                 .map_err(io)?;
             Ok(rows)
         })
+    }
+
+    fn account_settings(&self, user: UserId) -> StoreFuture<Option<String>> {
+        self.read(move |conn| {
+            let mut stmt = conn
+                .prepare_cached("SELECT settings FROM account_settings WHERE user_id = ?1")
+                .map_err(io)?;
+            let mut rows = stmt.query([user.0]).map_err(io)?;
+            match rows.next().map_err(io)? {
+                None => Ok(None),
+                Some(row) => Ok(Some(row.get(0).map_err(io)?)),
+            }
+        })
+    }
+
+    fn set_account_settings(&self, user: UserId, json: String, at_ms: i64) -> StoreFuture<()> {
+        let written = self.write(Work::SetSettings { user, json, at_ms });
+        Box::pin(async move { written.await.map(|_| ()) })
     }
 
     fn close(&self) -> BoxFuture<'static, ()> {

@@ -64,6 +64,12 @@ pub(super) enum Work {
     },
     /// A chat line (issue 12), with the pruning of its room.
     AppendChat(NewChatLine),
+    /// A user's personal settings (issue 14), replacing what was saved.
+    SetSettings {
+        user: UserId,
+        json: String,
+        at_ms: i64,
+    },
 }
 
 /// What a unit of work gave back once stored.
@@ -321,6 +327,16 @@ fn write_work(conn: &Connection, work: &Work) -> Result<Done, CommitFailure> {
             Ok(Done::Stored)
         }
         Work::AppendChat(line) => append_chat(conn, line).map(Done::ChatLine),
+        Work::SetSettings { user, json, at_ms } => {
+            conn.prepare_cached(
+                "INSERT INTO account_settings (user_id, settings, updated_ms) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (user_id) DO UPDATE SET settings = excluded.settings,
+                     updated_ms = excluded.updated_ms",
+            )
+            .and_then(|mut s| s.execute(params![user.0, json, at_ms]))
+            .map_err(classify)?;
+            Ok(Done::Stored)
+        }
     }
 }
 
