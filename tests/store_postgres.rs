@@ -130,6 +130,15 @@ contract!(
     check_a_chat_room_keeps_only_its_last_lines
 );
 contract!(
+    account_settings_are_kept_per_user_replaced_whole_and_durable,
+    check_account_settings_are_kept_per_user_and_replaced_whole
+);
+contract!(
+    settings_saves_fail_while_the_store_is_failing_and_after_close,
+    check_settings_saves_fail_while_failing_and_after_close,
+    shared
+);
+contract!(
     chat_appends_fail_under_failure_injection_and_after_close,
     check_chat_appends_fail_while_failing_and_after_close,
     shared

@@ -12,6 +12,7 @@
 pub mod codec;
 mod failing;
 mod memory;
+pub mod migrate;
 pub mod postgres;
 pub mod sqlite;
 

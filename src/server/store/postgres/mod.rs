@@ -41,6 +41,63 @@ const POOL_SIZE: usize = 8;
 /// [`StoreError::Io`]: a move is refused quickly rather than hanging while Postgres is away.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// A PostgreSQL connection URL, checked. Its `Debug` and `Display` hide the password, so a
+/// `Config` printed in a log or a panic never shows it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PostgresUrl(String);
+
+impl PostgresUrl {
+    pub fn parse(url: &str) -> Result<PostgresUrl, StoreError> {
+        tokio_postgres::Config::from_str(url)
+            .map_err(|e| StoreError::Io(format!("bad PostgreSQL URL: {e}")))?;
+        Ok(PostgresUrl(url.to_owned()))
+    }
+
+    /// The URL itself, password included (to connect with; never to print).
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// The URL with any password replaced by `***`.
+    pub fn redacted(&self) -> String {
+        let Some(scheme_end) = self.0.find("://").map(|i| i + 3) else {
+            return "***".to_owned();
+        };
+        let rest = &self.0[scheme_end..];
+        let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+        let authority = &rest[..authority_end];
+        match authority.rfind('@') {
+            Some(at) => {
+                let user_info = &authority[..at];
+                let user = user_info.split(':').next().unwrap_or_default();
+                let hidden = if user_info.contains(':') {
+                    format!("{user}:***")
+                } else {
+                    user.to_owned()
+                };
+                format!(
+                    "{}{hidden}{}",
+                    &self.0[..scheme_end],
+                    &self.0[scheme_end + at..]
+                )
+            }
+            None => self.0.clone(),
+        }
+    }
+}
+
+impl std::fmt::Debug for PostgresUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PostgresUrl({})", self.redacted())
+    }
+}
+
+impl std::fmt::Display for PostgresUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.redacted())
+    }
+}
+
 /// A Postgres error as the store reports it. The text never holds a password: tokio-postgres
 /// does not put the connection string in its errors.
 pub(crate) fn pg_error(e: tokio_postgres::Error) -> StoreError {
@@ -654,6 +711,19 @@ impl Store for PostgresStore {
             lines.reverse();
             Ok(lines)
         })
+    }
+
+    fn account_settings(&self, user: UserId) -> StoreFuture<Option<String>> {
+        first(self.read_rows(
+            "SELECT settings FROM account_settings WHERE user_id = $1".to_owned(),
+            vec![Param::Int(user.0)],
+            |row| row.try_get(0).map_err(pg_error),
+        ))
+    }
+
+    fn set_account_settings(&self, user: UserId, json: String, at_ms: i64) -> StoreFuture<()> {
+        let written = self.write(Work::SetSettings { user, json, at_ms });
+        Box::pin(async move { written.await.map(|_| ()) })
     }
 
     fn turn_deadlines(&self) -> StoreFuture<Vec<(String, i64)>> {

@@ -4,7 +4,7 @@
 //! migrate` copies rows without reinterpreting them: events are `TEXT` (never `jsonb`, which
 //! would rewrite the bytes the codec's fixtures pin down), sequence numbers and times `BIGINT`,
 //! flags `BOOLEAN`, session hashes `BYTEA`. Version numbers are this backend's own: version 1 is
-//! everything SQLite had reached at its version 4.
+//! everything SQLite had reached at its version 4, version 2 its version 5.
 //!
 //! Migrations run in one transaction holding a transaction-scoped advisory lock, so two nodes
 //! starting at once against the same database apply each step once: the second waits for the
@@ -18,7 +18,7 @@ use crate::server::store::StoreError;
 
 /// The schema this program writes. A database at a newer version was written by a newer program
 /// and is refused rather than misread.
-pub const SCHEMA_VERSION: i32 = 1;
+pub const SCHEMA_VERSION: i32 = 2;
 
 /// The key of the advisory lock taken while migrating (any constant unique to this program:
 /// "MRSL" in ASCII).
@@ -105,15 +105,26 @@ CREATE INDEX chat_lines_by_room ON chat_lines (game_id, room, id);
 CREATE INDEX chat_lines_of_lobby ON chat_lines (room, id) WHERE game_id IS NULL;
 ";
 
+/// Version 2: personal settings (issue 14; SQLite's version 5), one JSON object per user, opaque
+/// to the store.
+const SCHEMA_V2: &str = "
+CREATE TABLE account_settings (
+    user_id     BIGINT PRIMARY KEY REFERENCES users (id),
+    settings    TEXT NOT NULL,
+    updated_ms  BIGINT NOT NULL
+);
+";
+
 /// `MIGRATIONS[n]` takes the database from version `n` to `n + 1` (version 0: empty).
-const MIGRATIONS: [&str; 1] = [SCHEMA_V1];
+const MIGRATIONS: [&str; 2] = [SCHEMA_V1, SCHEMA_V2];
 
 /// The tables `marseillais migrate` copies and counts, in an order that satisfies the foreign
 /// keys (users before what refers to them).
-pub const TABLES: [&str; 8] = [
+pub const TABLES: [&str; 9] = [
     "users",
     "sessions",
     "ratings",
+    "account_settings",
     "games",
     "events",
     "rated_games",

@@ -115,6 +115,11 @@ pub(super) enum Work {
         hash: SessionHash,
     },
     AppendChat(NewChatLine),
+    SetSettings {
+        user: UserId,
+        json: String,
+        at_ms: i64,
+    },
 }
 
 /// What a unit of work gave back once stored.
@@ -301,6 +306,17 @@ async fn write_work(client: &Object, work: &Work) -> Result<Done, UnitFailure> {
             Ok(Done::Stored)
         }
         Work::AppendChat(line) => append_chat(client, line).await.map(Done::ChatLine),
+        Work::SetSettings { user, json, at_ms } => {
+            execute(
+                client,
+                "INSERT INTO account_settings (user_id, settings, updated_ms) VALUES ($1, $2, $3)
+                 ON CONFLICT (user_id) DO UPDATE SET settings = excluded.settings,
+                     updated_ms = excluded.updated_ms",
+                &[&user.0, json, at_ms],
+            )
+            .await?;
+            Ok(Done::Stored)
+        }
     }
 }
 
