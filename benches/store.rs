@@ -1,10 +1,13 @@
-//! Commit throughput and latency of the SQLite store under 1, 10, 100 and 1000 concurrent
+//! Commit throughput and latency of the SQLite store (and of the PostgreSQL store, when
+//! `STORE_BENCH_POSTGRES` or `MARSEILLAIS_TEST_POSTGRES` names a server) under 1, 10, 100 and 1000 concurrent
 //! committers (each one a game appending one sub-move event per commit, awaiting each commit
 //! before the next, as a room does). Prints commits/s, p50/p99/max latency and the mean batch size.
 //!
 //! Run: `cargo bench --bench store` (release build). Environment:
 //! `STORE_BENCH_SECS` seconds per level (default 3), `STORE_BENCH_DIR` where the database goes
-//! (default the system temp dir; point it at the disk the server will use).
+//! (default the system temp dir; point it at the disk the server will use). With a Postgres URL
+//! (`scripts/test-services.sh cargo bench --bench store` gives a private server), the same levels
+//! run on a fresh database per level on that server, created and dropped by the bench.
 //! A plain `main` rather than criterion: what matters here is behaviour under concurrency
 //! (group commit), which criterion's one-closure-at-a-time model does not exercise.
 
@@ -12,7 +15,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use marseillais::server::store::{Commit, GameListing, GameStatus, SqliteStore, Store};
+use marseillais::server::store::{
+    Commit, GameListing, GameStatus, PostgresStore, SqliteStore, Store,
+};
 
 const LEVELS: [usize; 4] = [1, 10, 100, 1000];
 /// Hard cap per committer so a pathologically fast disk still ends the level.
@@ -30,7 +35,7 @@ fn sub_move_event(seq: u64) -> String {
     )
 }
 
-async fn committer(store: Arc<SqliteStore>, game: String, until: Instant) -> Vec<Duration> {
+async fn committer(store: Arc<dyn Store>, game: String, until: Instant) -> Vec<Duration> {
     let mut latencies = Vec::new();
     for seq in 0..MAX_COMMITS_PER_COMMITTER {
         if Instant::now() >= until {
@@ -89,19 +94,15 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-async fn level(base: &std::path::Path, committers: usize, seconds: f64) {
-    let dir = base.join(format!(
-        "marseillais-store-bench-{}-{committers}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    let store = match SqliteStore::open(&dir) {
-        Ok(store) => Arc::new(store),
-        Err(e) => {
-            eprintln!("cannot open the store in {}: {e}", dir.display());
-            return;
-        }
-    };
+/// What one level measured.
+struct Run {
+    latencies: Vec<Duration>,
+    elapsed: Duration,
+    cpu: Option<Duration>,
+}
+
+/// Runs `committers` committers on `store` for `seconds`, then closes it.
+async fn run(store: Arc<dyn Store>, committers: usize, seconds: f64) -> Run {
     let cpu_before = process_cpu();
     let started = Instant::now();
     let until = started + Duration::from_secs_f64(seconds);
@@ -120,22 +121,96 @@ async fn level(base: &std::path::Path, committers: usize, seconds: f64) {
         .zip(process_cpu())
         .map(|(before, after)| after - before);
     store.close().await;
-    let stats = store.stats();
     latencies.sort_unstable();
-    let commits = latencies.len();
-    let cpu_per_commit = cpu.map_or("n/a".to_owned(), |cpu| {
+    Run {
+        latencies,
+        elapsed,
+        cpu,
+    }
+}
+
+fn print_row(committers: usize, run: &Run, commits_counted: u64, batches: u64) {
+    let commits = run.latencies.len();
+    let cpu_per_commit = run.cpu.map_or("n/a".to_owned(), |cpu| {
         format!("{:.1}", cpu.as_secs_f64() * 1e6 / commits.max(1) as f64)
     });
     println!(
         "| {committers:>5} | {:>9.0} | {:>8.2} | {:>8.2} | {:>8.2} | {:>9.1} | {:>7} | {cpu_per_commit:>6} |",
-        commits as f64 / elapsed.as_secs_f64(),
-        ms(percentile(&latencies, 0.50)),
-        ms(percentile(&latencies, 0.99)),
-        ms(latencies.last().copied().unwrap_or_default()),
-        stats.commits as f64 / stats.batches.max(1) as f64,
-        stats.batches,
+        commits as f64 / run.elapsed.as_secs_f64(),
+        ms(percentile(&run.latencies, 0.50)),
+        ms(percentile(&run.latencies, 0.99)),
+        ms(run.latencies.last().copied().unwrap_or_default()),
+        commits_counted as f64 / batches.max(1) as f64,
+        batches,
     );
+}
+
+async fn level(base: &std::path::Path, committers: usize, seconds: f64) {
+    let dir = base.join(format!(
+        "marseillais-store-bench-{}-{committers}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
+    let store = match SqliteStore::open(&dir) {
+        Ok(store) => Arc::new(store),
+        Err(e) => {
+            eprintln!("cannot open the store in {}: {e}", dir.display());
+            return;
+        }
+    };
+    let measured = run(Arc::clone(&store) as Arc<dyn Store>, committers, seconds).await;
+    let stats = store.stats();
+    print_row(committers, &measured, stats.commits, stats.batches);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `url` with its database name replaced by `name` (the query, e.g. `?host=/dir`, is kept).
+fn with_database(url: &str, name: &str) -> String {
+    let (base, query) = url.split_once('?').unwrap_or((url, ""));
+    let after_scheme = base.find("://").map_or(0, |i| i + 3);
+    let root = match base[after_scheme..].find('/') {
+        Some(i) => &base[..after_scheme + i],
+        None => base,
+    };
+    if query.is_empty() {
+        format!("{root}/{name}")
+    } else {
+        format!("{root}/{name}?{query}")
+    }
+}
+
+async fn admin(server: &str, sql: &str) -> Result<(), tokio_postgres::Error> {
+    let (client, connection) = tokio_postgres::connect(server, tokio_postgres::NoTls).await?;
+    let connection = tokio::spawn(connection);
+    let result = client.batch_execute(sql).await;
+    drop(client);
+    let _ = connection.await;
+    result
+}
+
+async fn level_postgres(server: &str, committers: usize, seconds: f64) {
+    let name = format!("store_bench_{}_{committers}", std::process::id());
+    if let Err(e) = admin(server, &format!("CREATE DATABASE {name}")).await {
+        eprintln!("cannot create the bench database: {e}");
+        return;
+    }
+    match PostgresStore::open(&with_database(server, &name)).await {
+        Ok(store) => {
+            let store = Arc::new(store);
+            let measured = run(Arc::clone(&store) as Arc<dyn Store>, committers, seconds).await;
+            let stats = store.stats();
+            print_row(committers, &measured, stats.commits, stats.batches);
+        }
+        Err(e) => eprintln!("cannot open the PostgreSQL store: {e}"),
+    }
+    if let Err(e) = admin(
+        server,
+        &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+    )
+    .await
+    {
+        eprintln!("cannot drop the bench database {name}: {e}");
+    }
 }
 
 fn main() {
@@ -168,6 +243,26 @@ fn main() {
     runtime.block_on(async {
         for committers in LEVELS {
             level(&base, committers, seconds).await;
+        }
+    });
+    let postgres = ["STORE_BENCH_POSTGRES", "MARSEILLAIS_TEST_POSTGRES"]
+        .iter()
+        .find_map(|var| std::env::var(var).ok().filter(|url| !url.is_empty()));
+    let Some(server) = postgres else {
+        println!("(no STORE_BENCH_POSTGRES / MARSEILLAIS_TEST_POSTGRES: PostgreSQL not measured)");
+        return;
+    };
+    println!();
+    println!(
+        "PostgreSQL store, one writer, one transaction per batch (fsync and synchronous_commit as the server has them), {seconds} s per level"
+    );
+    println!(
+        "| committers | commits/s | p50 ms | p99 ms | max ms | commits/batch | batches | CPU µs/commit |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    runtime.block_on(async {
+        for committers in LEVELS {
+            level_postgres(&server, committers, seconds).await;
         }
     });
 }

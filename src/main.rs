@@ -47,6 +47,21 @@ enum Command {
     },
     /// Play as a UCI engine on stdin/stdout (see docs/engine.md).
     Uci,
+    /// Copy a single-node SQLite database into an empty PostgreSQL database, verified (row
+    /// counts per table and a SHA-256 per game's events on both sides). Exit 0: copied and
+    /// verified; 1: a verification mismatch; 2: not done (bad arguments, unreachable, a
+    /// non-empty target, ...).
+    Migrate {
+        /// The source: sqlite:DIR (the server's --data-dir).
+        #[arg(long)]
+        from: marseillais::server::config::StoreLocation,
+        /// The target: postgres://user:password@host:port/database.
+        #[arg(long)]
+        to: marseillais::server::config::StoreLocation,
+        /// Add to a target that already holds rows (a row that collides fails the whole copy).
+        #[arg(long)]
+        allow_non_empty: bool,
+    },
     /// Comma-PGN tools.
     Pgn {
         #[command(subcommand)]
@@ -74,10 +89,73 @@ fn main() -> ExitCode {
         Some(Command::Pgn {
             command: PgnCommand::Check { file },
         }) => run_pgn_check(&file),
+        Some(Command::Migrate {
+            from,
+            to,
+            allow_non_empty,
+        }) => run_migrate(from, to, allow_non_empty),
         Some(Command::Uci) => {
             marseillais::engine::uci::run(std::io::stdin().lock(), Box::new(std::io::stdout()));
             ExitCode::SUCCESS
         }
+    }
+}
+
+fn run_migrate(
+    from: marseillais::server::config::StoreLocation,
+    to: marseillais::server::config::StoreLocation,
+    allow_non_empty: bool,
+) -> ExitCode {
+    use marseillais::server::config::StoreLocation;
+    let (StoreLocation::Sqlite(dir), StoreLocation::Postgres(url)) = (from, to) else {
+        eprintln!("error: migrate copies --from sqlite:DIR --to postgres://...");
+        return ExitCode::from(2);
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: cannot start the runtime: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = runtime.block_on(marseillais::server::store::migrate::migrate(
+        &dir,
+        &url,
+        allow_non_empty,
+    ));
+    let report = match outcome {
+        Ok(report) => report,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    println!("{} -> {url}", dir.display());
+    for count in &report.tables {
+        let mark = if count.source == count.copied {
+            "ok"
+        } else {
+            "MISMATCH"
+        };
+        println!(
+            "  {:<16} {:>10} rows, {:>10} copied  {mark}",
+            count.table, count.source, count.copied
+        );
+    }
+    println!(
+        "  {} games checked by SHA-256 of their events, {} mismatched",
+        report.games,
+        report.mismatched_games.len()
+    );
+    for game in &report.mismatched_games {
+        println!("  MISMATCH game {game}");
+    }
+    if report.verified() {
+        println!("verified");
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("error: the copy does not match its source");
+        ExitCode::from(1)
     }
 }
 

@@ -5,15 +5,22 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::server::store::postgres::PostgresUrl;
+
 /// `marseillais serve` flags.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ServeArgs {
     /// Address to listen on (port 0 picks a free port; the real one is printed).
     #[arg(long, env = "MARSEILLAIS_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
-    /// Directory for the SQLite database.
+    /// Directory for the SQLite database (the same as `--store sqlite:DIR`).
     #[arg(long, env = "MARSEILLAIS_DATA_DIR", default_value = "./data")]
     pub data_dir: PathBuf,
+    /// Where the games are kept: `sqlite:DIR` (the default, `sqlite:./data`, or the
+    /// `--data-dir`) or `postgres://user:password@host:port/database` (a PostgreSQL server; a
+    /// unix socket directory as `?host=/dir`). Given, it wins over `--data-dir`.
+    #[arg(long, env = "MARSEILLAIS_STORE")]
+    pub store: Option<StoreLocation>,
     /// Largest WebSocket message a client may send, in bytes (larger: close 1009).
     #[arg(long, env = "MARSEILLAIS_MAX_MESSAGE_BYTES", default_value_t = 4096)]
     pub max_message_bytes: usize,
@@ -248,9 +255,15 @@ impl ServeArgs {
         let secs = |name: &'static str, value: f64| {
             Duration::try_from_secs_f64(value).map_err(|_| ConfigError::Duration { name, value })
         };
+        let (data_dir, store) = match self.store {
+            None => (self.data_dir, StoreBackend::Sqlite),
+            Some(StoreLocation::Sqlite(dir)) => (dir, StoreBackend::Sqlite),
+            Some(StoreLocation::Postgres(url)) => (self.data_dir, StoreBackend::Postgres(url)),
+        };
         Ok(Config {
             listen: self.listen,
-            data_dir: self.data_dir,
+            data_dir,
+            store,
             max_message_bytes: self.max_message_bytes.max(64),
             rate_per_sec: self.rate_per_sec.max(0.1),
             rate_burst: self.rate_burst.max(1.0),
@@ -359,11 +372,56 @@ impl LagCompensation {
     }
 }
 
+/// The store the server runs on (`--store`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StoreBackend {
+    /// The embedded SQLite database in [`Config::data_dir`].
+    Sqlite,
+    /// A PostgreSQL server.
+    Postgres(PostgresUrl),
+}
+
+/// A `--store` value: `sqlite:DIR` or `postgres://...`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StoreLocation {
+    Sqlite(PathBuf),
+    Postgres(PostgresUrl),
+}
+
+/// A `--store` value that is neither. The value is not echoed: a Postgres URL may hold a
+/// password.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("must be sqlite:DIR or a postgres:// URL ({0})")]
+pub struct BadStoreLocation(String);
+
+impl std::str::FromStr for StoreLocation {
+    type Err = BadStoreLocation;
+
+    fn from_str(location: &str) -> Result<Self, Self::Err> {
+        if let Some(dir) = location.strip_prefix("sqlite:") {
+            if dir.is_empty() {
+                return Err(BadStoreLocation(
+                    "sqlite: needs a directory, e.g. sqlite:./data".to_owned(),
+                ));
+            }
+            return Ok(StoreLocation::Sqlite(PathBuf::from(dir)));
+        }
+        if location.starts_with("postgres://") || location.starts_with("postgresql://") {
+            return PostgresUrl::parse(location)
+                .map(StoreLocation::Postgres)
+                .map_err(|e| BadStoreLocation(e.to_string()));
+        }
+        Err(BadStoreLocation("unknown kind of store".to_owned()))
+    }
+}
+
 /// Everything the running server needs to know; see [`ServeArgs`] for meanings.
 #[derive(Debug, Clone)]
 pub struct Config {
     pub listen: SocketAddr,
+    /// The SQLite store's directory (used when `store` is [`StoreBackend::Sqlite`]).
     pub data_dir: PathBuf,
+    pub store: StoreBackend,
     pub max_message_bytes: usize,
     pub rate_per_sec: f64,
     pub rate_burst: f64,
@@ -534,6 +592,7 @@ impl ServeArgs {
         ServeArgs {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             data_dir: PathBuf::from("./data"),
+            store: None,
             max_message_bytes: 4096,
             rate_per_sec: 20.0,
             rate_burst: 40.0,
@@ -591,6 +650,46 @@ mod tests {
     struct Cli {
         #[command(flatten)]
         args: ServeArgs,
+    }
+
+    #[test]
+    fn store_names_sqlite_with_a_directory_or_postgres_and_wins_over_data_dir() {
+        let config = |flags: &[&str]| {
+            let mut argv = vec!["serve"];
+            argv.extend_from_slice(flags);
+            Cli::try_parse_from(argv)
+                .map_err(|e| e.to_string())
+                .map(|cli| cli.args.into_config().expect("valid"))
+        };
+        let default = config(&[]).expect("defaults");
+        assert_eq!(
+            (default.data_dir, default.store),
+            (PathBuf::from("./data"), StoreBackend::Sqlite)
+        );
+        let dir = config(&["--data-dir", "/d"]).expect("data dir");
+        assert_eq!(dir.data_dir, PathBuf::from("/d"));
+        let sqlite = config(&["--data-dir", "/d", "--store", "sqlite:/s"]).expect("sqlite");
+        assert_eq!(
+            (sqlite.data_dir, sqlite.store),
+            (PathBuf::from("/s"), StoreBackend::Sqlite)
+        );
+        let pg = config(&["--store", "postgres://u:secret@127.0.0.1:5432/m"]).expect("pg");
+        let StoreBackend::Postgres(url) = &pg.store else {
+            panic!("expected postgres, got {:?}", pg.store);
+        };
+        assert_eq!(url.expose(), "postgres://u:secret@127.0.0.1:5432/m");
+        // The password never shows in a printed config.
+        assert!(!format!("{pg:?}").contains("secret"));
+        assert!(format!("{pg:?}").contains("postgres://u:***@127.0.0.1:5432/m"));
+        for bad in [
+            "sqlite:",
+            "mysql://x",
+            "./data",
+            "postgres://u@h:notaport/m",
+        ] {
+            let error = config(&["--store", bad]).expect_err(bad);
+            assert!(error.contains("sqlite:DIR or a postgres:// URL"), "{error}");
+        }
     }
 
     #[test]

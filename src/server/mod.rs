@@ -133,13 +133,23 @@ impl ServerHandle {
     }
 }
 
-/// Starts the server with the SQLite store in `config.data_dir`.
+/// Starts the server on the store `config.store` names: SQLite in `config.data_dir`, or
+/// PostgreSQL.
 pub async fn start(config: Config) -> Result<ServerHandle, StartError> {
-    let dir = config.data_dir.clone();
-    let store = tokio::task::spawn_blocking(move || SqliteStore::open(&dir))
-        .await
-        .map_err(|e| StartError::Store(StoreError::Io(e.to_string())))??;
-    start_with_store(config, Arc::new(store)).await
+    let store: Arc<dyn Store> = match &config.store {
+        config::StoreBackend::Sqlite => {
+            let dir = config.data_dir.clone();
+            let store = tokio::task::spawn_blocking(move || SqliteStore::open(&dir))
+                .await
+                .map_err(|e| StartError::Store(StoreError::Io(e.to_string())))??;
+            Arc::new(store)
+        }
+        config::StoreBackend::Postgres(url) => {
+            tracing::info!(store = %url, "store: PostgreSQL");
+            Arc::new(store::PostgresStore::open(url.expose()).await?)
+        }
+    };
+    start_with_store(config, store).await
 }
 
 /// Starts the server on any store (tests use `MemoryStore` / `FailingStore`).

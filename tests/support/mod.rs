@@ -14,6 +14,7 @@ pub mod golden;
 pub mod http;
 pub mod latency;
 pub mod lobby;
+pub mod postgres;
 pub mod process;
 pub mod raw_ws;
 pub mod rig;

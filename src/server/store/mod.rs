@@ -12,10 +12,13 @@
 pub mod codec;
 mod failing;
 mod memory;
+pub mod migrate;
+pub mod postgres;
 pub mod sqlite;
 
 pub use failing::FailingStore;
 pub use memory::MemoryStore;
+pub use postgres::PostgresStore;
 pub use sqlite::{SqliteOptions, SqliteStore, StoreStats};
 
 use std::str::FromStr;

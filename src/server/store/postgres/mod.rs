@@ -1,0 +1,741 @@
+//! [`PostgresStore`]: the [`Store`] on a PostgreSQL server (`--store postgres://...`), for a site
+//! that wants its games in a database server of its own (and, later, several nodes on one
+//! database).
+//!
+//! It keeps exactly what the SQLite store keeps, in the same shapes (schema.rs), with the same
+//! promise: a write resolves `Ok` only once its transaction committed. Writes go through one
+//! writer task that batches them (writer.rs, the group commit); reads take a connection from a
+//! small pool and run beside it. When Postgres cannot be reached, every call fails with
+//! [`StoreError::Io`] (which the server reports as `store_failure`) and nothing is
+//! acknowledged; the pool opens new connections once it is back.
+
+mod schema;
+mod writer;
+
+pub use schema::{SCHEMA_VERSION, TABLES};
+pub use writer::PostgresStats;
+
+use std::str::FromStr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
+use futures_util::future::BoxFuture;
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio_postgres::NoTls;
+use tokio_postgres::types::ToSql;
+
+use self::writer::{Counters, Done, Pending, Work};
+use super::{
+    Commit, GameListing, GameStatus, LoadedGame, RatedGame, SessionHash, Store, StoreError,
+    StoreFuture, UserRecord, session_alive, session_needs_touch,
+};
+use crate::server::account::{Account, UserId, Username};
+use crate::server::chat::{ChatLine, ChatRoom, NewChatLine};
+use crate::server::rating::{Rating, Speed};
+
+/// Connections kept by the pool: one for the writer, the rest for reads running at once.
+const POOL_SIZE: usize = 8;
+
+/// How long opening a connection, or waiting for a free one, may take before the call fails with
+/// [`StoreError::Io`]: a move is refused quickly rather than hanging while Postgres is away.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A PostgreSQL connection URL, checked. Its `Debug` and `Display` hide the password, so a
+/// `Config` printed in a log or a panic never shows it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PostgresUrl(String);
+
+impl PostgresUrl {
+    pub fn parse(url: &str) -> Result<PostgresUrl, StoreError> {
+        tokio_postgres::Config::from_str(url)
+            .map_err(|e| StoreError::Io(format!("bad PostgreSQL URL: {e}")))?;
+        Ok(PostgresUrl(url.to_owned()))
+    }
+
+    /// The URL itself, password included (to connect with; never to print).
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// The URL with any password replaced by `***`.
+    pub fn redacted(&self) -> String {
+        let Some(scheme_end) = self.0.find("://").map(|i| i + 3) else {
+            return "***".to_owned();
+        };
+        let rest = &self.0[scheme_end..];
+        let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+        let authority = &rest[..authority_end];
+        match authority.rfind('@') {
+            Some(at) => {
+                let user_info = &authority[..at];
+                let user = user_info.split(':').next().unwrap_or_default();
+                let hidden = if user_info.contains(':') {
+                    format!("{user}:***")
+                } else {
+                    user.to_owned()
+                };
+                format!(
+                    "{}{hidden}{}",
+                    &self.0[..scheme_end],
+                    &self.0[scheme_end + at..]
+                )
+            }
+            None => self.0.clone(),
+        }
+    }
+}
+
+impl std::fmt::Debug for PostgresUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PostgresUrl({})", self.redacted())
+    }
+}
+
+impl std::fmt::Display for PostgresUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.redacted())
+    }
+}
+
+/// A Postgres error as the store reports it. The text never holds a password: tokio-postgres
+/// does not put the connection string in its errors.
+pub(crate) fn pg_error(e: tokio_postgres::Error) -> StoreError {
+    StoreError::Io(pg_message(&e))
+}
+
+/// The text of a Postgres error: the SQLSTATE and the server's message, or the client's (a lost
+/// connection).
+pub(crate) fn pg_message(e: &tokio_postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!("PostgreSQL: {}: {}", db.code().code(), db.message()),
+        None => format!("PostgreSQL: {e}"),
+    }
+}
+
+fn pool_error(e: deadpool_postgres::PoolError) -> StoreError {
+    StoreError::Io(format!("PostgreSQL is unreachable: {e}"))
+}
+
+/// The PostgreSQL-backed [`Store`]. Cheap to clone; every clone is the same store.
+#[derive(Clone)]
+pub struct PostgresStore {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    pool: Pool,
+    /// `None` once `close()` was called: dropping the only sender stops the writer after it has
+    /// written what was queued.
+    to_writer: Mutex<Option<mpsc::UnboundedSender<Pending>>>,
+    writer_stopped: watch::Receiver<bool>,
+    counters: Arc<Counters>,
+}
+
+/// The guarded data stays consistent even if a holder panicked, so poisoning is ignored.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A pool of connections to `url` (`postgres://user:password@host:port/db`, or a unix socket
+/// directory as `?host=/path`). Connects lazily.
+pub fn pool(url: &str, size: usize) -> Result<Pool, StoreError> {
+    let mut config = tokio_postgres::Config::from_str(url)
+        .map_err(|e| StoreError::Io(format!("bad PostgreSQL URL: {e}")))?;
+    config.connect_timeout(CONNECT_TIMEOUT);
+    if config.get_application_name().is_none() {
+        config.application_name("marseillais");
+    }
+    let manager = Manager::from_config(
+        config,
+        NoTls,
+        ManagerConfig {
+            // Fast: a connection that was closed (Postgres restarted) is not handed out again;
+            // any other failure is caught by the caller, which discards the connection.
+            recycling_method: RecyclingMethod::Fast,
+        },
+    );
+    Pool::builder(manager)
+        .max_size(size)
+        .runtime(Runtime::Tokio1)
+        .create_timeout(Some(CONNECT_TIMEOUT))
+        .wait_timeout(Some(CONNECT_TIMEOUT))
+        .recycle_timeout(Some(CONNECT_TIMEOUT))
+        .build()
+        .map_err(|e| StoreError::Io(format!("cannot make the PostgreSQL pool: {e}")))
+}
+
+impl PostgresStore {
+    /// Connects to `url`, brings the schema to [`SCHEMA_VERSION`] and starts the writer task.
+    /// Must be called inside a tokio runtime. Fails if Postgres cannot be reached now.
+    pub async fn open(url: &str) -> Result<Self, StoreError> {
+        let pool = pool(url, POOL_SIZE)?;
+        {
+            let mut client = pool.get().await.map_err(pool_error)?;
+            schema::migrate(&mut client).await?;
+        }
+        let (to_writer, from_callers) = mpsc::unbounded_channel();
+        let (stopped_tx, stopped_rx) = watch::channel(false);
+        let counters = Arc::new(Counters::default());
+        tokio::spawn(writer::run(
+            pool.clone(),
+            from_callers,
+            Arc::clone(&counters),
+            stopped_tx,
+        ));
+        Ok(Self {
+            shared: Arc::new(Shared {
+                pool,
+                to_writer: Mutex::new(Some(to_writer)),
+                writer_stopped: stopped_rx,
+                counters,
+            }),
+        })
+    }
+
+    /// A snapshot of the writer's counters.
+    pub fn stats(&self) -> PostgresStats {
+        self.shared.counters.snapshot()
+    }
+
+    /// Hands a unit of work to the writer; the future resolves once it committed. Sent now, not
+    /// when the future is first polled, so units reach the writer in call order.
+    fn write(&self, work: Work) -> StoreFuture<Done> {
+        let (done, outcome) = oneshot::channel();
+        let sent = match lock(&self.shared.to_writer).as_ref() {
+            Some(to_writer) => to_writer.send(Pending { work, done }).is_ok(),
+            None => false,
+        };
+        Box::pin(async move {
+            if !sent {
+                return Err(StoreError::Closed);
+            }
+            outcome.await.unwrap_or_else(|_| {
+                Err(StoreError::Io(
+                    "the store writer stopped before reporting on this commit".to_owned(),
+                ))
+            })
+        })
+    }
+
+    /// A pooled connection for a read (refused once closed, like every call).
+    async fn reader(shared: &Shared) -> Result<Object, StoreError> {
+        if lock(&shared.to_writer).is_none() {
+            return Err(StoreError::Closed);
+        }
+        shared.pool.get().await.map_err(pool_error)
+    }
+
+    /// Runs a query on a pooled connection and maps its rows.
+    fn read_rows<T, F>(&self, sql: String, params: Vec<Param>, map: F) -> StoreFuture<Vec<T>>
+    where
+        T: Send + 'static,
+        F: Fn(&tokio_postgres::Row) -> Result<T, StoreError> + Send + 'static,
+    {
+        let shared = Arc::clone(&self.shared);
+        Box::pin(async move {
+            let client = Self::reader(&shared).await?;
+            let statement = client.prepare_cached(&sql).await.map_err(pg_error)?;
+            let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(Param::as_sql).collect();
+            let rows = client.query(&statement, &refs).await.map_err(pg_error)?;
+            rows.iter().map(map).collect()
+        })
+    }
+
+    /// Runs a listing query and loads every game it returns with its events, in one
+    /// repeatable-read transaction (listings and events from the same snapshot), the events of
+    /// all the games in one query.
+    fn load_games_where(&self, sql: String, params: Vec<Param>) -> StoreFuture<Vec<LoadedGame>> {
+        let shared = Arc::clone(&self.shared);
+        Box::pin(async move {
+            let mut client = Self::reader(&shared).await?;
+            let tx = client
+                .build_transaction()
+                .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+                .read_only(true)
+                .start()
+                .await
+                .map_err(pg_error)?;
+            let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(Param::as_sql).collect();
+            let statement = tx.prepare_cached(&sql).await.map_err(pg_error)?;
+            let listings = tx
+                .query(&statement, &refs)
+                .await
+                .map_err(pg_error)?
+                .iter()
+                .map(listing_from_row)
+                .collect::<Result<Vec<_>, _>>()?;
+            let ids: Vec<&str> = listings.iter().map(|l| l.id.as_str()).collect();
+            let statement = tx
+                .prepare_cached(
+                    "SELECT game_id, seq, payload FROM events WHERE game_id = ANY($1)
+                     ORDER BY game_id, seq",
+                )
+                .await
+                .map_err(pg_error)?;
+            let rows = tx.query(&statement, &[&ids]).await.map_err(pg_error)?;
+            tx.commit().await.map_err(pg_error)?;
+            let mut by_game: std::collections::HashMap<String, Vec<String>> =
+                std::collections::HashMap::with_capacity(listings.len());
+            for row in &rows {
+                let game: String = row.try_get(0).map_err(pg_error)?;
+                let seq: i64 = row.try_get(1).map_err(pg_error)?;
+                let events = by_game.entry(game.clone()).or_default();
+                if usize::try_from(seq).ok() != Some(events.len()) {
+                    return Err(StoreError::Io(format!(
+                        "game {game}: event {seq} found where {} was expected",
+                        events.len()
+                    )));
+                }
+                events.push(row.try_get(2).map_err(pg_error)?);
+            }
+            Ok(listings
+                .into_iter()
+                .map(|listing| {
+                    let events = by_game.remove(&listing.id).unwrap_or_default();
+                    (listing, events)
+                })
+                .collect())
+        })
+    }
+}
+
+/// An owned query parameter (the futures are `'static`, so they cannot borrow the caller's).
+enum Param {
+    Text(String),
+    OptText(Option<String>),
+    Int(i64),
+}
+
+impl Param {
+    fn as_sql(&self) -> &(dyn ToSql + Sync) {
+        match self {
+            Param::Text(v) => v,
+            Param::OptText(v) => v,
+            Param::Int(v) => v,
+        }
+    }
+}
+
+fn text(s: &str) -> Param {
+    Param::Text(s.to_owned())
+}
+
+const LISTING_COLUMNS: &str =
+    "id, status, created_ms, updated_ms, summary, listed, white_user, black_user";
+
+fn listing_from_row(row: &tokio_postgres::Row) -> Result<GameListing, StoreError> {
+    let id: String = row.try_get(0).map_err(pg_error)?;
+    let status: String = row.try_get(1).map_err(pg_error)?;
+    let status = status
+        .parse()
+        .map_err(|e| StoreError::Io(format!("game {id}: {e}")))?;
+    Ok(GameListing {
+        status,
+        created_ms: row.try_get(2).map_err(pg_error)?,
+        updated_ms: row.try_get(3).map_err(pg_error)?,
+        summary: row.try_get(4).map_err(pg_error)?,
+        listed: row.try_get(5).map_err(pg_error)?,
+        white_user: row
+            .try_get::<_, Option<i64>>(6)
+            .map_err(pg_error)?
+            .map(UserId),
+        black_user: row
+            .try_get::<_, Option<i64>>(7)
+            .map_err(pg_error)?
+            .map(UserId),
+        id,
+    })
+}
+
+const USER_COLUMNS: &str = "id, username, password_hash, created_ms";
+
+fn user_from_row(row: &tokio_postgres::Row, first: usize) -> Result<UserRecord, StoreError> {
+    let id: i64 = row.try_get(first).map_err(pg_error)?;
+    let name: String = row.try_get(first + 1).map_err(pg_error)?;
+    let name = Username::parse(&name).map_err(|e| StoreError::Io(format!("user {id}: {e}")))?;
+    Ok(UserRecord {
+        account: Account {
+            id: UserId(id),
+            name,
+        },
+        password_hash: row.try_get(first + 2).map_err(pg_error)?,
+        created_ms: row.try_get(first + 3).map_err(pg_error)?,
+    })
+}
+
+fn parse_speed(text: &str) -> Result<Speed, StoreError> {
+    Speed::parse(text).ok_or_else(|| StoreError::Io(format!("unknown speed {text:?} stored")))
+}
+
+fn rating_from_row(row: &tokio_postgres::Row, first: usize) -> Result<Rating, StoreError> {
+    Ok(Rating {
+        rating: row.try_get(first).map_err(pg_error)?,
+        deviation: row.try_get(first + 1).map_err(pg_error)?,
+        volatility: row.try_get(first + 2).map_err(pg_error)?,
+        games: u32::try_from(row.try_get::<_, i64>(first + 3).map_err(pg_error)?)
+            .unwrap_or(u32::MAX),
+    })
+}
+
+const RATED_COLUMNS: &str = "game_id, speed, ended_ms, white_user, black_user, score_white,
+    white_before_rating, white_before_deviation, white_before_volatility, white_before_games,
+    white_after_rating, white_after_deviation, white_after_volatility, white_after_games,
+    black_before_rating, black_before_deviation, black_before_volatility, black_before_games,
+    black_after_rating, black_after_deviation, black_after_volatility, black_after_games";
+
+fn rated_from_row(row: &tokio_postgres::Row) -> Result<RatedGame, StoreError> {
+    let speed: String = row.try_get(1).map_err(pg_error)?;
+    Ok(RatedGame {
+        game_id: row.try_get(0).map_err(pg_error)?,
+        speed: parse_speed(&speed)?,
+        ended_ms: row.try_get(2).map_err(pg_error)?,
+        white: UserId(row.try_get(3).map_err(pg_error)?),
+        black: UserId(row.try_get(4).map_err(pg_error)?),
+        score_white: row.try_get(5).map_err(pg_error)?,
+        white_before: rating_from_row(row, 6)?,
+        white_after: rating_from_row(row, 10)?,
+        black_before: rating_from_row(row, 14)?,
+        black_after: rating_from_row(row, 18)?,
+    })
+}
+
+fn first<T: Send + 'static>(rows: StoreFuture<Vec<T>>) -> StoreFuture<Option<T>> {
+    Box::pin(async move { Ok(rows.await?.into_iter().next()) })
+}
+
+impl Store for PostgresStore {
+    fn commit(&self, commit: Commit) -> StoreFuture<()> {
+        self.commit_all(vec![commit])
+    }
+
+    fn commit_all(&self, commits: Vec<Commit>) -> StoreFuture<()> {
+        let written = self.write(Work::Commits(commits));
+        Box::pin(async move { written.await.map(|_| ()) })
+    }
+
+    fn load_unfinished(&self) -> StoreFuture<Vec<LoadedGame>> {
+        self.load_games_where(
+            format!("SELECT {LISTING_COLUMNS} FROM games WHERE status IN ($1, $2) ORDER BY id"),
+            vec![
+                text(GameStatus::Open.as_str()),
+                text(GameStatus::Playing.as_str()),
+            ],
+        )
+    }
+
+    fn load_playing(&self) -> StoreFuture<Vec<LoadedGame>> {
+        self.load_games_where(
+            format!(
+                "SELECT {LISTING_COLUMNS} FROM games WHERE status = $1
+                 AND id NOT IN (SELECT game_id FROM turn_deadlines) ORDER BY id"
+            ),
+            vec![text(GameStatus::Playing.as_str())],
+        )
+    }
+
+    fn load_stale(
+        &self,
+        status: GameStatus,
+        updated_before_ms: i64,
+        limit: u32,
+        offset: u32,
+    ) -> StoreFuture<Vec<LoadedGame>> {
+        self.load_games_where(
+            format!(
+                "SELECT {LISTING_COLUMNS} FROM games WHERE status = $1 AND updated_ms < $2
+                 ORDER BY updated_ms, id LIMIT $3 OFFSET $4"
+            ),
+            vec![
+                text(status.as_str()),
+                Param::Int(updated_before_ms),
+                Param::Int(i64::from(limit)),
+                Param::Int(i64::from(offset)),
+            ],
+        )
+    }
+
+    fn load_game(&self, id: &str) -> StoreFuture<Option<LoadedGame>> {
+        let games = self.load_games_where(
+            format!("SELECT {LISTING_COLUMNS} FROM games WHERE id = $1"),
+            vec![text(id)],
+        );
+        first(games)
+    }
+
+    fn list(&self, status: GameStatus, limit: u32, offset: u32) -> StoreFuture<Vec<GameListing>> {
+        self.read_rows(
+            format!(
+                "SELECT {LISTING_COLUMNS} FROM games WHERE status = $1 AND listed
+                 ORDER BY updated_ms DESC, id DESC LIMIT $2 OFFSET $3"
+            ),
+            vec![
+                text(status.as_str()),
+                Param::Int(i64::from(limit)),
+                Param::Int(i64::from(offset)),
+            ],
+            listing_from_row,
+        )
+    }
+
+    fn close(&self) -> BoxFuture<'static, ()> {
+        drop(lock(&self.shared.to_writer).take());
+        let mut stopped = self.shared.writer_stopped.clone();
+        let pool = self.shared.pool.clone();
+        Box::pin(async move {
+            let _ = stopped.wait_for(|stopped| *stopped).await;
+            pool.close();
+        })
+    }
+
+    fn create_user(
+        &self,
+        username: Username,
+        password_hash: String,
+        at_ms: i64,
+    ) -> StoreFuture<UserId> {
+        let written = self.write(Work::CreateUser {
+            username,
+            password_hash,
+            at_ms,
+        });
+        Box::pin(async move {
+            match written.await? {
+                Done::User(id) => Ok(id),
+                Done::Stored | Done::ChatLine(_) => {
+                    Err(StoreError::Io("the writer returned no user id".to_owned()))
+                }
+            }
+        })
+    }
+
+    fn find_user(&self, username: &Username) -> StoreFuture<Option<UserRecord>> {
+        first(self.read_rows(
+            format!("SELECT {USER_COLUMNS} FROM users WHERE username_key = $1"),
+            vec![Param::Text(username.key())],
+            |row| user_from_row(row, 0),
+        ))
+    }
+
+    fn user_by_id(&self, id: UserId) -> StoreFuture<Option<UserRecord>> {
+        first(self.read_rows(
+            format!("SELECT {USER_COLUMNS} FROM users WHERE id = $1"),
+            vec![Param::Int(id.0)],
+            |row| user_from_row(row, 0),
+        ))
+    }
+
+    fn create_session(&self, hash: SessionHash, user: UserId, at_ms: i64) -> StoreFuture<()> {
+        let written = self.write(Work::CreateSession { hash, user, at_ms });
+        Box::pin(async move { written.await.map(|_| ()) })
+    }
+
+    fn session_account(&self, hash: SessionHash, now_ms: i64) -> StoreFuture<Option<Account>> {
+        let shared = Arc::clone(&self.shared);
+        let store = self.clone();
+        Box::pin(async move {
+            let found = {
+                let client = Self::reader(&shared).await?;
+                let statement = client
+                    .prepare_cached(
+                        "SELECT sessions.last_seen_ms, users.id, users.username,
+                             users.password_hash, users.created_ms
+                         FROM sessions JOIN users ON users.id = sessions.user_id
+                         WHERE sessions.id_hash = $1",
+                    )
+                    .await
+                    .map_err(pg_error)?;
+                let row = client
+                    .query_opt(&statement, &[&&hash[..]])
+                    .await
+                    .map_err(pg_error)?;
+                match row {
+                    None => None,
+                    Some(row) => {
+                        let last_seen: i64 = row.try_get(0).map_err(pg_error)?;
+                        Some((last_seen, user_from_row(&row, 1)?.account))
+                    }
+                }
+            };
+            let Some((last_seen, account)) = found else {
+                return Ok(None);
+            };
+            if !session_alive(last_seen, now_ms) {
+                return Ok(None);
+            }
+            if session_needs_touch(last_seen, now_ms)
+                && let Err(e) = store
+                    .write(Work::TouchSession {
+                        hash,
+                        at_ms: now_ms,
+                    })
+                    .await
+            {
+                tracing::warn!(error = %e, "store: could not record a session's last use");
+            }
+            Ok(Some(account))
+        })
+    }
+
+    fn delete_session(&self, hash: SessionHash) -> StoreFuture<()> {
+        let written = self.write(Work::DeleteSession { hash });
+        Box::pin(async move { written.await.map(|_| ()) })
+    }
+
+    fn ratings(&self, user: UserId) -> StoreFuture<Vec<(Speed, Rating)>> {
+        let rows = self.read_rows(
+            "SELECT speed, rating, deviation, volatility, games FROM ratings WHERE user_id = $1"
+                .to_owned(),
+            vec![Param::Int(user.0)],
+            |row| {
+                let speed: String = row.try_get(0).map_err(pg_error)?;
+                Ok((parse_speed(&speed)?, rating_from_row(row, 1)?))
+            },
+        );
+        Box::pin(async move {
+            let mut ratings = rows.await?;
+            ratings.sort_by_key(|(speed, _)| *speed);
+            Ok(ratings)
+        })
+    }
+
+    fn rating_history(
+        &self,
+        user: UserId,
+        speed: Option<Speed>,
+        limit: u32,
+    ) -> StoreFuture<Vec<RatedGame>> {
+        let rows = self.read_rows(
+            format!(
+                "SELECT * FROM (
+                     SELECT {RATED_COLUMNS} FROM rated_games
+                         WHERE white_user = $1 AND ($2::text IS NULL OR speed = $2)
+                     UNION ALL
+                     SELECT {RATED_COLUMNS} FROM rated_games
+                         WHERE black_user = $1 AND white_user <> $1
+                             AND ($2::text IS NULL OR speed = $2)) AS both_colours
+                 ORDER BY ended_ms DESC, game_id DESC LIMIT $3"
+            ),
+            vec![
+                Param::Int(user.0),
+                Param::OptText(speed.map(|s| s.as_str().to_owned())),
+                Param::Int(i64::from(limit)),
+            ],
+            rated_from_row,
+        );
+        Box::pin(async move {
+            let mut games = rows.await?;
+            games.reverse();
+            Ok(games)
+        })
+    }
+
+    fn user_games(&self, user: UserId, limit: u32, offset: u32) -> StoreFuture<Vec<GameListing>> {
+        self.read_rows(
+            format!(
+                "SELECT * FROM (
+                     SELECT {LISTING_COLUMNS} FROM games WHERE white_user = $1
+                     UNION ALL
+                     SELECT {LISTING_COLUMNS} FROM games
+                         WHERE black_user = $1 AND (white_user IS NULL OR white_user <> $1))
+                     AS both_colours
+                 ORDER BY updated_ms DESC, id DESC LIMIT $2 OFFSET $3"
+            ),
+            vec![
+                Param::Int(user.0),
+                Param::Int(i64::from(limit)),
+                Param::Int(i64::from(offset)),
+            ],
+            listing_from_row,
+        )
+    }
+
+    fn game_rating(&self, game_id: &str) -> StoreFuture<Option<RatedGame>> {
+        first(self.read_rows(
+            format!("SELECT {RATED_COLUMNS} FROM rated_games WHERE game_id = $1"),
+            vec![text(game_id)],
+            rated_from_row,
+        ))
+    }
+
+    fn append_chat(&self, line: NewChatLine) -> StoreFuture<i64> {
+        let written = self.write(Work::AppendChat(line));
+        Box::pin(async move {
+            match written.await? {
+                Done::ChatLine(id) => Ok(id),
+                Done::Stored | Done::User(_) => Err(StoreError::Io(
+                    "the writer returned no chat line id".to_owned(),
+                )),
+            }
+        })
+    }
+
+    fn recent_chat(
+        &self,
+        game_id: Option<&str>,
+        room: ChatRoom,
+        limit: u32,
+    ) -> StoreFuture<Vec<ChatLine>> {
+        let (sql, params) = match game_id {
+            Some(game) => (
+                "SELECT id, game_id, at_ms, user_id, author, text FROM chat_lines
+                 WHERE game_id = $1 AND room = $2 ORDER BY id DESC LIMIT $3",
+                vec![
+                    text(game),
+                    text(room.as_str()),
+                    Param::Int(i64::from(limit)),
+                ],
+            ),
+            None => (
+                "SELECT id, game_id, at_ms, user_id, author, text FROM chat_lines
+                 WHERE game_id IS NULL AND room = $1 ORDER BY id DESC LIMIT $2",
+                vec![text(room.as_str()), Param::Int(i64::from(limit))],
+            ),
+        };
+        let rows = self.read_rows(sql.to_owned(), params, move |row| {
+            Ok(ChatLine {
+                id: row.try_get(0).map_err(pg_error)?,
+                game_id: row.try_get(1).map_err(pg_error)?,
+                room,
+                at_ms: row.try_get(2).map_err(pg_error)?,
+                user_id: row
+                    .try_get::<_, Option<i64>>(3)
+                    .map_err(pg_error)?
+                    .map(UserId),
+                author: row.try_get(4).map_err(pg_error)?,
+                text: row.try_get(5).map_err(pg_error)?,
+            })
+        });
+        Box::pin(async move {
+            let mut lines = rows.await?;
+            lines.reverse();
+            Ok(lines)
+        })
+    }
+
+    fn account_settings(&self, user: UserId) -> StoreFuture<Option<String>> {
+        first(self.read_rows(
+            "SELECT settings FROM account_settings WHERE user_id = $1".to_owned(),
+            vec![Param::Int(user.0)],
+            |row| row.try_get(0).map_err(pg_error),
+        ))
+    }
+
+    fn set_account_settings(&self, user: UserId, json: String, at_ms: i64) -> StoreFuture<()> {
+        let written = self.write(Work::SetSettings { user, json, at_ms });
+        Box::pin(async move { written.await.map(|_| ()) })
+    }
+
+    fn turn_deadlines(&self) -> StoreFuture<Vec<(String, i64)>> {
+        self.read_rows(
+            "SELECT game_id, deadline_ms FROM turn_deadlines".to_owned(),
+            Vec::new(),
+            |row| {
+                Ok((
+                    row.try_get(0).map_err(pg_error)?,
+                    row.try_get(1).map_err(pg_error)?,
+                ))
+            },
+        )
+    }
+}
