@@ -9,42 +9,14 @@ mod browser;
 mod support;
 
 use browser::{
-    Driver, SERIAL, Session, browser_available, click, click_move, js, text, type_into, wait_for,
+    SERIAL, Session, browser_available, click, click_move, js, text, type_into, wait_for,
     wait_moves, wait_text,
 };
 use serde_json::json;
 
 const PASSWORD: &str = "correct horse battery";
 
-/// The server and a chromedriver.
-struct Rig {
-    server: support::rig::Rig,
-    driver: Driver,
-    base: String,
-}
-
-impl Rig {
-    async fn start() -> Rig {
-        let server = support::rig::Rig::builder().start().await;
-        let base = format!("http://{}", server.addr());
-        Rig {
-            server,
-            driver: Driver::start(),
-            base,
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-
-    async fn stop(self, sessions: Vec<Session>) {
-        for s in sessions {
-            s.close().await;
-        }
-        self.server.stop().await;
-    }
-}
+use browser::BrowserRig as Rig;
 
 /// Fills the header's dialog (opened by `button`) and submits it.
 async fn submit_account_dialog(s: &Session, button: &str, name: &str, password: &str) {

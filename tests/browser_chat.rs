@@ -11,42 +11,14 @@ mod browser;
 mod support;
 
 use browser::{
-    Driver, SERIAL, Session, api_seat, browser_available, click, click_move, js, js_async, text,
+    SERIAL, Session, api_seat, browser_available, click, click_move, js, js_async, text,
     two_player_game, type_into, wait_for, wait_moves, wait_text,
 };
 use serde_json::{Value, json};
 
 const PASSWORD: &str = "correct horse battery";
 
-/// The server and a chromedriver.
-struct Rig {
-    server: support::rig::Rig,
-    driver: Driver,
-    base: String,
-}
-
-impl Rig {
-    async fn start() -> Rig {
-        let server = support::rig::Rig::builder().start().await;
-        let base = format!("http://{}", server.addr());
-        Rig {
-            server,
-            driver: Driver::start(),
-            base,
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-
-    async fn stop(self, sessions: Vec<Session>) {
-        for s in sessions {
-            s.close().await;
-        }
-        self.server.stop().await;
-    }
-}
+use browser::BrowserRig as Rig;
 
 /// Registers `name` from inside a page of the site (the session cookie lands in this browser).
 async fn register(rig: &Rig, s: &Session, name: &str) {

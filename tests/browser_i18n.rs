@@ -9,39 +9,12 @@ mod browser;
 mod support;
 
 use browser::{
-    Driver, SERIAL, Session, api_seat, browser_available, click, js, js_async, text, type_into,
-    wait_for, wait_text,
+    SERIAL, Session, api_seat, browser_available, click, js, js_async, text, type_into, wait_for,
+    wait_text,
 };
 use serde_json::{Value, json};
 
-struct Rig {
-    server: support::rig::Rig,
-    driver: Driver,
-    base: String,
-}
-
-impl Rig {
-    async fn start() -> Rig {
-        let server = support::rig::Rig::builder().start().await;
-        let base = format!("http://{}", server.addr());
-        Rig {
-            server,
-            driver: Driver::start(),
-            base,
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-
-    async fn stop(self, sessions: Vec<Session>) {
-        for s in sessions {
-            s.close().await;
-        }
-        self.server.stop().await;
-    }
-}
+use browser::BrowserRig as Rig;
 
 /// Imports a client module in the page and returns what `body` (which sees
 /// the module as `m`) evaluates to.

@@ -13,37 +13,15 @@ mod browser;
 mod support;
 
 use browser::{
-    Driver, SERIAL, Session, api_seat, browser_available, click, click_move, js, js_async, square,
-    text, type_into, wait_for, wait_moves, wait_text,
+    SERIAL, Session, api_seat, browser_available, click, click_move, js, js_async, square, text,
+    type_into, wait_for, wait_moves, wait_text,
 };
 use fantoccini::Locator;
 use fantoccini::actions::{InputSource, MOUSE_BUTTON_RIGHT, MouseActions, PointerAction};
 use serde_json::{Value, json};
 use support::ws::Client;
 
-/// The server and a chromedriver.
-struct Rig {
-    server: support::rig::Rig,
-    driver: Driver,
-    base: String,
-}
-
-impl Rig {
-    async fn start() -> Rig {
-        let server = support::rig::Rig::builder().start().await;
-        let base = format!("http://{}", server.addr());
-        Rig {
-            server,
-            driver: Driver::start(),
-            base,
-        }
-    }
-
-    async fn stop(self, s: Session) {
-        s.close().await;
-        self.server.stop().await;
-    }
-}
+use browser::BrowserRig as Rig;
 
 /// Watches the page's game socket: a frame counter, and `window.__log`, one entry per `move`
 /// received (`dir: 'in'`, counted when the socket delivers it, before the page's handler runs)
@@ -184,7 +162,7 @@ async fn a_premove_reaches_the_server_within_one_frame_of_the_opponents_move_eve
         "the premove is sent for the position of that event: {timing}"
     );
     assert!(premove_squares(&s).await.is_empty());
-    rig.stop(s).await;
+    rig.stop(vec![s]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -223,7 +201,7 @@ async fn a_two_sub_move_premove_survives_the_opponents_first_sub_move_and_both_a
     );
     assert_eq!(sent(&s).await, ["d2d4", "g1f3"]);
     assert!(premove_squares(&s).await.is_empty());
-    rig.stop(s).await;
+    rig.stop(vec![s]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -254,7 +232,7 @@ async fn a_premove_that_is_illegal_after_all_is_dropped_and_nothing_is_sent() {
     // And the player simply plays.
     click_move(&s, "d2", "d4").await;
     assert_eq!(white_move(&mut black).await.d["uci"], "d2d4");
-    rig.stop(s).await;
+    rig.stop(vec![s]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -280,7 +258,7 @@ async fn a_premoved_second_sub_move_is_dropped_when_the_premoved_first_gives_che
     assert_eq!(sent(&s).await, ["f1b5"], "the premoved S2 is not sent");
     assert!(premove_squares(&s).await.is_empty());
     assert_eq!(server_moves(&rig, &id).await, ["h7h6", "g7g6", "f1b5"]);
-    rig.stop(s).await;
+    rig.stop(vec![s]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -301,7 +279,7 @@ async fn a_premove_that_does_not_answer_the_check_of_the_opponents_first_sub_mov
     assert!(sent(&s).await.is_empty(), "h3 does not answer the check");
     assert!(premove_squares(&s).await.is_empty());
     assert_eq!(server_moves(&rig, &id).await, ["d8h4"]);
-    rig.stop(s).await;
+    rig.stop(vec![s]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -359,7 +337,7 @@ async fn a_right_click_or_a_click_on_an_empty_square_cancels_the_premove_queue()
     wait_moves(&[&s], 2).await;
     assert!(sent(&s).await.is_empty(), "a cancelled premove is not sent");
     assert_eq!(server_moves(&rig, &id).await, ["e7e5", "b8c6"]);
-    rig.stop(s).await;
+    rig.stop(vec![s]).await;
 }
 
 /// Sets a setting through the page's own settings module.
@@ -433,7 +411,7 @@ async fn with_confirmation_on_nothing_is_sent_until_confirm_and_cancel_restores_
     black_plays(&mut black, "e7e5", "b1").await;
     black_plays(&mut black, "b8c6", "b2").await;
     assert_eq!(white_move(&mut black).await.d["uci"], "d2d4");
-    rig.stop(s).await;
+    rig.stop(vec![s]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -474,7 +452,7 @@ async fn a_correspondence_game_confirms_moves_by_default_and_a_live_game_does_no
         js(&s, "return document.querySelector('#confirm-move').hidden;").await == json!(true),
         "a live game sends at once"
     );
-    rig.stop(s).await;
+    rig.stop(vec![s]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -503,5 +481,5 @@ async fn with_premoves_off_nothing_can_be_queued_on_the_opponents_turn() {
     black_plays(&mut black, "b8c6", "b2").await;
     wait_moves(&[&s], 2).await;
     assert!(sent(&s).await.is_empty());
-    rig.stop(s).await;
+    rig.stop(vec![s]).await;
 }

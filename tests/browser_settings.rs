@@ -10,42 +10,14 @@ mod browser;
 mod support;
 
 use browser::{
-    Driver, SERIAL, Session, browser_available, click, js, js_async, square, two_player_game,
-    wait_for,
+    SERIAL, Session, browser_available, click, js, js_async, square, two_player_game, wait_for,
 };
 use fantoccini::Locator;
 use serde_json::{Value, json};
 
 const PASSWORD: &str = "correct horse battery";
 
-struct Rig {
-    server: support::rig::Rig,
-    driver: Driver,
-    base: String,
-}
-
-impl Rig {
-    async fn start() -> Rig {
-        let server = support::rig::Rig::builder().start().await;
-        let base = format!("http://{}", server.addr());
-        Rig {
-            server,
-            driver: Driver::start(),
-            base,
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-
-    async fn stop(self, sessions: Vec<Session>) {
-        for s in sessions {
-            s.close().await;
-        }
-        self.server.stop().await;
-    }
-}
+use browser::BrowserRig as Rig;
 
 /// Opens the settings dialog from the header and waits for it.
 async fn open_settings(s: &Session) {

@@ -53,6 +53,40 @@ pub fn browser_available(test: &str) -> bool {
     false
 }
 
+/// A server of `support::rig` (default settings) and a chromedriver: what a browser test file
+/// starts with. tests/browser.rs keeps its own, which restarts the server on the same port.
+pub struct BrowserRig {
+    pub server: crate::support::rig::Rig,
+    pub driver: Driver,
+    /// `http://127.0.0.1:PORT`, what pages are opened under.
+    pub base: String,
+}
+
+impl BrowserRig {
+    pub async fn start() -> BrowserRig {
+        let server = crate::support::rig::Rig::builder().start().await;
+        let base = format!("http://{}", server.addr());
+        BrowserRig {
+            server,
+            driver: Driver::start(),
+            base,
+        }
+    }
+
+    /// The page at `path` on this server.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Closes the browsers, then stops the server.
+    pub async fn stop(self, sessions: Vec<Session>) {
+        for s in sessions {
+            s.close().await;
+        }
+        self.server.stop().await;
+    }
+}
+
 /// A chromedriver process on a free loopback port, killed on drop.
 pub struct Driver {
     child: Child,
