@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use marseillais::server::store::postgres::SCHEMA_VERSION;
-use marseillais::server::store::{GameStatus, PostgresStore, Store, StoreError};
+use marseillais::server::store::{DeadlineChange, GameStatus, PostgresStore, Store, StoreError};
 use support::postgres::{Proxy, TestDatabase, server_url};
 use support::store_contract::*;
 
@@ -296,6 +296,120 @@ async fn a_conflicting_commit_fails_alone_and_the_rest_of_its_batch_is_stored() 
             assert_eq!(events_of(&store, &id).await, expected_events(&id, 2));
         }
         assert!(store.load_game("bad").await.expect("load").is_none());
+        store.close().await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_conflict_in_the_middle_of_a_pipelined_batch_fails_alone_and_the_units_around_it_are_stored_in_order()
+ {
+    let Some((_db, store)) = fresh("pipeline_conflict").await else {
+        return;
+    };
+    bounded(async {
+        // All issued before the writer runs: one batch, one pipelined run.
+        let mut pending = Vec::new();
+        for seq in 0..12 {
+            pending.push(store.commit(commit("g", seq, 1)));
+            if seq == 5 {
+                // Stale: g is at 6 by then, counting the units of this batch before it.
+                pending.push(store.commit(commit("g", 3, 1)));
+                // A unit whose second commit conflicts stores neither.
+                pending.push(store.commit_all(vec![commit("h", 0, 2), commit("g", 9, 1)]));
+            }
+        }
+        let outcomes = futures_util::future::join_all(pending).await;
+        assert_eq!(store.stats().batches, 1, "one batch");
+        assert!(matches!(
+            &outcomes[6],
+            Err(StoreError::Conflict { game_id, expected: 6, got: 3 }) if game_id == "g"
+        ));
+        assert!(matches!(
+            &outcomes[7],
+            Err(StoreError::Conflict { game_id, expected: 6, got: 9 }) if game_id == "g"
+        ));
+        let oks = outcomes.iter().filter(|o| o.is_ok()).count();
+        assert_eq!(oks, 12);
+        assert_eq!(events_of(&store, "g").await, expected_events("g", 12));
+        assert!(store.load_game("h").await.expect("load").is_none());
+        let (listing, _) = store.load_game("g").await.expect("load").expect("g");
+        assert_eq!(listing.updated_ms, 2_000 + 11, "the last unit's listing");
+        store.close().await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_unit_postgres_refuses_in_a_pipelined_batch_fails_alone_and_the_others_are_stored() {
+    let Some((_db, store)) = fresh("pipeline_refused").await else {
+        return;
+    };
+    bounded(async {
+        let mut pending = Vec::new();
+        for g in 0..10 {
+            pending.push(store.commit(commit(&format!("ok-{g}"), 0, 2)));
+            if g == 4 {
+                // Postgres refuses a NUL byte in text (SQLSTATE 22021): a fault of this unit.
+                let mut bad = commit("nul", 0, 2);
+                bad.events[1] = "{\"bad\":\"\u{0}\"}".to_owned();
+                pending.push(store.commit(bad));
+            }
+        }
+        let outcomes = futures_util::future::join_all(pending).await;
+        assert!(
+            matches!(&outcomes[5], Err(StoreError::Io(_))),
+            "{:?}",
+            outcomes[5]
+        );
+        assert_eq!(outcomes.iter().filter(|o| o.is_ok()).count(), 10);
+        assert_eq!(store.stats().failed_batches, 0);
+        for g in 0..10 {
+            let id = format!("ok-{g}");
+            assert_eq!(events_of(&store, &id).await, expected_events(&id, 2));
+        }
+        assert!(store.load_game("nul").await.expect("load").is_none());
+        store.close().await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn within_one_batch_a_games_last_deadline_change_and_listing_win() {
+    let Some((_db, store)) = fresh("pipeline_last_wins").await else {
+        return;
+    };
+    bounded(async {
+        let with = |game: &str, seq: u64, deadline: DeadlineChange| {
+            let mut c = commit(game, seq, 1);
+            c.deadline = deadline;
+            c
+        };
+        store
+            .commit(with("cleared", 0, DeadlineChange::Set(50)))
+            .await
+            .expect("first batch");
+        let pending = vec![
+            store.commit(with("set", 0, DeadlineChange::Set(100))),
+            store.commit(with("cleared", 1, DeadlineChange::Unchanged)),
+            store.commit(with("set", 1, DeadlineChange::Cleared)),
+            store.commit(with("cleared", 2, DeadlineChange::Cleared)),
+            store.commit(with("set", 2, DeadlineChange::Set(300))),
+            store.commit(with("set", 3, DeadlineChange::Unchanged)),
+            store.commit(with("cleared", 3, DeadlineChange::Unchanged)),
+        ];
+        for outcome in futures_util::future::join_all(pending).await {
+            outcome.expect("in order");
+        }
+        assert_eq!(
+            store.turn_deadlines().await.expect("deadlines"),
+            vec![("set".to_owned(), 300)]
+        );
+        for game in ["set", "cleared"] {
+            let (listing, events) = store.load_game(game).await.expect("load").expect(game);
+            assert_eq!(listing.updated_ms, 2_003);
+            assert_eq!(events, expected_events(game, 4));
+        }
         store.close().await;
     })
     .await;

@@ -9,6 +9,7 @@
 //! [`StoreError::Io`] (which the server reports as `store_failure`) and nothing is
 //! acknowledged; the pool opens new connections once it is back.
 
+mod pipeline;
 mod schema;
 mod writer;
 

@@ -9,6 +9,11 @@
 //! pipelines them). A savepoint per unit keeps the SQLite store's promise that one conflicting
 //! commit fails alone, and one task keeps the order. The figures are in docs/performance.md.
 //!
+//! Runs of plain commits (the hot path: moves) do not pay a savepoint and five round trips each:
+//! [`super::pipeline`] checks their sequences in one query and writes them with a few set-based
+//! statements sent pipelined, so a run costs two round trips whatever its length. Other units
+//! (account, session, chat and settings writes, a rated end) keep the one savepoint each below.
+//!
 //! A failure that is not the unit's own (the connection lost, Postgres unreachable or shutting
 //! down) rolls the whole batch back and fails every unit in it with [`StoreError::Io`]; the
 //! connection is then discarded and the next batch takes a fresh one from the pool, so the store
@@ -21,6 +26,7 @@ use deadpool_postgres::{Object, Pool};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_postgres::error::SqlState;
 
+use super::pipeline::{self, RunOutcome};
 use super::{pg_error, pg_message};
 use crate::server::account::{UserId, Username};
 use crate::server::chat::{KEPT_LINES, NewChatLine};
@@ -132,7 +138,7 @@ pub(super) enum Done {
 
 /// A failure while writing one unit: refused (nothing wrong with the batch), an error of
 /// Postgres about this unit alone, or one that loses the transaction.
-enum UnitFailure {
+pub(super) enum UnitFailure {
     Refused(StoreError),
     ThisUnit(tokio_postgres::Error),
     WholeBatch(tokio_postgres::Error),
@@ -141,7 +147,7 @@ enum UnitFailure {
 /// Errors that are about the statement (a constraint, a bad value), after which rolling back to
 /// the unit's savepoint leaves the transaction usable. Anything else (no SQLSTATE at all: the
 /// connection; or the server shutting down, out of disk, ...) loses the batch.
-fn classify(e: tokio_postgres::Error) -> UnitFailure {
+pub(super) fn classify(e: tokio_postgres::Error) -> UnitFailure {
     let local = e.code().is_some_and(|code| {
         let class = &code.code()[..2];
         // 22: data exception, 23: integrity constraint violation.
@@ -221,38 +227,65 @@ fn fail_all(batch: &mut Vec<Pending>, message: &str, counters: &Counters) {
     }
 }
 
-/// BEGIN, one savepoint per unit, COMMIT. The outcomes only count if this returns `Ok`.
+/// BEGIN, the units, COMMIT. Runs of plain commits take the pipelined fast path
+/// ([`super::pipeline`]); the other units (and a run Postgres refused a statement of) are written
+/// one savepoint each. The outcomes only count if this returns `Ok`.
 async fn write_in_transaction(
     client: &Object,
     batch: &[Pending],
     outcomes: &mut Vec<Result<Done, StoreError>>,
 ) -> Result<(), tokio_postgres::Error> {
     client.batch_execute("BEGIN").await?;
-    for pending in batch {
-        client.batch_execute("SAVEPOINT one_unit").await?;
-        let outcome = match write_work(client, &pending.work).await {
-            Ok(done) => {
-                client.batch_execute("RELEASE one_unit").await?;
-                Ok(done)
+    let mut rest = batch;
+    while !rest.is_empty() {
+        let run = rest
+            .iter()
+            .take_while(|p| pipeline::pipelinable(&p.work))
+            .count();
+        if run == 0 {
+            outcomes.push(write_with_savepoint(client, &rest[0]).await?);
+            rest = &rest[1..];
+            continue;
+        }
+        match pipeline::write_run(client, &rest[..run]).await? {
+            RunOutcome::Written(run_outcomes) => outcomes.extend(run_outcomes),
+            RunOutcome::WriteCarefully => {
+                for pending in &rest[..run] {
+                    outcomes.push(write_with_savepoint(client, pending).await?);
+                }
             }
-            Err(UnitFailure::WholeBatch(e)) => return Err(e),
-            Err(UnitFailure::Refused(e)) => {
-                client
-                    .batch_execute("ROLLBACK TO one_unit; RELEASE one_unit")
-                    .await?;
-                Err(e)
-            }
-            Err(UnitFailure::ThisUnit(e)) => {
-                client
-                    .batch_execute("ROLLBACK TO one_unit; RELEASE one_unit")
-                    .await?;
-                Err(pg_error(e))
-            }
-        };
-        outcomes.push(outcome);
+        }
+        rest = &rest[run..];
     }
     client.batch_execute("COMMIT").await?;
     Ok(())
+}
+
+/// Writes one unit inside its own savepoint, so that its failure leaves the others standing.
+async fn write_with_savepoint(
+    client: &Object,
+    pending: &Pending,
+) -> Result<Result<Done, StoreError>, tokio_postgres::Error> {
+    client.batch_execute("SAVEPOINT one_unit").await?;
+    match write_work(client, &pending.work).await {
+        Ok(done) => {
+            client.batch_execute("RELEASE one_unit").await?;
+            Ok(Ok(done))
+        }
+        Err(UnitFailure::WholeBatch(e)) => Err(e),
+        Err(UnitFailure::Refused(e)) => {
+            client
+                .batch_execute("ROLLBACK TO one_unit; RELEASE one_unit")
+                .await?;
+            Ok(Err(e))
+        }
+        Err(UnitFailure::ThisUnit(e)) => {
+            client
+                .batch_execute("ROLLBACK TO one_unit; RELEASE one_unit")
+                .await?;
+            Ok(Err(pg_error(e)))
+        }
+    }
 }
 
 async fn write_work(client: &Object, work: &Work) -> Result<Done, UnitFailure> {
