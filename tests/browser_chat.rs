@@ -11,8 +11,8 @@ mod browser;
 mod support;
 
 use browser::{
-    SERIAL, Session, api_seat, browser_available, click, click_move, js, js_async, text,
-    two_player_game, type_into, wait_for, wait_moves, wait_text,
+    SERIAL, Session, api_seat, browser_available, click, click_move, confirm_move, js, js_async,
+    text, two_player_game, type_into, wait_for, wait_moves, wait_text,
 };
 use serde_json::{Value, json};
 
@@ -401,8 +401,10 @@ async fn a_correspondence_game_made_in_the_lobby_shows_the_time_left_in_days_and
         json!(true),
         "no live clock in a correspondence game"
     );
-    // Each turn has its own three days (they do not accumulate).
+    // Each turn has its own three days (they do not accumulate). Correspondence games confirm
+    // each sub-move by default.
     click_move(&white, "e2", "e4").await;
+    confirm_move(&white).await;
     wait_moves(&[&white, &black], 1).await;
     wait_text(&black, "#corr-left", "You have 2 days 23 h to play").await;
     wait_text(&white, "#corr-left", "Black has 2 days 23 h to play").await;
@@ -531,6 +533,7 @@ async fn a_signed_in_players_my_games_and_lobby_title_show_the_turn_pushed_by_th
     .await;
     // Alice plays on her game page: the push takes the count away on the other device.
     click_move(&alice, "e2", "e4").await;
+    confirm_move(&alice).await;
     wait_moves(&[&alice, &bob], 1).await;
     wait_for(
         &device,

@@ -279,6 +279,18 @@ pub async fn wait_text(s: &Session, css: &str, needle: &str) {
 
 /// Clicks an element once it exists, is shown and is enabled (a real
 /// WebDriver click); finds it again if a re-render replaced it meanwhile.
+/// Confirms the sub-move the page shows with Confirm / Cancel (move confirmation, issue 14: on
+/// by default in correspondence games), once the bar is up.
+pub async fn confirm_move(s: &Session) {
+    wait_for(
+        s,
+        "!document.querySelector('#confirm-move').hidden",
+        "the Confirm / Cancel bar",
+    )
+    .await;
+    click(s, "#btn-confirm-move").await;
+}
+
 pub async fn click(s: &Session, css: &str) {
     let expr = format!(
         "(() => {{ const e = document.querySelector({}); return !!e && !e.disabled && e.getClientRects().length > 0; }})()",
