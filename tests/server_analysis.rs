@@ -128,7 +128,15 @@ async fn the_mated_position_is_reported_without_a_search() {
 
 #[tokio::test]
 async fn a_fen_is_one_position() {
-    let server = Rig::start_with(quick).await;
+    // Bounded by nodes, not time: under a loaded CI run a 60 ms search once ended at depth 1
+    // (34 nodes), whose line is one sub-move; 5,000 nodes always complete a whole turn.
+    let server = Rig::start_with(|config: &mut Config| {
+        config.analysis.budget = Duration::from_secs(60);
+        config.analysis.position_max = Duration::from_secs(60);
+        config.analysis.nodes = 5_000;
+        config.analysis.rate_per_min = 0.0;
+    })
+    .await;
     let fen = "4k3/8/8/8/8/8/8/4K2R w K - 0 1 1";
     let (status, _, lines) = analyse(&server, &post_analysis(&json!({ "fen": fen }))).await;
     assert_eq!(status, 200);
