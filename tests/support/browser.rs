@@ -121,59 +121,43 @@ impl Driver {
 
     /// A fresh browser with its own profile directory (cookies, localStorage).
     pub async fn session(&self) -> Session {
-        let profile = tempfile::tempdir().expect("profile dir");
-        let caps = json!({
-            "browserName": "chrome",
-            "goog:chromeOptions": {
-                "binary": chromium(),
-                "args": [
-                    "--headless", "--no-sandbox", "--disable-gpu",
-                    "--disable-background-networking", "--disable-component-update",
-                    "--disable-sync", "--no-first-run", "--disable-quic",
-                    "--window-size=1280,900",
-                    format!("--user-data-dir={}", profile.path().display()),
-                ],
-            },
-        });
-        let Value::Object(caps) = caps else {
-            unreachable!("a JSON object")
-        };
-        let client = ClientBuilder::new(HttpConnector::new())
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{}", self.port))
-            .await
-            .expect("a Chromium session");
-        Session {
-            client,
-            _profile: profile,
-        }
+        self.open(Vec::new(), None).await
     }
-}
 
-impl Driver {
     /// A fresh browser (as [`Driver::session`]) whose language is `accept`
     /// (an Accept-Language list such as `"fr-FR,fr"`): the `--lang` of its
     /// interface and its `intl.accept_languages`, which is what
     /// `navigator.languages` and the requests' `Accept-Language` say.
     pub async fn session_in(&self, accept: &str) -> Session {
-        let profile = tempfile::tempdir().expect("profile dir");
         let first = accept.split(',').next().unwrap_or(accept);
-        let caps = json!({
-            "browserName": "chrome",
-            "goog:chromeOptions": {
-                "binary": chromium(),
-                "args": [
-                    "--headless", "--no-sandbox", "--disable-gpu",
-                    "--disable-background-networking", "--disable-component-update",
-                    "--disable-sync", "--no-first-run", "--disable-quic",
-                    "--window-size=1280,900",
-                    format!("--lang={first}"),
-                    format!("--accept-lang={accept}"),
-                    format!("--user-data-dir={}", profile.path().display()),
-                ],
-                "prefs": { "intl.accept_languages": accept },
-            },
-        });
+        let args = vec![format!("--lang={first}"), format!("--accept-lang={accept}")];
+        self.open(args, Some(json!({ "intl.accept_languages": accept })))
+            .await
+    }
+
+    /// A browser with the flags every session gets, then `extra` flags and Chromium `prefs`.
+    async fn open(&self, extra: Vec<String>, prefs: Option<Value>) -> Session {
+        let profile = tempfile::tempdir().expect("profile dir");
+        let mut args: Vec<String> = [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-quic",
+            "--window-size=1280,900",
+        ]
+        .map(String::from)
+        .into();
+        args.extend(extra);
+        args.push(format!("--user-data-dir={}", profile.path().display()));
+        let mut options = json!({ "binary": chromium(), "args": args });
+        if let Some(prefs) = prefs {
+            options["prefs"] = prefs;
+        }
+        let caps = json!({ "browserName": "chrome", "goog:chromeOptions": options });
         let Value::Object(caps) = caps else {
             unreachable!("a JSON object")
         };
