@@ -57,6 +57,7 @@ async fn committer(store: Arc<dyn Store>, game: String, until: Instant) -> Vec<D
             },
             rating: None,
             deadline: marseillais::server::store::DeadlineChange::Unchanged,
+            fence: None,
         };
         let started = Instant::now();
         if let Err(e) = store.commit(commit).await {

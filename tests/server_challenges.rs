@@ -550,6 +550,7 @@ async fn rated_win(store: &Arc<MemoryStore>, winner: &str, loser: &str, game_id:
             score_white: 1.0,
         }),
         deadline: marseillais::server::store::DeadlineChange::Unchanged,
+        fence: None,
     };
     store.commit(commit).await.expect("stored");
 }

@@ -129,6 +129,7 @@ impl World {
                 listing,
                 rating,
                 deadline: marseillais::server::store::DeadlineChange::Unchanged,
+                fence: None,
             })
             .await
             .expect("seed a game");

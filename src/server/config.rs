@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::server::cluster::{BusUrl, ClusterConfig, NodeId};
 use crate::server::store::postgres::PostgresUrl;
 
 /// `marseillais serve` flags.
@@ -211,6 +212,19 @@ pub struct ServeArgs {
         default_value_t = 2
     )]
     pub max_concurrent_password_hashes: usize,
+    /// Several nodes (issue 13): the Redis bus between them, `redis://host:port` or
+    /// `redis+unix:///path/redis.sock`. Needs a `postgres://` `--store` (the nodes share it).
+    /// Without it the server is one node on its own.
+    #[arg(long, env = "MARSEILLAIS_BUS")]
+    pub bus: Option<BusUrl>,
+    /// This node's name among several (1-40 of `[A-Za-z0-9_-]`; default: random). One process
+    /// per name.
+    #[arg(long, env = "MARSEILLAIS_NODE_ID")]
+    pub node_id: Option<NodeId>,
+    /// How long a node's ownership of a game lasts unrenewed: a node that dies loses its games
+    /// to the other nodes after this long (renewed every third of it).
+    #[arg(long, env = "MARSEILLAIS_LEASE_SECS", default_value_t = 10.0)]
+    pub lease_secs: f64,
 }
 
 /// `--public-url` reduced to its origin (`scheme://host[:port]`, lower case, no path).
@@ -259,6 +273,24 @@ impl ServeArgs {
             None => (self.data_dir, StoreBackend::Sqlite),
             Some(StoreLocation::Sqlite(dir)) => (dir, StoreBackend::Sqlite),
             Some(StoreLocation::Postgres(url)) => (self.data_dir, StoreBackend::Postgres(url)),
+        };
+        let cluster = match self.bus {
+            None => None,
+            Some(_) if !matches!(store, StoreBackend::Postgres(_)) => {
+                return Err(ConfigError::BusWithoutPostgres);
+            }
+            Some(bus) => Some(ClusterConfig {
+                bus,
+                node: self.node_id.unwrap_or_else(NodeId::random),
+                lease: match Duration::try_from_secs_f64(self.lease_secs) {
+                    Ok(lease) if lease >= Duration::from_secs(1) => lease,
+                    _ => {
+                        return Err(ConfigError::Lease {
+                            value: self.lease_secs,
+                        });
+                    }
+                },
+            }),
         };
         Ok(Config {
             listen: self.listen,
@@ -330,6 +362,7 @@ impl ServeArgs {
                 max_concurrent: self.max_concurrent_analyses.max(1),
             },
             lobby: LobbyLimits::default(),
+            cluster,
             public_origin: self.public_url.as_deref().map(public_origin).transpose()?,
             accounts: AccountLimits {
                 register_per_hour: rate("register-per-hour", self.register_per_hour)?,
@@ -357,6 +390,10 @@ pub enum ConfigError {
     PublicUrl { value: String },
     #[error("--{name} must be a finite number (0 turns the limit off), got {value}")]
     AccountRate { name: &'static str, value: f64 },
+    #[error("--bus needs a postgres:// --store: the nodes share one store")]
+    BusWithoutPostgres,
+    #[error("--lease-secs must be at least 1, got {value}")]
+    Lease { value: f64 },
 }
 
 /// `--lag-compensation`: whether the clocks credit measured lag (docs/protocol.md section 4).
@@ -475,6 +512,8 @@ pub struct Config {
     pub public_origin: Option<String>,
     /// The account routes' limits (see [`AccountLimits`]).
     pub accounts: AccountLimits,
+    /// `--bus` and its companions: `Some` when this server is one node of several.
+    pub cluster: Option<ClusterConfig>,
 }
 
 /// Rate limits of registering and logging in, and the password hashing bound.
@@ -636,6 +675,9 @@ impl ServeArgs {
             login_per_min: 10.0,
             login_per_min_per_username: 5.0,
             max_concurrent_password_hashes: 2,
+            bus: None,
+            node_id: None,
+            lease_secs: 10.0,
         }
     }
 }

@@ -278,6 +278,7 @@ pub fn prepare(events: Vec<Event>, config: &Config) -> Result<Prepared, Refusal>
         // A game that starts being played at once (a challenge, a rematch) starts its first
         // timed turn in this commit.
         deadline: crate::server::schedule::change_between(None, state.turn_deadline_ms()),
+        fence: None,
     };
     Ok(Prepared {
         state,

@@ -18,6 +18,7 @@
 //! | the persisted events | [`events`] |
 //! | all live games | [`rooms`] |
 //! | clocks | [`clock`] |
+//! | several nodes: the bus, leases, relaying to a game's owner | [`cluster`] |
 //! | counters | [`metrics`] |
 //! | an account's unfinished games, whose turn | [`my_games`] |
 //! | embedded client files | [`assets`] |
@@ -38,6 +39,7 @@ pub mod bucket;
 pub mod challenge;
 pub mod chat;
 pub mod clock;
+pub mod cluster;
 pub mod computer;
 pub mod config;
 pub mod engine_pool;

@@ -288,6 +288,7 @@ impl Rooms {
             listing,
             rating: project::rated_end(state, std::slice::from_ref(&end)),
             deadline: change_after(state, std::slice::from_ref(&end), Instant::now()),
+            fence: None,
         })
     }
 

@@ -34,6 +34,7 @@ impl RoomTask {
             listing: project::listing_after(&self.state, &events),
             rating: project::rated_end(&self.state, &events),
             deadline: schedule::change_after(&self.state, &events, now),
+            fence: None,
         };
         let rated = commit.rating.is_some();
         // What the schedule follows once the commit is durable: this game's and the other

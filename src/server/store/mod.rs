@@ -108,6 +108,32 @@ pub struct Commit {
     /// in the commit's own transaction, so the index never disagrees with the events after a
     /// crash. Live and untimed games always pass [`DeadlineChange::Unchanged`] (no extra work).
     pub deadline: DeadlineChange,
+    /// Several nodes (issue 13): the lease this commit is written under. The store writes it
+    /// only if the game's lease row still names this node with this epoch, checked in the
+    /// commit's own transaction (the row locked against a takeover until it commits); otherwise
+    /// nothing of it is stored and it fails with [`StoreError::Fenced`]. `None` on one node
+    /// (no leases: SQLite, and Postgres without a bus) and for commits no room owns (the
+    /// expiry of a game in no room, a new game's first commit).
+    pub fence: Option<Fence>,
+}
+
+/// A node's ownership of one game (issue 13): the lease's fencing token. Epochs only grow:
+/// each takeover by another node (or by any node after the lease expired) increments it, so a
+/// stale owner's commits, which carry the old epoch, are refused.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Fence {
+    pub node: String,
+    pub epoch: i64,
+}
+
+/// The answer to [`Store::claim_game`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// This node owns the game now (its commits carry this fence) until the lease runs out
+    /// unrenewed.
+    Owned(Fence),
+    /// Another node holds a live lease on it.
+    Held(Fence),
 }
 
 /// A commit's effect on the turn-deadline index of correspondence games (`turn_deadlines`):
@@ -226,6 +252,11 @@ pub enum StoreError {
     /// `close()` was called (or the writer is gone); nothing more is accepted.
     #[error("the store is shut down")]
     Closed,
+    /// The commit's [`Fence`] is no longer the game's lease (another node took the game over,
+    /// or the lease was released): nothing of it was stored, and this node must stop running
+    /// the game's room.
+    #[error("game {game_id} is no longer owned under this lease")]
+    Fenced { game_id: String },
 }
 
 /// A loaded game: its listing row and all its events in `seq` order.
@@ -344,6 +375,53 @@ pub trait Store: Send + Sync + 'static {
     /// Replaces the user's settings with `json` (the whole object), saved `at_ms`. Through the
     /// writer like the other account writes: durable once `Ok`.
     fn set_account_settings(&self, user: UserId, json: String, at_ms: i64) -> StoreFuture<()>;
+
+    // Ownership leases of several nodes (issue 13): table `game_leases`, and `cluster_nodes`
+    // for the nodes' own liveness. Times are the store's clock (Postgres `now()`), never a
+    // node's, so nodes whose clocks disagree still agree on who owns what. The defaults are
+    // those of a store that only one node ever uses (SQLite, the test doubles): every claim
+    // is granted, nothing is ever lost, there are no other nodes.
+
+    /// Claims game `game` for `node` for `ttl`: granted if no lease exists, the lease expired,
+    /// or `node` already holds it (then the epoch stays: one process per node id, so two
+    /// claims of one node for one game are the same owner and must not fence each other);
+    /// a takeover increments the epoch. Otherwise the live holder.
+    fn claim_game(&self, _game: &str, node: &str, _ttl: std::time::Duration) -> StoreFuture<Claim> {
+        let fence = Fence {
+            node: node.to_owned(),
+            epoch: 0,
+        };
+        Box::pin(async move { Ok(Claim::Owned(fence)) })
+    }
+    /// Extends every lease `node` holds by `ttl` from now and records `node` as alive for
+    /// `ttl` (one statement, however many games); returns the leases it still holds, so that
+    /// the node stops the rooms of any it lost.
+    fn renew_leases(
+        &self,
+        _node: &str,
+        _ttl: std::time::Duration,
+    ) -> StoreFuture<Vec<(String, i64)>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
+    /// Gives up a lease (its room retired): the row stays, expired, so that the epoch keeps
+    /// growing across owners. A no-op if `fence` no longer holds it.
+    fn release_game(&self, _game: &str, _fence: Fence) -> StoreFuture<()> {
+        Box::pin(async { Ok(()) })
+    }
+    /// Who holds a live lease on `game`, if anyone.
+    fn game_owner(&self, _game: &str) -> StoreFuture<Option<Fence>> {
+        Box::pin(async { Ok(None) })
+    }
+    /// Up to `limit` live games being played (status Playing, not correspondence: they have
+    /// clocks to run) that no node holds a live lease on, oldest lease first: a node whose
+    /// owner died is adopted by a node sweeping for these.
+    fn orphaned_games(&self, _limit: u32) -> StoreFuture<Vec<String>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
+    /// The nodes alive now (renewed within their `ttl`), sorted.
+    fn live_nodes(&self) -> StoreFuture<Vec<String>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
 }
 
 /// Orders rated games oldest first, by end time then id (stable when two ended in the same

@@ -146,6 +146,7 @@ mod tests {
             },
             rating: None,
             deadline: crate::server::store::DeadlineChange::Unchanged,
+            fence: None,
         }
     }
 
