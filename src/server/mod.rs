@@ -88,6 +88,10 @@ use store::{SqliteStore, Store, StoreError};
 pub enum StartError {
     #[error("cannot open the store: {0}")]
     Store(#[from] StoreError),
+    /// `--bus` given: the bus, leases and fencing exist (issue 13), the relaying of games
+    /// between nodes does not yet, so a node would silently act alone on a shared store.
+    #[error("--bus: running several nodes is not finished in this version; start without --bus")]
+    ClusterUnfinished,
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -161,6 +165,9 @@ pub async fn start_with_store(
 ) -> Result<ServerHandle, StartError> {
     // This start is the boot correspondence deadlines that passed while down are measured
     // from (a restarted rig reuses its config, so the time it was made would be stale).
+    if config.cluster.is_some() {
+        return Err(StartError::ClusterUnfinished);
+    }
     let mut config = config;
     config.boot_ms = game::now_ms();
     let listener = tokio::net::TcpListener::bind(config.listen)
