@@ -145,6 +145,56 @@ contract!(
 );
 
 // ---------------------------------------------------------------------------------------------
+// Ownership leases and fencing (issue 13).
+
+contract!(
+    a_free_game_is_owned_at_epoch_one_and_held_against_other_nodes,
+    check_a_free_game_is_owned_at_epoch_one_and_held_against_other_nodes
+);
+contract!(
+    an_expired_lease_is_taken_over_by_another_node_at_the_next_epoch,
+    check_an_expired_lease_is_taken_over_at_the_next_epoch
+);
+contract!(
+    a_commit_under_a_stale_fence_is_fenced_and_stores_nothing,
+    check_a_commit_under_a_stale_fence_is_fenced_and_stores_nothing
+);
+contract!(
+    a_fenced_unit_fails_alone_and_the_rest_of_its_batch_commits,
+    check_a_fenced_unit_fails_alone_in_its_batch
+);
+contract!(
+    commit_all_with_one_stale_fence_stores_nothing,
+    check_commit_all_with_one_stale_fence_stores_nothing
+);
+contract!(
+    a_renewal_returns_the_leases_held_and_does_not_revive_an_expired_one,
+    check_renewal_returns_held_leases_and_does_not_revive_an_expired_one
+);
+contract!(
+    a_released_game_is_claimed_by_another_node_at_the_next_epoch,
+    check_a_released_game_is_claimed_by_another_node_at_the_next_epoch
+);
+contract!(
+    orphaned_games_are_live_playing_games_no_node_holds,
+    check_orphaned_games_are_live_games_no_node_holds
+);
+contract!(
+    live_nodes_are_the_nodes_renewed_within_their_ttl,
+    check_live_nodes_are_those_renewed_within_their_ttl
+);
+contract!(
+    concurrent_claims_of_one_game_by_several_nodes_have_exactly_one_winner,
+    check_concurrent_claims_of_one_game_have_exactly_one_winner,
+    shared
+);
+contract!(
+    a_takeover_during_a_fenced_commit_never_leaves_it_stored_but_unseen,
+    check_a_takeover_during_a_fenced_commit_never_leaves_it_stored_but_unseen,
+    shared
+);
+
+// ---------------------------------------------------------------------------------------------
 // Postgres's own.
 
 #[tokio::test]
