@@ -1557,3 +1557,46 @@ pub async fn check_a_one_node_store_grants_every_claim_and_knows_no_other_node(s
         Vec::<String>::new()
     );
 }
+
+/// A rated end does not go down the pipelined path (writer.rs writes it in a savepoint of its
+/// own): the fence is checked there too, and a fenced end rates nobody.
+pub async fn check_a_rated_end_under_a_stale_fence_is_fenced_and_rates_nobody(store: &dyn Store) {
+    let white = store
+        .create_user(username("wendy"), "h".to_owned(), 1)
+        .await
+        .expect("white");
+    let black = store
+        .create_user(username("boris"), "h".to_owned(), 1)
+        .await
+        .expect("black");
+    let a = owned(store, "g", "node-a", SHORT_LEASE).await;
+    store
+        .commit(fenced_commit("g", 0, 1, &a))
+        .await
+        .expect("the owner commits");
+    wait_until_unowned(store, "g").await;
+    let b = owned(store, "g", "node-b", LONG_LEASE).await;
+    let rated_end = |f: &Fence| {
+        let mut c = fenced_commit("g", 1, 1, f);
+        c.listing.status = GameStatus::Finished;
+        c.rating = Some(RatedEnd {
+            white,
+            black,
+            speed: Speed::Blitz,
+            score_white: 1.0,
+        });
+        c
+    };
+    match store.commit(rated_end(&a)).await {
+        Err(StoreError::Fenced { game_id }) => assert_eq!(game_id, "g"),
+        other => panic!("expected Fenced, got {other:?}"),
+    }
+    assert_eq!(events_of(store, "g").await, expected_events("g", 1));
+    assert_eq!(store.game_rating("g").await.expect("rating"), None);
+    assert_eq!(store.ratings(white).await.expect("ratings"), Vec::new());
+    store
+        .commit(rated_end(&b))
+        .await
+        .expect("the new owner ends the game");
+    assert!(store.game_rating("g").await.expect("rating").is_some());
+}
