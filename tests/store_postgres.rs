@@ -722,3 +722,37 @@ async fn a_version_2_database_is_migrated_at_open_and_its_games_are_served_uncha
     );
     bounded(store.close()).await;
 }
+
+/// The lease figures of docs/performance.md ("Leases"): claims per second, one after another,
+/// and the time of one renewal of a node holding 1,000 leases. Printed, not asserted (shared
+/// machines); what is asserted is that the renewal returns every lease.
+#[tokio::test]
+async fn a_node_holding_a_thousand_leases_renews_them_all_in_one_statement() {
+    const LEASES: usize = 1_000;
+    let Some((_db, store)) = fresh("lease_figures").await else {
+        return;
+    };
+    let started = std::time::Instant::now();
+    for i in 0..LEASES {
+        bounded(owned(&store, &format!("g{i:04}"), "node-a", LONG_LEASE)).await;
+    }
+    let claiming = started.elapsed();
+    let mut renewals = Vec::new();
+    for _ in 0..10 {
+        let started = std::time::Instant::now();
+        let held = bounded(store.renew_leases("node-a", LONG_LEASE))
+            .await
+            .expect("renew");
+        renewals.push(started.elapsed());
+        assert_eq!(held.len(), LEASES);
+    }
+    renewals.sort();
+    println!(
+        "leases: {LEASES} claims in {claiming:?} ({:.0} claims/s, one at a time); renewal of \
+         {LEASES} leases: median {:?}, max {:?}",
+        LEASES as f64 / claiming.as_secs_f64(),
+        renewals[renewals.len() / 2],
+        renewals[renewals.len() - 1]
+    );
+    bounded(store.close()).await;
+}
