@@ -88,6 +88,9 @@ use store::{SqliteStore, Store, StoreError};
 pub enum StartError {
     #[error("cannot open the store: {0}")]
     Store(#[from] StoreError),
+    /// Several nodes: the bus could not be reached at startup.
+    #[error("cannot connect the bus: {0}")]
+    Bus(#[from] cluster::BusError),
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -187,16 +190,30 @@ pub async fn start_with_store(
         metrics,
         shutdown_rx.clone(),
     );
+    if let Some(cluster) = rooms.config.cluster.clone() {
+        let link = cluster::link::Link::start(&rooms, &cluster, shutdown_rx.clone()).await?;
+        let _ = rooms.cluster.set(Arc::clone(&link));
+        // Renew (and so record this node as alive) before anything is claimed.
+        cluster::lease_loop::pass(&rooms, &link).await;
+        cluster::lease_loop::spawn(Arc::clone(&rooms), Arc::clone(&link), shutdown_rx.clone());
+        cluster::orphans::spawn(Arc::clone(&rooms), link, shutdown_rx.clone());
+        tracing::info!(node = %cluster.node, bus = %cluster.bus, "one node of several");
+    }
     let restored = rooms.restore_unfinished().await?;
     rooms.spawn_sweeper();
     rooms.spawn_schedule();
     tracing::info!(restored, %addr, "server started");
     let app = http::router(http::AppState::new(Arc::clone(&rooms), shutdown_rx.clone()));
     let signal = shutdown_rx;
+    let link = rooms.cluster.get().cloned();
     let task = tokio::spawn(async move {
         serve::serve(listener, app, limits, signal).await;
-        // Let rooms finish an in-flight commit before the store stops.
+        // Let rooms finish an in-flight commit (and give up their leases) before the store
+        // stops.
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        if let Some(link) = link {
+            link.bus.close().await;
+        }
         store.close().await;
         tracing::info!("server stopped");
     });
