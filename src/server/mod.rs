@@ -193,6 +193,7 @@ pub async fn start_with_store(
     if let Some(cluster) = rooms.config.cluster.clone() {
         let link = cluster::link::Link::start(&rooms, &cluster, shutdown_rx.clone()).await?;
         let _ = rooms.cluster.set(Arc::clone(&link));
+        rooms.metrics.set_bus(Arc::clone(&link.bus));
         // Renew (and so record this node as alive) before anything is claimed.
         cluster::lease_loop::pass(&rooms, &link).await;
         cluster::lease_loop::spawn(Arc::clone(&rooms), Arc::clone(&link), shutdown_rx.clone());

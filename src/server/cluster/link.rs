@@ -11,6 +11,7 @@ use dashmap::DashMap;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::bridge::Bridge;
+use super::bus::Subscription;
 use super::lane::{self, AskReply, AskWhat, LaneMsg};
 use super::relay::RelayIn;
 use super::{Bus, BusError, BusEvent, ClusterConfig, NodeId};
@@ -64,7 +65,7 @@ impl Link {
             next_ask: AtomicU64::new(1),
             bridge: Bridge::default(),
         });
-        tokio::spawn(Arc::clone(&link).read_lane(subscription.events, shutdown));
+        tokio::spawn(Arc::clone(&link).read_lane(subscription, shutdown));
         Ok(link)
     }
 
@@ -141,13 +142,13 @@ impl Link {
 
     async fn read_lane(
         self: Arc<Self>,
-        mut events: mpsc::Receiver<BusEvent>,
+        mut subscription: Subscription,
         mut shutdown: watch::Receiver<bool>,
     ) {
         loop {
             let event = tokio::select! {
                 _ = shutdown.changed() => break,
-                event = events.recv() => match event {
+                event = subscription.events.recv() => match event {
                     Some(event) => event,
                     None => break,
                 },
