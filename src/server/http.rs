@@ -120,7 +120,7 @@ pub fn router(state: AppState) -> Router {
         .route("/games/mine", get(index))
         // `{*file}`: the catalogues live one folder down (`/static/i18n/fr.json`).
         .route("/static/{*file}", get(static_file))
-        .route("/healthz", get(|| async { "ok" }))
+        .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route("/api/games", post(create).get(list))
         .route("/api/games/{id}", get(public_state))
@@ -159,8 +159,46 @@ async fn static_file(Path(file): Path<String>) -> Result<Response, ApiError> {
     Ok(([(header::CONTENT_TYPE, content_type)], bytes).into_response())
 }
 
+/// How long `/healthz` waits for each dependency.
+const HEALTH_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// `/healthz`: the store and (several nodes) the bus. 200 with `"status":"ok"` when both
+/// answer, 503 `"degraded"` otherwise (`"bus":"none"` on one node).
+async fn healthz(State(app): State<AppState>) -> Response {
+    let store_ok = matches!(
+        tokio::time::timeout(HEALTH_WAIT, app.rooms.store.list(GameStatus::Open, 1, 0)).await,
+        Ok(Ok(_))
+    );
+    let bus = match app.rooms.cluster.get() {
+        None => "none",
+        Some(link) => match tokio::time::timeout(HEALTH_WAIT, link.bus.ping()).await {
+            Ok(Ok(_)) => "ok",
+            _ => "down",
+        },
+    };
+    let ok = store_ok && bus != "down";
+    let body = json!({
+        "status": if ok { "ok" } else { "degraded" },
+        "store": if store_ok { "ok" } else { "down" },
+        "bus": bus,
+    });
+    let status = if ok {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (status, axum::Json(body)).into_response()
+}
+
 async fn metrics(State(app): State<AppState>) -> Response {
-    let text = app.rooms.metrics.render(app.rooms.live_games());
+    let mut text = app.rooms.metrics.render(app.rooms.live_games());
+    if let Some(link) = app.rooms.cluster.get() {
+        let owned = app.rooms.owned_rooms().len();
+        app.rooms
+            .metrics
+            .leases
+            .render(&mut text, owned, link.relays());
+    }
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
 }
 

@@ -39,7 +39,7 @@ impl Histogram {
         self.count.load(Ordering::Relaxed)
     }
 
-    fn write(&self, out: &mut String, name: &str, help: &str) {
+    pub(crate) fn write(&self, out: &mut String, name: &str, help: &str) {
         let _ = writeln!(out, "# HELP {name} {help}");
         let _ = writeln!(out, "# TYPE {name} histogram");
         let mut cumulative = 0;
@@ -93,6 +93,9 @@ pub struct Metrics {
     /// Lag compensation credited to clocks (`game::lag`): milliseconds, and sub-moves.
     pub lag_compensation_ms: AtomicU64,
     pub lag_compensated_submoves: AtomicU64,
+    /// Several nodes: leases claimed, renewed, lost; relays resynced
+    /// ([`crate::server::cluster::figures`]).
+    pub leases: crate::server::cluster::figures::LeaseFigures,
     /// The Redis bus, when this node is one of several (`--bus`): its counters are read
     /// from it when rendering (set once at startup, see [`Metrics::set_bus`]).
     bus: OnceLock<Arc<Bus>>,

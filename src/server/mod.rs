@@ -88,10 +88,9 @@ use store::{SqliteStore, Store, StoreError};
 pub enum StartError {
     #[error("cannot open the store: {0}")]
     Store(#[from] StoreError),
-    /// `--bus` given: the bus, leases and fencing exist (issue 13), the relaying of games
-    /// between nodes does not yet, so a node would silently act alone on a shared store.
-    #[error("--bus: running several nodes is not finished in this version; start without --bus")]
-    ClusterUnfinished,
+    /// Several nodes: the bus could not be reached at startup.
+    #[error("cannot connect the bus: {0}")]
+    Bus(#[from] cluster::BusError),
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -165,9 +164,6 @@ pub async fn start_with_store(
 ) -> Result<ServerHandle, StartError> {
     // This start is the boot correspondence deadlines that passed while down are measured
     // from (a restarted rig reuses its config, so the time it was made would be stale).
-    if config.cluster.is_some() {
-        return Err(StartError::ClusterUnfinished);
-    }
     let mut config = config;
     config.boot_ms = game::now_ms();
     let listener = tokio::net::TcpListener::bind(config.listen)
@@ -194,16 +190,31 @@ pub async fn start_with_store(
         metrics,
         shutdown_rx.clone(),
     );
+    if let Some(cluster) = rooms.config.cluster.clone() {
+        let link = cluster::link::Link::start(&rooms, &cluster, shutdown_rx.clone()).await?;
+        let _ = rooms.cluster.set(Arc::clone(&link));
+        rooms.metrics.set_bus(Arc::clone(&link.bus));
+        // Renew (and so record this node as alive) before anything is claimed.
+        cluster::lease_loop::pass(&rooms, &link).await;
+        cluster::lease_loop::spawn(Arc::clone(&rooms), Arc::clone(&link), shutdown_rx.clone());
+        cluster::orphans::spawn(Arc::clone(&rooms), link, shutdown_rx.clone());
+        tracing::info!(node = %cluster.node, bus = %cluster.bus, "one node of several");
+    }
     let restored = rooms.restore_unfinished().await?;
     rooms.spawn_sweeper();
     rooms.spawn_schedule();
     tracing::info!(restored, %addr, "server started");
     let app = http::router(http::AppState::new(Arc::clone(&rooms), shutdown_rx.clone()));
     let signal = shutdown_rx;
+    let link = rooms.cluster.get().cloned();
     let task = tokio::spawn(async move {
         serve::serve(listener, app, limits, signal).await;
-        // Let rooms finish an in-flight commit before the store stops.
+        // Let rooms finish an in-flight commit (and give up their leases) before the store
+        // stops.
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        if let Some(link) = link {
+            link.bus.close().await;
+        }
         store.close().await;
         tracing::info!("server stopped");
     });

@@ -5,13 +5,14 @@
 //! forgets rooms that retire (it is their [`Host`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use dashmap::DashMap;
 use tokio::sync::watch;
 
 use super::account::Account;
+use super::cluster::{self, link::Link};
 use super::computer;
 use super::config::Config;
 use super::engine_pool::EnginePool;
@@ -26,7 +27,7 @@ use super::protocol::{ErrorCode, Refusal};
 use super::rating::Speed;
 use super::room::{Host, Room, RoomDeps, SeatGrant, rating_now, replay_history};
 use super::schedule::{Schedule, change_after, change_between};
-use super::store::{Commit, DeadlineChange, GameStatus, Store, StoreError, codec};
+use super::store::{Claim, Commit, DeadlineChange, Fence, GameStatus, Store, StoreError, codec};
 
 /// Open games read from the store per expiry page.
 const EXPIRY_PAGE: u32 = 256;
@@ -49,6 +50,10 @@ pub struct Rooms {
     next_instance: AtomicU64,
     /// Itself, for the rooms' [`Host`] (a weak reference: rooms do not keep the registry).
     me: Weak<Rooms>,
+    /// Several nodes: this node's bus, lane and relays; unset on one node.
+    pub cluster: OnceLock<Arc<Link>>,
+    /// Several nodes: one claim at a time per game on this node.
+    claiming: DashMap<String, Arc<tokio::sync::Mutex<()>>>,
 }
 
 fn store_refusal(error: StoreError) -> Refusal {
@@ -83,7 +88,21 @@ impl Host for Registry {
 
     fn start(&self, state: GameState, recent: Vec<(u64, String)>) {
         if let Some(rooms) = self.0.upgrade() {
-            rooms.install(state, recent);
+            match rooms.cluster.get() {
+                None => {
+                    rooms.install(state, recent, None);
+                }
+                // Several nodes: the node that made the rematch claims it (its first commit is
+                // durable: a failed claim leaves it to the next node that needs it).
+                Some(_) => {
+                    tokio::spawn(async move {
+                        let id = state.id.clone();
+                        if let Err(error) = rooms.claim_new(state, recent).await {
+                            tracing::warn!(game = %id, %error, "could not claim a new game");
+                        }
+                    });
+                }
+            }
         }
     }
 
@@ -125,11 +144,22 @@ impl Rooms {
             your_turn: Default::default(),
             next_instance: AtomicU64::new(1),
             me: me.clone(),
+            cluster: OnceLock::new(),
+            claiming: DashMap::new(),
         })
     }
 
     pub fn live_games(&self) -> usize {
         self.map.len()
+    }
+
+    /// The rooms this node runs (not its relays).
+    pub fn owned_rooms(&self) -> Vec<Arc<Room>> {
+        self.map
+            .iter()
+            .filter(|e| !e.value().relay)
+            .map(|e| Arc::clone(e.value()))
+            .collect()
     }
 
     /// Forgets a room, unless a newer room for the same game replaced it.
@@ -150,7 +180,12 @@ impl Rooms {
     /// Starts a room for `state` unless one is already live (then that one wins), and the
     /// driver of its computer seat when the game has one that still has something to do
     /// (play, or answer a rematch offer).
-    fn install(&self, state: GameState, recent: Vec<(u64, String)>) -> Arc<Room> {
+    fn install(
+        &self,
+        state: GameState,
+        recent: Vec<(u64, String)>,
+        fence: Option<Fence>,
+    ) -> Arc<Room> {
         let id = state.id.clone();
         let computer = state
             .computer()
@@ -159,7 +194,7 @@ impl Rooms {
         let entry = self.map.entry(id);
         let room = entry.or_insert_with(|| {
             let instance = self.next_instance.fetch_add(1, Ordering::Relaxed);
-            let room = Room::spawn(self.deps(), state, recent, instance);
+            let room = Room::spawn(self.deps(), state, recent, instance, fence);
             started = Some(Arc::clone(&room));
             room
         });
@@ -190,7 +225,7 @@ impl Rooms {
             // panicked outside the guard of the room's handler. Forget it and start the game
             // again from the store, so that a bug never leaves a game unplayable until the
             // next restart.
-            if !*self.shutdown.borrow() {
+            if !*self.shutdown.borrow() && !room.relay {
                 tracing::error!(
                     game = id,
                     room = room.instance,
@@ -200,6 +235,14 @@ impl Rooms {
             }
             self.remove(id, room.instance);
         }
+        match self.cluster.get() {
+            None => self.load(id, None).await,
+            Some(link) => self.claim_or_relay(id, link).await,
+        }
+    }
+
+    /// Loads game `id` from the store into a room (under `fence`, on several nodes).
+    async fn load(&self, id: &str, fence: Option<Fence>) -> Result<Option<Arc<Room>>, Refusal> {
         let Some((_, texts)) = self.store.load_game(id).await.map_err(store_refusal)? else {
             return Ok(None);
         };
@@ -208,7 +251,130 @@ impl Rooms {
                 tracing::error!(game = id, %error, "stored game does not replay");
                 Refusal::new(ErrorCode::StoreFailure, "the stored game is damaged")
             })?;
-        Ok(Some(self.install(state, recent)))
+        Ok(Some(self.install(state, recent, fence)))
+    }
+
+    /// Several nodes: claims game `id` for this node and runs its room, or relays it to the
+    /// node that holds it. Claims of one game on this node are serialized.
+    async fn claim_or_relay(
+        &self,
+        id: &str,
+        link: &Arc<Link>,
+    ) -> Result<Option<Arc<Room>>, Refusal> {
+        let lock = Arc::clone(self.claiming.entry(id.to_owned()).or_default().value());
+        let result = {
+            let _one_at_a_time = lock.lock().await;
+            let live = self.map.get(id).map(|room| Arc::clone(room.value()));
+            match live {
+                Some(room) if !room.is_closed() => Ok(Some(room)),
+                _ => self.claim_locked(id, link).await,
+            }
+        };
+        drop(lock);
+        self.claiming
+            .remove_if(id, |_, lock| Arc::strong_count(lock) == 1);
+        result
+    }
+
+    async fn claim_locked(&self, id: &str, link: &Arc<Link>) -> Result<Option<Arc<Room>>, Refusal> {
+        // Unknown ids must not make leases.
+        if self
+            .store
+            .load_game(id)
+            .await
+            .map_err(store_refusal)?
+            .is_none()
+        {
+            return Ok(None);
+        }
+        let claim = self
+            .store
+            .claim_game(id, link.node.as_str(), link.lease)
+            .await
+            .map_err(store_refusal)?;
+        let figures = &self.metrics.leases;
+        match claim {
+            Claim::Owned(fence) => {
+                figures.claims_owned.fetch_add(1, Ordering::Relaxed);
+                // A relay of this game (its owner died) gives way to the room.
+                if let Some(old) = self.map.get(id).map(|r| Arc::clone(r.value())) {
+                    self.remove(id, old.instance);
+                    link.resync_relay(id);
+                }
+                self.load(id, Some(fence)).await
+            }
+            Claim::Held(owner) => {
+                figures.claims_held.fetch_add(1, Ordering::Relaxed);
+                let instance = self.next_instance.fetch_add(1, Ordering::Relaxed);
+                let relay = cluster::relay::spawn(
+                    link,
+                    id,
+                    &owner.node,
+                    instance,
+                    self.config.retire_after,
+                    self.shutdown.clone(),
+                );
+                self.map.insert(id.to_owned(), Arc::clone(&relay));
+                Ok(Some(relay))
+            }
+        }
+    }
+
+    /// Several nodes: claims game `id` for this node even when a relay of it is live (its
+    /// owner died); the relay's sockets reconnect to the new room.
+    pub async fn adopt(&self, id: &str) -> Result<Option<Arc<Room>>, Refusal> {
+        let Some(link) = self.cluster.get() else {
+            return self.get(id).await;
+        };
+        let lock = Arc::clone(self.claiming.entry(id.to_owned()).or_default().value());
+        let result = {
+            let _one_at_a_time = lock.lock().await;
+            self.claim_locked(id, link).await
+        };
+        drop(lock);
+        self.claiming
+            .remove_if(id, |_, lock| Arc::strong_count(lock) == 1);
+        if let Ok(Some(room)) = &result
+            && room.relay
+        {
+            // Someone else adopted it first: this relay's owner is that node now.
+            link.resync_relay(id);
+        }
+        result
+    }
+
+    /// Several nodes: a new game made here (committed, not yet in a room) is claimed by this
+    /// node, which runs its room; games spread with the load balancer.
+    async fn claim_new(
+        &self,
+        state: GameState,
+        recent: Vec<(u64, String)>,
+    ) -> Result<(), StoreError> {
+        let Some(link) = self.cluster.get() else {
+            self.install(state, recent, None);
+            return Ok(());
+        };
+        match self
+            .store
+            .claim_game(&state.id, link.node.as_str(), link.lease)
+            .await?
+        {
+            Claim::Owned(fence) => {
+                self.metrics
+                    .leases
+                    .claims_owned
+                    .fetch_add(1, Ordering::Relaxed);
+                self.install(state, recent, Some(fence));
+            }
+            // Another node asked for it in the meantime: it runs it, the next lookup relays.
+            Claim::Held(_) => {
+                self.metrics
+                    .leases
+                    .claims_held
+                    .fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        Ok(())
     }
 
     pub fn expiry(&self) -> Expiry {
@@ -234,6 +400,14 @@ impl Rooms {
             tracing::info!(scheduled, "correspondence deadlines scheduled");
         }
         let expired_open = self.expire_stale_open().await?;
+        if self.cluster.get().is_some() {
+            // Several nodes: the games being played are owned by the nodes that run them;
+            // those whose owner is gone are adopted by the orphan sweep.
+            if expired_open > 0 {
+                tracing::info!(expired_open, "expired games ended at startup");
+            }
+            return Ok(0);
+        }
         let games = self.store.load_playing().await?;
         let now = Instant::now();
         let at = now_ms();
@@ -254,7 +428,7 @@ impl Rooms {
                         endings.push((listing.id, deadline, self.store.commit(commit)))
                     }
                     None => {
-                        self.install(state, recent);
+                        self.install(state, recent, None);
                         count += 1;
                     }
                 },
@@ -419,7 +593,10 @@ impl Rooms {
         result.map_err(store_refusal)?;
         let id = prepared.state.id.clone();
         self.schedule.apply(&id, deadline);
-        self.install(prepared.state, prepared.recent);
+        if let Err(error) = self.claim_new(prepared.state, prepared.recent).await {
+            // Committed: the game exists; the next node that needs it claims it.
+            tracing::warn!(game = %id, %error, "could not claim a new game");
+        }
         Ok(SeatGrant {
             url: format!("/game/{id}"),
             id,

@@ -39,6 +39,30 @@ pub(super) mod close_code {
     pub const POLICY: u16 = 1008;
     pub const SIZE: u16 = 1009;
     pub const ERROR: u16 = 1011;
+    /// "Service restart": the game moved to another node (several nodes); reconnect with the
+    /// last `v` and the next connection reaches its current owner.
+    pub const RESTART: u16 = 1012;
+}
+
+/// Why a connection closes when its room stopped sending: the room dropped it for being too
+/// slow (1013), the game moved to another node (1012), the server is shutting down (1001),
+/// or the game retired (1000).
+fn ended_reason(lagged: bool, room: &Room, shutting_down: bool) -> (u16, Cow<'static, str>) {
+    if lagged {
+        (
+            TRY_AGAIN_LATER,
+            "outgoing queue full; reconnect with your last v".into(),
+        )
+    } else if room.moved() {
+        (
+            close_code::RESTART,
+            "service restart; reconnect with your last v".into(),
+        )
+    } else if shutting_down {
+        (close_code::AWAY, "server shutting down".into())
+    } else {
+        (close_code::NORMAL, "game retired".into())
+    }
 }
 
 /// How long a closing connection waits for the client's close frame.
@@ -177,12 +201,12 @@ pub async fn run(
                         break None;
                     }
                 }
-                None if lagged.load(Ordering::Relaxed) => {
-                    break Some((TRY_AGAIN_LATER, "outgoing queue full; reconnect with your last v".into()));
-                }
                 // The room stops on shutdown too; say why the right way.
-                None if *shutting_down.borrow() => break Some((close_code::AWAY, "server shutting down".into())),
-                None => break Some((close_code::NORMAL, "game retired".into())),
+                None => break Some(ended_reason(
+                    lagged.load(Ordering::Relaxed),
+                    &room,
+                    *shutting_down.borrow(),
+                )),
             },
             incoming = ws.next() => {
                 let now = Instant::now();
@@ -207,7 +231,7 @@ pub async fn run(
                     Frame::Forward(msg) => {
                         let rtt = rtt.estimate();
                         if room.send(Command::Act { conn, msg, received: now, rtt }).await.is_err() {
-                            break Some((close_code::NORMAL, "game retired".into()));
+                            break Some(ended_reason(false, &room, *shutting_down.borrow()));
                         }
                     }
                     Frame::Closed => {

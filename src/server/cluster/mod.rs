@@ -7,12 +7,26 @@
 //! |---|---|
 //! | a node's name | [`node`] |
 //! | the Redis connection: ordered publishing, subscriptions that survive a Redis restart | [`bus`] |
+//! | what nodes say to each other about games (lane messages) | [`lane`] |
+//! | this node's lane, relays and pending questions | [`link`] |
+//! | a stand-in for a game owned by another node | [`relay`] |
+//! | the owner's side: remote sockets as room members | [`bridge`] |
+//! | renewing leases, stopping rooms whose lease is lost, relays whose owner died | [`lease_loop`] |
+//! | adopting games whose owner died | [`orphans`] |
+//! | lease and relay figures for `/metrics` | [`figures`] |
 //!
 //! Ownership is a lease in the store with an epoch (a fencing token, [`crate::server::store::Fence`]):
 //! commits carry it, so a stale owner can never write. See docs/architecture.md, "Several nodes".
 
+pub mod bridge;
 pub mod bus;
+pub mod figures;
+pub mod lane;
+pub mod lease_loop;
+pub mod link;
 pub mod node;
+pub mod orphans;
+pub mod relay;
 
 use std::time::Duration;
 

@@ -26,6 +26,7 @@ mod path;
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
@@ -51,14 +52,14 @@ use super::protocol::{
     AckMsg, ClientMsg, ErrorCode, GameSnapshot, RatingsMsg, Refusal, ServerMsg, SharedText, Side,
 };
 use super::rtt::RttEstimate;
-use super::store::{DeadlineChange, GameStatus, Store};
+use super::store::{DeadlineChange, Fence, GameStatus, Store};
 
 /// Commands a room's inbox holds before senders wait.
 const INBOX: usize = 256;
 
 /// A seat handed to a player: the HTTP reply to create / join. Holds a seat token, so its
 /// `Debug` does not show it (secrets are never logged).
-#[derive(Clone, serde::Serialize)]
+#[derive(Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SeatGrant {
     pub id: String,
     pub color: Side,
@@ -149,6 +150,11 @@ pub enum Command {
     Pgn {
         reply: oneshot::Sender<String>,
     },
+    /// Several nodes: this node no longer holds the game's lease (it was taken over, or could
+    /// not be renewed). The room stops at once without writing anything, and its subscribers
+    /// are closed with "moved" (1012 for sockets, [`Room::moved`]) so that they reconnect to
+    /// the game's current owner.
+    Moved,
 }
 
 /// The handle to a room task, shared through the registry.
@@ -156,6 +162,16 @@ pub struct Room {
     pub id: String,
     /// Distinguishes this room task from a later one for the same game.
     pub instance: u64,
+    /// Several nodes: the lease this room runs under (`None` on one node, and for relays).
+    pub fence: Option<Fence>,
+    /// When the lease was claimed: a renewal that started before it may not list it yet.
+    pub claimed_at: Instant,
+    /// A relay towards the game's owner on another node ([`crate::server::cluster::relay`]),
+    /// not a room running the game here.
+    pub relay: bool,
+    /// Set when the room (or relay) stops because the game moved to (or is run by) another
+    /// node: its sockets close with 1012 and reconnect with their last `v`.
+    moved: Arc<AtomicBool>,
     /// Boxed: a tokio channel allocates its first block of 32 slots when it is created, and
     /// `Command` is ~72 bytes, so unboxed that block alone was ~2.3 KiB of every idle room
     /// (target: 8 KiB per idle room); boxed it is 256 bytes, for one small allocation per
@@ -178,6 +194,36 @@ impl Room {
         self.tx.send(Box::new(command)).await.map_err(|_| Gone)
     }
 
+    /// Whether the room stopped because the game is (now) run by another node: its
+    /// subscribers reconnect (1012) rather than being told the game retired.
+    pub fn moved(&self) -> bool {
+        self.moved.load(Ordering::Relaxed)
+    }
+
+    /// The flag behind [`Room::moved`], for whoever drains a subscriber's queue.
+    pub fn moved_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.moved)
+    }
+
+    /// The handle of a relay (a task that is no room but takes the same commands); `moved`
+    /// is the relay's to set before it stops.
+    pub fn relay_handle(
+        id: String,
+        instance: u64,
+        tx: mpsc::Sender<Box<Command>>,
+        moved: Arc<AtomicBool>,
+    ) -> Arc<Room> {
+        Arc::new(Room {
+            id,
+            instance,
+            fence: None,
+            claimed_at: Instant::now(),
+            relay: true,
+            moved,
+            tx,
+        })
+    }
+
     /// Starts the task of a room for `state` (with the public messages of its last events,
     /// by version) and returns its handle.
     pub fn spawn(
@@ -185,11 +231,17 @@ impl Room {
         state: GameState,
         recent: Vec<(u64, String)>,
         instance: u64,
+        fence: Option<Fence>,
     ) -> Arc<Room> {
         let (tx, rx) = mpsc::channel(INBOX);
+        let moved = Arc::new(AtomicBool::new(false));
         let room = Arc::new(Room {
             id: state.id.clone(),
             instance,
+            fence: fence.clone(),
+            claimed_at: Instant::now(),
+            relay: false,
+            moved: Arc::clone(&moved),
             tx,
         });
         let now = Instant::now();
@@ -221,6 +273,8 @@ impl Room {
             snapshot: None,
             ratings: None,
             chat: chat::RoomChat::default(),
+            fence,
+            moved,
         };
         tokio::spawn(task.run(rx, shutdown));
         room
@@ -250,6 +304,13 @@ struct RoomTask {
     ratings: Option<RatingsMsg>,
     /// The chat rooms' recent lines ([`chat`]).
     chat: chat::RoomChat,
+    /// Several nodes: the lease every commit of this room carries ([`Commit::fence`]).
+    ///
+    /// [`Commit::fence`]: crate::server::store::Commit::fence
+    fence: Option<Fence>,
+    /// Set when the lease is lost (taken over, a commit fenced, not renewed): the room stops
+    /// without writing anything more ([`Room::moved`]).
+    moved: Arc<AtomicBool>,
 }
 
 impl RoomTask {
@@ -268,7 +329,15 @@ impl RoomTask {
             let deadline = self.deadline();
             tokio::select! {
                 biased;
-                _ = shutdown.changed() => break,
+                _ = shutdown.changed() => {
+                    // Several nodes: the game goes on elsewhere. Remote members reconnect
+                    // (1012) to whichever node adopts it, which it may do at once.
+                    if self.fence.is_some() {
+                        self.moved.store(true, Ordering::Relaxed);
+                        self.release_lease();
+                    }
+                    break;
+                }
                 command = rx.recv() => match command {
                     Some(command) => {
                         if let Command::Act { msg: ClientMsg::Move { mv, .. }, .. } = &*command {
@@ -280,11 +349,31 @@ impl RoomTask {
                 },
                 _ = sleep_until(deadline), if deadline.is_some() => self.on_deadline_guarded().await,
             }
+            if self.moved.load(Ordering::Relaxed) {
+                self.deps.host.retired(&self.state.id, self.instance);
+                tracing::info!(game = %self.state.id, "the game moved to another node; room stopped");
+                break;
+            }
             if self.broken || self.should_retire(Instant::now()) {
                 self.deps.host.retired(&self.state.id, self.instance);
                 tracing::debug!(game = %self.state.id, "room retired");
+                self.release_lease();
                 break;
             }
+        }
+    }
+
+    /// A room that retires gives its lease up, so that the next node that needs the game
+    /// claims it at once rather than relaying to a node that no longer runs it.
+    fn release_lease(&self) {
+        if let Some(fence) = self.fence.clone() {
+            let store = Arc::clone(&self.deps.store);
+            let id = self.state.id.clone();
+            tokio::spawn(async move {
+                if let Err(error) = store.release_game(&id, fence).await {
+                    tracing::warn!(game = %id, %error, "could not release a lease");
+                }
+            });
         }
     }
 
@@ -488,6 +577,7 @@ impl RoomTask {
             Command::Pgn { reply } => {
                 let _ = reply.send(export::pgn(&self.state));
             }
+            Command::Moved => self.moved.store(true, Ordering::Relaxed),
         }
     }
 }

@@ -34,7 +34,7 @@ impl RoomTask {
             listing: project::listing_after(&self.state, &events),
             rating: project::rated_end(&self.state, &events),
             deadline: schedule::change_after(&self.state, &events, now),
-            fence: None,
+            fence: self.fence.clone(),
         };
         let rated = commit.rating.is_some();
         // What the schedule follows once the commit is durable: this game's and the other
@@ -55,7 +55,16 @@ impl RoomTask {
         self.deps.metrics.commit_latency.observe(started.elapsed());
         if let Err(error) = result {
             tracing::warn!(game = %self.state.id, %error, "commit failed");
-            if matches!(error, StoreError::Conflict { .. }) {
+            if matches!(error, StoreError::Fenced { .. }) {
+                // Another node owns the game now: nothing was written, and this room must
+                // not write again. It stops; its subscribers reconnect to the new owner.
+                self.deps
+                    .metrics
+                    .leases
+                    .lost
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                self.moved.store(true, std::sync::atomic::Ordering::Relaxed);
+            } else if matches!(error, StoreError::Conflict { .. }) {
                 // The store holds more than the room expected (an earlier commit reported
                 // as failed did reach the disk, or another writer): the store wins.
                 self.reload().await;

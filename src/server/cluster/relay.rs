@@ -1,0 +1,298 @@
+//! A relay: this node's stand-in for a game owned by another node. It is a task behind the
+//! same [`Room`] handle as a room (so sockets, HTTP handlers and agents use it unchanged); it
+//! keeps its local subscribers and forwards their commands to the owner's lane, and hands
+//! them what the owner delivers for them, in order (`seq`).
+//!
+//! Whenever it cannot be sure its sockets got everything (a `seq` gap, a lane gap, the game
+//! moved, its owner died) it resyncs by reconnecting: it closes its sockets with 1012 and
+//! forgets itself; clients reconnect with their last `v`, the next lookup finds the current
+//! owner, and the owner's room brings them up to date from its history (or a `state`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use tokio::sync::{mpsc, watch};
+use tokio_tungstenite::tungstenite::Utf8Bytes;
+
+use super::lane::{AskReply, AskWhat, LaneMsg, WireAccount};
+use super::link::Link;
+use crate::server::protocol::{ErrorCode, GameSnapshot, Refusal};
+use crate::server::room::{Command, ConnId, Outbox, Room};
+
+/// Commands a relay's inbox holds before senders wait (as a room's).
+const INBOX: usize = 256;
+
+/// What the lane brings a relay.
+pub enum RelayIn {
+    Deliver {
+        conn: u64,
+        seq: u64,
+        text: String,
+    },
+    Ended {
+        conn: u64,
+        lagged: bool,
+    },
+    /// Close every socket with 1012 and forget the relay.
+    Resync,
+}
+
+/// A local socket of the relay.
+struct Sub {
+    outbox: Outbox,
+    /// The last `seq` delivered to it.
+    seq: u64,
+}
+
+/// Starts a relay for `game` towards `owner` and returns its handle.
+pub fn spawn(
+    link: &Arc<Link>,
+    game: &str,
+    owner: &str,
+    instance: u64,
+    retire_after: Duration,
+    shutdown: watch::Receiver<bool>,
+) -> Arc<Room> {
+    let (tx, rx) = mpsc::channel(INBOX);
+    let (lane_tx, lane_rx) = mpsc::unbounded_channel();
+    let moved = Arc::new(AtomicBool::new(false));
+    let room = Room::relay_handle(game.to_owned(), instance, tx, Arc::clone(&moved));
+    link.add_relay(game, instance, owner, lane_tx.clone());
+    let task = RelayTask {
+        link: Arc::clone(link),
+        game: game.to_owned(),
+        owner: owner.to_owned(),
+        instance,
+        subs: HashMap::new(),
+        moved,
+        lane_tx,
+        idle_since: Instant::now(),
+        retire_after,
+    };
+    tokio::spawn(task.run(rx, lane_rx, shutdown));
+    room
+}
+
+struct RelayTask {
+    link: Arc<Link>,
+    game: String,
+    owner: String,
+    instance: u64,
+    subs: HashMap<ConnId, Sub>,
+    moved: Arc<AtomicBool>,
+    /// Its own lane inbox, for the tasks waiting on an answer that found the game moved.
+    lane_tx: mpsc::UnboundedSender<RelayIn>,
+    idle_since: Instant,
+    retire_after: Duration,
+}
+
+impl RelayTask {
+    async fn run(
+        mut self,
+        mut rx: mpsc::Receiver<Box<Command>>,
+        mut lane: mpsc::UnboundedReceiver<RelayIn>,
+        mut shutdown: watch::Receiver<bool>,
+    ) {
+        loop {
+            let retire = self
+                .subs
+                .is_empty()
+                .then(|| self.idle_since + self.retire_after);
+            tokio::select! {
+                biased;
+                _ = shutdown.changed() => break,
+                input = lane.recv() => match input {
+                    Some(RelayIn::Resync) | None => {
+                        self.resync();
+                        break;
+                    }
+                    Some(input) => self.on_lane(input),
+                },
+                command = rx.recv() => match command {
+                    Some(command) => {
+                        if self.on_command(*command) {
+                            self.resync();
+                            break;
+                        }
+                    }
+                    None => break,
+                },
+                _ = sleep_until(retire), if retire.is_some() => break,
+            }
+        }
+        self.link.forget_relay(&self.game, self.instance);
+    }
+
+    fn publish(&self, msg: LaneMsg) {
+        self.link.publish(&self.owner, &msg);
+    }
+
+    fn from(&self) -> String {
+        self.link.node.to_string()
+    }
+
+    /// Handles one command; true when the relay must resync.
+    fn on_command(&mut self, command: Command) -> bool {
+        match command {
+            Command::Connect {
+                conn,
+                token,
+                account,
+                since,
+                outbox,
+                done,
+            } => {
+                self.subs.insert(conn, Sub { outbox, seq: 0 });
+                self.publish(LaneMsg::Connect {
+                    game: self.game.clone(),
+                    from: self.from(),
+                    conn,
+                    token,
+                    account: account.map(|a| a.0),
+                    since,
+                });
+                // The lane keeps order: the owner's room sees the connect before any act.
+                let _ = done.send(());
+            }
+            // The computer's driver runs on the game's owner, never behind a relay.
+            Command::ConnectComputer { .. } => {}
+            Command::Disconnect { conn } => self.leave(conn),
+            Command::Act { conn, msg, rtt, .. } => {
+                if self.subs.contains_key(&conn) {
+                    self.publish(LaneMsg::Act {
+                        game: self.game.clone(),
+                        from: self.from(),
+                        conn,
+                        msg: msg.to_text(),
+                        rtt: rtt.map(Into::into),
+                    });
+                }
+            }
+            Command::Join { account, reply } => {
+                let what = AskWhat::Join {
+                    account: account.as_ref().map(WireAccount::of),
+                };
+                self.ask(what, move |answer| {
+                    let grant = match answer {
+                        Some(AskReply::Join { grant }) => grant.map_err(Refusal::from),
+                        _ => Err(unavailable()),
+                    };
+                    let _ = reply.send(grant);
+                });
+            }
+            Command::Snapshot { reply } => self.ask(AskWhat::Snapshot, move |answer| {
+                if let Some(AskReply::Snapshot { snapshot }) = answer {
+                    let snapshot: GameSnapshot = *snapshot;
+                    let _ = reply.send(snapshot);
+                }
+            }),
+            Command::Pgn { reply } => self.ask(AskWhat::Pgn, move |answer| {
+                if let Some(AskReply::Pgn { pgn }) = answer {
+                    let _ = reply.send(pgn);
+                }
+            }),
+            Command::Moved => return true,
+        }
+        false
+    }
+
+    /// Asks the owner (in a task of its own: the relay goes on meanwhile); an answer saying
+    /// the game moved makes the relay resync.
+    fn ask(&self, what: AskWhat, then: impl FnOnce(Option<AskReply>) + Send + 'static) {
+        let link = Arc::clone(&self.link);
+        let owner = self.owner.clone();
+        let game = self.game.clone();
+        let me = self.lane_tx.clone();
+        tokio::spawn(async move {
+            let answer = link.ask(&owner, &game, what).await;
+            if matches!(answer, Some(AskReply::Moved)) {
+                let _ = me.send(RelayIn::Resync);
+            }
+            then(answer);
+        });
+    }
+
+    fn leave(&mut self, conn: ConnId) {
+        if self.subs.remove(&conn).is_some() {
+            self.publish(LaneMsg::Disconnect {
+                game: self.game.clone(),
+                from: self.from(),
+                conn,
+            });
+            if self.subs.is_empty() {
+                self.idle_since = Instant::now();
+            }
+        }
+    }
+
+    fn on_lane(&mut self, input: RelayIn) {
+        match input {
+            RelayIn::Deliver { conn, seq, text } => {
+                let Some(sub) = self.subs.get_mut(&conn) else {
+                    return;
+                };
+                if seq != sub.seq + 1 {
+                    tracing::info!(game = %self.game, conn, "a relayed message was lost; resyncing");
+                    // Handled as a resync of the whole relay by the caller's next turn.
+                    let _ = self.lane_tx.send(RelayIn::Resync);
+                    return;
+                }
+                sub.seq = seq;
+                match sub.outbox.queue.try_send(Utf8Bytes::from(text)) {
+                    Ok(()) => {}
+                    Err(mpsc::error::TrySendError::Full(_)) => {
+                        sub.outbox.lagged.store(true, Ordering::Relaxed);
+                        self.leave(conn);
+                    }
+                    Err(mpsc::error::TrySendError::Closed(_)) => self.leave(conn),
+                }
+            }
+            RelayIn::Ended { conn, lagged } => {
+                if let Some(sub) = self.subs.remove(&conn) {
+                    if lagged {
+                        sub.outbox.lagged.store(true, Ordering::Relaxed);
+                    }
+                    if self.subs.is_empty() {
+                        self.idle_since = Instant::now();
+                    }
+                }
+            }
+            RelayIn::Resync => {}
+        }
+    }
+
+    /// Closes every socket with 1012 (they reconnect with their last `v`) and tells the
+    /// owner they left.
+    fn resync(&mut self) {
+        self.moved.store(true, Ordering::Relaxed);
+        if let Some(rooms) = self.link.rooms.upgrade() {
+            rooms
+                .metrics
+                .leases
+                .relay_resyncs
+                .fetch_add(1, Ordering::Relaxed);
+            // Out of the registry first: a socket reconnecting at once must not find it.
+            rooms.remove(&self.game, self.instance);
+        }
+        let conns: Vec<ConnId> = self.subs.keys().copied().collect();
+        for conn in conns {
+            self.leave(conn);
+        }
+    }
+}
+
+fn unavailable() -> Refusal {
+    Refusal::new(
+        ErrorCode::NotAvailable,
+        "the game's server did not answer; try again",
+    )
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(at) => tokio::time::sleep_until(tokio::time::Instant::from_std(at)).await,
+        None => std::future::pending().await,
+    }
+}
