@@ -88,6 +88,8 @@ use store::{SqliteStore, Store, StoreError};
 pub enum StartError {
     #[error("cannot open the store: {0}")]
     Store(#[from] StoreError),
+    #[error(transparent)]
+    Bus(#[from] cluster::BusError),
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -191,7 +193,14 @@ pub async fn start_with_store(
     rooms.spawn_sweeper();
     rooms.spawn_schedule();
     tracing::info!(restored, %addr, "server started");
-    let app = http::router(http::AppState::new(Arc::clone(&rooms), shutdown_rx.clone()));
+    let state = http::AppState::new(Arc::clone(&rooms), shutdown_rx.clone());
+    if let Some(cluster) = rooms.config.cluster.clone() {
+        // The lobby across nodes (challenges on the lobby's owner, notices through the bus).
+        let bus = cluster::Bus::connect(&cluster.bus).await?;
+        let link = cluster::lobby::LobbyLink::new(bus, cluster.node, cluster.lease);
+        challenge::remote::join(&state, Arc::new(link)).await?;
+    }
+    let app = http::router(state);
     let signal = shutdown_rx;
     let task = tokio::spawn(async move {
         serve::serve(listener, app, limits, signal).await;

@@ -7,11 +7,15 @@
 //! |---|---|
 //! | a node's name | [`node`] |
 //! | the Redis connection: ordered publishing, subscriptions that survive a Redis restart | [`bus`] |
+//! | the lobby across nodes: its owner, the other nodes' presence, forwarded challenge operations | [`lobby`] |
+//! | the lobby's messages between nodes | [`lobby_wire`] |
 //!
 //! Ownership is a lease in the store with an epoch (a fencing token, [`crate::server::store::Fence`]):
 //! commits carry it, so a stale owner can never write. See docs/architecture.md, "Several nodes".
 
 pub mod bus;
+pub mod lobby;
+pub mod lobby_wire;
 pub mod node;
 
 use std::time::Duration;
