@@ -44,6 +44,61 @@ struct Peer {
     heard: Instant,
 }
 
+/// The other nodes' lobbies, each as its latest report said; a node not heard for `lease` is
+/// dead or gone and its channels are not counted. Pure (explicit `Instant`s).
+pub struct Peers {
+    lease: Duration,
+    nodes: HashMap<String, Peer>,
+}
+
+impl Peers {
+    pub fn new(lease: Duration) -> Peers {
+        Peers {
+            lease,
+            nodes: HashMap::new(),
+        }
+    }
+
+    /// `node`'s report at `now`, replacing its previous one.
+    pub fn heard(&mut self, node: String, anonymous: u64, users: Vec<i64>, now: Instant) {
+        let users = users.into_iter().map(UserId).collect();
+        self.nodes.insert(
+            node,
+            Peer {
+                anonymous,
+                users,
+                heard: now,
+            },
+        );
+    }
+
+    fn forget_stale(&mut self, now: Instant) {
+        let lease = self.lease;
+        self.nodes
+            .retain(|_, peer| now.saturating_duration_since(peer.heard) < lease);
+    }
+
+    /// Whether `user` has a lobby channel open on another live node.
+    pub fn present(&mut self, user: UserId, now: Instant) -> bool {
+        self.forget_stale(now);
+        self.nodes.values().any(|peer| peer.users.contains(&user))
+    }
+
+    /// The `online` count over this node (`here`) and every live one: distinct users (one
+    /// with pages on two nodes counts once, as one with two pages on one node) and every
+    /// anonymous channel.
+    pub fn online(&mut self, (anonymous, users): (u64, Vec<UserId>), now: Instant) -> u64 {
+        self.forget_stale(now);
+        let mut all: HashSet<UserId> = users.into_iter().collect();
+        let mut anonymous = anonymous;
+        for peer in self.nodes.values() {
+            all.extend(peer.users.iter().copied());
+            anonymous += peer.anonymous;
+        }
+        all.len() as u64 + anonymous
+    }
+}
+
 /// What this node last reported of its own lobby, and when.
 struct Reported {
     anonymous: u64,
@@ -58,7 +113,7 @@ pub struct LobbyLink {
     lease: Duration,
     /// The lobby owner's node id, as the last claim said.
     owner: Mutex<Option<String>>,
-    peers: Mutex<HashMap<String, Peer>>,
+    peers: Mutex<Peers>,
     waiting: Mutex<HashMap<u64, oneshot::Sender<Outcome>>>,
     next_ask: AtomicU64,
     reported: Mutex<Option<Reported>>,
@@ -76,7 +131,7 @@ impl LobbyLink {
             node,
             lease,
             owner: Mutex::new(None),
-            peers: Mutex::new(HashMap::new()),
+            peers: Mutex::new(Peers::new(lease)),
             waiting: Mutex::new(HashMap::new()),
             next_ask: AtomicU64::new(1),
             reported: Mutex::new(None),
@@ -170,42 +225,17 @@ impl LobbyLink {
         if node == self.node.as_str() {
             return;
         }
-        let users = users.into_iter().map(UserId).collect();
-        lock(&self.peers).insert(
-            node,
-            Peer {
-                anonymous,
-                users,
-                heard: now,
-            },
-        );
+        lock(&self.peers).heard(node, anonymous, users, now);
     }
 
     /// Whether `user` has a lobby channel open on another live node.
     pub fn present_elsewhere(&self, user: UserId, now: Instant) -> bool {
-        let mut peers = lock(&self.peers);
-        self.forget_stale(&mut peers, now);
-        peers.values().any(|peer| peer.users.contains(&user))
+        lock(&self.peers).present(user, now)
     }
 
-    /// The `online` count over every live node: distinct users (one with pages on two nodes
-    /// counts once, as one with two pages on one node) and every anonymous channel.
-    pub fn online(&self, (anonymous, users): (u64, Vec<UserId>), now: Instant) -> u64 {
-        let mut peers = lock(&self.peers);
-        self.forget_stale(&mut peers, now);
-        let mut all: HashSet<UserId> = users.into_iter().collect();
-        let mut anonymous = anonymous;
-        for peer in peers.values() {
-            all.extend(peer.users.iter().copied());
-            anonymous += peer.anonymous;
-        }
-        all.len() as u64 + anonymous
-    }
-
-    /// A node not heard for a lease is dead or gone: its channels are not counted.
-    fn forget_stale(&self, peers: &mut HashMap<String, Peer>, now: Instant) {
-        let lease = self.lease;
-        peers.retain(|_, peer| now.saturating_duration_since(peer.heard) < lease);
+    /// The `online` count over every live node ([`Peers::online`]).
+    pub fn online(&self, here: (u64, Vec<UserId>), now: Instant) -> u64 {
+        lock(&self.peers).online(here, now)
     }
 
     /// Forwards `op` to `owner` and waits for its answer (at most [`ASK_TIMEOUT`]).
@@ -253,5 +283,43 @@ impl LobbyLink {
         if let Some(tx) = lock(&self.waiting).remove(&id) {
             let _ = tx.send(outcome);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_online_count_counts_a_user_on_two_nodes_once_and_every_anonymous_channel() {
+        let now = Instant::now();
+        let mut peers = Peers::new(Duration::from_secs(10));
+        peers.heard("n2".into(), 2, vec![1, 3], now);
+        peers.heard("n3".into(), 1, vec![3], now);
+        // Here: one anonymous page and users 1 and 2.
+        assert_eq!(peers.online((1, vec![UserId(1), UserId(2)]), now), 3 + 4);
+    }
+
+    #[test]
+    fn a_node_not_heard_for_a_lease_is_not_counted_and_its_users_are_not_present() {
+        let t0 = Instant::now();
+        let lease = Duration::from_secs(10);
+        let mut peers = Peers::new(lease);
+        peers.heard("n2".into(), 5, vec![7], t0);
+        let before = t0 + lease - Duration::from_millis(1);
+        assert!(peers.present(UserId(7), before));
+        assert_eq!(peers.online((0, vec![]), before), 6);
+        assert!(!peers.present(UserId(7), t0 + lease));
+        assert_eq!(peers.online((0, vec![]), t0 + lease), 0);
+    }
+
+    #[test]
+    fn a_nodes_new_report_replaces_its_last() {
+        let now = Instant::now();
+        let mut peers = Peers::new(Duration::from_secs(10));
+        peers.heard("n2".into(), 0, vec![7], now);
+        peers.heard("n2".into(), 0, vec![8], now);
+        assert!(!peers.present(UserId(7), now));
+        assert!(peers.present(UserId(8), now));
     }
 }

@@ -140,3 +140,54 @@ impl LobbyChat {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(at_ms: i64, text: &str) -> ChatLineMsg {
+        ChatLineMsg {
+            at_ms,
+            author: "alice".into(),
+            room: ChatRoom::Lobby,
+            text: text.into(),
+            user: Some("alice".into()),
+        }
+    }
+
+    #[tokio::test]
+    async fn lines_from_the_bus_are_kept_in_time_order_each_once() {
+        let chat = LobbyChat::default();
+        chat.received(line(1, "before the first read")).await;
+        assert!(chat.recent.lock().await.is_none(), "the first read has it");
+        *chat.recent.lock().await = Some(VecDeque::from([line(10, "a")]));
+        chat.received(line(30, "c")).await;
+        chat.received(line(20, "b")).await;
+        chat.received(line(30, "c")).await;
+        let kept: Vec<String> = chat
+            .recent
+            .lock()
+            .await
+            .iter()
+            .flatten()
+            .map(|l| l.text.clone())
+            .collect();
+        assert_eq!(kept, ["a", "b", "c"]);
+    }
+
+    #[tokio::test]
+    async fn the_recent_lines_from_the_bus_stay_within_the_history_length() {
+        let chat = LobbyChat::default();
+        *chat.recent.lock().await = Some(VecDeque::new());
+        for at in 0..(HISTORY_LINES as i64 + 5) {
+            chat.received(line(at, &at.to_string())).await;
+        }
+        let recent = chat.recent.lock().await;
+        let lines = recent.as_ref().map(|l| l.len());
+        assert_eq!(lines, Some(HISTORY_LINES as usize));
+        assert_eq!(
+            recent.as_ref().and_then(|l| l.front()).map(|l| l.at_ms),
+            Some(5)
+        );
+    }
+}
