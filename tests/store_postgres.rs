@@ -10,7 +10,7 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use marseillais::server::store::postgres::SCHEMA_VERSION;
+use marseillais::server::store::postgres::{SCHEMA_VERSION, migrate_to};
 use marseillais::server::store::{DeadlineChange, GameStatus, PostgresStore, Store, StoreError};
 use support::postgres::{Proxy, TestDatabase, server_url};
 use support::store_contract::*;
@@ -141,6 +141,60 @@ contract!(
 contract!(
     chat_appends_fail_under_failure_injection_and_after_close,
     check_chat_appends_fail_while_failing_and_after_close,
+    shared
+);
+
+// ---------------------------------------------------------------------------------------------
+// Ownership leases and fencing (issue 13).
+
+contract!(
+    a_free_game_is_owned_at_epoch_one_and_held_against_other_nodes,
+    check_a_free_game_is_owned_at_epoch_one_and_held_against_other_nodes
+);
+contract!(
+    an_expired_lease_is_taken_over_by_another_node_at_the_next_epoch,
+    check_an_expired_lease_is_taken_over_at_the_next_epoch
+);
+contract!(
+    a_commit_under_a_stale_fence_is_fenced_and_stores_nothing,
+    check_a_commit_under_a_stale_fence_is_fenced_and_stores_nothing
+);
+contract!(
+    a_fenced_unit_fails_alone_and_the_rest_of_its_batch_commits,
+    check_a_fenced_unit_fails_alone_in_its_batch
+);
+contract!(
+    a_rated_end_under_a_stale_fence_is_fenced_and_rates_nobody,
+    check_a_rated_end_under_a_stale_fence_is_fenced_and_rates_nobody
+);
+contract!(
+    commit_all_with_one_stale_fence_stores_nothing,
+    check_commit_all_with_one_stale_fence_stores_nothing
+);
+contract!(
+    a_renewal_returns_the_leases_held_and_does_not_revive_an_expired_one,
+    check_renewal_returns_held_leases_and_does_not_revive_an_expired_one
+);
+contract!(
+    a_released_game_is_claimed_by_another_node_at_the_next_epoch,
+    check_a_released_game_is_claimed_by_another_node_at_the_next_epoch
+);
+contract!(
+    orphaned_games_are_live_playing_games_no_node_holds,
+    check_orphaned_games_are_live_games_no_node_holds
+);
+contract!(
+    live_nodes_are_the_nodes_renewed_within_their_ttl,
+    check_live_nodes_are_those_renewed_within_their_ttl
+);
+contract!(
+    concurrent_claims_of_one_game_by_several_nodes_have_exactly_one_winner,
+    check_concurrent_claims_of_one_game_have_exactly_one_winner,
+    shared
+);
+contract!(
+    a_takeover_during_a_fenced_commit_never_leaves_it_stored_but_unseen,
+    check_a_takeover_during_a_fenced_commit_never_leaves_it_stored_but_unseen,
     shared
 );
 
@@ -603,5 +657,68 @@ async fn list_of_a_status_reads_only_listed_rows() {
         .expect("list");
     let ids: Vec<_> = listed.iter().map(|l| l.id.as_str()).collect();
     assert_eq!(ids, ["shown"]);
+    bounded(store.close()).await;
+}
+
+#[tokio::test]
+async fn a_version_2_database_is_migrated_at_open_and_its_games_are_served_unchanged() {
+    let Some(server) = server_url("migrate_v2") else {
+        return;
+    };
+    let db = TestDatabase::create(&server, "migrate_v2").await;
+    // The database as the previous program left it: schema version 2, one game in it.
+    let mut raw = db.connect().await;
+    migrate_to(&mut raw, 2)
+        .await
+        .expect("build schema version 2");
+    raw.batch_execute(
+        r#"INSERT INTO games (id, status, created_ms, updated_ms, summary, listed)
+               VALUES ('old', 'playing', 1000, 2000, '{"id":"old"}', TRUE);
+           INSERT INTO events (game_id, seq, payload) VALUES
+               ('old', 0, '{"t":"move","game":"old","v":0}'),
+               ('old', 1, '{"t":"move","game":"old","v":1}');"#,
+    )
+    .await
+    .expect("a game of version 2");
+    let lease_tables = "SELECT count(*) FROM information_schema.tables
+         WHERE table_name IN ('game_leases', 'cluster_nodes')";
+    let before: i64 = raw
+        .query_one(lease_tables, &[])
+        .await
+        .expect("count tables")
+        .get(0);
+    assert_eq!(before, 0);
+
+    let store = bounded(PostgresStore::open(&db.url))
+        .await
+        .expect("open migrates");
+    let version: i32 = raw
+        .query_one("SELECT version FROM schema_version", &[])
+        .await
+        .expect("version")
+        .get(0);
+    assert_eq!(version, SCHEMA_VERSION);
+    let after: i64 = raw
+        .query_one(lease_tables, &[])
+        .await
+        .expect("count tables")
+        .get(0);
+    assert_eq!(after, 2);
+    let (listing, events) = bounded(store.load_game("old"))
+        .await
+        .expect("load")
+        .expect("the old game is there");
+    assert_eq!(listing.status, GameStatus::Playing);
+    assert_eq!(listing.summary, r#"{"id":"old"}"#);
+    assert_eq!(events, expected_events("old", 2));
+    // And it goes on, under a lease.
+    let fence = bounded(owned(&store, "old", "node-a", LONG_LEASE)).await;
+    bounded(store.commit(fenced_commit("old", 2, 1, &fence)))
+        .await
+        .expect("the game goes on");
+    assert_eq!(
+        bounded(store.orphaned_games(10)).await.expect("orphans"),
+        Vec::<String>::new()
+    );
     bounded(store.close()).await;
 }

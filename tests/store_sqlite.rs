@@ -45,6 +45,25 @@ fn temp_dir(label: &str) -> tempfile::TempDir {
 // The same checks on both implementations.
 
 #[tokio::test]
+async fn a_one_node_store_grants_every_claim_and_knows_no_other_node() {
+    let dir = temp_dir("leases");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    bounded(
+        support::store_contract::check_a_one_node_store_grants_every_claim_and_knows_no_other_node(
+            &store,
+        ),
+    )
+    .await;
+    bounded(
+        support::store_contract::check_a_one_node_store_grants_every_claim_and_knows_no_other_node(
+            &MemoryStore::new(),
+        ),
+    )
+    .await;
+    bounded(store.close()).await;
+}
+
+#[tokio::test]
 async fn account_settings_are_kept_per_user_replaced_whole_and_durable() {
     let dir = temp_dir("settings");
     let store = SqliteStore::open(dir.path()).expect("open");

@@ -9,11 +9,12 @@
 //! [`StoreError::Io`] (which the server reports as `store_failure`) and nothing is
 //! acknowledged; the pool opens new connections once it is back.
 
+mod lease;
 mod pipeline;
 mod schema;
 mod writer;
 
-pub use schema::{SCHEMA_VERSION, TABLES};
+pub use schema::{SCHEMA_VERSION, TABLES, migrate_to};
 pub use writer::PostgresStats;
 
 use std::str::FromStr;
@@ -28,8 +29,8 @@ use tokio_postgres::types::ToSql;
 
 use self::writer::{Counters, Done, Pending, Work};
 use super::{
-    Commit, GameListing, GameStatus, LoadedGame, RatedGame, SessionHash, Store, StoreError,
-    StoreFuture, UserRecord, session_alive, session_needs_touch,
+    Claim, Commit, Fence, GameListing, GameStatus, LoadedGame, RatedGame, SessionHash, Store,
+    StoreError, StoreFuture, UserRecord, session_alive, session_needs_touch,
 };
 use crate::server::account::{Account, UserId, Username};
 use crate::server::chat::{ChatLine, ChatRoom, NewChatLine};
@@ -738,5 +739,29 @@ impl Store for PostgresStore {
                 ))
             },
         )
+    }
+
+    fn claim_game(&self, game: &str, node: &str, ttl: Duration) -> StoreFuture<Claim> {
+        self.claim(game, node, ttl)
+    }
+
+    fn renew_leases(&self, node: &str, ttl: Duration) -> StoreFuture<Vec<(String, i64)>> {
+        self.renew(node, ttl)
+    }
+
+    fn release_game(&self, game: &str, fence: Fence) -> StoreFuture<()> {
+        self.release(game, fence)
+    }
+
+    fn game_owner(&self, game: &str) -> StoreFuture<Option<Fence>> {
+        self.owner(game)
+    }
+
+    fn orphaned_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
+        self.orphans(limit)
+    }
+
+    fn live_nodes(&self) -> StoreFuture<Vec<String>> {
+        self.live()
     }
 }

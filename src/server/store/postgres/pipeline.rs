@@ -6,10 +6,13 @@
 //! batch of hundreds of units takes hundreds of milliseconds on a loaded machine. Here a run of
 //! units costs two round trips:
 //!
-//! 1. one query reads the stored sequence of every game of the run; the writer then decides in
-//!    memory, unit by unit and in call order, which units conflict (their `first_seq` is not the
-//!    game's next, counting the units of the run accepted before them). A conflicting unit
-//!    stores nothing and fails alone, exactly as its own savepoint would have made it.
+//! 1. one query reads the stored sequence of every game of the run (and, when a unit carries a
+//!    fence, a second one sent pipelined with it reads and locks `FOR KEY SHARE` the leases of
+//!    the fenced games: see writer.rs, `check_fence`); the writer then decides in memory, unit
+//!    by unit and in call order, which units are fenced (their fence is not the game's lease)
+//!    or conflict (their `first_seq` is not the game's next, counting the units of the run
+//!    accepted before them). Such a unit stores nothing and fails alone, exactly as its own
+//!    savepoint would have made it.
 //! 2. the accepted units are written by a handful of set-based statements (every event of the run
 //!    in one `INSERT ... unnest`, the last listing of each game in one upsert, the deadline
 //!    changes in one upsert and one delete) between a savepoint and its release, all sent
@@ -34,7 +37,7 @@ use std::collections::HashMap;
 use deadpool_postgres::Object;
 use tokio_postgres::types::ToSql;
 
-use super::writer::{Done, Pending, UnitFailure, Work, classify};
+use super::writer::{Done, Pending, UnitFailure, Work, classify, fence_holds};
 use crate::server::store::{Commit, DeadlineChange, GameListing, StoreError};
 
 /// Whether a unit can go down the fast path: commits without a rated end. (A rated end reads
@@ -97,8 +100,8 @@ pub(super) async fn write_run(
     client: &Object,
     run: &[Pending],
 ) -> Result<RunOutcome, tokio_postgres::Error> {
-    let mut next = match stored_sequences(client, run).await {
-        Ok(next) => next,
+    let (mut next, leases) = match stored_sequences_and_leases(client, run).await {
+        Ok(found) => found,
         Err(UnitFailure::WholeBatch(e)) => return Err(e),
         Err(_) => return Ok(RunOutcome::WriteCarefully),
     };
@@ -106,7 +109,9 @@ pub(super) async fn write_run(
     let outcomes: Vec<Result<Done, StoreError>> = run
         .iter()
         .map(|pending| match &pending.work {
-            Work::Commits(commits) => decide(commits, &mut next, &mut plan).map(|()| Done::Stored),
+            Work::Commits(commits) => {
+                decide(commits, &leases, &mut next, &mut plan).map(|()| Done::Stored)
+            }
             // Not pipelinable: never in a run.
             _ => Err(StoreError::Io("not a commit".to_owned())),
         })
@@ -127,9 +132,11 @@ pub(super) async fn write_run(
 }
 
 /// Accepts a unit (all its commits) into the plan, or refuses it whole on its first commit whose
+/// fence does not hold (`leases`: the lease row of every fenced game that has one) or whose
 /// `first_seq` is not its game's next, leaving `next` and the plan as they were.
 fn decide<'a>(
     commits: &'a [Commit],
+    leases: &HashMap<String, (String, i64)>,
     next: &mut HashMap<String, u64>,
     plan: &mut Plan<'a>,
 ) -> Result<(), StoreError> {
@@ -137,6 +144,16 @@ fn decide<'a>(
     let mut firsts = Vec::with_capacity(commits.len());
     for commit in commits {
         let game = commit.game_id.as_str();
+        if let Some(fence) = &commit.fence {
+            let lease = leases
+                .get(game)
+                .map(|(node, epoch)| (node.as_str(), *epoch));
+            if !fence_holds(fence, lease) {
+                return Err(StoreError::Fenced {
+                    game_id: commit.game_id.clone(),
+                });
+            }
+        }
         let expected = unit_next
             .get(game)
             .or_else(|| next.get(game))
@@ -168,21 +185,32 @@ fn decide<'a>(
     Ok(())
 }
 
+/// The commits of a run.
+fn commits_of(run: &[Pending]) -> impl Iterator<Item = &Commit> {
+    run.iter().flat_map(|p| match &p.work {
+        Work::Commits(commits) => commits.as_slice(),
+        _ => &[],
+    })
+}
+
 /// The next sequence number of every game of the run (games without events are absent), in one
-/// query using the primary key's index once per game.
-async fn stored_sequences(
+/// query using the primary key's index once per game; and the lease row `(node, epoch)` of
+/// every game a commit of the run is fenced on (games never claimed are absent), read and
+/// locked `FOR KEY SHARE` by a second query sent pipelined with the first (no extra round
+/// trip; none at all when no commit is fenced, as on one node).
+async fn stored_sequences_and_leases(
     client: &Object,
     run: &[Pending],
-) -> Result<HashMap<String, u64>, UnitFailure> {
-    let mut games: Vec<&str> = run
-        .iter()
-        .flat_map(|p| match &p.work {
-            Work::Commits(commits) => commits.iter().map(|c| c.game_id.as_str()).collect(),
-            _ => Vec::new(),
-        })
-        .collect();
+) -> Result<(HashMap<String, u64>, HashMap<String, (String, i64)>), UnitFailure> {
+    let mut games: Vec<&str> = commits_of(run).map(|c| c.game_id.as_str()).collect();
     games.sort_unstable();
     games.dedup();
+    let mut fenced: Vec<&str> = commits_of(run)
+        .filter(|c| c.fence.is_some())
+        .map(|c| c.game_id.as_str())
+        .collect();
+    fenced.sort_unstable();
+    fenced.dedup();
     let statement = client
         .prepare_cached(
             "SELECT g.id, (SELECT seq FROM events WHERE game_id = g.id ORDER BY seq DESC LIMIT 1)
@@ -190,10 +218,34 @@ async fn stored_sequences(
         )
         .await
         .map_err(classify)?;
-    let rows = client
-        .query(&statement, &[&games])
-        .await
-        .map_err(classify)?;
+    let (rows, lease_rows) = if fenced.is_empty() {
+        let rows = client
+            .query(&statement, &[&games])
+            .await
+            .map_err(classify)?;
+        (rows, Vec::new())
+    } else {
+        let leases = client
+            .prepare_cached(
+                "SELECT game_id, node_id, epoch FROM game_leases WHERE game_id = ANY($1::text[])
+                 ORDER BY game_id FOR KEY SHARE",
+            )
+            .await
+            .map_err(classify)?;
+        let (rows, lease_rows) = futures_util::future::join(
+            client.query(&statement, &[&games]),
+            client.query(&leases, &[&fenced]),
+        )
+        .await;
+        (rows.map_err(classify)?, lease_rows.map_err(classify)?)
+    };
+    let mut leases = HashMap::with_capacity(lease_rows.len());
+    for row in lease_rows {
+        let game: String = row.try_get(0).map_err(UnitFailure::ThisUnit)?;
+        let node: String = row.try_get(1).map_err(UnitFailure::ThisUnit)?;
+        let epoch: i64 = row.try_get(2).map_err(UnitFailure::ThisUnit)?;
+        leases.insert(game, (node, epoch));
+    }
     let mut next = HashMap::with_capacity(rows.len());
     for row in rows {
         let game: String = row.try_get(0).map_err(UnitFailure::ThisUnit)?;
@@ -203,7 +255,7 @@ async fn stored_sequences(
             next.insert(game, u64::try_from(last).map_or(0, |s| s + 1));
         }
     }
-    Ok(next)
+    Ok((next, leases))
 }
 
 const INSERT_EVENTS: &str = "INSERT INTO events (game_id, seq, payload)

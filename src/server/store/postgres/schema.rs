@@ -8,8 +8,8 @@
 //!
 //! Migrations run in one transaction holding a transaction-scoped advisory lock, so two nodes
 //! starting at once against the same database apply each step once: the second waits for the
-//! lock, then finds the version already current. A later step (the ownership lease of several
-//! nodes, with the epoch commits carry) is one more entry of [`MIGRATIONS`].
+//! lock, then finds the version already current. Version 3 added the ownership leases of several
+//! nodes (issue 13): one more entry of [`MIGRATIONS`].
 
 use tokio_postgres::Client;
 
@@ -18,7 +18,7 @@ use crate::server::store::StoreError;
 
 /// The schema this program writes. A database at a newer version was written by a newer program
 /// and is refused rather than misread.
-pub const SCHEMA_VERSION: i32 = 2;
+pub const SCHEMA_VERSION: i32 = 3;
 
 /// The key of the advisory lock taken while migrating (any constant unique to this program:
 /// "MRSL" in ASCII).
@@ -115,11 +115,34 @@ CREATE TABLE account_settings (
 );
 ";
 
+/// Version 3: the ownership leases of several nodes (issue 13; SQLite has no counterpart: it
+/// is one node's store). `game_leases` holds one row per game ever claimed: who holds it, the
+/// epoch (the fencing token commits carry; the row outlives its lease so that epochs keep
+/// growing across owners) and when the lease runs out. `cluster_nodes` is each node's own
+/// heartbeat. Every time is the server's `now()`, never a node's clock. The index on
+/// `node_id` serves a node's renewal, the one on `expires_at` the sweep for orphaned games.
+const SCHEMA_V3: &str = "
+CREATE TABLE game_leases (
+    game_id     TEXT PRIMARY KEY,
+    node_id     TEXT NOT NULL,
+    epoch       BIGINT NOT NULL,
+    expires_at  TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX game_leases_by_node ON game_leases (node_id);
+CREATE INDEX game_leases_by_expiry ON game_leases (expires_at);
+CREATE TABLE cluster_nodes (
+    node_id     TEXT PRIMARY KEY,
+    expires_at  TIMESTAMPTZ NOT NULL,
+    first_seen  TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+";
+
 /// `MIGRATIONS[n]` takes the database from version `n` to `n + 1` (version 0: empty).
-const MIGRATIONS: [&str; 2] = [SCHEMA_V1, SCHEMA_V2];
+const MIGRATIONS: [&str; 3] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3];
 
 /// The tables `marseillais migrate` copies and counts, in an order that satisfies the foreign
-/// keys (users before what refers to them).
+/// keys (users before what refers to them). Not the leases (`game_leases`, `cluster_nodes`):
+/// they are no one-node data, a SQLite database has none, and they start empty.
 pub const TABLES: [&str; 9] = [
     "users",
     "sessions",
@@ -134,6 +157,19 @@ pub const TABLES: [&str; 9] = [
 
 /// Brings the database to [`SCHEMA_VERSION`] in one transaction under the migration lock.
 pub async fn migrate(client: &mut Client) -> Result<(), StoreError> {
+    migrate_to(client, SCHEMA_VERSION).await
+}
+
+/// Brings the database to `target` (at most [`SCHEMA_VERSION`]) in one transaction under the
+/// migration lock. Public for the migration tests, which build a database of an older version
+/// with it and then let [`super::PostgresStore::open`] bring it up to date; the program itself
+/// only ever migrates to [`SCHEMA_VERSION`].
+pub async fn migrate_to(client: &mut Client, target: i32) -> Result<(), StoreError> {
+    if !(0..=SCHEMA_VERSION).contains(&target) {
+        return Err(StoreError::Io(format!(
+            "schema version {target} does not exist (this program knows version {SCHEMA_VERSION})"
+        )));
+    }
     let tx = client.transaction().await.map_err(pg_error)?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
         .await
@@ -159,26 +195,25 @@ pub async fn migrate(client: &mut Client) -> Result<(), StoreError> {
             "database schema version {version} is not supported (this program knows version {SCHEMA_VERSION})"
         )));
     }
-    if version == SCHEMA_VERSION {
+    if version >= target {
         return tx.commit().await.map_err(pg_error);
     }
-    for step in MIGRATIONS
-        .iter()
-        .skip(usize::try_from(version).unwrap_or(0))
-    {
+    let from = usize::try_from(version).unwrap_or(0);
+    let to = usize::try_from(target).unwrap_or(0);
+    for step in MIGRATIONS.iter().take(to).skip(from) {
         tx.batch_execute(step).await.map_err(|e| {
             StoreError::Io(format!(
-                "cannot migrate the database from schema version {version} to {SCHEMA_VERSION}: {e}"
+                "cannot migrate the database from schema version {version} to {target}: {e}"
             ))
         })?;
     }
-    tx.execute("UPDATE schema_version SET version = $1", &[&SCHEMA_VERSION])
+    tx.execute("UPDATE schema_version SET version = $1", &[&target])
         .await
         .map_err(pg_error)?;
     tx.commit().await.map_err(pg_error)?;
     tracing::info!(
         from = version,
-        to = SCHEMA_VERSION,
+        to = target,
         "store: PostgreSQL schema migrated"
     );
     Ok(())

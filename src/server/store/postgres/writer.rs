@@ -32,7 +32,7 @@ use crate::server::account::{UserId, Username};
 use crate::server::chat::{KEPT_LINES, NewChatLine};
 use crate::server::rating::Rating;
 use crate::server::store::{
-    Commit, DeadlineChange, RatedEnd, SESSION_IDLE_MS, SessionHash, StoreError, rate_end,
+    Commit, DeadlineChange, Fence, RatedEnd, SESSION_IDLE_MS, SessionHash, StoreError, rate_end,
 };
 
 /// Upper bound on units of work per transaction, as in the SQLite writer.
@@ -43,6 +43,7 @@ pub(super) const MAX_BATCH: usize = 512;
 pub(super) struct Counters {
     commits_ok: AtomicU64,
     conflicts: AtomicU64,
+    fenced: AtomicU64,
     failed_commits: AtomicU64,
     batches: AtomicU64,
     failed_batches: AtomicU64,
@@ -57,6 +58,8 @@ pub struct PostgresStats {
     pub commits: u64,
     /// Commit units refused for their `first_seq`.
     pub conflicts: u64,
+    /// Commit units refused because their fence no longer held the game's lease (issue 13).
+    pub fenced: u64,
     /// Commit units failed for any other reason (Postgres unreachable, ...).
     pub failed_commits: u64,
     /// Transactions the writer ran (or tried).
@@ -72,6 +75,7 @@ impl Counters {
         PostgresStats {
             commits: self.commits_ok.load(Ordering::Relaxed),
             conflicts: self.conflicts.load(Ordering::Relaxed),
+            fenced: self.fenced.load(Ordering::Relaxed),
             failed_commits: self.failed_commits.load(Ordering::Relaxed),
             batches: self.batches.load(Ordering::Relaxed),
             failed_batches: self.failed_batches.load(Ordering::Relaxed),
@@ -87,6 +91,7 @@ impl Counters {
         let counter = match outcome {
             Ok(_) => &self.commits_ok,
             Err(StoreError::Conflict { .. }) => &self.conflicts,
+            Err(StoreError::Fenced { .. }) => &self.fenced,
             Err(_) => &self.failed_commits,
         };
         counter.fetch_add(1, Ordering::Relaxed);
@@ -567,9 +572,46 @@ async fn rate_game(client: &Object, commit: &Commit, end: &RatedEnd) -> Result<(
     Ok(())
 }
 
-/// Checks the sequence, appends the events (one statement for all of them), rewrites the
-/// listing row, rates a rated end, applies the deadline change.
+/// Refuses a commit whose fence is not the game's lease (node and epoch; see
+/// [`fence_holds`]), and otherwise locks the lease row `FOR KEY SHARE` until the batch
+/// commits: a takeover's claim (`FOR UPDATE`, lease.rs) waits for it, so the new owner loads
+/// this commit, or, having come first, makes this check fail.
+async fn check_fence(client: &Object, game: &str, fence: &Fence) -> Result<(), UnitFailure> {
+    let row = query_opt(
+        client,
+        "SELECT node_id, epoch FROM game_leases WHERE game_id = $1 FOR KEY SHARE",
+        &[&game],
+    )
+    .await?;
+    let lease = match row {
+        Some(row) => Some((get::<String>(&row, 0)?, get::<i64>(&row, 1)?)),
+        None => None,
+    };
+    if fence_holds(fence, lease.as_ref().map(|(n, e)| (n.as_str(), *e))) {
+        Ok(())
+    } else {
+        Err(UnitFailure::Refused(StoreError::Fenced {
+            game_id: game.to_owned(),
+        }))
+    }
+}
+
+/// Whether a commit under `fence` may be written, given the game's lease row `(node, epoch)`
+/// (None: the game was never claimed). Only the node and the epoch count, not the expiry: this
+/// is the classic fencing token. A takeover increments the epoch, so a stale owner is refused
+/// as soon as anyone took the game over; an owner whose lease merely lapsed while nobody took
+/// over may still write, which is safe (nobody else runs the game), and saves a move from
+/// being refused for a renewal that came a little late.
+pub(super) fn fence_holds(fence: &Fence, lease: Option<(&str, i64)>) -> bool {
+    lease.is_some_and(|(node, epoch)| node == fence.node && epoch == fence.epoch)
+}
+
+/// Checks the fence and the sequence, appends the events (one statement for all of them),
+/// rewrites the listing row, rates a rated end, applies the deadline change.
 async fn write_one(client: &Object, commit: &Commit) -> Result<(), UnitFailure> {
+    if let Some(fence) = &commit.fence {
+        check_fence(client, &commit.game_id, fence).await?;
+    }
     let stored: u64 = match query_opt(
         client,
         "SELECT seq FROM events WHERE game_id = $1 ORDER BY seq DESC LIMIT 1",
