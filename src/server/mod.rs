@@ -204,7 +204,14 @@ pub async fn start_with_store(
     rooms.spawn_sweeper();
     rooms.spawn_schedule();
     tracing::info!(restored, %addr, "server started");
-    let app = http::router(http::AppState::new(Arc::clone(&rooms), shutdown_rx.clone()));
+    let state = http::AppState::new(Arc::clone(&rooms), shutdown_rx.clone());
+    if let (Some(cluster), Some(link)) = (rooms.config.cluster.clone(), rooms.cluster.get()) {
+        // The lobby across nodes (challenges on the lobby's owner, notices through the bus),
+        // over the one bus connection the games use.
+        let lobby = cluster::lobby::LobbyLink::new(Arc::clone(&link.bus), cluster.node, cluster.lease);
+        challenge::remote::join(&state, Arc::new(lobby)).await?;
+    }
+    let app = http::router(state);
     let signal = shutdown_rx;
     let link = rooms.cluster.get().cloned();
     let task = tokio::spawn(async move {

@@ -206,11 +206,13 @@ pub fn spawn_pusher(
                     Err(RecvError::Closed) => return,
                 },
             };
-            if !lobby.hub.is_present(user) {
+            // On any node: with several, the list goes through the bus to every node's
+            // channels of the user, whichever node's room committed the move.
+            if !lobby.is_present(user) {
                 continue;
             }
             match your_turn(&*store, user).await {
-                Ok(games) => lobby.hub.send_to(
+                Ok(games) => lobby.tell(
                     user,
                     &super::lobby_socket::msg::LobbyMsg::YourTurn(
                         super::lobby_socket::msg::YourTurnMsg { games },

@@ -8,17 +8,20 @@
 //! |---|---|
 //! | the rules, bounds and rate, pure | [`registry`] |
 //! | the HTTP routes | [`routes`] |
+//! | several nodes: forwarding to the lobby's owner, what the bus brings | [`remote`] |
 //! | the registry + the lobby channels + the timers | [`Lobby`] (here) |
 
 pub mod registry;
+pub mod remote;
 pub mod routes;
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
 use crate::server::account::{Account, UserId};
+use crate::server::cluster::lobby::LobbyLink;
 use crate::server::config::LobbyLimits;
 use crate::server::lobby_socket::hub::Hub;
 use crate::server::lobby_socket::msg::{GoneMsg, GoneReason, LobbyMsg};
@@ -32,6 +35,9 @@ pub struct Lobby {
     pub chat: crate::server::lobby_socket::chat::LobbyChat,
     registry: Mutex<Registry>,
     pub limits: LobbyLimits,
+    /// With several nodes (set once, at start): notices go through the bus, presence and the
+    /// `online` count are summed over the nodes, challenges run on the lobby's owner.
+    link: OnceLock<Arc<LobbyLink>>,
 }
 
 impl Lobby {
@@ -50,6 +56,54 @@ impl Lobby {
             chat: Default::default(),
             registry: Mutex::new(Registry::new(limits)),
             limits,
+            link: OnceLock::new(),
+        }
+    }
+
+    /// Makes this lobby one node's of several (once; a second link is ignored).
+    pub fn link(&self, link: Arc<LobbyLink>) {
+        let _ = self.link.set(link);
+    }
+
+    /// The link to the other nodes, if there are any.
+    pub fn cluster(&self) -> Option<&Arc<LobbyLink>> {
+        self.link.get()
+    }
+
+    /// Sends `msg` to every lobby channel of `user`, on every node.
+    pub fn tell(&self, user: UserId, msg: &LobbyMsg) {
+        match self.cluster() {
+            // Delivered here too when the bus brings it back: one path, one order.
+            Some(link) => link.notice(Some(user), msg.to_text()),
+            None => self.hub.send_to(user, msg),
+        }
+    }
+
+    /// Whether `user` has a lobby channel open, on any node.
+    pub fn is_present(&self, user: UserId) -> bool {
+        self.hub.is_present(user)
+            || self
+                .cluster()
+                .is_some_and(|link| link.present_elsewhere(user, Instant::now()))
+    }
+
+    /// Players online now, on every node.
+    pub fn online(&self) -> u64 {
+        match self.cluster() {
+            Some(link) => link.online(self.hub.snapshot(), Instant::now()),
+            None => self.hub.online(),
+        }
+    }
+
+    /// `user` left some node's lobby (on the owner: told by that node): their challenges are
+    /// withdrawn unless a channel of theirs is open on any node.
+    pub fn left(&self, user: UserId) {
+        if self.is_present(user) {
+            return;
+        }
+        let withdrawn = self.registry().withdraw_from(user);
+        for challenge in &withdrawn {
+            self.gone(challenge, GoneReason::ChallengerLeft);
         }
     }
 
@@ -118,8 +172,8 @@ impl Lobby {
     }
 
     fn tell_both(&self, challenge: &Challenge, msg: &LobbyMsg) {
-        self.hub.send_to(challenge.from.id, msg);
-        self.hub.send_to(challenge.to.id, msg);
+        self.tell(challenge.from.id, msg);
+        self.tell(challenge.to.id, msg);
     }
 
     /// One pass of the timers at `now`: expired challenges, challengers gone past the grace,
@@ -130,12 +184,25 @@ impl Lobby {
             self.gone(challenge, GoneReason::Expired);
         }
         for user in self.hub.departed(now, self.limits.leave_grace) {
-            let withdrawn = self.registry().withdraw_from(user);
-            for challenge in &withdrawn {
-                self.gone(challenge, GoneReason::ChallengerLeft);
+            match self.cluster().and_then(|link| link.remote_owner()) {
+                Some(owner) => {
+                    if let Some(link) = self.cluster() {
+                        link.left(&owner, user);
+                    }
+                }
+                None => self.left(user),
             }
         }
-        self.hub.announce_online();
+        match self.cluster() {
+            Some(link) => {
+                let here = self.hub.snapshot();
+                link.report(here.clone(), now);
+                self.hub.announce(link.online(here, now));
+            }
+            None => {
+                self.hub.announce_online();
+            }
+        }
     }
 
     /// How often the sweeper runs: often enough for the shortest of the timers it serves to be

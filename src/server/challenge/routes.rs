@@ -13,7 +13,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::registry::{Challenge, ChallengeCode, ChallengeError, Terms};
+use super::remote::forward;
 use crate::server::account::{Account, MaybeAccount, RequireAccount, Username};
+use crate::server::cluster::lobby_wire::Op;
 use crate::server::game::{SeatUser, TimeControl, Variant};
 use crate::server::http::{AppState, ask};
 use crate::server::http_error::{ApiError, Code, read_json_body};
@@ -65,7 +67,7 @@ impl From<ChallengeError> for ApiError {
 /// A `POST /api/challenges` body.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ChallengeRequest {
+pub(super) struct ChallengeRequest {
     to: String,
     /// A live clock or days per turn, as in `POST /api/games`.
     clock: Option<TimeControl>,
@@ -121,12 +123,32 @@ async fn make(
     let body = read_json_body(request, MAX_CHALLENGE_BYTES, config.body_read_timeout).await?;
     let request: ChallengeRequest =
         serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    if app.lobby.cluster().is_some() {
+        let body = String::from_utf8(body.to_vec())
+            .map_err(|_| ApiError::bad_request("the body is not UTF-8"))?;
+        let op = || Op::Make {
+            me: (&me).into(),
+            body,
+        };
+        if let Some(answer) = forward(&app.lobby, op).await {
+            return answer;
+        }
+    }
+    make_here(&app, me, request).await
+}
+
+/// `POST /api/challenges` on the node that runs the challenges (the only one, or the owner).
+pub(super) async fn make_here(
+    app: &AppState,
+    me: Account,
+    request: ChallengeRequest,
+) -> Result<Response, ApiError> {
     let terms = request.terms();
     // The game's own checks (clock bounds...), before anyone is bothered with it.
     let user = SeatUser::of(&me, None);
     lobby::created_event(&new_game(&terms), String::new(), Some(user), 0)?;
     app.lobby.charge(me.id)?;
-    let to = find_user(&app, &request.to).await?;
+    let to = find_user(app, &request.to).await?;
     let ratings = match terms.clock {
         Some(clock) if me.id != to.id => {
             let speed = Speed::of(clock);
@@ -165,6 +187,13 @@ async fn mine(
     State(app): State<AppState>,
     RequireAccount(me): RequireAccount,
 ) -> Result<Response, ApiError> {
+    if let Some(answer) = forward(&app.lobby, || Op::Mine { me: (&me).into() }).await {
+        return answer;
+    }
+    mine_here(&app, &me)
+}
+
+pub(super) fn mine_here(app: &AppState, me: &Account) -> Result<Response, ApiError> {
     let challenges = app.lobby.of(me.id);
     Ok(axum::Json(json!({ "challenges": views(&challenges) })).into_response())
 }
@@ -174,8 +203,23 @@ async fn accept(
     RequireAccount(me): RequireAccount,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let challenge = app.lobby.take_for_accept(&id, me.id)?;
-    match start_game(&app, &challenge).await {
+    let op = || Op::Accept {
+        me: (&me).into(),
+        id: id.clone(),
+    };
+    if let Some(answer) = forward(&app.lobby, op).await {
+        return answer;
+    }
+    accept_here(&app, &me, &id).await
+}
+
+pub(super) async fn accept_here(
+    app: &AppState,
+    me: &Account,
+    id: &str,
+) -> Result<Response, ApiError> {
+    let challenge = app.lobby.take_for_accept(id, me.id)?;
+    match start_game(app, &challenge).await {
         Ok(grant) => {
             app.lobby.accepted(&challenge, &grant.id);
             tracing::info!(challenge = %challenge.id, game = %grant.id, "challenge accepted");
@@ -215,7 +259,18 @@ async fn decline(
     RequireAccount(me): RequireAccount,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    app.lobby.decline(&id, me.id)?;
+    let op = || Op::Decline {
+        me: (&me).into(),
+        id: id.clone(),
+    };
+    if let Some(answer) = forward(&app.lobby, op).await {
+        return answer;
+    }
+    decline_here(&app, &me, &id)
+}
+
+pub(super) fn decline_here(app: &AppState, me: &Account, id: &str) -> Result<Response, ApiError> {
+    app.lobby.decline(id, me.id)?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
@@ -224,7 +279,18 @@ async fn cancel(
     RequireAccount(me): RequireAccount,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    app.lobby.cancel(&id, me.id)?;
+    let op = || Op::Cancel {
+        me: (&me).into(),
+        id: id.clone(),
+    };
+    if let Some(answer) = forward(&app.lobby, op).await {
+        return answer;
+    }
+    cancel_here(&app, &me, &id)
+}
+
+pub(super) fn cancel_here(app: &AppState, me: &Account, id: &str) -> Result<Response, ApiError> {
+    app.lobby.cancel(id, me.id)?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 

@@ -14,6 +14,8 @@
 //! | renewing leases, stopping rooms whose lease is lost, relays whose owner died | [`lease_loop`] |
 //! | adopting games whose owner died | [`orphans`] |
 //! | lease and relay figures for `/metrics` | [`figures`] |
+//! | the lobby across nodes: its owner, the other nodes' presence, forwarded challenge operations | [`lobby`] |
+//! | the lobby's messages between nodes | [`lobby_wire`] |
 //!
 //! Ownership is a lease in the store with an epoch (a fencing token, [`crate::server::store::Fence`]):
 //! commits carry it, so a stale owner can never write. See docs/architecture.md, "Several nodes".
@@ -24,6 +26,8 @@ pub mod figures;
 pub mod lane;
 pub mod lease_loop;
 pub mod link;
+pub mod lobby;
+pub mod lobby_wire;
 pub mod node;
 pub mod orphans;
 pub mod relay;

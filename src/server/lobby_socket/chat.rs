@@ -7,6 +7,11 @@
 //! connect, without a store read per page) are exactly the newest stored ones. The lobby chat is
 //! low volume (3 lines per 5 s per channel), so a line waiting for the previous one's group
 //! commit costs nothing that matters.
+//!
+//! With several nodes, the node that took a line stores it and publishes it; every node (that
+//! one too) adds it to its recent lines and sends it when the bus brings it ([`LobbyChat::received`]).
+//! Lines said on two nodes at once may then arrive in either order: the recent lines are kept
+//! in the order of their time, each once.
 
 use std::collections::VecDeque;
 
@@ -14,9 +19,9 @@ use std::time::Instant;
 
 use tokio::sync::Mutex;
 
-use super::hub::Hub;
 use super::msg::LobbyMsg;
 use crate::server::account::Account;
+use crate::server::challenge::Lobby;
 use crate::server::chat::{
     ChatRate, ChatRole, ChatRoom, ChatText, HISTORY_LINES, NewChatLine, author_label,
 };
@@ -74,7 +79,7 @@ impl LobbyChat {
     pub async fn say(
         &self,
         store: &dyn Store,
-        hub: &Hub,
+        lobby: &Lobby,
         account: Option<&Account>,
         (room, text): (ChatRoom, ChatText),
         rate: &mut ChatRate,
@@ -102,13 +107,87 @@ impl LobbyChat {
             .await
             .map_err(store_failure)?;
         let msg = line.stored(id).to_msg();
+        if let Some(link) = lobby.cluster() {
+            // Kept and sent when the bus brings it back, here as on every node.
+            link.chat(msg);
+            return Ok(());
+        }
         if let Some(lines) = recent.as_mut() {
             lines.push_back(msg.clone());
             while lines.len() > HISTORY_LINES as usize {
                 lines.pop_front();
             }
         }
-        hub.send_all(&LobbyMsg::Chat(msg));
+        lobby.hub.send_all(&LobbyMsg::Chat(msg));
         Ok(())
+    }
+
+    /// A line another node (or this one) stored, from the bus: kept among the recent lines in
+    /// time order, once (a node that read the store just after it was stored has it already).
+    /// Not yet read from the store: nothing to do, the first read has it.
+    pub async fn received(&self, line: ChatLineMsg) {
+        let mut recent = self.recent.lock().await;
+        let Some(lines) = recent.as_mut() else {
+            return;
+        };
+        if lines.contains(&line) {
+            return;
+        }
+        let at = lines.partition_point(|l| l.at_ms <= line.at_ms);
+        lines.insert(at, line);
+        while lines.len() > HISTORY_LINES as usize {
+            lines.pop_front();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(at_ms: i64, text: &str) -> ChatLineMsg {
+        ChatLineMsg {
+            at_ms,
+            author: "alice".into(),
+            room: ChatRoom::Lobby,
+            text: text.into(),
+            user: Some("alice".into()),
+        }
+    }
+
+    #[tokio::test]
+    async fn lines_from_the_bus_are_kept_in_time_order_each_once() {
+        let chat = LobbyChat::default();
+        chat.received(line(1, "before the first read")).await;
+        assert!(chat.recent.lock().await.is_none(), "the first read has it");
+        *chat.recent.lock().await = Some(VecDeque::from([line(10, "a")]));
+        chat.received(line(30, "c")).await;
+        chat.received(line(20, "b")).await;
+        chat.received(line(30, "c")).await;
+        let kept: Vec<String> = chat
+            .recent
+            .lock()
+            .await
+            .iter()
+            .flatten()
+            .map(|l| l.text.clone())
+            .collect();
+        assert_eq!(kept, ["a", "b", "c"]);
+    }
+
+    #[tokio::test]
+    async fn the_recent_lines_from_the_bus_stay_within_the_history_length() {
+        let chat = LobbyChat::default();
+        *chat.recent.lock().await = Some(VecDeque::new());
+        for at in 0..(HISTORY_LINES as i64 + 5) {
+            chat.received(line(at, &at.to_string())).await;
+        }
+        let recent = chat.recent.lock().await;
+        let lines = recent.as_ref().map(|l| l.len());
+        assert_eq!(lines, Some(HISTORY_LINES as usize));
+        assert_eq!(
+            recent.as_ref().and_then(|l| l.front()).map(|l| l.at_ms),
+            Some(5)
+        );
     }
 }

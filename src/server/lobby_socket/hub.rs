@@ -136,7 +136,11 @@ impl Hub {
 
     /// Queues `msg` on every channel of `user` (none: nothing happens).
     pub fn send_to(&self, user: UserId, msg: &LobbyMsg) {
-        let text = Utf8Bytes::from(msg.to_text());
+        self.send_text_to(user, Utf8Bytes::from(msg.to_text()));
+    }
+
+    /// [`Hub::send_to`] of a message already serialized (a notice from another node).
+    pub fn send_text_to(&self, user: UserId, text: Utf8Bytes) {
         let mut inner = self.lock();
         let Some(channels) = inner.users.get_mut(&user) else {
             return;
@@ -168,15 +172,34 @@ impl Hub {
 
     /// Queues `msg` on every open channel, signed in or not (a lobby chat line).
     pub fn send_all(&self, msg: &LobbyMsg) {
-        let text = Utf8Bytes::from(msg.to_text());
-        self.lock().publish_all(&text);
+        self.send_text_all(&Utf8Bytes::from(msg.to_text()));
+    }
+
+    /// [`Hub::send_all`] of a message already serialized (a notice from another node).
+    pub fn send_text_all(&self, text: &Utf8Bytes) {
+        self.lock().publish_all(text);
+    }
+
+    /// This hub's anonymous channels and the users with a channel open (what a node reports
+    /// to the others, [`crate::server::cluster::lobby`]).
+    pub fn snapshot(&self) -> (u64, Vec<UserId>) {
+        let inner = self.lock();
+        (
+            inner.anonymous_count as u64,
+            inner.users.keys().copied().collect(),
+        )
     }
 
     /// Sends the `online` count to every channel if it changed since the last time; returns
     /// whether it did.
     pub fn announce_online(&self) -> bool {
+        let count = self.online();
+        self.announce(count)
+    }
+
+    /// [`Hub::announce_online`] of a count made elsewhere (summed over the nodes).
+    pub fn announce(&self, count: u64) -> bool {
         let mut inner = self.lock();
-        let count = inner.online();
         if inner.announced == Some(count) {
             return false;
         }

@@ -82,15 +82,15 @@ pub async fn run(
         conn,
     };
     // What the page shows at once: the count, and the challenges already standing.
-    let count = lobby.hub.online();
+    let count = lobby.online();
     lobby
         .hub
         .send_one(user, conn, &LobbyMsg::Online(OnlineMsg { count }));
-    if let Some(user) = user {
-        let now = Instant::now();
-        for challenge in lobby.of(user) {
-            let msg = LobbyMsg::Challenge(challenge.view(now, None));
-            lobby.hub.send_one(Some(user), conn, &msg);
+    if let Some(account) = account.as_ref() {
+        for view in crate::server::challenge::remote::standing(&lobby, account).await {
+            lobby
+                .hub
+                .send_one(Some(account.id), conn, &LobbyMsg::Challenge(view));
         }
     }
     if let Some(user) = user {
@@ -146,7 +146,7 @@ pub async fn run(
                     Frame::Forward(ClientMsg::Chat { room, text }) => {
                         let said = lobby
                             .chat
-                            .say(&*rooms.store, &lobby.hub, account.as_ref(), (room, text), &mut chat_rate)
+                            .say(&*rooms.store, &lobby, account.as_ref(), (room, text), &mut chat_rate)
                             .await;
                         if let Err(refusal) = said {
                             let reply = ServerMsg::error(&refusal, None);
