@@ -9,6 +9,7 @@
 
 pub mod account;
 pub mod audit;
+pub mod cluster;
 pub mod game;
 pub mod golden;
 pub mod http;
@@ -19,6 +20,7 @@ pub mod process;
 pub mod raw_ws;
 pub mod rig;
 pub mod rng;
+pub mod roaming;
 pub mod session;
 pub mod store_contract;
 pub mod ws;
