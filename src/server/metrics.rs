@@ -3,7 +3,10 @@
 
 use std::fmt::Write;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
+
+use crate::server::cluster::bus::{Bus, BusStats};
 
 /// Histogram bucket upper bounds, in seconds.
 const BOUNDS: [f64; 12] = [
@@ -90,9 +93,18 @@ pub struct Metrics {
     /// Lag compensation credited to clocks (`game::lag`): milliseconds, and sub-moves.
     pub lag_compensation_ms: AtomicU64,
     pub lag_compensated_submoves: AtomicU64,
+    /// The Redis bus, when this node is one of several (`--bus`): its counters are read
+    /// from it when rendering (set once at startup, see [`Metrics::set_bus`]).
+    bus: OnceLock<Arc<Bus>>,
 }
 
 impl Metrics {
+    /// Makes `/metrics` show the bus figures (`marseillais_bus_*`); called once when the
+    /// server starts with `--bus`. A second call is ignored: a node has one bus.
+    pub fn set_bus(&self, bus: Arc<Bus>) {
+        let _ = self.bus.set(bus);
+    }
+
     pub fn render(&self, live_games: usize) -> String {
         let mut out = String::new();
         let _ = writeln!(
@@ -222,7 +234,47 @@ impl Metrics {
             "marseillais_ping_rtt_seconds",
             "Game sockets' WebSocket ping round trips, one sample per matched pong.",
         );
+        if let Some(bus) = self.bus.get() {
+            write_bus(&mut out, bus.stats());
+        }
         out
+    }
+}
+
+/// The bus figures: shown only on a node started with `--bus`.
+fn write_bus(out: &mut String, stats: BusStats) {
+    let _ = writeln!(
+        out,
+        "# HELP marseillais_bus_connected Whether both connections to Redis are up (1) or not (0).\n# TYPE marseillais_bus_connected gauge\nmarseillais_bus_connected {}",
+        u8::from(stats.connected)
+    );
+    let counters = [
+        (
+            "marseillais_bus_published_total",
+            "Messages published to Redis.",
+            stats.published,
+        ),
+        (
+            "marseillais_bus_dropped_total",
+            "Messages not published: the publishing queue was full or Redis was down.",
+            stats.dropped,
+        ),
+        (
+            "marseillais_bus_received_total",
+            "Messages received from Redis on subscribed channels.",
+            stats.received,
+        ),
+        (
+            "marseillais_bus_reconnects_total",
+            "Connections to Redis made again after being lost.",
+            stats.reconnects,
+        ),
+    ];
+    for (name, help, value) in counters {
+        let _ = writeln!(
+            out,
+            "# HELP {name} {help}\n# TYPE {name} counter\n{name} {value}"
+        );
     }
 }
 
@@ -242,5 +294,39 @@ mod tests {
         assert!(out.contains("x_bucket{le=\"0.025\"} 2\n"), "{out}");
         assert!(out.contains("x_bucket{le=\"+Inf\"} 3\n"), "{out}");
         assert!(out.contains("x_count 3\n"), "{out}");
+    }
+
+    #[test]
+    fn a_node_without_a_bus_shows_no_bus_figures() {
+        let out = Metrics::default().render(0);
+        assert!(!out.contains("marseillais_bus_"), "{out}");
+    }
+
+    #[test]
+    fn the_bus_figures_are_written_with_their_values() {
+        let mut out = String::new();
+        write_bus(
+            &mut out,
+            BusStats {
+                connected: true,
+                published: 7,
+                dropped: 2,
+                received: 5,
+                reconnects: 1,
+            },
+        );
+        for line in [
+            "marseillais_bus_connected 1\n",
+            "marseillais_bus_published_total 7\n",
+            "marseillais_bus_dropped_total 2\n",
+            "marseillais_bus_received_total 5\n",
+            "marseillais_bus_reconnects_total 1\n",
+            "# TYPE marseillais_bus_dropped_total counter\n",
+        ] {
+            assert!(out.contains(line), "{line:?} missing from {out}");
+        }
+        let mut down = String::new();
+        write_bus(&mut down, BusStats::default());
+        assert!(down.contains("marseillais_bus_connected 0\n"), "{down}");
     }
 }
