@@ -6,58 +6,29 @@ mod support;
 
 use std::time::Duration;
 
-use marseillais::server::cluster::ClusterConfig;
-use marseillais::server::config::StoreBackend;
 use marseillais::server::lobby_socket::msg::{ChallengeState, GoneReason, LobbyMsg};
-use marseillais::server::store::postgres::PostgresUrl;
 use serde_json::{Value, json};
 use support::lobby::LobbyClient;
-use support::postgres::{TestDatabase, server_url};
-use support::redis::RedisServer;
-use support::rig::Rig;
+use support::nodes::Nodes;
 use support::s;
 use support::session::Session;
 
 /// Three nodes (`n1` starts first and so holds the lobby's lease), their database and bus.
-struct Cluster {
-    nodes: Vec<Rig>,
-    _db: TestDatabase,
-    _redis: RedisServer,
-}
+struct Cluster(Nodes);
 
 async fn cluster(test: &str) -> Option<Cluster> {
-    let server = server_url(test)?;
-    let redis = RedisServer::start(test).await?;
-    let db = TestDatabase::create(&server, test).await;
-    let mut nodes = Vec::new();
-    for n in 1..=3 {
-        let (url, bus) = (db.url.clone(), redis.url());
-        let rig = Rig::builder()
-            .config(move |c| {
-                c.store = StoreBackend::Postgres(PostgresUrl::parse(&url).expect("url"));
-                c.cluster = Some(ClusterConfig {
-                    bus: bus.parse().expect("bus url"),
-                    node: format!("n{n}").parse().expect("node id"),
-                    lease: Duration::from_secs(3),
-                });
-                c.lobby.challenge_burst = 100.0;
-                c.lobby.online_every = Duration::from_millis(50);
-                c.lobby.leave_grace = Duration::from_millis(300);
-            })
-            .start()
-            .await;
-        nodes.push(rig);
-    }
-    Some(Cluster {
-        nodes,
-        _db: db,
-        _redis: redis,
+    let nodes = Nodes::start(test, 3, Duration::from_secs(3), |c| {
+        c.lobby.challenge_burst = 100.0;
+        c.lobby.online_every = Duration::from_millis(50);
+        c.lobby.leave_grace = Duration::from_millis(300);
     })
+    .await?;
+    Some(Cluster(nodes))
 }
 
 impl Cluster {
     fn addr(&self, n: usize) -> std::net::SocketAddr {
-        self.nodes[n - 1].addr()
+        self.0.addr(n)
     }
 
     async fn page(&self, n: usize, who: Option<&Session>) -> LobbyClient {

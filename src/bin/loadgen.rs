@@ -104,6 +104,15 @@ struct Args {
     /// Use a running server (127.0.0.1 only) instead of starting one.
     #[arg(long)]
     addr: Option<SocketAddr>,
+    /// Several nodes of one cluster (127.0.0.1 only), `--addrs A,B,C`: games are created on
+    /// them in turn and their players placed by `--placement`; no server is started. The
+    /// first node's counters are reported (memory and CPU: `--server-pid` of that node).
+    #[arg(long, value_delimiter = ',', conflicts_with = "addr")]
+    addrs: Vec<SocketAddr>,
+    /// With `--addrs`: `owner` puts both players on the node that created the game (its
+    /// owner), `other` each on another node (every message relayed over the bus).
+    #[arg(long, value_enum, default_value = "owner")]
+    placement: game::Placement,
     /// With --addr: the server's process id, to read its memory.
     #[arg(long)]
     server_pid: Option<u32>,
@@ -223,11 +232,13 @@ fn run(args: Args) -> Result<(), LoadError> {
         Mode::Memory => 100,
         _ => 1000,
     });
-    if let Some(addr) = args.addr
-        && !addr.ip().is_loopback()
-    {
-        return Err(LoadError::NotLoopback(addr));
+    for addr in args.addr.iter().chain(&args.addrs) {
+        if !addr.ip().is_loopback() {
+            return Err(LoadError::NotLoopback(*addr));
+        }
     }
+    // `--addrs` is a running cluster: its first node stands for `--addr`.
+    let first_node = args.addr.or_else(|| args.addrs.first().copied());
     let threads_text = args.engine_threads.map(|n| n.to_string());
     let mut env: Vec<(&str, &str)> = match args.mode {
         Mode::Memory => memory::SERVER_ENV.to_vec(),
@@ -236,7 +247,7 @@ fn run(args: Args) -> Result<(), LoadError> {
     if let Some(n) = &threads_text {
         env.push(("MARSEILLAIS_ENGINE_THREADS", n));
     }
-    let spawned = match args.addr {
+    let spawned = match first_node {
         Some(_) => None,
         None => Some(server::Spawned::start(
             args.server_bin.clone(),
@@ -254,8 +265,7 @@ fn run(args: Args) -> Result<(), LoadError> {
     let (addr, pid) = match &spawned {
         Some(s) => (s.addr, Some(s.pid())),
         None => (
-            args.addr
-                .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 8080))),
+            first_node.unwrap_or(SocketAddr::from(([127, 0, 0, 1], 8080))),
             args.server_pid,
         ),
     };
@@ -353,6 +363,9 @@ struct PlayReport {
     #[serde(skip)]
     window: Window,
     mode: Mode,
+    /// Nodes the games were spread over (1: one server), and where their players were.
+    nodes: usize,
+    placement: game::Placement,
     games: usize,
     spectators_per_game: usize,
     rate_per_game: f64,
@@ -412,6 +425,13 @@ async fn play(args: &Args, games: usize, s: Settings) -> Result<PlayReport, Load
     let setup_started = Instant::now();
     let plan = Arc::new(Plan {
         addr: s.addr,
+        nodes: if args.addrs.is_empty() {
+            vec![s.addr]
+        } else {
+            args.addrs.clone()
+        },
+        placement: args.placement,
+        next_game: std::sync::atomic::AtomicUsize::new(0),
         spectators: args.spectators,
         hello_period: (args.spectator_hello_rate.is_finite() && args.spectator_hello_rate > 0.0)
             .then(|| Duration::from_secs_f64(1.0 / args.spectator_hello_rate)),
@@ -496,6 +516,8 @@ async fn play(args: &Args, games: usize, s: Settings) -> Result<PlayReport, Load
     Ok(PlayReport {
         window,
         mode: args.mode,
+        nodes: plan.nodes.len(),
+        placement: plan.placement,
         games,
         spectators_per_game: args.spectators,
         rate_per_game: s.rate,
@@ -854,6 +876,12 @@ fn mib(m: &Option<Memory>) -> String {
 }
 
 fn print_play(r: &PlayReport, json: bool) {
+    if r.nodes > 1 {
+        println!(
+            "{} nodes, players placed: {:?} (on the node that created the game, or on others)",
+            r.nodes, r.placement
+        );
+    }
     println!(
         "mode {:?}: {} games x {} spectators, {} sub-moves/s per game, {:.0} s window (setup took {:.1} s)",
         r.mode, r.games, r.spectators_per_game, r.rate_per_game, r.duration_secs, r.setup_secs

@@ -9,17 +9,20 @@
 
 pub mod account;
 pub mod audit;
+pub mod cluster;
 pub mod game;
 pub mod golden;
 pub mod http;
 pub mod latency;
 pub mod lobby;
+pub mod nodes;
 pub mod postgres;
 pub mod process;
 pub mod raw_ws;
 pub mod redis;
 pub mod rig;
 pub mod rng;
+pub mod roaming;
 pub mod session;
 pub mod store_contract;
 pub mod ws;

@@ -74,10 +74,15 @@ impl RedisServer {
         format!("redis+unix://{}", self.socket().display())
     }
 
+    /// Its log file (printed by the cluster rig when a test fails).
+    pub fn log(&self) -> PathBuf {
+        self.dir.path().join("redis.log")
+    }
+
     async fn spawn(&mut self) {
         let socket = self.socket();
         let _ = std::fs::remove_file(&socket);
-        let log = std::fs::File::create(self.dir.path().join("redis.log"))
+        let log = std::fs::File::create(self.log())
             .expect("the redis-server log file");
         let child = Command::new(&self.binary)
             .args(["--port", "0", "--unixsocket"])
@@ -104,7 +109,7 @@ impl RedisServer {
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
-        let log = std::fs::read_to_string(self.dir.path().join("redis.log")).unwrap_or_default();
+        let log = std::fs::read_to_string(self.log()).unwrap_or_default();
         panic!(
             "redis-server did not answer on {} within 5 s:\n{log}",
             socket.display()

@@ -47,9 +47,29 @@ impl Window {
     }
 }
 
+/// Where a game's players connect when there are several nodes (`--placement`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Placement {
+    /// Both players (and the spectators) on the node that created the game: the node that
+    /// first needs a game claims it, so these sockets are the owner's own and nothing crosses
+    /// the bus but the other nodes' listings.
+    Owner,
+    /// White and Black each on another node than the one that created the game (the owner),
+    /// spectators spread over all: every client message is relayed to the owner over the bus and
+    /// every event back.
+    Other,
+}
+
 /// What every slot shares.
 pub struct Plan {
+    /// The first node (its counters are the report's).
     pub addr: SocketAddr,
+    /// Every node (`--addrs`; just `addr` on one node). Games are created on them in turn.
+    pub nodes: Vec<SocketAddr>,
+    pub placement: Placement,
+    /// Games set up so far (which node creates the next one).
+    pub next_game: std::sync::atomic::AtomicUsize,
     pub spectators: usize,
     /// Each spectator sends a `hello` this often (`--spectator-hello-rate`).
     pub hello_period: Option<Duration>,
@@ -199,8 +219,20 @@ fn field(value: &Value, name: &'static str) -> Result<String, SetupError> {
 
 impl Game {
     async fn setup(plan: &Plan) -> Result<Game, SetupError> {
+        let n = plan.nodes.len().max(1);
+        let home = plan
+            .next_game
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            % n;
+        let node = |i: usize| plan.nodes.get(i % n).copied().unwrap_or(plan.addr);
+        let (white_at, black_at) = match plan.placement {
+            Placement::Owner => (node(home), node(home)),
+            // With two nodes both players share the other one.
+            Placement::Other => (node(home + 1), node(home + n.saturating_sub(1).max(1))),
+        };
+        let created_at = node(home);
         let created = http::expect_ok(
-            plan.addr,
+            created_at,
             "POST",
             "/api/games",
             Some(r#"{"color":"white"}"#),
@@ -210,16 +242,20 @@ impl Game {
         let id = field(&created, "id")?;
         let white_token = field(&created, "token")?;
         let joined =
-            http::expect_ok(plan.addr, "POST", &format!("/api/games/{id}/join"), None).await?;
+            http::expect_ok(created_at, "POST", &format!("/api/games/{id}/join"), None).await?;
         let joined: Value = serde_json::from_str(&joined).map_err(http::HttpError::from)?;
         let black_token = field(&joined, "token")?;
-        let white = ws::connect(plan.addr, &format!("/ws/game/{id}?token={white_token}")).await?;
-        let black = ws::connect(plan.addr, &format!("/ws/game/{id}?token={black_token}")).await?;
+        let white = ws::connect(white_at, &format!("/ws/game/{id}?token={white_token}")).await?;
+        let black = ws::connect(black_at, &format!("/ws/game/{id}?token={black_token}")).await?;
         let ring: Shared = Arc::default();
         let (stop_spectators, stop_rx) = watch::channel(false);
         let mut spectators = Vec::with_capacity(plan.spectators);
-        for _ in 0..plan.spectators {
-            let socket = ws::connect(plan.addr, &format!("/ws/game/{id}")).await?;
+        for i in 0..plan.spectators {
+            let at = match plan.placement {
+                Placement::Owner => created_at,
+                Placement::Other => node(home + 1 + i),
+            };
+            let socket = ws::connect(at, &format!("/ws/game/{id}")).await?;
             spectators.push(tokio::spawn(spectate(
                 socket,
                 plan.hello_period,

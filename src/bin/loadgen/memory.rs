@@ -128,6 +128,9 @@ pub async fn run(mp: MemoryPlan) -> MemoryReport {
     let (ready_tx, _ready_rx) = mpsc::channel(1);
     let plan = Arc::new(Plan {
         addr: mp.addr,
+        nodes: vec![mp.addr],
+        placement: crate::game::Placement::Owner,
+        next_game: std::sync::atomic::AtomicUsize::new(0),
         spectators: mp.spectators,
         hello_period: None,
         long_games: true,
