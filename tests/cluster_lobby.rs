@@ -212,7 +212,7 @@ async fn a_lobby_line_said_on_node_1_reaches_node_2_and_is_in_chat_history_on_no
     // Node 3 read its (empty) history before the line: it has it from the bus.
     let early = c.page(3, None).await;
     speaker
-        .send_text(r#"{"t":"chat","room":"lobby","text":"hello from node 1"}"#)
+        .send_text(r#"{"t":"chat","d":{"room":"lobby","text":"hello from node 1"}}"#)
         .await;
     let said = |m: &LobbyMsg| matches!(m, LobbyMsg::Chat(l) if l.text == "hello from node 1");
     listener.until("the line on node 2", said).await;
