@@ -146,6 +146,12 @@ async fn table(shared: Arc<Shared>, index: usize, seed: u64) {
                         .record()
                         .progress
                         .insert(index, shared.kills.load(Ordering::SeqCst));
+                    // The ack comes before the move event (docs/protocol.md): the mover's
+                    // own view is up to date only once it read its move too.
+                    if !mover.wait_for(book, ANSWER, |r| r.v >= v).await {
+                        shared.anomaly(format!("{id}: the mover never saw v={v}"));
+                        break;
+                    }
                     if !other.wait_for(book, ANSWER, |r| r.v >= v).await {
                         shared.anomaly(format!("{id}: the opponent never saw v={v}"));
                         break;

@@ -294,15 +294,7 @@ impl Rooms {
             .map_err(store_refusal)?;
         let figures = &self.metrics.leases;
         match claim {
-            Claim::Owned(fence) => {
-                figures.claims_owned.fetch_add(1, Ordering::Relaxed);
-                // A relay of this game (its owner died) gives way to the room.
-                if let Some(old) = self.map.get(id).map(|r| Arc::clone(r.value())) {
-                    self.remove(id, old.instance);
-                    link.resync_relay(id);
-                }
-                self.load(id, Some(fence)).await
-            }
+            Claim::Owned(fence) => self.run_owned(id, link, fence).await,
             Claim::Held(owner) => {
                 figures.claims_held.fetch_add(1, Ordering::Relaxed);
                 let instance = self.next_instance.fetch_add(1, Ordering::Relaxed);
@@ -320,8 +312,29 @@ impl Rooms {
         }
     }
 
-    /// Several nodes: claims game `id` for this node even when a relay of it is live (its
-    /// owner died); the relay's sockets reconnect to the new room.
+    /// Runs game `id`, just claimed under `fence`, in a room here; a relay of it (its owner
+    /// died) gives way: its sockets reconnect to the new room.
+    async fn run_owned(
+        &self,
+        id: &str,
+        link: &Arc<Link>,
+        fence: Fence,
+    ) -> Result<Option<Arc<Room>>, Refusal> {
+        self.metrics
+            .leases
+            .claims_owned
+            .fetch_add(1, Ordering::Relaxed);
+        if let Some(old) = self.map.get(id).map(|r| Arc::clone(r.value())) {
+            self.remove(id, old.instance);
+            link.resync_relay(id);
+        }
+        self.load(id, Some(fence)).await
+    }
+
+    /// Several nodes: the owner of relayed game `id` is gone; claims the game for this node
+    /// (the relay's sockets reconnect to the new room). While the dead owner's lease has not
+    /// run out yet the relay stays as it is (the next lease pass tries again); if another
+    /// node took the game first, the relay's sockets reconnect and find that one.
     pub async fn adopt(&self, id: &str) -> Result<Option<Arc<Room>>, Refusal> {
         let Some(link) = self.cluster.get() else {
             return self.get(id).await;
@@ -329,18 +342,29 @@ impl Rooms {
         let lock = Arc::clone(self.claiming.entry(id.to_owned()).or_default().value());
         let result = {
             let _one_at_a_time = lock.lock().await;
-            self.claim_locked(id, link).await
+            self.adopt_locked(id, link).await
         };
         drop(lock);
         self.claiming
             .remove_if(id, |_, lock| Arc::strong_count(lock) == 1);
-        if let Ok(Some(room)) = &result
-            && room.relay
-        {
-            // Someone else adopted it first: this relay's owner is that node now.
-            link.resync_relay(id);
-        }
         result
+    }
+
+    async fn adopt_locked(&self, id: &str, link: &Arc<Link>) -> Result<Option<Arc<Room>>, Refusal> {
+        let claim = self
+            .store
+            .claim_game(id, link.node.as_str(), link.lease)
+            .await
+            .map_err(store_refusal)?;
+        match claim {
+            Claim::Owned(fence) => self.run_owned(id, link, fence).await,
+            Claim::Held(holder) => {
+                if link.relay_owner(id).as_deref() != Some(holder.node.as_str()) {
+                    link.resync_relay(id);
+                }
+                Ok(None)
+            }
+        }
     }
 
     /// Several nodes: a new game made here (committed, not yet in a room) is claimed by this

@@ -7,7 +7,10 @@
 //!   only pushes into the queue (a room never waits on Redis); the task takes everything
 //!   queued (up to [`BATCH`]) and sends it as one pipeline, so messages go out in call order
 //!   and a burst costs one round trip. Queue full or Redis down: the message is dropped and
-//!   counted; receivers see the hole in their own sequence numbers and resync.
+//!   counted; receivers see the hole in their own sequence numbers and resync. A request
+//!   that was dropped has no sequence number to miss (a relay's `Connect` to an owner, say),
+//!   so when the publisher is back after dropping anything, every subscription of this bus is
+//!   told [`BusEvent::Gap`] too: its owner resyncs (and asks again) now that asking works.
 //! - the subscriber: one RESP2 pub/sub connection shared by every [`Subscription`]. When it is
 //!   lost it is made again (bounded backoff), every channel subscribed again, and every
 //!   subscription told [`BusEvent::Gap`].
@@ -209,8 +212,8 @@ pub enum BusEvent {
     /// One message published on the channel, in publishing order (per publisher).
     Message(Vec<u8>),
     /// Messages of this channel may have been lost just before this point: the subscriber
-    /// connection was lost and is back (Redis restarted), or this subscription's queue was
-    /// full. Whoever relies on the channel resyncs from the store or the owner.
+    /// connection was lost and is back (Redis restarted), this subscription's queue was
+    /// full, or this bus dropped messages it was to publish and can publish again. Whoever relies on the channel resyncs from the store or the owner.
     Gap,
 }
 
@@ -277,6 +280,9 @@ struct Shared {
     closed: AtomicBool,
     published: AtomicU64,
     dropped: AtomicU64,
+    /// `publish` dropped a message (queue full) that the publisher has not yet counted as
+    /// one of its own drops (so its next success tells the subscriptions `Gap`).
+    queue_dropped: AtomicBool,
     received: AtomicU64,
     reconnects: AtomicU64,
 }
@@ -300,6 +306,8 @@ enum Command {
         channel: String,
         id: u64,
     },
+    /// The publisher is back after dropping messages: every subscription gets a `Gap`.
+    PublisherBack,
     Close,
 }
 
@@ -348,7 +356,12 @@ impl Bus {
         shared.subscriber_up.store(true, Ordering::Relaxed);
         let (queue, outgoing) = mpsc::channel(QUEUE);
         let (commands, incoming) = mpsc::unbounded_channel();
-        let publisher = tokio::spawn(publisher(connection.clone(), outgoing, shared.clone()));
+        let publisher = tokio::spawn(publisher(
+            connection.clone(),
+            outgoing,
+            shared.clone(),
+            commands.downgrade(),
+        ));
         let subscriber = Subscriber {
             client,
             shared: shared.clone(),
@@ -376,6 +389,7 @@ impl Bus {
         };
         if self.shared.closed.load(Ordering::Relaxed) || self.queue.try_send(message).is_err() {
             self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+            self.shared.queue_dropped.store(true, Ordering::Relaxed);
         }
     }
 
@@ -491,6 +505,10 @@ struct Link {
     backoff: Backoff,
     /// While down: no attempt before this instant (messages meanwhile are dropped).
     retry_at: Option<Instant>,
+    /// Messages were dropped since the connection was last up.
+    dropped_since_up: bool,
+    /// The subscriber task, told when the publisher is back after dropping messages.
+    subscriber: mpsc::WeakUnboundedSender<Command>,
 }
 
 impl Link {
@@ -503,8 +521,19 @@ impl Link {
             self.shared.reconnects.fetch_add(1, Ordering::Relaxed);
             tracing::info!("bus: the publishing connection to Redis is back");
         }
+        let queue_dropped = self.shared.queue_dropped.swap(false, Ordering::Relaxed);
+        if (std::mem::take(&mut self.dropped_since_up) || queue_dropped)
+            && let Some(subscriber) = self.subscriber.upgrade()
+        {
+            let _ = subscriber.send(Command::PublisherBack);
+        }
         self.backoff.reset();
         self.shared.publisher_up.store(true, Ordering::Relaxed);
+    }
+
+    fn dropped(&mut self, count: u64) {
+        self.shared.dropped.fetch_add(count, Ordering::Relaxed);
+        self.dropped_since_up = true;
     }
 
     fn down(&mut self, why: &str) {
@@ -520,11 +549,14 @@ async fn publisher(
     mut connection: ConnectionManager,
     mut queue: mpsc::Receiver<Outgoing>,
     shared: Arc<Shared>,
+    subscriber: mpsc::WeakUnboundedSender<Command>,
 ) {
     let mut link = Link {
         shared: shared.clone(),
         backoff: Backoff::new(),
         retry_at: None,
+        dropped_since_up: false,
+        subscriber,
     };
     let mut batch: Vec<(String, Vec<u8>)> = Vec::with_capacity(BATCH);
     loop {
@@ -580,7 +612,7 @@ async fn send_batch(
     let count = batch.len() as u64;
     if !link.may_try() {
         batch.clear();
-        link.shared.dropped.fetch_add(count, Ordering::Relaxed);
+        link.dropped(count);
         return;
     }
     let mut pipe = redis::pipe();
@@ -595,11 +627,11 @@ async fn send_batch(
             link.up();
         }
         Ok(Err(e)) => {
-            link.shared.dropped.fetch_add(count, Ordering::Relaxed);
+            link.dropped(count);
             link.down(&e.to_string());
         }
         Err(_) => {
-            link.shared.dropped.fetch_add(count, Ordering::Relaxed);
+            link.dropped(count);
             link.down("publishing timed out");
         }
     }
@@ -726,6 +758,14 @@ impl Subscriber {
                     }
                 }
             }
+            Command::PublisherBack => {
+                for locals in self.channels.values_mut() {
+                    for local in locals.iter_mut() {
+                        local.gap_pending = true;
+                        local.flush_gap();
+                    }
+                }
+            }
             Command::Close => {}
         }
     }
@@ -797,6 +837,8 @@ impl Subscriber {
                                 "the subscribing connection to Redis is down".to_string(),
                             )));
                         }
+                        // The reconnect tells every subscription `Gap` anyway.
+                        Some(Command::PublisherBack) => {}
                         Some(Command::Unsubscribe { channel, id }) => {
                             if let Some(locals) = self.channels.get_mut(&channel) {
                                 locals.retain(|l| l.id != id);

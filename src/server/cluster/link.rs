@@ -86,6 +86,11 @@ impl Link {
             .collect()
     }
 
+    /// The node game `game`'s relay forwards to, if this node relays it.
+    pub fn relay_owner(&self, game: &str) -> Option<String> {
+        self.relays.get(game).map(|e| e.owner.clone())
+    }
+
     pub(super) fn add_relay(
         &self,
         game: &str,
