@@ -180,6 +180,10 @@ contract!(
     check_a_released_game_is_claimed_by_another_node_at_the_next_epoch
 );
 contract!(
+    a_restarted_node_gives_up_every_lease_of_its_previous_life,
+    check_a_restarted_node_gives_up_every_lease_of_its_previous_life
+);
+contract!(
     orphaned_games_are_live_playing_games_no_node_holds,
     check_orphaned_games_are_live_games_no_node_holds
 );

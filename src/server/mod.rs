@@ -194,8 +194,17 @@ pub async fn start_with_store(
         let link = cluster::link::Link::start(&rooms, &cluster, shutdown_rx.clone()).await?;
         let _ = rooms.cluster.set(Arc::clone(&link));
         rooms.metrics.set_bus(Arc::clone(&link.bus));
+        // A fresh process runs no room: what this node id held in an earlier life (killed
+        // and restarted within its lease) is given up, so that the orphan sweep and the
+        // relays' lookups find those games free instead of renewed by a node without them.
+        match rooms.store.release_node(cluster.node.as_str()).await {
+            Ok(0) => {}
+            Ok(released) => tracing::info!(released, "leases of an earlier life given up"),
+            Err(error) => tracing::warn!(%error, "could not give up the leases of an earlier life"),
+        }
         // Renew (and so record this node as alive) before anything is claimed.
         cluster::lease_loop::pass(&rooms, &link).await;
+        link.announce_start(&*rooms.store).await;
         cluster::lease_loop::spawn(Arc::clone(&rooms), Arc::clone(&link), shutdown_rx.clone());
         cluster::orphans::spawn(Arc::clone(&rooms), link, shutdown_rx.clone());
         tracing::info!(node = %cluster.node, bus = %cluster.bus, "one node of several");
@@ -208,7 +217,8 @@ pub async fn start_with_store(
     if let (Some(cluster), Some(link)) = (rooms.config.cluster.clone(), rooms.cluster.get()) {
         // The lobby across nodes (challenges on the lobby's owner, notices through the bus),
         // over the one bus connection the games use.
-        let lobby = cluster::lobby::LobbyLink::new(Arc::clone(&link.bus), cluster.node, cluster.lease);
+        let lobby =
+            cluster::lobby::LobbyLink::new(Arc::clone(&link.bus), cluster.node, cluster.lease);
         challenge::remote::join(&state, Arc::new(lobby)).await?;
     }
     let app = http::router(state);

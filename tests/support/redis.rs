@@ -82,8 +82,7 @@ impl RedisServer {
     async fn spawn(&mut self) {
         let socket = self.socket();
         let _ = std::fs::remove_file(&socket);
-        let log = std::fs::File::create(self.log())
-            .expect("the redis-server log file");
+        let log = std::fs::File::create(self.log()).expect("the redis-server log file");
         let child = Command::new(&self.binary)
             .args(["--port", "0", "--unixsocket"])
             .arg(&socket)

@@ -1373,6 +1373,33 @@ pub async fn check_a_released_game_is_claimed_by_another_node_at_the_next_epoch(
     );
 }
 
+pub async fn check_a_restarted_node_gives_up_every_lease_of_its_previous_life(store: &dyn Store) {
+    let one = owned(store, "one", "node-a", LONG_LEASE).await;
+    let two = owned(store, "two", "node-a", LONG_LEASE).await;
+    let other = owned(store, "three", "node-b", LONG_LEASE).await;
+    assert_eq!(store.release_node("node-a").await.expect("release"), 2);
+    assert_eq!(store.game_owner("one").await.expect("owner"), None);
+    assert_eq!(store.game_owner("two").await.expect("owner"), None);
+    assert_eq!(store.game_owner("three").await.expect("owner"), Some(other));
+    // Nothing left to renew; the next claim, by anyone, is at the next epoch.
+    assert_eq!(
+        store
+            .renew_leases("node-a", LONG_LEASE)
+            .await
+            .expect("renew"),
+        Vec::new()
+    );
+    assert_eq!(
+        owned(store, "one", "node-a", LONG_LEASE).await.epoch,
+        one.epoch + 1
+    );
+    assert_eq!(
+        owned(store, "two", "node-b", LONG_LEASE).await,
+        fence("node-b", two.epoch + 1)
+    );
+    assert_eq!(store.release_node("node-a").await.expect("again"), 1);
+}
+
 pub async fn check_orphaned_games_are_live_games_no_node_holds(store: &dyn Store) {
     for (id, status, deadline) in [
         ("open", GameStatus::Open, None),

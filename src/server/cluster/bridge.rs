@@ -162,6 +162,19 @@ impl Bridge {
         }
     }
 
+    /// Node `node` restarted: its sockets of before are gone.
+    pub async fn drop_node(&self, node: &str) {
+        let gone: Vec<(String, u64)> = self
+            .members
+            .iter()
+            .filter(|e| e.key().0 == node)
+            .map(|e| e.key().clone())
+            .collect();
+        for (node, conn) in gone {
+            self.disconnect(&node, conn).await;
+        }
+    }
+
     /// This node's lane lost messages: any relay may have lost a `Connect`, an `Act` or a
     /// `Disconnect`. Every remote member leaves, and its relay is told to reconnect.
     pub async fn gap(&self, link: &Link) {

@@ -69,6 +69,9 @@ pub enum LaneMsg {
         conn: u64,
         lagged: bool,
     },
+    /// A node (re)started under id `node`: the other nodes' relays towards it resync (what
+    /// they sent to its previous life is lost) and their remote members from it leave.
+    Started { node: String },
     /// Owner -> relay: this node does not run the game (any more): the relay closes its
     /// sockets (1012) and forgets itself; they reconnect and find the current owner.
     Moved { game: String },
@@ -238,6 +241,7 @@ mod tests {
                 text: "{}".into(),
             },
             LaneMsg::Moved { game: "g".into() },
+            LaneMsg::Started { node: "n2".into() },
         ];
         for msg in msgs {
             assert_eq!(LaneMsg::decode(&msg.encode()), Ok(msg));

@@ -113,6 +113,21 @@ impl Link {
         }
     }
 
+    /// Tells every live node that this one (re)started (published on their lanes).
+    pub async fn announce_start(&self, store: &dyn crate::server::store::Store) {
+        let nodes = match store.live_nodes().await {
+            Ok(nodes) => nodes,
+            Err(error) => {
+                tracing::warn!(%error, "could not read the live nodes to announce this start");
+                return;
+            }
+        };
+        let me = self.node.to_string();
+        for node in nodes.iter().filter(|n| **n != me) {
+            self.publish(node, &LaneMsg::Started { node: me.clone() });
+        }
+    }
+
     /// Tells game `game`'s relay (if any) to close its sockets so that they reconnect.
     pub fn resync_relay(&self, game: &str) {
         if let Some(relay) = self.relays.get(game) {
@@ -234,6 +249,13 @@ impl Link {
                 self.to_relay(&game, RelayIn::Ended { conn, lagged })
             }
             LaneMsg::Moved { game } => self.to_relay(&game, RelayIn::Resync),
+            LaneMsg::Started { node } => {
+                tracing::info!(%node, "a node (re)started: resyncing the relays towards it");
+                for relay in self.relays.iter().filter(|r| r.owner == node) {
+                    let _ = relay.tx.send(RelayIn::Resync);
+                }
+                self.bridge.drop_node(&node).await;
+            }
         }
     }
 }

@@ -18,11 +18,17 @@ use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use super::lane::{AskReply, AskWhat, LaneMsg, WireAccount};
 use super::link::Link;
-use crate::server::protocol::{ErrorCode, GameSnapshot, Refusal};
+use crate::server::protocol::{ClientMsg, ErrorCode, GameSnapshot, Refusal};
 use crate::server::room::{Command, ConnId, Outbox, Room};
 
 /// Commands a relay's inbox holds before senders wait (as a room's).
 const INBOX: usize = 256;
+
+/// How long a relayed move may go without the owner saying anything to its socket before the
+/// relay resyncs. A safety net: every known way of losing a request (a Redis restart, a bus
+/// that dropped, an owner restarted or dead) already resyncs; this one catches the unknown
+/// ones, so that no move waits forever. An owner answers a move within milliseconds.
+const MOVE_SILENCE: Duration = Duration::from_secs(10);
 
 /// What the lane brings a relay.
 pub enum RelayIn {
@@ -44,6 +50,8 @@ struct Sub {
     outbox: Outbox,
     /// The last `seq` delivered to it.
     seq: u64,
+    /// When it sent a move that nothing has been delivered to it since.
+    move_sent: Option<Instant>,
 }
 
 /// Starts a relay for `game` towards `owner` and returns its handle.
@@ -100,6 +108,12 @@ impl RelayTask {
                 .subs
                 .is_empty()
                 .then(|| self.idle_since + self.retire_after);
+            let silence = self
+                .subs
+                .values()
+                .filter_map(|s| s.move_sent)
+                .min()
+                .map(|sent| sent + MOVE_SILENCE);
             tokio::select! {
                 biased;
                 _ = shutdown.changed() => break,
@@ -120,6 +134,11 @@ impl RelayTask {
                     None => break,
                 },
                 _ = sleep_until(retire), if retire.is_some() => break,
+                _ = sleep_until(silence), if silence.is_some() => {
+                    tracing::warn!(game = %self.game, "a relayed move got no answer; resyncing");
+                    self.resync();
+                    break;
+                }
             }
         }
         self.link.forget_relay(&self.game, self.instance);
@@ -144,7 +163,14 @@ impl RelayTask {
                 outbox,
                 done,
             } => {
-                self.subs.insert(conn, Sub { outbox, seq: 0 });
+                self.subs.insert(
+                    conn,
+                    Sub {
+                        outbox,
+                        seq: 0,
+                        move_sent: None,
+                    },
+                );
                 self.publish(LaneMsg::Connect {
                     game: self.game.clone(),
                     from: self.from(),
@@ -160,7 +186,10 @@ impl RelayTask {
             Command::ConnectComputer { .. } => {}
             Command::Disconnect { conn } => self.leave(conn),
             Command::Act { conn, msg, rtt, .. } => {
-                if self.subs.contains_key(&conn) {
+                if let Some(sub) = self.subs.get_mut(&conn) {
+                    if matches!(msg, ClientMsg::Move { .. }) && sub.move_sent.is_none() {
+                        sub.move_sent = Some(Instant::now());
+                    }
                     self.publish(LaneMsg::Act {
                         game: self.game.clone(),
                         from: self.from(),
@@ -240,6 +269,7 @@ impl RelayTask {
                     return;
                 }
                 sub.seq = seq;
+                sub.move_sent = None;
                 match sub.outbox.queue.try_send(Utf8Bytes::from(text)) {
                     Ok(()) => {}
                     Err(mpsc::error::TrySendError::Full(_)) => {

@@ -408,6 +408,12 @@ pub trait Store: Send + Sync + 'static {
     fn release_game(&self, _game: &str, _fence: Fence) -> StoreFuture<()> {
         Box::pin(async { Ok(()) })
     }
+    /// Gives up every lease `node` holds (a node starting: a fresh process runs no room, so
+    /// the leases of its previous life must not be renewed); returns how many. The rows stay,
+    /// expired, as with [`Store::release_game`].
+    fn release_node(&self, _node: &str) -> StoreFuture<u64> {
+        Box::pin(async { Ok(0) })
+    }
     /// Who holds a live lease on `game`, if anyone.
     fn game_owner(&self, _game: &str) -> StoreFuture<Option<Fence>> {
         Box::pin(async { Ok(None) })

@@ -76,6 +76,10 @@ RETURNING game_id, epoch";
 const RELEASE: &str = "UPDATE game_leases SET expires_at = now()
     WHERE game_id = $1 AND node_id = $2 AND epoch = $3 AND expires_at > now()";
 
+/// A node starting gives up what its previous life held (the rows stay, expired).
+const RELEASE_NODE: &str =
+    "UPDATE game_leases SET expires_at = now() WHERE node_id = $1 AND expires_at > now()";
+
 const OWNER: &str =
     "SELECT node_id, epoch FROM game_leases WHERE game_id = $1 AND expires_at > now()";
 
@@ -158,6 +162,19 @@ impl PostgresStore {
                 .await
                 .map_err(pg_error)?;
             Ok(())
+        })
+    }
+
+    pub(super) fn release_all(&self, node: &str) -> StoreFuture<u64> {
+        let shared = Arc::clone(&self.shared);
+        let node = node.to_owned();
+        Box::pin(async move {
+            let client = Self::reader(&shared).await?;
+            let statement = client
+                .prepare_cached(RELEASE_NODE)
+                .await
+                .map_err(pg_error)?;
+            client.execute(&statement, &[&node]).await.map_err(pg_error)
         })
     }
 

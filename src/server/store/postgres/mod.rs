@@ -753,6 +753,10 @@ impl Store for PostgresStore {
         self.release(game, fence)
     }
 
+    fn release_node(&self, node: &str) -> StoreFuture<u64> {
+        self.release_all(node)
+    }
+
     fn game_owner(&self, game: &str) -> StoreFuture<Option<Fence>> {
         self.owner(game)
     }
