@@ -161,7 +161,7 @@ async fn table(shared: Arc<Shared>, index: usize, seed: u64) {
                     shared.anomaly(format!("{id}: {uci} refused: {code}"));
                     break;
                 }
-                Answer::NoAnswer => {
+                Answer::Silence => {
                     shared.anomaly(format!("{id}: {uci} never answered"));
                     break;
                 }

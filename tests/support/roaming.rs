@@ -34,7 +34,7 @@ pub enum Answer {
     /// An `error` with this code (the sub-move is no longer pending).
     Refused(String),
     /// Nothing within the wait (still pending).
-    NoAnswer,
+    Silence,
 }
 
 pub struct Roamer {
@@ -367,7 +367,7 @@ impl Roamer {
             }
             let now = tokio::time::Instant::now();
             if now >= deadline {
-                return Answer::NoAnswer;
+                return Answer::Silence;
             }
             if !self.is_connected() {
                 self.reconnect(nodes).await;
@@ -384,7 +384,7 @@ impl Roamer {
         }
         match self.acked.iter().rev().find(|a| a.id == id) {
             Some(ack) => Answer::Acked(ack.v),
-            None => Answer::NoAnswer,
+            None => Answer::Silence,
         }
     }
 
