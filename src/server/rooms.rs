@@ -289,7 +289,7 @@ impl Rooms {
         }
         let claim = self
             .store
-            .claim_game(id, link.node.as_str(), link.lease)
+            .claim_game(id, link.node.as_str(), cluster::lease_ttl(link.lease))
             .await
             .map_err(store_refusal)?;
         let figures = &self.metrics.leases;
@@ -353,7 +353,7 @@ impl Rooms {
     async fn adopt_locked(&self, id: &str, link: &Arc<Link>) -> Result<Option<Arc<Room>>, Refusal> {
         let claim = self
             .store
-            .claim_game(id, link.node.as_str(), link.lease)
+            .claim_game(id, link.node.as_str(), cluster::lease_ttl(link.lease))
             .await
             .map_err(store_refusal)?;
         match claim {
@@ -380,7 +380,11 @@ impl Rooms {
         };
         match self
             .store
-            .claim_game(&state.id, link.node.as_str(), link.lease)
+            .claim_game(
+                &state.id,
+                link.node.as_str(),
+                cluster::lease_ttl(link.lease),
+            )
             .await?
         {
             Claim::Owned(fence) => {

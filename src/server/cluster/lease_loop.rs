@@ -1,4 +1,4 @@
-//! Leases at work: every third of `--lease-secs`, one statement renews all of this node's
+//! Leases at work: every quarter of `--lease-secs`, one statement renews all of this node's
 //! leases; a room whose lease is not in the answer is stopped as "moved" (its subscribers
 //! reconnect to the new owner; nothing more is written: its commits would be fenced anyway).
 //! The same pass reads which nodes are alive: a relay whose owner is not adopts the game
@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use tokio::sync::watch;
 
@@ -16,10 +16,7 @@ use super::link::Link;
 use crate::server::room::Command;
 use crate::server::rooms::Rooms;
 
-/// The renewal period for a lease of `lease`: a third of it (at least 50 ms).
-pub fn period(lease: Duration) -> Duration {
-    (lease / 3).max(Duration::from_millis(50))
-}
+pub use super::lease_period as period;
 
 pub fn spawn(rooms: Arc<Rooms>, link: Arc<Link>, mut shutdown: watch::Receiver<bool>) {
     tokio::spawn(async move {
@@ -39,7 +36,7 @@ pub async fn pass(rooms: &Rooms, link: &Link) {
     let started = Instant::now();
     let renewed = rooms
         .store
-        .renew_leases(link.node.as_str(), link.lease)
+        .renew_leases(link.node.as_str(), super::lease_ttl(link.lease))
         .await;
     let figures = &rooms.metrics.leases;
     figures.renew_latency.observe(started.elapsed());

@@ -147,16 +147,21 @@ impl LobbyLink {
     }
 
     /// How often the lease is claimed again and presence reported even when unchanged: a
-    /// third of the lease, so that one lost round never lets either lapse.
+    /// quarter of the lease ([`super::lease_period`]), so that one lost round never lets
+    /// either lapse.
     pub fn refresh_every(&self) -> Duration {
-        self.lease / 3
+        super::lease_period(self.lease)
     }
 
     /// Claims (or keeps) the lobby's lease; remembers who owns it. A store failure keeps the
     /// last known owner (logged): the lease itself says who may act once it runs out.
     pub async fn claim(&self, store: &dyn Store) {
         match store
-            .claim_game(LOBBY_LEASE, self.node.as_str(), self.lease)
+            .claim_game(
+                LOBBY_LEASE,
+                self.node.as_str(),
+                super::lease_ttl(self.lease),
+            )
             .await
         {
             Ok(Claim::Owned(fence)) | Ok(Claim::Held(fence)) => {

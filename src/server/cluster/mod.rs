@@ -42,7 +42,23 @@ pub use self::node::NodeId;
 pub struct ClusterConfig {
     pub bus: BusUrl,
     pub node: NodeId,
-    /// How long a lease lasts unrenewed: a node that dies loses its games after this long.
-    /// Renewed every third of it.
+    /// `--lease-secs`: within this long of a node's death, its games are owned by others.
+    /// See [`lease_ttl`] and [`lease_period`].
     pub lease: Duration,
+}
+
+/// How long a granted or renewed lease (and a node's heartbeat) lasts: three quarters of
+/// `--lease-secs`. With renewals, and the other nodes' checks for dead owners, every quarter
+/// ([`lease_period`]), a dead node's games are taken over at most `ttl + period = lease` after
+/// its last renewal, so within `--lease-secs` of its death (the promise; measured in
+/// tests/cluster_failover.rs), and a live node may miss two renewals in a row before it loses
+/// anything.
+pub fn lease_ttl(lease: Duration) -> Duration {
+    (lease * 3 / 4).max(Duration::from_millis(150))
+}
+
+/// How often leases are renewed and dead owners looked for: a quarter of `--lease-secs` (at
+/// least 50 ms).
+pub fn lease_period(lease: Duration) -> Duration {
+    (lease / 4).max(Duration::from_millis(50))
 }

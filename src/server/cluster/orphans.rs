@@ -1,5 +1,5 @@
 //! Orphans: live games being played that no node holds a lease on (their owner died with
-//! nobody watching them). Every third of `--lease-secs` (plus jitter, so that nodes do not
+//! nobody watching them). Every quarter of `--lease-secs` (plus jitter, so that nodes do not
 //! sweep in step), a node claims a share of them (about `n / live nodes`, in random order)
 //! and loads each into a room, as at startup: its clock runs again and flags the game if its
 //! time is up. The time while no node owned it counts like a restart (paused clocks).
