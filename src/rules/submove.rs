@@ -4,6 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use arrayvec::ArrayString;
+
 use super::{Piece, Square};
 
 /// One orthodox move. Whether it is legal depends on a [`super::Position`];
@@ -165,13 +167,26 @@ impl FromStr for SubMove {
     }
 }
 
+impl SubMove {
+    /// The UCI text (`e2e4`, `a7a8q`), built without the formatting machinery: the server
+    /// writes the legal list of each position it sends, some thirty sub-moves a message, and
+    /// `write!` through serde's `collect_str` cost about 2 % of its CPU at saturation.
+    pub fn uci(&self) -> ArrayString<5> {
+        let mut text = ArrayString::new();
+        for square in [self.from, self.to] {
+            text.push(char::from(b'a' + square.file() as u8));
+            text.push(char::from(b'1' + square.rank() as u8));
+        }
+        if let Some(piece) = self.promotion {
+            text.push(char::from(piece));
+        }
+        text
+    }
+}
+
 impl fmt::Display for SubMove {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.from, self.to)?;
-        if let Some(piece) = self.promotion {
-            write!(f, "{}", char::from(piece))?;
-        }
-        Ok(())
+        f.write_str(&self.uci())
     }
 }
 
@@ -182,6 +197,33 @@ mod tests {
     #[test]
     fn the_move_list_bound_is_420_pairs_plus_66_promotion_extras() {
         assert_eq!(MAX_LEGAL_SUBMOVES, 420 + 66);
+    }
+
+    #[test]
+    fn the_uci_text_names_every_square_and_each_promotion_piece() {
+        for from in Square::ALL {
+            for to in [Square::A1, Square::H8, Square::E4] {
+                let mv = SubMove {
+                    from,
+                    to,
+                    promotion: None,
+                };
+                assert_eq!(mv.uci().as_str(), format!("{from}{to}"));
+            }
+        }
+        for (piece, letter) in [
+            (Piece::Queen, 'q'),
+            (Piece::Rook, 'r'),
+            (Piece::Bishop, 'b'),
+            (Piece::Knight, 'n'),
+        ] {
+            let mv = SubMove {
+                from: Square::A7,
+                to: Square::A8,
+                promotion: Some(piece),
+            };
+            assert_eq!(mv.uci().as_str(), format!("a7a8{letter}"));
+        }
     }
 
     #[test]

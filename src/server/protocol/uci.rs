@@ -10,7 +10,7 @@ pub mod submove {
     use crate::rules::SubMove;
 
     pub fn serialize<S: Serializer>(mv: &SubMove, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(mv)
+        serializer.serialize_str(&mv.uci())
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<SubMove, D::Error> {
@@ -37,7 +37,7 @@ pub mod submove {
 
     impl serde::Serialize for Uci {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            serializer.collect_str(&self.0)
+            serializer.serialize_str(&self.0.uci())
         }
     }
 
