@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use futures_util::SinkExt;
+use futures_util::{FutureExt, SinkExt, StreamExt};
 use marseillais::server::config::LagCompensation;
 use serde_json::{Value, json};
 use support::http::metric;
@@ -313,11 +313,12 @@ async fn a_pong_that_does_not_match_an_outstanding_ping_changes_nothing() {
         c.rate_burst = 500.0;
     })
     .await;
-    let (id, _, _) = rig
+    let (id, white, _) = rig
         .game_between_two(json!({"clock": {"base_secs": 180, "increment_secs": 2}}))
         .await;
     let proxy = LatencyProxy::start(rig.addr(), HALF_RTT_200).await;
-    let mut client = Client::seat(proxy.addr(), &id, "").await;
+    // A seat's socket: only those are pinged to measure the link.
+    let mut client = Client::seat(proxy.addr(), &id, &white).await;
     // For two seconds, a made-up pong every 20 ms (an unsolicited one, an empty one, a guessed
     // nonce), each 100 ms on its way like the real ones: had any counted, the server would have
     // measured round trips of 20 ms or so on this 200 ms link.
@@ -349,6 +350,34 @@ async fn a_pong_that_does_not_match_an_outstanding_ping_changes_nothing() {
     assert!(samples >= 3.0, "the real pongs were measured: {samples}");
     assert_eq!(fast, 0.0, "{forged} forged pongs, none measured");
     drop(proxy);
+    rig.stop().await;
+}
+
+/// A spectator's link is never used by the clocks, so its socket gets only the keepalive ping
+/// (`--ping-interval-secs`), not the measuring ones: at 2 spectators a game they were half the
+/// server's pings (issue 9). A seat's socket on the same server is pinged at the game interval.
+#[tokio::test]
+async fn only_a_seats_socket_is_pinged_to_measure_its_link() {
+    let rig = Rig::start_with(|c| c.game_ping_interval = TEST_PING).await;
+    let (id, white, _) = rig
+        .game_between_two(json!({"clock": {"base_secs": 180, "increment_secs": 2}}))
+        .await;
+    let mut seat = rig.seat(&id, &white).await;
+    let mut spectator = rig.spectate(&id).await;
+    let (mut seat_pings, mut spectator_pings) = (0, 0);
+    // Ten game intervals, reading both sockets (their frames queue up meanwhile otherwise).
+    let until = Instant::now() + TEST_PING * 10;
+    while Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        while let Some(Some(frame)) = seat.ws.next().now_or_never() {
+            seat_pings += usize::from(matches!(frame, Ok(Message::Ping(_))));
+        }
+        while let Some(Some(frame)) = spectator.ws.next().now_or_never() {
+            spectator_pings += usize::from(matches!(frame, Ok(Message::Ping(_))));
+        }
+    }
+    assert!(seat_pings >= 3, "the seat was pinged {seat_pings} times");
+    assert_eq!(spectator_pings, 0, "the spectator was pinged");
     rig.stop().await;
 }
 

@@ -79,8 +79,8 @@ pub struct ServeArgs {
     #[arg(long, env = "MARSEILLAIS_TAKEBACKS_PER_GAME", default_value_t = 5)]
     pub takebacks_per_game: u32,
     // Lag compensation (issue 14, hJ): docs/protocol.md section 4.
-    /// Interval between the server's WebSocket pings on game sockets, in milliseconds: each
-    /// pong measures the connection's round trip for lag compensation.
+    /// Interval between the server's WebSocket pings on game sockets opened with a seat token,
+    /// in milliseconds: each pong measures the connection's round trip for lag compensation.
     #[arg(
         long,
         env = "MARSEILLAIS_GAME_PING_INTERVAL_MS",

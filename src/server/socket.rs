@@ -174,9 +174,15 @@ pub async fn run(
 
     let mut last_heard = Instant::now();
     let mut last_ping = Instant::now();
-    // Game sockets ping every `--game-ping-interval-ms`, whether or not a clock runs: the
-    // socket does not know the game's state, and a ping every 2.5 s is a few bytes.
-    let ping_interval = config.ping_interval.min(config.game_ping_interval);
+    // A socket that came with a seat token pings every `--game-ping-interval-ms`, whether or
+    // not a clock runs (the socket does not know the game's state): its pongs measure the
+    // link for lag compensation. A spectator's round trip is never used, so it gets only the
+    // keepalive: at 2 spectators a game they were half the pings and their wakeups (issue 9).
+    let ping_interval = if token.is_some() {
+        config.ping_interval.min(config.game_ping_interval)
+    } else {
+        config.ping_interval
+    };
     let mut rtt = RttMeter::default();
     let tick = ping_interval
         .min(config.idle_timeout / 4)
