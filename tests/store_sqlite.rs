@@ -586,6 +586,65 @@ async fn a_conflicting_commit_fails_alone_and_the_rest_of_its_batch_is_stored() 
     .await;
 }
 
+/// The writer checks sequences from memory; a log that grew behind its back (as after a batch
+/// reported failed whose COMMIT reached the disk) is caught by the primary key: the batch is
+/// written again with the checks read from the database, the stale commit fails alone as a
+/// conflict, and the others of its batch are stored.
+#[tokio::test]
+async fn a_log_grown_behind_the_writers_memory_is_a_conflict_and_the_batch_is_still_stored() {
+    let dir = temp_dir("stale-memory");
+    bounded(async {
+        let store = SqliteStore::open(dir.path()).expect("open");
+        store.commit(commit("g", 0, 1)).await.expect("first commit");
+        let behind = rusqlite::Connection::open(
+            dir.path()
+                .join(marseillais::server::store::sqlite::DB_FILE_NAME),
+        )
+        .expect("second connection");
+        behind
+            .busy_timeout(Duration::from_secs(5))
+            .expect("busy timeout");
+        behind
+            .execute(
+                "INSERT INTO events (game_id, seq, payload) VALUES ('g', 1, '{}')",
+                [],
+            )
+            .expect("write behind the writer's back");
+        drop(behind);
+        let mut pending = vec![store.commit(commit("g", 1, 1))];
+        for o in 0..10 {
+            pending.push(store.commit(commit(&format!("other-{o}"), 0, 2)));
+        }
+        let outcomes = futures_util::future::join_all(pending).await;
+        assert!(
+            matches!(
+                &outcomes[0],
+                Err(StoreError::Conflict {
+                    expected: 2,
+                    got: 1,
+                    ..
+                })
+            ),
+            "the stale commit is a conflict: {:?}",
+            outcomes[0]
+        );
+        assert!(outcomes[1..].iter().all(Result::is_ok), "{outcomes:?}");
+        for o in 0..10 {
+            let id = format!("other-{o}");
+            assert_eq!(events_of(&store, &id).await, expected_events(&id, 2));
+        }
+        // The writer read the log again: the next commit continues it.
+        store
+            .commit(commit("g", 2, 1))
+            .await
+            .expect("the log continues at 2");
+        let (_, events) = store.load_game("g").await.expect("load").expect("stored");
+        assert_eq!(events.len(), 3);
+        store.close().await;
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn close_writes_every_commit_issued_before_it() {
     let dir = temp_dir("drain");

@@ -3,12 +3,22 @@
 //! single fsync makes a whole batch durable. Only after that transaction commits does it complete
 //! the callers' futures; a commit is never acknowledged before it is on disk.
 //!
-//! Within a batch each caller's unit (one commit, or the several of a `commit_all`) runs inside
-//! its own savepoint: a unit with a commit whose `first_seq` does not match (or that fails for a
-//! reason local to it) is undone alone, all of it, and the rest of the batch goes on. A storage failure (disk full, I/O error, ...) rolls back the whole transaction and fails
-//! every commit of the batch with [`StoreError::Io`]; the thread keeps running and later batches
-//! may succeed.
+//! Within a batch each caller's unit (one commit, or the several of a `commit_all`) stands or
+//! fails alone: a unit with a commit whose `first_seq` does not match (or that fails for a
+//! reason local to it) stores nothing, and the rest of the batch goes on. A storage failure
+//! (disk full, I/O error, ...) rolls back the whole transaction and fails every commit of the
+//! batch with [`StoreError::Io`]; the thread keeps running and later batches may succeed.
+//!
+//! Units of commits are written without a savepoint of their own: their sequence checks are
+//! made first, from what the writer remembers ([`NextSeqs`]), so a conflicting unit writes
+//! nothing, and a statement that then fails for one unit's data alone (which should not
+//! happen: it means the memory lagged behind the disk) rolls the batch back and writes it again
+//! with a savepoint per unit and the checks read from the database. Other units (accounts,
+//! sessions, chat, settings) always have their savepoint. Why: at saturation the savepoint,
+//! its release and the `SELECT` of the check were three of the five statements of a move's
+//! commit (docs/performance.md, issue 9).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::Receiver;
@@ -17,6 +27,7 @@ use rusqlite::{Connection, ErrorCode, params};
 use tokio::sync::{oneshot, watch};
 
 use super::checkpoint::{self, Checkpointer};
+use super::next_seq::NextSeqs;
 use super::stats::Counters;
 use crate::server::account::{UserId, Username};
 use crate::server::chat::{KEPT_LINES, NewChatLine};
@@ -124,6 +135,7 @@ pub(super) fn run(
     stopped: watch::Sender<bool>,
 ) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
+    let mut seqs = NextSeqs::default();
     while let Ok(first) = rx.recv() {
         batch.push(first);
         while batch.len() < MAX_BATCH {
@@ -132,7 +144,7 @@ pub(super) fn run(
                 Err(_) => break,
             }
         }
-        write_batch(&mut conn, &mut batch, &counters);
+        write_batch(&mut conn, &mut batch, &counters, &mut seqs);
         let catch_up = counters.catch_up_wanted.swap(false, Ordering::Relaxed);
         if counters.truncate_wanted.swap(false, Ordering::Relaxed) {
             truncate_wal(&conn, &counters);
@@ -176,14 +188,19 @@ fn catch_up_wal(conn: &Connection, counters: &Counters) {
 }
 
 /// Writes one batch in one transaction and completes every commit's future. Empties `batch`.
-fn write_batch(conn: &mut Connection, batch: &mut Vec<Pending>, counters: &Counters) {
+fn write_batch(
+    conn: &mut Connection,
+    batch: &mut Vec<Pending>,
+    counters: &Counters,
+    seqs: &mut NextSeqs,
+) {
     counters.batches.fetch_add(1, Ordering::Relaxed);
     counters
         .largest_batch
         .fetch_max(batch.len() as u64, Ordering::Relaxed);
 
     let mut outcomes: Vec<Result<Done, StoreError>> = Vec::with_capacity(batch.len());
-    let result = write_in_transaction(conn, batch, &mut outcomes);
+    let result = write_in_transaction(conn, batch, &mut outcomes, seqs);
     match result {
         Ok(()) => {
             for (pending, outcome) in batch.drain(..).zip(outcomes) {
@@ -202,10 +219,11 @@ fn write_batch(conn: &mut Connection, batch: &mut Vec<Pending>, counters: &Count
             }
         }
         Err(e) => {
-            // Whatever SQLite did on its own, make sure no transaction is left open.
-            if !conn.is_autocommit()
-                && let Err(rollback) = conn.execute_batch("ROLLBACK")
-            {
+            // Whatever SQLite did on its own, make sure no transaction is left open. A COMMIT
+            // that failed may still have reached the disk: what the writer remembers of the
+            // games' logs is no longer sure.
+            seqs.forget();
+            if let Err(rollback) = rollback(conn) {
                 tracing::error!(error = %rollback, "store: rollback after failed batch failed");
             }
             tracing::error!(error = %e, commits = batch.len(), "store: batch failed, nothing acknowledged");
@@ -228,37 +246,83 @@ enum BatchError {
     Sqlite(#[from] rusqlite::Error),
     #[error("the transaction was rolled back by SQLite before it could commit")]
     TransactionLost,
+    /// A unit written without a savepoint failed on its own: the batch is to be written again
+    /// with one savepoint per unit (never returned by that second pass).
+    #[error("a unit failed without a savepoint to undo it alone")]
+    WriteAgainGuarded,
 }
 
-/// BEGIN, one savepoint per unit of work, COMMIT. Pushes one outcome per unit into `outcomes`;
-/// those outcomes only count if this returns `Ok` (the transaction committed).
+/// How the units of commits of a batch are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Guard {
+    /// Sequence checks from memory first, then the writes, no savepoint (the usual way).
+    Checked,
+    /// One savepoint per unit, sequence checks read from the database (the second pass).
+    Savepoint,
+}
+
+/// Ends the open transaction, if SQLite left one open.
+fn rollback(conn: &Connection) -> Result<(), rusqlite::Error> {
+    if conn.is_autocommit() {
+        return Ok(());
+    }
+    conn.execute_batch("ROLLBACK")
+}
+
+/// Writes the batch in one transaction and, once it committed, remembers the games' next
+/// sequence numbers. Pushes one outcome per unit into `outcomes`; those outcomes only count if
+/// this returns `Ok` (the transaction committed).
 fn write_in_transaction(
     conn: &mut Connection,
     batch: &[Pending],
     outcomes: &mut Vec<Result<Done, StoreError>>,
+    seqs: &mut NextSeqs,
+) -> Result<(), BatchError> {
+    let mut staged = HashMap::new();
+    match write_units(conn, batch, outcomes, Guard::Checked, seqs, &mut staged) {
+        Err(BatchError::WriteAgainGuarded) => {
+            rollback(conn)?;
+            seqs.forget();
+            outcomes.clear();
+            staged.clear();
+            write_units(conn, batch, outcomes, Guard::Savepoint, seqs, &mut staged)?;
+        }
+        other => other?,
+    }
+    seqs.learn(staged);
+    Ok(())
+}
+
+/// BEGIN, every unit of work, COMMIT. `staged` collects the next sequence number of every game
+/// a stored unit wrote (or whose log a check read).
+fn write_units(
+    conn: &mut Connection,
+    batch: &[Pending],
+    outcomes: &mut Vec<Result<Done, StoreError>>,
+    guard: Guard,
+    seqs: &NextSeqs,
+    staged: &mut HashMap<String, u64>,
 ) -> Result<(), BatchError> {
     conn.execute_batch("BEGIN IMMEDIATE")?;
     for pending in batch {
-        // Outside a transaction SAVEPOINT would silently open a new one: make sure SQLite has
-        // not dropped ours behind our back.
+        // Outside a transaction SAVEPOINT would silently open a new one, and a write would
+        // commit on its own: make sure SQLite has not dropped ours behind our back.
         if conn.is_autocommit() {
             return Err(BatchError::TransactionLost);
         }
-        conn.prepare_cached("SAVEPOINT one_commit")?.execute([])?;
-        let outcome = match write_work(conn, &pending.work) {
-            Ok(done) => {
-                conn.prepare_cached("RELEASE one_commit")?.execute([])?;
-                Ok(done)
+        let outcome = match (&pending.work, guard) {
+            (Work::Commits(commits), Guard::Checked) => {
+                match write_checked(conn, commits, seqs, staged) {
+                    Ok(()) => Ok(Done::Stored),
+                    Err(CommitFailure::Refused(e)) => Err(e),
+                    Err(CommitFailure::WholeBatch(e)) => return Err(e.into()),
+                    Err(CommitFailure::ThisCommit(e)) => {
+                        tracing::warn!(error = %e, "store: a unit failed without its savepoint; writing the batch again guarded");
+                        return Err(BatchError::WriteAgainGuarded);
+                    }
+                }
             }
-            Err(CommitFailure::WholeBatch(e)) => return Err(e.into()),
-            Err(CommitFailure::Refused(e)) => {
-                undo_savepoint(conn)?;
-                Err(e)
-            }
-            Err(CommitFailure::ThisCommit(e)) => {
-                undo_savepoint(conn)?;
-                Err(StoreError::Io(e.to_string()))
-            }
+            (work, _) => write_in_savepoint(conn, work, staged)?,
         };
         outcomes.push(outcome);
     }
@@ -266,6 +330,72 @@ fn write_in_transaction(
         return Err(BatchError::TransactionLost);
     }
     conn.execute_batch("COMMIT")?;
+    Ok(())
+}
+
+/// One unit inside its own savepoint: undone alone if it fails for a reason of its own.
+fn write_in_savepoint(
+    conn: &Connection,
+    work: &Work,
+    staged: &mut HashMap<String, u64>,
+) -> Result<Result<Done, StoreError>, BatchError> {
+    conn.prepare_cached("SAVEPOINT one_commit")?.execute([])?;
+    Ok(match write_work(conn, work) {
+        Ok(done) => {
+            conn.prepare_cached("RELEASE one_commit")?.execute([])?;
+            if let Work::Commits(commits) = work {
+                for commit in commits {
+                    staged.insert(commit.game_id.clone(), next_after(commit));
+                }
+            }
+            Ok(done)
+        }
+        Err(CommitFailure::WholeBatch(e)) => return Err(e.into()),
+        Err(CommitFailure::Refused(e)) => {
+            undo_savepoint(conn)?;
+            Err(e)
+        }
+        Err(CommitFailure::ThisCommit(e)) => {
+            undo_savepoint(conn)?;
+            Err(StoreError::Io(e.to_string()))
+        }
+    })
+}
+
+/// The next sequence number of a game once `commit` is stored.
+fn next_after(commit: &Commit) -> u64 {
+    commit.first_seq + commit.events.len() as u64
+}
+
+/// A unit of commits without a savepoint: every sequence check first (so a conflicting unit
+/// writes nothing), then the writes. The number a check compares with comes from this batch,
+/// then from memory, then from the database (a game this writer has not seen yet).
+fn write_checked(
+    conn: &Connection,
+    commits: &[Commit],
+    seqs: &NextSeqs,
+    staged: &mut HashMap<String, u64>,
+) -> Result<(), CommitFailure> {
+    // The unit's own numbers: a unit may hold two commits of one game.
+    let mut unit: Vec<(&str, u64)> = Vec::with_capacity(commits.len());
+    for commit in commits {
+        let game = commit.game_id.as_str();
+        let next = match unit.iter().rev().find(|(g, _)| *g == game) {
+            Some((_, next)) => *next,
+            None => match staged.get(game).copied().or_else(|| seqs.get(game)) {
+                Some(next) => next,
+                None => stored_next_seq(conn, game)?,
+            },
+        };
+        check_seq(commit, next)?;
+        unit.push((game, next_after(commit)));
+    }
+    for commit in commits {
+        write_rows(conn, commit)?;
+    }
+    for (game, next) in unit {
+        staged.insert(game.to_owned(), next);
+    }
     Ok(())
 }
 
@@ -482,35 +612,50 @@ const RATED_GAME_INSERT: &str = "INSERT INTO rated_games (game_id, speed, ended_
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
         ?19, ?20, ?21, ?22)";
 
-/// Checks the sequence, appends the events, rewrites the listing row, rates a rated end.
+/// Checks the sequence against the database, then writes the commit (the guarded way).
 fn write_one(conn: &Connection, commit: &Commit) -> Result<(), CommitFailure> {
-    let stored: u64 = {
-        let mut last = conn.prepare_cached(LAST_SEQ).map_err(classify)?;
-        let mut rows = last.query([&commit.game_id]).map_err(classify)?;
-        match rows.next().map_err(classify)? {
-            // Sequences are contiguous from 0 (enforced here), so last + 1 is the count.
-            Some(row) => {
-                let seq: i64 = row.get(0).map_err(classify)?;
-                u64::try_from(seq).map_or(0, |s| s + 1)
-            }
-            None => 0,
+    let stored = stored_next_seq(conn, &commit.game_id)?;
+    check_seq(commit, stored)?;
+    write_rows(conn, commit)
+}
+
+/// The number of events stored for `game` (sequences are contiguous from 0, enforced by the
+/// checks, so the last one + 1), as this transaction sees it.
+fn stored_next_seq(conn: &Connection, game: &str) -> Result<u64, CommitFailure> {
+    let mut last = conn.prepare_cached(LAST_SEQ).map_err(classify)?;
+    let mut rows = last.query([game]).map_err(classify)?;
+    match rows.next().map_err(classify)? {
+        Some(row) => {
+            let seq: i64 = row.get(0).map_err(classify)?;
+            Ok(u64::try_from(seq).map_or(0, |s| s + 1))
         }
-    };
-    if commit.first_seq != stored {
-        return Err(CommitFailure::Refused(StoreError::Conflict {
-            game_id: commit.game_id.clone(),
-            expected: stored,
-            got: commit.first_seq,
-        }));
+        None => Ok(0),
     }
+}
+
+/// A commit is stored only as the continuation of its game's log.
+fn check_seq(commit: &Commit, next: u64) -> Result<(), CommitFailure> {
+    if commit.first_seq == next {
+        return Ok(());
+    }
+    Err(CommitFailure::Refused(StoreError::Conflict {
+        game_id: commit.game_id.clone(),
+        expected: next,
+        got: commit.first_seq,
+    }))
+}
+
+/// Appends the events at `first_seq` on (checked by the caller), rewrites the listing row,
+/// rates a rated end, applies the deadline change.
+fn write_rows(conn: &Connection, commit: &Commit) -> Result<(), CommitFailure> {
     {
         let mut insert = conn
             .prepare_cached("INSERT INTO events (game_id, seq, payload) VALUES (?1, ?2, ?3)")
             .map_err(classify)?;
         for (i, payload) in commit.events.iter().enumerate() {
-            // stored < 2^63 because it came from an i64 column; the sum cannot overflow i64 in
-            // practice, but a wrong value must fail this commit, not wrap.
-            let seq = i64::try_from(stored + i as u64)
+            // The first seq came from an i64 column; the sum cannot overflow i64 in practice,
+            // but a wrong value must fail this commit, not wrap.
+            let seq = i64::try_from(commit.first_seq + i as u64)
                 .map_err(|e| classify(rusqlite::Error::ToSqlConversionFailure(Box::new(e))))?;
             insert
                 .execute(params![commit.game_id, seq, payload])
