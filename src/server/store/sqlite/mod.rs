@@ -349,13 +349,6 @@ fn plan_once(conn: &Connection) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// The writer's page cache: 16 MiB (a negative `cache_size` counts KiB). SQLite's default of
-/// 2 MiB (500 pages) is smaller than what a thousand live games touch (each commit writes its
-/// game's last page of events, its listing row and an index entry): at saturation the writer
-/// read 2.2 pages per sub-move back from the OS (`pread`), 0.7 with this cache (docs/
-/// performance.md, issue 9). The cache is bounded; it fills with the pages of the games played.
-const WRITER_CACHE_KIB: i64 = -16_384;
-
 fn open_writer(path: &Path, options: SqliteOptions) -> Result<Connection, StoreError> {
     let conn = Connection::open(path).map_err(io)?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(io)?;
@@ -371,8 +364,6 @@ fn open_writer(path: &Path, options: SqliteOptions) -> Result<Connection, StoreE
     // FULL: in WAL mode the WAL is fsync'd at every commit, so an acknowledged commit survives
     // power loss, not only a process crash.
     conn.pragma_update(None, "synchronous", "FULL")
-        .map_err(io)?;
-    conn.pragma_update(None, "cache_size", WRITER_CACHE_KIB)
         .map_err(io)?;
     // Checkpoints run on their own thread (checkpoint.rs), not inside the COMMIT that
     // crosses 1000 WAL pages, which every acknowledgement of that batch would wait for.
