@@ -683,24 +683,24 @@ fn write_listing(
 ) -> Result<(), CommitFailure> {
     let white = listing.white_user.map(|u| u.0);
     let black = listing.black_user.map(|u| u.0);
+    // The same numbered parameters in both statements.
+    let row = params![
+        game_id,
+        listing.status.as_str(),
+        listing.created_ms,
+        listing.updated_ms,
+        listing.summary,
+        listing.listed,
+        white,
+        black,
+    ];
     let updated = conn
         .prepare_cached(
             "UPDATE games SET status = ?2, created_ms = ?3, updated_ms = ?4, summary = ?5,
                  listed = ?6, white_user = ?7, black_user = ?8
              WHERE id = ?1",
         )
-        .and_then(|mut s| {
-            s.execute(params![
-                game_id,
-                listing.status.as_str(),
-                listing.created_ms,
-                listing.updated_ms,
-                listing.summary,
-                listing.listed,
-                white,
-                black,
-            ])
-        })
+        .and_then(|mut s| s.execute(row))
         .map_err(classify)?;
     if updated > 0 {
         return Ok(());
@@ -710,18 +710,7 @@ fn write_listing(
              black_user)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )
-    .and_then(|mut s| {
-        s.execute(params![
-            game_id,
-            listing.status.as_str(),
-            listing.created_ms,
-            listing.updated_ms,
-            listing.summary,
-            listing.listed,
-            white,
-            black,
-        ])
-    })
+    .and_then(|mut s| s.execute(row))
     .map(|_| ())
     .map_err(classify)
 }
