@@ -1,7 +1,8 @@
 //! Three real nodes on one PostgreSQL and one Redis (issue 13): a game's players and spectators
 //! on different nodes see one game. White plays on node 1, Black on node 2, a spectator watches
 //! on node 3; the moves, the PGN, presence and the spectator count agree everywhere; takebacks,
-//! draw offers and rematches cross nodes as they do on one node.
+//! draw offers, rematches, the lobby's listing and a claim of victory over a player gone cross
+//! nodes as they do on one node.
 //!
 //! Needs PostgreSQL and redis-server (`scripts/test-services.sh cargo test --release --test
 //! cluster_nodes`); skipped loudly without them, failing under CI.
@@ -312,5 +313,61 @@ async fn a_rematch_agreed_across_nodes_seats_both_players_in_the_new_game() {
         let (status, body) =
             http(cluster.addr(k), "GET", &format!("/api/games/{game}"), None).await;
         assert_eq!(status, 200, "node {k} knows the rematch: {body}");
+    }
+}
+
+/// A player who leaves is seen gone on every node, and the opponent, on another node than the
+/// leaver's, claims the game once the grace is over. The game is listed as played on a node
+/// that neither made nor joined it (the lobby's listings are the shared store's).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_gone_from_one_node_is_claimed_against_from_another() {
+    let Some(cluster) = Cluster::builder("cluster_claim", 3)
+        .flags(&["--disconnect-grace-secs", "1"])
+        .start()
+        .await
+    else {
+        return;
+    };
+    let (id, mut white, mut black, mut spectator) = three_way(&cluster, json!({})).await;
+    let (status, playing) = http(cluster.addr(3), "GET", "/api/games?status=playing", None).await;
+    assert_eq!(status, 200, "{playing}");
+    assert!(playing.contains(&id), "node 3 lists the game: {playing}");
+    assert_eq!(white.play(&cluster, "e2e4", ANSWER).await, Answer::Acked(2));
+    black.sync_to(&cluster, 2, ANSWER).await;
+    assert_eq!(black.play(&cluster, "e7e5", ANSWER).await, Answer::Acked(3));
+    assert_eq!(black.play(&cluster, "g8f6", ANSWER).await, Answer::Acked(4));
+    black.close().await;
+    for client in [&mut white, &mut spectator] {
+        let node = client.node;
+        assert!(
+            client
+                .wait_for(&cluster, ANSWER, |c| c.presence["black"] == json!(false))
+                .await,
+            "node {node} sees Black gone from node 2: {}",
+            client.presence
+        );
+    }
+    // Claimed until the grace is over (bounded: 50 tries, 200 ms apart).
+    let mut claimed = false;
+    for _ in 0..50 {
+        assert!(white.send(&cluster, &json!({"t": "claim_victory"})).await);
+        if white
+            .wait_for(&cluster, Duration::from_millis(200), Roamer::over)
+            .await
+        {
+            claimed = true;
+            break;
+        }
+    }
+    assert!(claimed, "White's claim on node 1 ended the game");
+    for client in [&mut white, &mut spectator] {
+        let node = client.node;
+        assert!(
+            client.wait_for(&cluster, ANSWER, Roamer::over).await,
+            "node {node} sees the end"
+        );
+        let end = client.events.last().expect("an end");
+        assert_eq!(end.d["reason"], "abandonment", "{end}");
+        assert_eq!(end.d["winner"], "white", "{end}");
     }
 }
