@@ -1,6 +1,6 @@
 //! What the writer knows of each game's log without asking SQLite: the sequence number its next
-//! event must have. The writer is the database's only writer, so once it has read or written a
-//! game's last event it knows the answer until it writes again; the sequence check of a commit
+//! event must have. The writer is the database's only writer, so once it has written a game's
+//! events it knows the answer until it writes again; the sequence check of a commit
 //! (its `first_seq` must be exactly that number) is then a map lookup instead of a `SELECT`.
 //!
 //! Measured at saturation (docs/performance.md, issue 9): the writer's `SELECT` per commit
@@ -29,7 +29,7 @@ impl NextSeqs {
         self.next.get(game).copied()
     }
 
-    /// Takes what a committed batch wrote (or read): `game`'s next number is `next`.
+    /// Takes what a committed batch wrote: `game`'s next number is `next`.
     pub(super) fn learn(&mut self, staged: impl IntoIterator<Item = (String, u64)>) {
         for (game, next) in staged {
             if self.next.len() >= MAX_GAMES && !self.next.contains_key(&game) {

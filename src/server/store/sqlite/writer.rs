@@ -295,7 +295,7 @@ fn write_in_transaction(
 }
 
 /// BEGIN, every unit of work, COMMIT. `staged` collects the next sequence number of every game
-/// a stored unit wrote (or whose log a check read).
+/// a stored unit wrote.
 fn write_units(
     conn: &mut Connection,
     batch: &[Pending],
