@@ -61,6 +61,21 @@ async fn all_see(cluster: &Cluster, clients: &mut [&mut Roamer], v: u64) {
     }
 }
 
+/// Reads on every client until each has seen the game end, and checks the end's fields there.
+async fn all_see_the_end(cluster: &Cluster, clients: &mut [&mut Roamer], fields: &[(&str, &str)]) {
+    for client in clients.iter_mut() {
+        let node = client.node;
+        assert!(
+            client.wait_for(cluster, ANSWER, Roamer::over).await,
+            "node {node} sees the end"
+        );
+        let end = client.events.last().expect("an end");
+        for (field, value) in fields {
+            assert_eq!(end.d[*field], *value, "node {node}: {end}");
+        }
+    }
+}
+
 /// The sub-moves of a PGN export, as UCI.
 fn pgn_submoves(pgn: &str) -> Vec<String> {
     match marseillais::rules::pgn::read_game(pgn) {
@@ -242,16 +257,12 @@ async fn a_draw_offered_on_one_node_is_accepted_on_another() {
         .await;
     assert!(offered, "the offer made on node 1 reached node 2");
     assert!(black.send(&cluster, &json!({"t": "draw_accept"})).await);
-    for client in [&mut white, &mut black, &mut spectator] {
-        let node = client.node;
-        assert!(
-            client.wait_for(&cluster, ANSWER, Roamer::over).await,
-            "node {node} sees the game drawn"
-        );
-        let end = client.events.last().expect("an end");
-        assert_eq!(end.d["result"], "1/2-1/2", "{end}");
-        assert_eq!(end.d["reason"], "agreement", "{end}");
-    }
+    all_see_the_end(
+        &cluster,
+        &mut [&mut white, &mut black, &mut spectator],
+        &[("result", "1/2-1/2"), ("reason", "agreement")],
+    )
+    .await;
     let (_, pgn) = http(cluster.addr(3), "GET", &format!("/game/{id}.pgn"), None).await;
     assert!(pgn.contains("1/2-1/2"), "{pgn}");
 }
@@ -360,14 +371,10 @@ async fn a_player_gone_from_one_node_is_claimed_against_from_another() {
         }
     }
     assert!(claimed, "White's claim on node 1 ended the game");
-    for client in [&mut white, &mut spectator] {
-        let node = client.node;
-        assert!(
-            client.wait_for(&cluster, ANSWER, Roamer::over).await,
-            "node {node} sees the end"
-        );
-        let end = client.events.last().expect("an end");
-        assert_eq!(end.d["reason"], "abandonment", "{end}");
-        assert_eq!(end.d["winner"], "white", "{end}");
-    }
+    all_see_the_end(
+        &cluster,
+        &mut [&mut white, &mut spectator],
+        &[("reason", "abandonment"), ("winner", "white")],
+    )
+    .await;
 }
