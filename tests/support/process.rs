@@ -230,6 +230,19 @@ impl Spawn {
 }
 
 /// The running binary; killed when dropped.
+/// A server's open descriptors. The two kinds are held to different rules: the database's files
+/// belong to SQLite connections, and the store keeps a pool of readers that grows with concurrent
+/// reads up to its bound (two descriptors each, the database and its WAL), so their number after a
+/// load depends on how many reads once overlapped; everything else (sockets, pipes, the log) must
+/// come back to its number before the load.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct OpenFds {
+    /// Files under the data directory: the database, its WAL and its shared-memory index.
+    pub database: usize,
+    /// Sockets, pipes, epoll and event fds, the log, /dev/null.
+    pub other: usize,
+}
+
 pub struct ServerProcess {
     child: Child,
     /// Kept open so that the server's later writes to stdout do not fail.
@@ -301,11 +314,20 @@ impl ServerProcess {
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
     }
 
-    /// Open file descriptors of the server process (Linux /proc).
-    pub fn open_fds(&self) -> Option<usize> {
-        std::fs::read_dir(format!("/proc/{}/fd", self.pid()))
-            .ok()
-            .map(|d| d.count())
+    /// The server's open file descriptors (Linux /proc), told apart by what they point to.
+    pub fn open_fds(&self, data_dir: &Path) -> Option<OpenFds> {
+        let fds = std::fs::read_dir(format!("/proc/{}/fd", self.pid())).ok()?;
+        let data_dir = std::fs::canonicalize(data_dir).unwrap_or_else(|_| data_dir.to_path_buf());
+        let mut open = OpenFds::default();
+        // An fd closed between the listing and the readlink is simply not counted.
+        for target in fds.filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok()) {
+            if target.starts_with(&data_dir) {
+                open.database += 1;
+            } else {
+                open.other += 1;
+            }
+        }
+        Some(open)
     }
 
     pub async fn metric(&self, name: &str) -> Option<f64> {
