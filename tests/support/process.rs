@@ -229,7 +229,6 @@ impl Spawn {
     }
 }
 
-/// The running binary; killed when dropped.
 /// A server's open descriptors. The two kinds are held to different rules: the database's files
 /// belong to SQLite connections, and the store keeps a pool of readers that grows with concurrent
 /// reads up to its bound (two descriptors each, the database and its WAL), so their number after a
@@ -243,6 +242,7 @@ pub struct OpenFds {
     pub other: usize,
 }
 
+/// The running binary; killed when dropped.
 pub struct ServerProcess {
     child: Child,
     /// Kept open so that the server's later writes to stdout do not fail.
