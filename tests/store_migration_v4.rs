@@ -10,7 +10,6 @@
 
 mod support;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -20,6 +19,7 @@ use serde_json::{Value, json};
 use support::game::play_until_white_mates_in_one;
 use support::http::http;
 use support::process::Spawn;
+use support::raw_db::{raw_i64, raw_tables, table_exists};
 use support::s;
 use support::session::Session;
 use support::store_contract::bounded;
@@ -41,11 +41,6 @@ fn copy_v3_fixture() -> tempfile::TempDir {
     data
 }
 
-fn raw_i64(db: &Path, sql: &str) -> i64 {
-    let conn = rusqlite::Connection::open(db).expect("raw open");
-    conn.query_row(sql, [], |row| row.get(0)).expect("query")
-}
-
 /// The tables a version 3 database has, each read whole.
 const V3_TABLES: [&str; 6] = [
     "games",
@@ -56,37 +51,6 @@ const V3_TABLES: [&str; 6] = [
     "rated_games",
 ];
 
-/// Every row of every version 3 table, read with plain SQL (no store code), each value in its
-/// SQLite type (an integer column that became text would show).
-fn raw_tables(db: &Path) -> BTreeMap<&'static str, Vec<Vec<rusqlite::types::Value>>> {
-    let conn = rusqlite::Connection::open(db).expect("raw open");
-    let mut tables = BTreeMap::new();
-    for table in V3_TABLES {
-        let mut statement = conn
-            .prepare(&format!("SELECT * FROM {table} ORDER BY 1, 2"))
-            .expect("prepare");
-        let columns = statement.column_count();
-        let rows = statement
-            .query_map([], |row| {
-                (0..columns)
-                    .map(|i| row.get::<_, rusqlite::types::Value>(i))
-                    .collect::<Result<Vec<_>, _>>()
-            })
-            .expect("query")
-            .collect::<Result<Vec<_>, _>>()
-            .expect("rows");
-        tables.insert(table, rows);
-    }
-    tables
-}
-
-fn table_exists(db: &Path, name: &str) -> bool {
-    raw_i64(
-        db,
-        &format!("SELECT count(*) FROM sqlite_schema WHERE name = '{name}'"),
-    ) == 1
-}
-
 #[tokio::test]
 async fn a_schema_version_3_database_upgrades_in_place_and_keeps_every_row() {
     if std::env::var(GENERATE_ENV).is_ok() {
@@ -95,7 +59,7 @@ async fn a_schema_version_3_database_upgrades_in_place_and_keeps_every_row() {
     let data = copy_v3_fixture();
     let db = data.path().join(DB);
     assert_eq!(raw_i64(&db, "PRAGMA user_version"), 3);
-    let before = raw_tables(&db);
+    let before = raw_tables(&db, &V3_TABLES);
     assert_eq!(before["games"].len(), 6, "the fixture's six games");
     assert_eq!(before["users"].len(), 2, "alice and bob");
     assert_eq!(before["rated_games"].len(), 1, "one rated game");
@@ -136,7 +100,7 @@ async fn a_schema_version_3_database_upgrades_in_place_and_keeps_every_row() {
 
     // Upgraded in place: same file, the current version, every old row untouched (read by raw SQL).
     assert_eq!(raw_i64(&db, "PRAGMA user_version"), SCHEMA_VERSION);
-    assert_eq!(raw_tables(&db), before);
+    assert_eq!(raw_tables(&db, &V3_TABLES), before);
     // The new tables are there, empty, and take rows of the shape they were made for.
     assert_eq!(raw_i64(&db, "SELECT count(*) FROM turn_deadlines"), 0);
     assert_eq!(raw_i64(&db, "SELECT count(*) FROM chat_lines"), 0);
@@ -200,7 +164,7 @@ async fn a_migration_that_fails_half_way_leaves_the_version_3_database_as_it_was
         conn.execute_batch("CREATE TABLE chat_lines (x INTEGER)")
             .expect("a table in the way");
     }
-    let before = raw_tables(&db);
+    let before = raw_tables(&db, &V3_TABLES);
     match SqliteStore::open(data.path()) {
         Err(e) => assert!(e.to_string().contains("version 3 to "), "{e}"),
         Ok(_) => panic!("the migration must fail"),
@@ -210,7 +174,7 @@ async fn a_migration_that_fails_half_way_leaves_the_version_3_database_as_it_was
         !table_exists(&db, "turn_deadlines"),
         "the step before the failure was rolled back"
     );
-    assert_eq!(raw_tables(&db), before);
+    assert_eq!(raw_tables(&db, &V3_TABLES), before);
 }
 
 // ---------------------------------------------------------------------------------------------

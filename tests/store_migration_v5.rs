@@ -10,7 +10,6 @@
 
 mod support;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -19,6 +18,7 @@ use marseillais::server::store::sqlite::SCHEMA_VERSION;
 use marseillais::server::store::{GameStatus, SqliteStore, Store};
 use serde_json::{Value, json};
 use support::game::play_until_white_mates_in_one;
+use support::raw_db::{raw_i64, raw_tables, table_exists};
 use support::s;
 use support::session::Session;
 use support::store_contract::bounded;
@@ -39,11 +39,6 @@ fn copy_v4_fixture() -> tempfile::TempDir {
     data
 }
 
-fn raw_i64(db: &Path, sql: &str) -> i64 {
-    let conn = rusqlite::Connection::open(db).expect("raw open");
-    conn.query_row(sql, [], |row| row.get(0)).expect("query")
-}
-
 /// The tables a version 4 database has, each read whole.
 const V4_TABLES: [&str; 8] = [
     "games",
@@ -55,37 +50,6 @@ const V4_TABLES: [&str; 8] = [
     "turn_deadlines",
     "chat_lines",
 ];
-
-/// Every row of every version 4 table, read with plain SQL (no store code), each value in its
-/// SQLite type.
-fn raw_tables(db: &Path) -> BTreeMap<&'static str, Vec<Vec<rusqlite::types::Value>>> {
-    let conn = rusqlite::Connection::open(db).expect("raw open");
-    let mut tables = BTreeMap::new();
-    for table in V4_TABLES {
-        let mut statement = conn
-            .prepare(&format!("SELECT * FROM {table} ORDER BY 1, 2"))
-            .expect("prepare");
-        let columns = statement.column_count();
-        let rows = statement
-            .query_map([], |row| {
-                (0..columns)
-                    .map(|i| row.get::<_, rusqlite::types::Value>(i))
-                    .collect::<Result<Vec<_>, _>>()
-            })
-            .expect("query")
-            .collect::<Result<Vec<_>, _>>()
-            .expect("rows");
-        tables.insert(table, rows);
-    }
-    tables
-}
-
-fn table_exists(db: &Path, name: &str) -> bool {
-    raw_i64(
-        db,
-        &format!("SELECT count(*) FROM sqlite_schema WHERE name = '{name}'"),
-    ) == 1
-}
 
 fn user_id(db: &Path, name: &str) -> UserId {
     UserId(raw_i64(
@@ -103,7 +67,7 @@ async fn a_schema_version_4_database_upgrades_in_place_keeps_every_row_and_gains
     let db = data.path().join(DB);
     assert_eq!(raw_i64(&db, "PRAGMA user_version"), 4);
     assert!(!table_exists(&db, "account_settings"));
-    let before = raw_tables(&db);
+    let before = raw_tables(&db, &V4_TABLES);
     assert_eq!(before["games"].len(), 3, "the fixture's three games");
     assert_eq!(before["users"].len(), 2, "alice and bob");
     assert_eq!(before["rated_games"].len(), 1, "one rated game");
@@ -156,7 +120,7 @@ async fn a_schema_version_4_database_upgrades_in_place_keeps_every_row_and_gains
 
     // Upgraded in place: same file, the current version, every old row untouched.
     assert_eq!(raw_i64(&db, "PRAGMA user_version"), SCHEMA_VERSION);
-    assert_eq!(raw_tables(&db), before);
+    assert_eq!(raw_tables(&db, &V4_TABLES), before);
     assert_eq!(raw_i64(&db, "SELECT count(*) FROM account_settings"), 1);
     // Opening it again is a no-op (no second migration: the row just written is still there).
     let store = SqliteStore::open(data.path()).expect("reopen");
@@ -179,13 +143,13 @@ async fn a_version_5_migration_that_fails_leaves_the_version_4_database_as_it_wa
         conn.execute_batch("CREATE TABLE account_settings (x INTEGER)")
             .expect("a table in the way");
     }
-    let before = raw_tables(&db);
+    let before = raw_tables(&db, &V4_TABLES);
     match SqliteStore::open(data.path()) {
         Err(e) => assert!(e.to_string().contains("version 4 to "), "{e}"),
         Ok(_) => panic!("the migration must fail"),
     }
     assert_eq!(raw_i64(&db, "PRAGMA user_version"), 4);
-    assert_eq!(raw_tables(&db), before);
+    assert_eq!(raw_tables(&db, &V4_TABLES), before);
 }
 
 // ---------------------------------------------------------------------------------------------

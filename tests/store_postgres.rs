@@ -84,6 +84,10 @@ contract!(
     check_list_pages_newest_first_by_status
 );
 contract!(
+    listings_follow_updated_ms_exactly_across_and_within_minutes,
+    check_listings_follow_updated_ms_exactly_across_and_within_minutes
+);
+contract!(
     load_unfinished_skips_finished_games,
     check_load_unfinished_skips_finished_games
 );

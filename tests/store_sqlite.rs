@@ -16,6 +16,7 @@ use marseillais::server::store::{
 use support::store_contract::{
     bounded, check_commit_after_close_is_refused, check_commit_all_stores_every_commit_or_none,
     check_failing_store_fails_commits_and_stores_nothing, check_list_pages_newest_first_by_status,
+    check_listings_follow_updated_ms_exactly_across_and_within_minutes,
     check_load_stale_pages_old_games_of_one_status_oldest_first,
     check_load_unfinished_skips_finished_games, check_sequence_conflicts_store_nothing,
     check_unlisted_games_are_in_no_listing_but_load, commit, events_of, expected_events,
@@ -212,6 +213,17 @@ async fn list_pages_newest_first_and_filters_by_status() {
     let store = SqliteStore::open(dir.path()).expect("open");
     bounded(check_list_pages_newest_first_by_status(&store)).await;
     bounded(check_list_pages_newest_first_by_status(&MemoryStore::new())).await;
+}
+
+#[tokio::test]
+async fn listings_follow_updated_ms_exactly_across_and_within_minutes() {
+    let dir = temp_dir("minutes");
+    let store = SqliteStore::open(dir.path()).expect("open");
+    bounded(check_listings_follow_updated_ms_exactly_across_and_within_minutes(&store)).await;
+    bounded(
+        check_listings_follow_updated_ms_exactly_across_and_within_minutes(&MemoryStore::new()),
+    )
+    .await;
 }
 
 #[tokio::test]

@@ -18,6 +18,7 @@ pub mod lobby;
 pub mod nodes;
 pub mod postgres;
 pub mod process;
+pub mod raw_db;
 pub mod raw_ws;
 pub mod redis;
 pub mod rig;

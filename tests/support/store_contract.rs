@@ -151,6 +151,74 @@ pub async fn check_list_pages_newest_first_by_status(store: &dyn Store) {
     );
 }
 
+/// The SQLite store indexes games by the minute of their last activity and sorts within a
+/// minute (schema v6): the lobby, a user's games and the stale scan must still come out in the
+/// exact order of `updated_ms`, whichever minutes the games were last played in, and after a
+/// game is played on within its minute or into the next one.
+pub async fn check_listings_follow_updated_ms_exactly_across_and_within_minutes(store: &dyn Store) {
+    const MINUTE: i64 = 60_000;
+    let ann = store
+        .create_user(username("amy"), "h".to_owned(), 1)
+        .await
+        .expect("amy");
+    let base = 29_000_000 * MINUTE;
+    // (game, updated_ms): two games in one minute in the opposite order of their ids, one
+    // just before that minute, one in the minute after, one three minutes on.
+    let first = [
+        ("m1-late", base + MINUTE - 1),
+        ("m1-early", base + 5),
+        ("m0-last", base - 10),
+        ("m2", base + MINUTE),
+        ("m4", base + 3 * MINUTE + 7),
+    ];
+    for (id, at) in first {
+        store
+            .commit(seated_commit(id, 0, at, true, Some(ann), None))
+            .await
+            .expect("commit");
+    }
+    // Played on: "m0-last" within its minute (still the oldest), "m1-early" into the next
+    // minute, after "m2".
+    store
+        .commit(seated_commit("m0-last", 1, base - 1, true, Some(ann), None))
+        .await
+        .expect("within the minute");
+    store
+        .commit(seated_commit(
+            "m1-early",
+            1,
+            base + MINUTE + 1,
+            true,
+            Some(ann),
+            None,
+        ))
+        .await
+        .expect("into the next minute");
+    let newest_first = ["m4", "m1-early", "m2", "m1-late", "m0-last"];
+    let ids = |rows: Vec<GameListing>| rows.into_iter().map(|l| l.id).collect::<Vec<_>>();
+    assert_eq!(
+        ids(store.list(GameStatus::Playing, 10, 0).await.expect("list")),
+        newest_first
+    );
+    assert_eq!(
+        ids(store.list(GameStatus::Playing, 2, 2).await.expect("a page")),
+        newest_first[2..4]
+    );
+    assert_eq!(
+        ids(store.user_games(ann, 10, 0).await.expect("amy's games")),
+        newest_first
+    );
+    let stale = store
+        .load_stale(GameStatus::Playing, base + MINUTE + 1, 10, 0)
+        .await
+        .expect("stale");
+    assert_eq!(
+        stale.into_iter().map(|(l, _)| l.id).collect::<Vec<_>>(),
+        ["m0-last", "m1-late", "m2"],
+        "oldest first, strictly before the bound"
+    );
+}
+
 pub async fn check_load_unfinished_skips_finished_games(store: &dyn Store) {
     store.commit(commit("a", 0, 2)).await.expect("a");
     store.commit(commit("b", 0, 4)).await.expect("b");

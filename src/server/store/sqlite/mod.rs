@@ -40,7 +40,7 @@ pub const DB_FILE_NAME: &str = "marseillais.sqlite3";
 /// The schema this program writes (`PRAGMA user_version`). A database with a newer version was
 /// written by a newer program and is refused rather than misread; an older one is migrated
 /// ([`MIGRATIONS`]).
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// How long a connection waits on a lock held by another connection before failing. Only a
 /// checkpoint or a second process should ever hold one; waiting beats failing a move.
@@ -171,9 +171,36 @@ CREATE TABLE account_settings (
 );
 ";
 
+/// Version 6: the games' indexes order by the minute of their last activity, not the
+/// millisecond (issue 9). `updated_ms` changes with every sub-move, so an index holding it moved
+/// the game's entry (a delete and an insert, on two pages) at every commit: with the table's
+/// row, 1.5 of the 2.5 WAL frames a sub-move wrote, and ~9 % of the server's CPU per sub-move at
+/// saturation (docs/performance.md). `active_minute` ([`writer::active_minute`]:
+/// `updated_ms / 60000`) changes at most once a minute, and the writer assigns it (and the other
+/// indexed columns) only when it changes, so a sub-move rewrites the row and no index entry.
+/// The listings are as exact as before: the reads order by `active_minute, updated_ms, id`,
+/// which is the order of `updated_ms, id` (the minute is a non-decreasing function of the
+/// millisecond); the index gives the minutes in order and SQLite sorts within a minute ("USE
+/// TEMP B-TREE FOR RIGHT PART OF ORDER BY"), so a lobby read sorts the games active in the
+/// minutes it reaches, not every game.
+const SCHEMA_V6: &str = "
+ALTER TABLE games ADD COLUMN active_minute INTEGER NOT NULL DEFAULT 0;
+UPDATE games SET active_minute = updated_ms / 60000;
+DROP INDEX games_by_status_listed_updated;
+CREATE INDEX games_by_status_listed_minute ON games (status, listed, active_minute);
+DROP INDEX games_by_white_user;
+DROP INDEX games_by_black_user;
+CREATE INDEX games_by_white_user_minute ON games (white_user, active_minute)
+    WHERE white_user IS NOT NULL;
+CREATE INDEX games_by_black_user_minute ON games (black_user, active_minute)
+    WHERE black_user IS NOT NULL;
+";
+
 /// `MIGRATIONS[n]` takes a database from version `n` to `n + 1` (version 0: empty). Each runs in
 /// the same transaction as the version bump, so a crash mid-migration leaves the old version.
-const MIGRATIONS: [&str; 5] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5];
+const MIGRATIONS: [&str; 6] = [
+    SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6,
+];
 
 /// Tuning knobs; [`SqliteStore::open`] uses the defaults.
 #[derive(Clone, Copy, Debug, Default)]
@@ -661,13 +688,20 @@ impl Store for SqliteStore {
         self.read(move |conn| {
             load_games_where(
                 conn,
-                // `listed IN (0, 1)`: both ranges of the (status, listed, updated_ms) index.
+                // `listed IN (0, 1)`: both ranges of the (status, listed, active_minute) index.
                 &format!(
                     "SELECT {LISTING_COLUMNS} FROM games
-                     WHERE status = ?1 AND listed IN (0, 1) AND updated_ms < ?2
-                     ORDER BY updated_ms, id LIMIT ?3 OFFSET ?4"
+                     WHERE status = ?1 AND listed IN (0, 1) AND active_minute <= ?5
+                         AND updated_ms < ?2
+                     ORDER BY active_minute, updated_ms, id LIMIT ?3 OFFSET ?4"
                 ),
-                params![status.as_str(), updated_before_ms, limit, offset],
+                params![
+                    status.as_str(),
+                    updated_before_ms,
+                    limit,
+                    offset,
+                    writer::active_minute(updated_before_ms)
+                ],
             )
         })
     }
@@ -703,7 +737,7 @@ impl Store for SqliteStore {
             let mut stmt = conn
                 .prepare_cached(&format!(
                     "SELECT {LISTING_COLUMNS} FROM games WHERE status = ?1 AND listed = 1
-                     ORDER BY updated_ms DESC, id DESC LIMIT ?2 OFFSET ?3"
+                     ORDER BY active_minute DESC, updated_ms DESC, id DESC LIMIT ?2 OFFSET ?3"
                 ))
                 .map_err(io)?;
             let rows = stmt
@@ -863,12 +897,12 @@ impl Store for SqliteStore {
         self.read(move |conn| {
             let mut stmt = conn
                 .prepare_cached(&format!(
-                    "SELECT * FROM (
-                         SELECT {LISTING_COLUMNS} FROM games WHERE white_user = ?1
+                    "SELECT {LISTING_COLUMNS} FROM (
+                         SELECT {LISTING_COLUMNS}, active_minute FROM games WHERE white_user = ?1
                          UNION ALL
-                         SELECT {LISTING_COLUMNS} FROM games
+                         SELECT {LISTING_COLUMNS}, active_minute FROM games
                              WHERE black_user = ?1 AND (white_user IS NULL OR white_user <> ?1))
-                     ORDER BY updated_ms DESC, id DESC LIMIT ?2 OFFSET ?3"
+                     ORDER BY active_minute DESC, updated_ms DESC, id DESC LIMIT ?2 OFFSET ?3"
                 ))
                 .map_err(io)?;
             let rows = stmt

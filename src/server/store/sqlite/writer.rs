@@ -96,6 +96,7 @@ pub(super) enum Done {
 /// A failure while writing a batch: either it concerns one unit of work (the batch goes on
 /// without it, e.g. a sequence conflict or a taken username), or the transaction as a whole is
 /// lost.
+#[derive(Debug)]
 enum CommitFailure {
     Refused(StoreError),
     ThisCommit(rusqlite::Error),
@@ -671,11 +672,29 @@ fn write_rows(conn: &Connection, commit: &Commit) -> Result<(), CommitFailure> {
     Ok(())
 }
 
-/// Rewrites the game's listing row, or inserts it with the game's first commit. An `UPDATE`
-/// first, not an upsert: every commit but a game's first finds its row, and SQLite's upsert
-/// tries the insert (a probe of the primary key), fails it, then updates through `excluded`.
-/// Measured at saturation: the upsert cost about 9 % of the server's CPU per sub-move more
-/// than the update (docs/performance.md, issue 9).
+/// The bucket of `updated_ms` the games' indexes hold (schema version 6, see `SCHEMA_V6`): the
+/// minute, so that a game's index entries move at most once a minute, not at every sub-move.
+/// The migration computes the same value in SQL (`updated_ms / 60000`, truncating as `/` does
+/// here). A minute: at a human pace (a sub-move every few seconds) one commit in ten or more
+/// moves an entry, and a lobby read sorts at most the games active in the newest minutes.
+pub(super) fn active_minute(updated_ms: i64) -> i64 {
+    updated_ms / ACTIVE_MINUTE_MS
+}
+
+const ACTIVE_MINUTE_MS: i64 = 60_000;
+
+/// Rewrites the game's listing row, or inserts it with the game's first commit, in up to three
+/// statements that each leave the indexes alone unless they must change:
+/// 1. the common case, a sub-move: the same status, `listed`, accounts and minute; only the
+///    row's unindexed columns are assigned, so SQLite rewrites the row and no index entry (an
+///    `UPDATE` that assigns an indexed column rewrites that index's entry even to the same
+///    value);
+/// 2. anything else about an existing game: every column;
+/// 3. a game's first commit: the insert.
+///
+/// Not an upsert: SQLite's upsert tries the insert (a probe of the primary key), fails it, then
+/// updates through `excluded`; it cost about 9 % of the server's CPU per sub-move more than the
+/// update. Measured at saturation (docs/performance.md, issue 9).
 fn write_listing(
     conn: &Connection,
     game_id: &str,
@@ -683,7 +702,7 @@ fn write_listing(
 ) -> Result<(), CommitFailure> {
     let white = listing.white_user.map(|u| u.0);
     let black = listing.black_user.map(|u| u.0);
-    // The same numbered parameters in both statements.
+    // The same numbered parameters in all three statements.
     let row = params![
         game_id,
         listing.status.as_str(),
@@ -693,26 +712,31 @@ fn write_listing(
         listing.listed,
         white,
         black,
+        active_minute(listing.updated_ms),
     ];
-    let updated = conn
-        .prepare_cached(
-            "UPDATE games SET status = ?2, created_ms = ?3, updated_ms = ?4, summary = ?5,
-                 listed = ?6, white_user = ?7, black_user = ?8
-             WHERE id = ?1",
-        )
-        .and_then(|mut s| s.execute(row))
-        .map_err(classify)?;
-    if updated > 0 {
-        return Ok(());
-    }
-    conn.prepare_cached(
+    let statements = [
+        "UPDATE games SET created_ms = ?3, updated_ms = ?4, summary = ?5
+         WHERE id = ?1 AND status = ?2 AND listed = ?6 AND white_user IS ?7
+             AND black_user IS ?8 AND active_minute = ?9",
+        "UPDATE games SET status = ?2, created_ms = ?3, updated_ms = ?4, summary = ?5,
+             listed = ?6, white_user = ?7, black_user = ?8, active_minute = ?9
+         WHERE id = ?1",
         "INSERT INTO games (id, status, created_ms, updated_ms, summary, listed, white_user,
-             black_user)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-    )
-    .and_then(|mut s| s.execute(row))
-    .map(|_| ())
-    .map_err(classify)
+             black_user, active_minute)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    ];
+    for sql in statements {
+        let written = conn
+            .prepare_cached(sql)
+            .and_then(|mut s| s.execute(row))
+            .map_err(classify)?;
+        if written > 0 {
+            return Ok(());
+        }
+    }
+    Err(CommitFailure::Refused(StoreError::Io(format!(
+        "game {game_id}: its listing row was neither updated nor inserted"
+    ))))
 }
 
 /// Applies a commit's [`DeadlineChange`] to the turn-deadline index, in the commit's own
@@ -737,5 +761,123 @@ fn write_deadline(
             .and_then(|mut s| s.execute([game_id]))
             .map(|_| ())
             .map_err(classify),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::store::GameStatus;
+
+    fn listing(id: &str, updated_ms: i64) -> GameListing {
+        GameListing {
+            id: id.to_owned(),
+            status: GameStatus::Playing,
+            created_ms: 0,
+            updated_ms,
+            summary: format!(r#"{{"id":"{id}","updated_ms":{updated_ms}}}"#),
+            listed: true,
+            white_user: Some(UserId(1)),
+            black_user: Some(UserId(2)),
+        }
+    }
+
+    /// Writes `game`'s listing in a transaction of its own and says how many pages it wrote:
+    /// the WAL's frames, counted from an emptied WAL.
+    fn pages_written(conn: &Connection, game: &GameListing) -> i64 {
+        conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+            .expect("empty the WAL");
+        conn.execute_batch("BEGIN IMMEDIATE").expect("begin");
+        write_listing(conn, &game.id, game).expect("write");
+        conn.execute_batch("COMMIT").expect("commit");
+        conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| row.get(1))
+            .expect("frames")
+    }
+
+    #[test]
+    fn a_sub_move_in_the_same_minute_rewrites_the_listing_row_and_no_index_entry() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let conn = super::super::open_writer(
+            &dir.path().join(super::super::DB_FILE_NAME),
+            super::super::SqliteOptions::default(),
+        )
+        .expect("writer");
+        let minute = 29_500_000 * ACTIVE_MINUTE_MS;
+        // Enough games that the table and each index have pages of their own.
+        for i in 0..200 {
+            let game = listing(&format!("g{i:03}"), minute + i);
+            write_listing(&conn, &game.id, &game).expect("insert");
+        }
+        let later_in_the_minute = listing("g100", minute + ACTIVE_MINUTE_MS - 1);
+        assert_eq!(
+            pages_written(&conn, &later_in_the_minute),
+            1,
+            "the row's page alone"
+        );
+        // The next minute moves the game's entries in the lobby's index and both accounts'.
+        let next_minute = listing("g100", minute + ACTIVE_MINUTE_MS);
+        assert!(pages_written(&conn, &next_minute) > 1);
+        let stored: (i64, i64) = conn
+            .query_row(
+                "SELECT updated_ms, active_minute FROM games WHERE id = 'g100'",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .expect("row");
+        assert_eq!(
+            stored,
+            (
+                next_minute.updated_ms,
+                active_minute(next_minute.updated_ms)
+            )
+        );
+    }
+
+    #[test]
+    fn a_listing_whose_status_listed_or_seats_change_is_rewritten_whole() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let conn = super::super::open_writer(
+            &dir.path().join(super::super::DB_FILE_NAME),
+            super::super::SqliteOptions::default(),
+        )
+        .expect("writer");
+        let mut game = listing("g", 1_000);
+        game.status = GameStatus::Open;
+        game.black_user = None;
+        write_listing(&conn, &game.id, &game).expect("insert");
+        game.status = GameStatus::Playing;
+        game.black_user = Some(UserId(2));
+        game.listed = false;
+        game.updated_ms = 1_001;
+        write_listing(&conn, &game.id, &game).expect("update");
+        let stored: (String, bool, Option<i64>, i64, String) = conn
+            .query_row(
+                "SELECT status, listed, black_user, updated_ms, summary FROM games WHERE id = 'g'",
+                [],
+                |row| {
+                    Ok((
+                        row.get(0)?,
+                        row.get(1)?,
+                        row.get(2)?,
+                        row.get(3)?,
+                        row.get(4)?,
+                    ))
+                },
+            )
+            .expect("row");
+        assert_eq!(
+            stored,
+            (
+                "playing".to_owned(),
+                false,
+                Some(2),
+                1_001,
+                game.summary.clone()
+            )
+        );
+        let rows: i64 = conn
+            .query_row("SELECT count(*) FROM games", [], |row| row.get(0))
+            .expect("count");
+        assert_eq!(rows, 1);
     }
 }
