@@ -10,7 +10,6 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use marseillais::server::store::sqlite::SCHEMA_VERSION;
@@ -18,28 +17,17 @@ use marseillais::server::store::{GameStatus, SqliteStore, Store};
 use serde_json::{Value, json};
 use support::game::play_until_white_mates_in_one;
 use support::http::http;
-use support::process::Spawn;
-use support::raw_db::{raw_i64, raw_tables, table_exists};
+use support::raw_db::{
+    DB, check_a_failed_migration_leaves_the_fixture_as_it_was, copy_fixture, older_server, raw_i64,
+    raw_tables, save_fixture, table_exists,
+};
 use support::s;
 use support::session::Session;
 use support::store_contract::bounded;
 use support::ws::Client;
 
-const DB: &str = "marseillais.sqlite3";
-
 /// The path of an older `marseillais` binary: set, the generator writes the fixture with it.
 const GENERATE_ENV: &str = "MARSEILLAIS_FIXTURE_V3_SERVER";
-
-fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/schema_v3")
-}
-
-/// A copy of the version 3 fixture in a fresh data directory.
-fn copy_v3_fixture() -> tempfile::TempDir {
-    let data = tempfile::tempdir().expect("temp dir");
-    std::fs::copy(fixture_dir().join(DB), data.path().join(DB)).expect("copy the fixture");
-    data
-}
 
 /// The tables a version 3 database has, each read whole.
 const V3_TABLES: [&str; 6] = [
@@ -56,7 +44,7 @@ async fn a_schema_version_3_database_upgrades_in_place_and_keeps_every_row() {
     if std::env::var(GENERATE_ENV).is_ok() {
         return;
     }
-    let data = copy_v3_fixture();
+    let data = copy_fixture("schema_v3");
     let db = data.path().join(DB);
     assert_eq!(raw_i64(&db, "PRAGMA user_version"), 3);
     let before = raw_tables(&db, &V3_TABLES);
@@ -155,26 +143,19 @@ async fn a_migration_that_fails_half_way_leaves_the_version_3_database_as_it_was
     if std::env::var(GENERATE_ENV).is_ok() {
         return;
     }
-    let data = copy_v3_fixture();
-    let db = data.path().join(DB);
     // A table in the way of the migration's later statements: `turn_deadlines` is created
     // first, so this makes a later step (chat_lines) fail after an earlier one ran.
-    {
-        let conn = rusqlite::Connection::open(&db).expect("raw open");
-        conn.execute_batch("CREATE TABLE chat_lines (x INTEGER)")
-            .expect("a table in the way");
-    }
-    let before = raw_tables(&db, &V3_TABLES);
-    match SqliteStore::open(data.path()) {
-        Err(e) => assert!(e.to_string().contains("version 3 to "), "{e}"),
-        Ok(_) => panic!("the migration must fail"),
-    }
-    assert_eq!(raw_i64(&db, "PRAGMA user_version"), 3);
+    let data = check_a_failed_migration_leaves_the_fixture_as_it_was(
+        "schema_v3",
+        3,
+        &V3_TABLES,
+        "CREATE TABLE chat_lines (x INTEGER)",
+    );
+    let db = data.path().join(DB);
     assert!(
         !table_exists(&db, "turn_deadlines"),
         "the step before the failure was rolled back"
     );
-    assert_eq!(raw_tables(&db, &V3_TABLES), before);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -214,15 +195,9 @@ async fn join(addr: std::net::SocketAddr, joiner: Option<&Session>, id: &str) ->
 
 #[tokio::test]
 async fn generate() {
-    let Ok(exe) = std::env::var(GENERATE_ENV) else {
+    let Some((scratch, server)) = older_server(GENERATE_ENV).await else {
         return;
     };
-    let scratch = tempfile::tempdir().expect("temp dir");
-    let server = Spawn::new(scratch.path())
-        .binary(Path::new(&exe))
-        .relaxed_limits()
-        .spawn()
-        .await;
     let addr = server.addr;
     let mut games = serde_json::Map::new();
     let alice = Session::register(addr, "alice").await;
@@ -319,25 +294,5 @@ async fn generate() {
     );
 
     assert!(server.terminate().await, "a clean shutdown");
-    let out = fixture_dir();
-    std::fs::create_dir_all(&out).expect("fixture dir");
-    // Folded into one file (no -wal beside it) and compacted, as a shut-down server leaves it.
-    let conn = rusqlite::Connection::open(scratch.path().join(DB)).expect("open the result");
-    let version: i64 = conn
-        .query_row("PRAGMA user_version", [], |row| row.get(0))
-        .expect("version");
-    assert_eq!(
-        version, 3,
-        "the generator must run a schema version 3 binary"
-    );
-    let target = out.join(DB);
-    let _ = std::fs::remove_file(&target);
-    conn.execute("VACUUM INTO ?1", [target.to_string_lossy().as_ref()])
-        .expect("vacuum into the fixture");
-    drop(conn);
-    std::fs::write(
-        out.join("games.json"),
-        serde_json::to_string_pretty(&Value::Object(games)).expect("json") + "\n",
-    )
-    .expect("write games.json");
+    save_fixture(scratch.path(), "schema_v3", 3, Value::Object(games));
 }

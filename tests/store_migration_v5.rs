@@ -10,7 +10,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use marseillais::server::account::UserId;
@@ -18,26 +18,16 @@ use marseillais::server::store::sqlite::SCHEMA_VERSION;
 use marseillais::server::store::{GameStatus, SqliteStore, Store};
 use serde_json::{Value, json};
 use support::game::play_until_white_mates_in_one;
-use support::raw_db::{raw_i64, raw_tables, table_exists};
+use support::raw_db::{
+    DB, check_a_failed_migration_leaves_the_fixture_as_it_was, copy_fixture, older_server, raw_i64,
+    raw_tables, save_fixture, table_exists,
+};
 use support::s;
 use support::session::Session;
 use support::store_contract::bounded;
 
-const DB: &str = "marseillais.sqlite3";
-
 /// The path of an older `marseillais` binary: set, the generator writes the fixture with it.
 const GENERATE_ENV: &str = "MARSEILLAIS_FIXTURE_V4_SERVER";
-
-fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/schema_v4")
-}
-
-/// A copy of the version 4 fixture in a fresh data directory.
-fn copy_v4_fixture() -> tempfile::TempDir {
-    let data = tempfile::tempdir().expect("temp dir");
-    std::fs::copy(fixture_dir().join(DB), data.path().join(DB)).expect("copy the fixture");
-    data
-}
 
 /// The tables a version 4 database has, each read whole.
 const V4_TABLES: [&str; 8] = [
@@ -63,7 +53,7 @@ async fn a_schema_version_4_database_upgrades_in_place_keeps_every_row_and_gains
     if std::env::var(GENERATE_ENV).is_ok() {
         return;
     }
-    let data = copy_v4_fixture();
+    let data = copy_fixture("schema_v4");
     let db = data.path().join(DB);
     assert_eq!(raw_i64(&db, "PRAGMA user_version"), 4);
     assert!(!table_exists(&db, "account_settings"));
@@ -136,20 +126,12 @@ async fn a_version_5_migration_that_fails_leaves_the_version_4_database_as_it_wa
     if std::env::var(GENERATE_ENV).is_ok() {
         return;
     }
-    let data = copy_v4_fixture();
-    let db = data.path().join(DB);
-    {
-        let conn = rusqlite::Connection::open(&db).expect("raw open");
-        conn.execute_batch("CREATE TABLE account_settings (x INTEGER)")
-            .expect("a table in the way");
-    }
-    let before = raw_tables(&db, &V4_TABLES);
-    match SqliteStore::open(data.path()) {
-        Err(e) => assert!(e.to_string().contains("version 4 to "), "{e}"),
-        Ok(_) => panic!("the migration must fail"),
-    }
-    assert_eq!(raw_i64(&db, "PRAGMA user_version"), 4);
-    assert_eq!(raw_tables(&db, &V4_TABLES), before);
+    check_a_failed_migration_leaves_the_fixture_as_it_was(
+        "schema_v4",
+        4,
+        &V4_TABLES,
+        "CREATE TABLE account_settings (x INTEGER)",
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -174,16 +156,9 @@ async fn join(addr: std::net::SocketAddr, joiner: &Session, id: &str) -> Value {
 
 #[tokio::test]
 async fn generate() {
-    let Ok(exe) = std::env::var(GENERATE_ENV) else {
+    let Some((scratch, server)) = older_server(GENERATE_ENV).await else {
         return;
     };
-    use support::process::Spawn;
-    let scratch = tempfile::tempdir().expect("temp dir");
-    let server = Spawn::new(scratch.path())
-        .binary(Path::new(&exe))
-        .relaxed_limits()
-        .spawn()
-        .await;
     let addr = server.addr;
     let mut games = serde_json::Map::new();
     let alice = Session::register(addr, "alice").await;
@@ -242,24 +217,5 @@ async fn generate() {
     games.insert("rated_mate".into(), json!({"id": id}));
 
     assert!(server.terminate().await, "a clean shutdown");
-    let out = fixture_dir();
-    std::fs::create_dir_all(&out).expect("fixture dir");
-    let conn = rusqlite::Connection::open(scratch.path().join(DB)).expect("open the result");
-    let version: i64 = conn
-        .query_row("PRAGMA user_version", [], |row| row.get(0))
-        .expect("version");
-    assert_eq!(
-        version, 4,
-        "the generator must run a schema version 4 binary"
-    );
-    let target = out.join(DB);
-    let _ = std::fs::remove_file(&target);
-    conn.execute("VACUUM INTO ?1", [target.to_string_lossy().as_ref()])
-        .expect("vacuum into the fixture");
-    drop(conn);
-    std::fs::write(
-        out.join("games.json"),
-        serde_json::to_string_pretty(&Value::Object(games)).expect("json") + "\n",
-    )
-    .expect("write games.json");
+    save_fixture(scratch.path(), "schema_v4", 4, Value::Object(games));
 }
