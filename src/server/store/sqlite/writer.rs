@@ -782,6 +782,47 @@ mod tests {
         }
     }
 
+    /// The store's write connection on a new database in `dir` (WAL, no automatic checkpoints,
+    /// the current schema).
+    fn writer_in(dir: &std::path::Path) -> Connection {
+        super::super::open_writer(
+            &dir.join(super::super::DB_FILE_NAME),
+            super::super::SqliteOptions::default(),
+        )
+        .expect("writer")
+    }
+
+    /// The migration to schema v6 computes `active_minute` in SQL; the writer computes it in
+    /// Rust. They must agree, or the rows written before the upgrade would sort apart from the
+    /// rows written after it.
+    #[test]
+    fn the_migration_and_the_writer_put_a_millisecond_in_the_same_minute() {
+        let conn = Connection::open_in_memory().expect("memory db");
+        let before_v6: String = super::super::MIGRATIONS[..5].concat();
+        conn.execute_batch(&before_v6).expect("schema v5");
+        let samples = [0, 1, 59_999, 60_000, 60_001, 1_796_328_921_310, i64::MAX];
+        for (i, updated_ms) in samples.into_iter().enumerate() {
+            conn.execute(
+                "INSERT INTO games (id, status, created_ms, updated_ms, summary)
+                 VALUES (?1, 'playing', 0, ?2, '{}')",
+                params![format!("g{i}"), updated_ms],
+            )
+            .expect("a v5 row");
+        }
+        conn.execute_batch(super::super::MIGRATIONS[5])
+            .expect("migration to v6");
+        for (i, updated_ms) in samples.into_iter().enumerate() {
+            let minute: i64 = conn
+                .query_row(
+                    "SELECT active_minute FROM games WHERE id = ?1",
+                    [format!("g{i}")],
+                    |row| row.get(0),
+                )
+                .expect("migrated row");
+            assert_eq!(minute, active_minute(updated_ms), "updated_ms {updated_ms}");
+        }
+    }
+
     /// Writes `game`'s listing in a transaction of its own and says how many pages it wrote:
     /// the WAL's frames, counted from an emptied WAL.
     fn pages_written(conn: &Connection, game: &GameListing) -> i64 {
@@ -797,11 +838,7 @@ mod tests {
     #[test]
     fn a_sub_move_in_the_same_minute_rewrites_the_listing_row_and_no_index_entry() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let conn = super::super::open_writer(
-            &dir.path().join(super::super::DB_FILE_NAME),
-            super::super::SqliteOptions::default(),
-        )
-        .expect("writer");
+        let conn = writer_in(dir.path());
         let minute = 29_500_000 * ACTIVE_MINUTE_MS;
         // Enough games that the table and each index have pages of their own.
         for i in 0..200 {
@@ -836,11 +873,7 @@ mod tests {
     #[test]
     fn a_listing_whose_status_listed_or_seats_change_is_rewritten_whole() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let conn = super::super::open_writer(
-            &dir.path().join(super::super::DB_FILE_NAME),
-            super::super::SqliteOptions::default(),
-        )
-        .expect("writer");
+        let conn = writer_in(dir.path());
         let mut game = listing("g", 1_000);
         game.status = GameStatus::Open;
         game.black_user = None;
