@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 
 use browser::{
     Driver, SERIAL, Session, WAIT, browser_available, click, click_move, js, square, text,
-    wait_for, wait_moves, wait_text,
+    type_into, wait_for, wait_moves, wait_text,
 };
 
 /// The start of the checkmate scenario: White (Qd4, Pe5) and a Black king on
@@ -653,7 +653,7 @@ async fn the_replay_page_explains_a_bad_pgn_and_steps_through_a_good_one() {
     );
 
     // A record taken up at S2: the server's turns, its one sub-move marked "2".
-    set_value(
+    type_into(
         &s,
         "#replay-input",
         &format!("[SetUp \"1\"]\n[FEN \"{SECOND_SUBMOVE_FEN}\"]\n\n1. ,d4 e5,Nc6 *"),
@@ -896,12 +896,6 @@ const FETCH_SPY: &str = "const f = window.fetch; window.fetch = (u, o) => { \
     if (o && o.body) { const a = JSON.parse(sessionStorage.getItem('sent') || '[]'); a.push(JSON.parse(o.body)); sessionStorage.setItem('sent', JSON.stringify(a)); } \
     return f(u, o); }; return true;";
 
-async fn set_value(s: &Session, css: &str, value: &str) {
-    let input = s.client.find(Locator::Css(css)).await.expect("an input");
-    input.clear().await.expect("clear");
-    input.send_keys(value).await.expect("type");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_lobby_can_create_unlisted_games_words_its_errors_and_lists_recent_finished_games() {
     if !browser_available("the_lobby_can_create...") {
@@ -926,23 +920,23 @@ async fn the_lobby_can_create_unlisted_games_words_its_errors_and_lists_recent_f
         "label.choice:has(input[name=clock][value='custom'])",
     )
     .await;
-    set_value(&white, "#custom-base", "0").await;
-    set_value(&white, "#custom-inc", "0").await;
+    type_into(&white, "#custom-base", "0").await;
+    type_into(&white, "#custom-inc", "0").await;
     click(&white, "#create-btn").await;
     wait_text(&white, "#create-error", "cannot both be zero").await;
-    set_value(&white, "#custom-base", "200").await;
+    type_into(&white, "#custom-base", "200").await;
     click(&white, "#create-btn").await;
     wait_text(&white, "#create-error", "Base time must be").await;
     click(&white, ".fen-start summary").await;
-    set_value(&white, "#fen-input", "8/8/8 w - - 0 1").await;
-    set_value(&white, "#custom-base", "5").await;
+    type_into(&white, "#fen-input", "8/8/8 w - - 0 1").await;
+    type_into(&white, "#custom-base", "5").await;
     click(&white, "#create-btn").await;
     wait_text(&white, "#create-error", "starting position").await;
     let error = text(&white, "#create-error").await;
     for field in ["base_secs", "increment_secs", "fen:", "clock:"] {
         assert!(!error.contains(field), "{field} named in {error:?}");
     }
-    set_value(&white, "#fen-input", "").await;
+    type_into(&white, "#fen-input", "").await;
 
     // Unlisted: the request says so, and the server keeps the game out of
     // every listing while its link still opens it.
@@ -2174,7 +2168,7 @@ async fn analyse_fills_the_evaluation_graph_on_the_replay_page_and_on_a_finished
         .goto(&rig.url("/replay"))
         .await
         .expect("replay page");
-    set_value(&s, "#replay-input", "1. e4 f6,g5").await;
+    type_into(&s, "#replay-input", "1. e4 f6,g5").await;
     click(&s, "#replay-load").await;
     wait_moves(&[&s], 3).await;
     click(&s, "#btn-analyse").await;
@@ -2287,8 +2281,8 @@ async fn a_level_1_computer_game_made_in_the_lobby_answers_a_clicked_submove_on_
         "label.choice:has(input[name=computer-clock][value='custom'])",
     )
     .await;
-    set_value(&s, "#computer-custom-base", "0").await;
-    set_value(&s, "#computer-custom-inc", "0").await;
+    type_into(&s, "#computer-custom-base", "0").await;
+    type_into(&s, "#computer-custom-inc", "0").await;
     click(&s, "#computer-btn").await;
     wait_text(&s, "#computer-error", "cannot both be zero").await;
 

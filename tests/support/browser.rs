@@ -261,8 +261,6 @@ pub async fn wait_text(s: &Session, css: &str, needle: &str) {
     wait_for(s, &expr, &format!("{css} to contain {needle:?}")).await;
 }
 
-/// Clicks an element once it exists, is shown and is enabled (a real
-/// WebDriver click); finds it again if a re-render replaced it meanwhile.
 /// Confirms the sub-move the page shows with Confirm / Cancel (move confirmation, issue 14: on
 /// by default in correspondence games), once the bar is up.
 pub async fn confirm_move(s: &Session) {
@@ -275,6 +273,8 @@ pub async fn confirm_move(s: &Session) {
     click(s, "#btn-confirm-move").await;
 }
 
+/// Clicks an element once it exists, is shown and is enabled (a real
+/// WebDriver click); finds it again if a re-render replaced it meanwhile.
 pub async fn click(s: &Session, css: &str) {
     let expr = format!(
         "(() => {{ const e = document.querySelector({}); return !!e && !e.disabled && e.getClientRects().length > 0; }})()",
@@ -294,7 +294,9 @@ pub async fn click(s: &Session, css: &str) {
     }
 }
 
-/// Replaces an input's value by typing (real key events).
+/// Replaces an input's value by typing (real key events), once the input
+/// is shown: pages build their forms in script after `load`, so a plain
+/// `find` straight after `goto` can miss it (seen in CI on `/replay`).
 pub async fn type_into(s: &Session, css: &str, value: &str) {
     click(s, css).await;
     let element = s
