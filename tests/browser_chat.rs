@@ -192,9 +192,11 @@ async fn a_spectators_line_reaches_the_spectator_room_and_never_the_player_room(
     say(&watcher, "spectator", "nice opening").await;
     wait_line(&watcher, "spectator", "nice opening").await;
     // After it, a players' line: once it arrives, the spectator's line would have too.
+    // Each player's socket is waited on: the writer's own echo travels on a socket of its
+    // own, and can land after the other player's (CI once read White's room empty here).
     say(&white, "player", "thanks for the game").await;
-    wait_line(&black, "player", "thanks for the game").await;
     for s in [&white, &black] {
+        wait_line(s, "player", "thanks for the game").await;
         assert_eq!(
             lines(s, "player").await,
             json!([["White", "thanks for the game"]]),
