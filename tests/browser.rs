@@ -208,6 +208,9 @@ async fn mate_scenario(
 
     black.client.goto(&invite).await.expect("invite link opens");
     click(black, "#btn-join").await;
+    // Until its own seat shows, Black's page may still be the spectator's view (same status,
+    // White at the bottom): the join's reply and the new state come after the broadcast.
+    wait_text(black, "#seat-black", "(you)").await;
     wait_text(white, "#status", "Your turn: move 1 of 2").await;
     wait_text(black, "#status", "White to play: move 1 of 2").await;
     watcher.client.goto(&invite).await.expect("watch");
@@ -1489,6 +1492,39 @@ async fn the_current_move_in_the_list_stays_readable_under_the_mouse() {
     rig.stop(vec![white, black]).await;
 }
 
+/// The page's viewport as `(innerWidth, innerHeight)`.
+async fn viewport(s: &Session) -> (i64, i64) {
+    let inner = js(s, "return [innerWidth, innerHeight]").await;
+    (
+        inner[0].as_i64().unwrap_or(0),
+        inner[1].as_i64().unwrap_or(0),
+    )
+}
+
+/// Makes the viewport (not the window) `w` x `h`: the window has a frame of its own, whose
+/// size is learnt by measuring, and the page learns of a resize some time after the WebDriver
+/// call returns, so each measure waits (bounded) for the page's size to change first.
+async fn set_viewport(s: &Session, w: i64, h: i64) {
+    let mut window = (w, h);
+    for _ in 0..8 {
+        let before = viewport(s).await;
+        s.client
+            .set_window_size(window.0 as u32, window.1 as u32)
+            .await
+            .expect("resize");
+        let deadline = Instant::now() + Duration::from_secs(3);
+        let mut inner = viewport(s).await;
+        while inner == before && inner != (w, h) && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            inner = viewport(s).await;
+        }
+        if inner == (w, h) {
+            return;
+        }
+        window = (window.0 + w - inner.0, window.1 + h - inner.1);
+    }
+}
+
 /// The elements that must be visible without scrolling but are not, with their boxes.
 const OUTSIDE_VIEWPORT: &str = "const out = [];
   const width = document.documentElement.clientWidth; // without a scrollbar
@@ -1519,22 +1555,7 @@ async fn at_800x700_and_on_a_390x844_phone_the_board_leaves_the_clocks_and_statu
     )
     .await;
     for (w, h, min_board) in [(800_i64, 700_i64, 400.0), (390, 844, 300.0)] {
-        // Make the viewport (not the window) exactly w x h.
-        white
-            .client
-            .set_window_size(w as u32, h as u32)
-            .await
-            .expect("resize");
-        let inner = js(&white, "return [innerWidth, innerHeight]").await;
-        let (iw, ih) = (
-            inner[0].as_i64().unwrap_or(w),
-            inner[1].as_i64().unwrap_or(h),
-        );
-        white
-            .client
-            .set_window_size((2 * w - iw) as u32, (2 * h - ih) as u32)
-            .await
-            .expect("resize");
+        set_viewport(&white, w, h).await;
         wait_for(
             &white,
             &format!("innerWidth === {w} && innerHeight === {h}"),
@@ -1683,7 +1704,17 @@ async fn while_the_page_is_offline_the_clocks_stop_and_the_status_is_greyed() {
         "the status greyed",
     )
     .await;
-    let before = text(&white, "#clock-white").await;
+    // The stopped clock is drawn on the next animation frame, which may still show a second
+    // less: read it until it holds (bounded); the check below still catches a running clock.
+    let mut before = text(&white, "#clock-white").await;
+    for _ in 0..5 {
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        let now = text(&white, "#clock-white").await;
+        if now == before {
+            break;
+        }
+        before = now;
+    }
     maybe_screenshot(&white, "offline").await;
     tokio::time::sleep(Duration::from_millis(2500)).await;
     assert_eq!(
@@ -1936,8 +1967,15 @@ async fn a_stale_move_refusal_is_a_gentle_notice_and_the_page_resyncs() {
     rig.stop(vec![white, black]).await;
 }
 
-/// Types `text` and Enter into the move input.
+/// Types `text` and Enter into the move input, once the page knows its legal moves (a piece
+/// it may pick): the turn can show before they come (from the state that follows a join).
 async fn type_move(s: &Session, text: &str) {
+    wait_for(
+        s,
+        "document.querySelectorAll('.sq.movable').length > 0",
+        "the legal moves",
+    )
+    .await;
     let input = s
         .client
         .wait()

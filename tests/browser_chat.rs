@@ -262,10 +262,16 @@ async fn an_html_payload_in_chat_shows_as_literal_text_and_creates_no_element() 
             json!(true)
         );
     }
-    // Four lines at once: the fourth is refused, said near the input.
-    for n in 1..=4 {
-        say(&black, "player", &format!("line {n}")).await;
-    }
+    // Four lines at once: the fourth is refused, said near the input. Sent in one script,
+    // since four WebDriver round trips each can outlast the refill of one line (5 s / 3).
+    js(
+        &black,
+        "const input = document.querySelector('#chat-input-player');
+         const form = document.querySelector('#chat-form-player');
+         for (let n = 1; n <= 4; n++) { input.value = `line ${n}`; form.requestSubmit(); }
+         return true;",
+    )
+    .await;
     wait_text(&black, "#chat-error-player", "Slow down").await;
     rig.stop(vec![white, black]).await;
 }
@@ -283,6 +289,14 @@ async fn the_lobby_chat_carries_a_line_from_one_visitor_to_another() {
     alice.goto(&rig.url("/")).await;
     anon.goto(&rig.url("/")).await;
     wait_text(&alice, "#account-name", "alice").await;
+    // A line sent before the live socket is open is refused as offline: the player count
+    // comes over that socket, so once it shows the socket is open.
+    wait_for(
+        &alice,
+        "document.querySelector('#online-count').textContent !== ''",
+        "the live socket open",
+    )
+    .await;
     say(&alice, "lobby", "anyone for a 3 days game?").await;
     wait_line(&anon, "lobby", "anyone for a 3 days game?").await;
     say(&anon, "lobby", "<b>me</b>").await;

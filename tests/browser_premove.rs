@@ -423,7 +423,13 @@ async fn a_correspondence_game_confirms_moves_by_default_and_a_live_game_does_no
     let rig = Rig::start().await;
     let s = rig.driver.session().await;
     let (_, mut black) = game(&rig, &s, json!({"clock": {"days_per_turn": 3}})).await;
-    // A typed sub-move follows the same setting.
+    // A typed sub-move follows the same setting (typed once the page has its legal moves).
+    wait_for(
+        &s,
+        "document.querySelectorAll('.sq.movable').length > 0",
+        "the legal moves",
+    )
+    .await;
     type_into(&s, "#move-input", "e4").await;
     click(&s, "#btn-move-input").await;
     wait_for(

@@ -386,11 +386,12 @@ async fn signed_in_a_setting_made_in_one_browser_appears_in_another_browser_of_t
     click(&a, "#set-theme-green").await;
     click(&a, "#set-legalDots").await;
     close_settings(&a).await;
-    // Saved (debounced) to the account.
+    // Saved (debounced) to the account: both changes, since two clicks more than the
+    // debounce apart are two saves, and the first has the theme without the dots.
     wait_for(
         &a,
-        "(fetch('/api/account/settings').then((r) => r.json()).then((j) => { window.__theme = j.settings && j.settings.theme; }), window.__theme === 'green')",
-        "the theme saved to the account",
+        "(fetch('/api/account/settings').then((r) => r.json()).then((j) => { window.__saved = j.settings || {}; }), !!window.__saved && window.__saved.theme === 'green' && window.__saved.legalDots === false)",
+        "the theme and the dots saved to the account",
     )
     .await;
 
