@@ -445,6 +445,33 @@ impl Drop for Cluster {
     fn drop(&mut self) {
         if std::thread::panicking() {
             eprintln!("\n*** the cluster's logs ***\n{}", self.log_tails());
+            self.keep_logs();
+        }
+    }
+}
+
+impl Cluster {
+    /// With `CLUSTER_KEEP_LOGS=<dir>`, copies every node's whole log (all its lives) and
+    /// Redis's there, for a failure whose cause is older than the printed tails.
+    fn keep_logs(&self) {
+        let Some(dir) = std::env::var_os("CLUSTER_KEEP_LOGS").map(PathBuf::from) else {
+            return;
+        };
+        if let Err(e) = std::fs::create_dir_all(&dir) {
+            eprintln!("CLUSTER_KEEP_LOGS: {e}");
+            return;
+        }
+        let mut logs: Vec<(String, PathBuf)> = self
+            .nodes
+            .iter()
+            .map(|n| (format!("{}.log", n.id), n.log()))
+            .collect();
+        logs.push(("redis.log".to_owned(), self.redis.log()));
+        for (name, from) in logs {
+            match std::fs::copy(&from, dir.join(&name)) {
+                Ok(_) => eprintln!("kept {}", dir.join(&name).display()),
+                Err(e) => eprintln!("CLUSTER_KEEP_LOGS: {name}: {e}"),
+            }
         }
     }
 }
