@@ -11,12 +11,14 @@ mod support;
 
 use std::time::Duration;
 
+use marseillais::server::cluster::lane::{self, LaneMsg};
 use serde_json::{Value, json};
 use support::cluster::Cluster;
 use support::http::http;
 use support::rng::Rng;
 use support::roaming::{Answer, Roamer};
 use support::s;
+use support::ws::Ended;
 
 /// How long one move may take to be answered, failovers aside (a loaded machine).
 const ANSWER: Duration = Duration::from_secs(20);
@@ -202,6 +204,52 @@ async fn presence_and_the_spectator_count_are_the_same_on_every_node() {
         let (status, _) = http(cluster.addr(k), "GET", &format!("/game/{id}"), None).await;
         assert_eq!(status, 200, "node {k} serves the game's page");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_relayed_player_the_owner_lost_without_a_word_is_resynced_and_sees_the_next_move() {
+    let Some(mut cluster) = Cluster::start("cluster_lost_member", 3).await else {
+        return;
+    };
+    let (_id, mut white, mut black, _spectator) = three_way(&cluster, json!({})).await;
+    assert_eq!(white.play(&cluster, "e2e4", ANSWER).await, Answer::Acked(2));
+    assert_eq!(black.play(&cluster, "e7e5", ANSWER).await, Answer::Acked(3));
+    assert_eq!(black.play(&cluster, "b8c6", ANSWER).await, Answer::Acked(4));
+    white.sync_to(&cluster, 4, ANSWER).await;
+    black.sync_to(&cluster, 4, ANSWER).await;
+    // The owner (node 1) is told that node 2 restarted, which node 2 did not: it drops node
+    // 2's sockets from its rooms, and node 2's relay hears of it in no message. A lost lane
+    // message does the same. Black, waiting for White, sends nothing that could show it:
+    // only the relay's check with the owner can.
+    let forged = LaneMsg::Started {
+        node: "n2".to_owned(),
+    };
+    let payload = String::from_utf8(forged.encode()).expect("json");
+    let published = cluster
+        .redis()
+        .command(&["PUBLISH", &lane::channel("n1"), &payload])
+        .await;
+    assert_eq!(
+        published.as_deref(),
+        Some(":1"),
+        "node 1 subscribes its lane"
+    );
+    assert!(
+        white
+            .wait_for(&cluster, ANSWER, |c| c.presence["black"] == false)
+            .await,
+        "the owner dropped Black's socket"
+    );
+    assert_eq!(white.play(&cluster, "d2d4", ANSWER).await, Answer::Acked(5));
+    black.sync_to(&cluster, 5, ANSWER).await;
+    assert!(
+        black
+            .ends
+            .iter()
+            .any(|end| matches!(end, Ended::Closed(1012, _))),
+        "Black's relay resynced: {:?}",
+        black.ends
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

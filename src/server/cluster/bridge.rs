@@ -5,7 +5,7 @@
 //! socket: presence, spectator counts, chat, lag, offers and rematches work as on one node.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use dashmap::DashMap;
@@ -22,6 +22,9 @@ use crate::server::rooms::Rooms;
 struct Member {
     local: ConnId,
     room: Arc<Room>,
+    /// The `seq` of the last `Deliver` published for it (stored after the publish, so that an
+    /// answer reading it is published after that `Deliver`: see [`Bridge::sent`]).
+    sent: Arc<AtomicU64>,
 }
 
 /// The remote members of this node's rooms, by (their node, their conn id there).
@@ -65,11 +68,13 @@ impl Bridge {
         let (queue, rx) = mpsc::channel(rooms.config.outgoing_queue);
         let lagged = Arc::new(AtomicBool::new(false));
         let key = (from.to_owned(), conn);
+        let sent = Arc::new(AtomicU64::new(0));
         self.members.insert(
             key.clone(),
             Member {
                 local,
                 room: Arc::clone(&room),
+                sent: Arc::clone(&sent),
             },
         );
         tokio::spawn(drain(
@@ -79,6 +84,7 @@ impl Bridge {
             local,
             game.to_owned(),
             rx,
+            sent,
             Arc::clone(&lagged),
             room.moved_flag(),
         ));
@@ -189,6 +195,23 @@ impl Bridge {
         }
     }
 
+    /// The answer to a relay's `Check`: for each of node `from`'s conns, the `seq` of the
+    /// last message published for it in `game`, or `None` if it is no member of that game
+    /// here (its `Connect` was lost, or this node dropped it without its relay knowing).
+    /// Called by the lane reader, in lane order: a `Connect` published before the `Check` is
+    /// a member by now.
+    pub fn sent(&self, from: &str, game: &str, conns: &[u64]) -> Vec<Option<u64>> {
+        conns
+            .iter()
+            .map(|&conn| {
+                self.members
+                    .get(&(from.to_owned(), conn))
+                    .filter(|m| m.room.id == game)
+                    .map(|m| m.sent.load(Ordering::Acquire))
+            })
+            .collect()
+    }
+
     pub fn len(&self) -> usize {
         self.members.len()
     }
@@ -208,6 +231,7 @@ async fn drain(
     local: ConnId,
     game: String,
     mut rx: mpsc::Receiver<tokio_tungstenite::tungstenite::Utf8Bytes>,
+    sent: Arc<AtomicU64>,
     lagged: Arc<AtomicBool>,
     moved: Arc<AtomicBool>,
 ) {
@@ -222,6 +246,7 @@ async fn drain(
             text: text.as_str().to_owned(),
         };
         link.publish(&node, &msg);
+        sent.store(seq, Ordering::Release);
     }
     let still_member = members.remove_if(&key, |_, m| m.local == local).is_some();
     if moved.load(Ordering::Relaxed) {
@@ -271,6 +296,10 @@ pub async fn answer(rooms: &Rooms, game: &str, what: AskWhat) -> AskReply {
                 Err(_) => AskReply::Moved,
             }
         }
+        // Answered by the lane reader itself, in lane order (`Link::dispatch`), never here.
+        AskWhat::Check { conns } => AskReply::Check {
+            sent: vec![None; conns.len()],
+        },
         AskWhat::Pgn => {
             let (reply, rx) = oneshot::channel();
             if room.send(Command::Pgn { reply }).await.is_err() {

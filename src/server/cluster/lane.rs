@@ -146,9 +146,16 @@ impl WireAccount {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "q", rename_all = "snake_case")]
 pub enum AskWhat {
-    Join { account: Option<WireAccount> },
+    Join {
+        account: Option<WireAccount>,
+    },
     Snapshot,
     Pgn,
+    /// Relay -> owner, while its sockets hear nothing: does the owner still have them, and
+    /// how many messages has it sent each? (See `relay::check_after`.)
+    Check {
+        conns: Vec<u64>,
+    },
 }
 
 /// A refusal on the wire.
@@ -184,6 +191,11 @@ pub enum AskReply {
     },
     Pgn {
         pgn: String,
+    },
+    /// For each conn of a `Check`, in order: the `seq` of the last `Deliver` published for it
+    /// before this answer (0: none yet), or `None` if it is no member here.
+    Check {
+        sent: Vec<Option<u64>>,
     },
     /// The asked node does not run the game.
     Moved,
@@ -242,6 +254,18 @@ mod tests {
             },
             LaneMsg::Moved { game: "g".into() },
             LaneMsg::Started { node: "n2".into() },
+            LaneMsg::Ask {
+                game: "g".into(),
+                from: "n1".into(),
+                id: 2,
+                what: AskWhat::Check { conns: vec![7, 9] },
+            },
+            LaneMsg::Answer {
+                id: 2,
+                reply: AskReply::Check {
+                    sent: vec![Some(3), None],
+                },
+            },
         ];
         for msg in msgs {
             assert_eq!(LaneMsg::decode(&msg.encode()), Ok(msg));

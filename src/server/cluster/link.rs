@@ -222,6 +222,23 @@ impl Link {
                 rtt,
             } => self.bridge.act(self, &game, &from, conn, &msg, rtt).await,
             LaneMsg::Disconnect { from, conn, .. } => self.bridge.disconnect(&from, conn).await,
+            // In lane order, without a task: the answer follows every `Deliver` it counts on
+            // the asking node's lane (see `Bridge::sent`).
+            LaneMsg::Ask {
+                game,
+                from,
+                id,
+                what: AskWhat::Check { conns },
+            } => {
+                let sent = self.bridge.sent(&from, &game, &conns);
+                self.publish(
+                    &from,
+                    &LaneMsg::Answer {
+                        id,
+                        reply: AskReply::Check { sent },
+                    },
+                );
+            }
             LaneMsg::Ask {
                 game,
                 from,

@@ -7,6 +7,13 @@
 //! moved, its owner died) it resyncs by reconnecting: it closes its sockets with 1012 and
 //! forgets itself; clients reconnect with their last `v`, the next lookup finds the current
 //! owner, and the owner's room brings them up to date from its history (or a `state`).
+//!
+//! A `seq` gap shows only when a later message comes, and a player waiting for the other's
+//! move gets none: so while its sockets hear nothing for [`check_after`], the relay asks the
+//! owner what it has sent each of them (`Check`), and resyncs if the owner sent more than
+//! arrived or does not know a socket. (Seen in the cluster crash test: a player's relay on a
+//! node restarted twice in three seconds waited 10 s, once over 60 s, for a move its owner
+//! had acknowledged; the cause of the loss was not found, this catches any.)
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -30,6 +37,13 @@ const INBOX: usize = 256;
 /// ones, so that no move waits forever. An owner answers a move within milliseconds.
 const MOVE_SILENCE: Duration = Duration::from_secs(10);
 
+/// How long a relay's sockets may hear nothing before it checks with the owner that nothing
+/// was lost: half of `--lease-secs` (5 s by default, 1 s in the test clusters). An idle
+/// relayed game costs one `Check` and its answer on the bus per period; a busy one none.
+pub fn check_after(lease: Duration) -> Duration {
+    (lease / 2).max(Duration::from_millis(100))
+}
+
 /// What the lane brings a relay.
 pub enum RelayIn {
     Deliver {
@@ -43,6 +57,11 @@ pub enum RelayIn {
     },
     /// Close every socket with 1012 and forget the relay.
     Resync,
+    /// The owner's answer to a `Check` of these conns (`None`: no answer in time).
+    Checked {
+        conns: Vec<ConnId>,
+        sent: Option<Vec<Option<u64>>>,
+    },
 }
 
 /// A local socket of the relay.
@@ -78,6 +97,9 @@ pub fn spawn(
         lane_tx,
         idle_since: Instant::now(),
         retire_after,
+        heard: Instant::now(),
+        checking: false,
+        check_after: check_after(link.lease),
     };
     tokio::spawn(task.run(rx, lane_rx, shutdown));
     room
@@ -94,6 +116,11 @@ struct RelayTask {
     lane_tx: mpsc::UnboundedSender<RelayIn>,
     idle_since: Instant,
     retire_after: Duration,
+    /// When its sockets last heard from the owner (or a check last ended).
+    heard: Instant,
+    /// A `Check` is on its way.
+    checking: bool,
+    check_after: Duration,
 }
 
 impl RelayTask {
@@ -114,6 +141,8 @@ impl RelayTask {
                 .filter_map(|s| s.move_sent)
                 .min()
                 .map(|sent| sent + MOVE_SILENCE);
+            let check =
+                (!self.subs.is_empty() && !self.checking).then(|| self.heard + self.check_after);
             tokio::select! {
                 biased;
                 _ = shutdown.changed() => break,
@@ -139,6 +168,7 @@ impl RelayTask {
                     self.resync();
                     break;
                 }
+                _ = sleep_until(check), if check.is_some() => self.check(),
             }
         }
         self.link.forget_relay(&self.game, self.instance);
@@ -163,6 +193,7 @@ impl RelayTask {
                 outbox,
                 done,
             } => {
+                self.heard = Instant::now();
                 self.subs.insert(
                     conn,
                     Sub {
@@ -243,6 +274,34 @@ impl RelayTask {
         });
     }
 
+    /// Asks the owner what it sent each socket (see the module comment).
+    fn check(&mut self) {
+        self.checking = true;
+        let conns: Vec<ConnId> = self.subs.keys().copied().collect();
+        let me = self.lane_tx.clone();
+        let what = AskWhat::Check {
+            conns: conns.clone(),
+        };
+        self.ask(what, move |answer| {
+            let sent = match answer {
+                Some(AskReply::Check { sent }) => Some(sent),
+                _ => None,
+            };
+            let _ = me.send(RelayIn::Checked { conns, sent });
+        });
+    }
+
+    /// True if the owner's answer to a `Check` shows a socket that missed something: the
+    /// answer came on the lane after every `Deliver` it counts, so those have arrived by now
+    /// unless they were lost.
+    fn missed(&self, conns: &[ConnId], sent: &[Option<u64>]) -> bool {
+        conns.iter().zip(sent).any(|(conn, sent)| {
+            self.subs
+                .get(conn)
+                .is_some_and(|sub| sent.is_none_or(|sent| sent > sub.seq))
+        })
+    }
+
     fn leave(&mut self, conn: ConnId) {
         if self.subs.remove(&conn).is_some() {
             self.publish(LaneMsg::Disconnect {
@@ -270,6 +329,7 @@ impl RelayTask {
                 }
                 sub.seq = seq;
                 sub.move_sent = None;
+                self.heard = Instant::now();
                 match sub.outbox.queue.try_send(Utf8Bytes::from(text)) {
                     Ok(()) => {}
                     Err(mpsc::error::TrySendError::Full(_)) => {
@@ -287,6 +347,15 @@ impl RelayTask {
                     if self.subs.is_empty() {
                         self.idle_since = Instant::now();
                     }
+                }
+            }
+            RelayIn::Checked { conns, sent } => {
+                self.checking = false;
+                self.heard = Instant::now();
+                // No answer in time: no verdict (a dead owner is the lease loop's to find).
+                if sent.is_some_and(|sent| self.missed(&conns, &sent)) {
+                    tracing::info!(game = %self.game, "the owner sent what a relayed socket did not get; resyncing");
+                    let _ = self.lane_tx.send(RelayIn::Resync);
                 }
             }
             RelayIn::Resync => {}
