@@ -50,6 +50,9 @@ struct Record {
     games_ended: u64,
     /// Per table: the kill count when it last had a sub-move acknowledged.
     progress: BTreeMap<usize, u64>,
+    /// The longest an opponent took to see an acknowledged sub-move (printed, never asserted:
+    /// a relay that lost a message shows here first; see `relay::check_after`).
+    longest_opponent_wait: Duration,
 }
 
 struct Shared {
@@ -152,9 +155,15 @@ async fn table(shared: Arc<Shared>, index: usize, seed: u64) {
                         shared.anomaly(format!("{id}: the mover never saw v={v}"));
                         break;
                     }
+                    let waiting = std::time::Instant::now();
                     if !other.wait_for(book, ANSWER, |r| r.v >= v).await {
                         shared.anomaly(format!("{id}: the opponent never saw v={v}"));
                         break;
+                    }
+                    {
+                        let mut record = shared.record();
+                        record.longest_opponent_wait =
+                            record.longest_opponent_wait.max(waiting.elapsed());
                     }
                 }
                 Answer::Refused(code) => {
@@ -268,7 +277,8 @@ async fn acknowledged_sub_moves_survive_kill_9_of_random_nodes_and_every_stored_
     eprintln!(
         "cluster crash run done (seed {seed}): kills {kills} {killed_per_node:?}, acked sub-moves \
          {} in {} games, lost or doubled {lost_or_doubled}, reconnects {}, gaps {}, socket ends \
-         {:?}, games stored {} (started {}, ended {}), stored sub-moves replayed {stored_submoves}",
+         {:?}, games stored {} (started {}, ended {}), stored sub-moves replayed {stored_submoves}, \
+         longest wait of an opponent for an acknowledged sub-move {:?}",
         record.acked.len(),
         by_game.len(),
         record.reconnects,
@@ -277,6 +287,7 @@ async fn acknowledged_sub_moves_survive_kill_9_of_random_nodes_and_every_stored_
         games.len(),
         record.games_started,
         record.games_ended,
+        record.longest_opponent_wait,
     );
     assert!(
         failures.is_empty(),
