@@ -6,7 +6,7 @@
 // imports this one (app.js imports it first) runs only once the words are
 // there: the page never draws in English and then changes. English is
 // loaded alongside as the fallback for a key a catalogue lacks (the test
-// tests/client_i18n.rs keeps that from happening) and for a failed request.
+// tests/server/client_i18n.rs keeps that from happening) and for a failed request.
 //
 // The language: the `language` setting of settings.js when it names one
 // ('en', 'fr', 'es'; settings-panel.js calls `setLanguage` on a change and

@@ -92,7 +92,7 @@ function select(name, label, options) {
   return { row, refresh: () => { el.value = setting(name); } };
 }
 
-// Literal keys (not `settings.theme.${name}`), so that tests/client_i18n.rs sees each one.
+// Literal keys (not `settings.theme.${name}`), so that tests/server/client_i18n.rs sees each one.
 const THEME_NAMES = {
   brown: () => t('settings.theme.brown'),
   blue: () => t('settings.theme.blue'),

@@ -22,7 +22,7 @@ pub struct SubMove {
 /// accepts, which places any number of pieces (only one king each and no
 /// pawn on a back rank): 486. Reachable chess positions have at most 218
 /// legal moves, but the reader does not limit material, and crowded FENs
-/// from hostile clients have 263 (`tests/rules_move_list.rs`), which
+/// from hostile clients have 263 (`tests/rules/move_list.rs`), which
 /// overflowed the 256 this list once held and panicked the server.
 ///
 /// The argument, one square at a time:

@@ -2,8 +2,8 @@
 //! a value cannot repeat from one run to the next, compared byte for byte
 //! with a file under `tests/data/`.
 //!
-//! Used by `tests/wire_golden.rs` (the WebSocket and HTTP wire) and
-//! `tests/store_fixture_v2.rs` (what a database written by an older binary
+//! Used by `tests/server/wire_golden.rs` (the WebSocket and HTTP wire) and
+//! `tests/store/fixture_v2.rs` (what a database written by an older binary
 //! serves). They guard byte compatibility across rewrites of the server core,
 //! so the comparison is on the raw text, never on parsed JSON: key order,
 //! spacing and number formatting all count.

@@ -24,6 +24,7 @@ pub mod redis;
 pub mod rig;
 pub mod rng;
 pub mod roaming;
+pub mod rules_util;
 pub mod session;
 pub mod store_contract;
 pub mod ws;

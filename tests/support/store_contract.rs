@@ -2,7 +2,7 @@
 //! `&dyn Store`: sequence conflicts, listing and paging, unfinished and stale
 //! games, unlisted games, atomic units, close, the failure-injecting
 //! wrapper, and (schema v3) users, sessions, a user's games and ratings.
-//! tests/store_sqlite.rs runs them on SqliteStore and MemoryStore; a new
+//! tests/store/sqlite.rs runs them on SqliteStore and MemoryStore; a new
 //! backend runs them unchanged. Each check wants a fresh, empty store.
 
 use std::sync::Arc;

@@ -51,7 +51,7 @@ pub struct ClusterConfig {
 /// `--lease-secs`. With renewals, and the other nodes' checks for dead owners, every quarter
 /// ([`lease_period`]), a dead node's games are taken over at most `ttl + period = lease` after
 /// its last renewal, so within `--lease-secs` of its death (the promise; measured in
-/// tests/cluster_failover.rs), and a live node may miss two renewals in a row before it loses
+/// tests/cluster/failover.rs), and a live node may miss two renewals in a row before it loses
 /// anything.
 pub fn lease_ttl(lease: Duration) -> Duration {
     (lease * 3 / 4).max(Duration::from_millis(150))

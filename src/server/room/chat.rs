@@ -99,7 +99,7 @@ impl RoomTask {
 
     /// `chat_history` of every room `conn` reads that has lines (after its `state`). A room
     /// without lines sends nothing: the bytes a game without chat sends on connect are the ones
-    /// it sent before chat existed (tests/wire_golden.rs).
+    /// it sent before chat existed (tests/server/wire_golden.rs).
     pub(super) fn send_chat_history(&mut self, conn: ConnId) {
         for room in ChatRoom::GAME {
             if self.reads(conn, room) {

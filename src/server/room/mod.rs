@@ -322,7 +322,7 @@ impl RoomTask {
         self.load_ratings().await;
         // Read before the first connection comes, not while it waits: a connect that waited for
         // the store would have its messages bunched with the next connection's (a client with a
-        // small queue was dropped for it: tests/server_restart.rs). A failure is retried at the
+        // small queue was dropped for it: tests/server/restart.rs). A failure is retried at the
         // next connect.
         self.load_chat().await;
         loop {

@@ -3,7 +3,7 @@
 //!
 //! Two kinds of reference:
 //! - `tests/data/server_messages.jsonl`: messages recorded from a real
-//!   server (a scripted session of `tests/protocol_examples.rs`, clocked)
+//!   server (a scripted session of `tests/server/protocol_examples.rs`, clocked)
 //!   and from the state fold of the same code (an unclocked game ending in
 //!   checkmate with a draw offer and a fifty-move claim, and an aborted
 //!   game), before the types existed; `tests/data/http_snapshots.jsonl`:

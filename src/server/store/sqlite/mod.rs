@@ -49,7 +49,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// Read connections: at most this many reads run at once (others queue for a permit), and as
 /// many connections are kept open between reads. Bounded so a burst of lobby requests cannot
 /// open hundreds of connections and blocking threads. The soak test bounds the server's open
-/// database files by this number (`DATABASE_FDS_AT_MOST` in `tests/reliability_soak.rs`): raise
+/// database files by this number (`DATABASE_FDS_AT_MOST` in `tests/reliability/soak.rs`): raise
 /// both together.
 const MAX_READERS: usize = 4;
 

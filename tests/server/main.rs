@@ -1,0 +1,37 @@
+//! The game server through its wire: HTTP and WebSocket against a real server on a loopback
+//! port (in process through `support::rig`, or the binary), one module per feature, plus the
+//! protocol's documented examples, the golden JSON messages, the client's translations and the
+//! load generator's smoke test.
+//!
+//! One test binary per area (issue 26): each binary links the whole crate, so a handful of
+//! them instead of one per file is most of what a clean build of the tests costs.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod accounts;
+mod agent;
+mod analysis;
+mod challenges;
+mod chat;
+mod client_i18n;
+mod computer;
+mod correspondence;
+mod correspondence_schedule;
+mod errors;
+mod game;
+mod http_limits;
+mod lag;
+mod lifecycle;
+mod lifecycle_limits;
+mod loadgen_smoke;
+mod my_games;
+mod profiles;
+mod protocol_examples;
+mod rated;
+mod restart;
+mod room_limits;
+mod seats_accounts;
+mod settings;
+mod socket_limits;
+mod wire_golden;
