@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Runs the whole test suite N times in a row on this machine and reports every failure.
 #
-#   scripts/flake-hunt.sh 10            # the README's test command, ten times
-#   scripts/flake-hunt.sh 5 --test cluster   # or a part of it (arguments go to cargo test)
+#   scripts/flake-hunt.sh 10                  # the README's test command, ten times
+#   scripts/flake-hunt.sh 5 -E 'binary(cluster)'   # or a part of it (arguments go to nextest)
 #
-# Builds once, then runs `cargo test --release --no-fail-fast` N times, each beside its own
-# private PostgreSQL (scripts/test-services.sh), so that one failing binary does not hide the
-# next. A failure is never retried: it is what this script is for. Each run's whole output is
+# Builds once, then runs the README's test command (`cargo nextest run --release`, which runs
+# every test however many fail) N times, each beside its own
+# private PostgreSQL (scripts/test-services.sh). A failure is never retried: it is what this script is for. Each run's whole output is
 # kept only when it failed, under target/flake-hunt/run-K.log; the end prints, per run, its
 # time and the tests that failed, and the script exits 1 if any did. Nothing else is left
 # behind: the tests clean their own directories and servers, and test-services.sh its
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 
 runs="${1:-10}"
 case "$runs" in
-  '' | *[!0-9]*) echo "usage: $0 N [CARGO TEST ARGS...]" >&2; exit 2 ;;
+  '' | *[!0-9]*) echo "usage: $0 N [NEXTEST ARGS...]" >&2; exit 2 ;;
 esac
 shift || true
 export CI="${CI:-1}"
@@ -26,7 +26,7 @@ logs=target/flake-hunt
 rm -rf "$logs"
 mkdir -p "$logs"
 
-cargo test --release --no-run "$@"
+cargo nextest run --release --no-run
 
 # What a run may leave behind that it should not: server, database and browser processes, and
 # entries under /tmp. Compared before and after each run.
@@ -44,7 +44,7 @@ for run in $(seq 1 "$runs"); do
   before=$(leftovers)
   log="$logs/run-$run.log"
   started=$(date +%s)
-  if scripts/test-services.sh cargo test --release --no-fail-fast "$@" >"$log" 2>&1; then
+  if scripts/test-services.sh cargo nextest run --release "$@" >"$log" 2>&1; then
     result="ok"
     rm -f "$log"
   else
@@ -54,8 +54,8 @@ for run in $(seq 1 "$runs"); do
   seconds=$(($(date +%s) - started))
   summary+="run $run: ${seconds} s, $result"$'\n'
   if [ -f "$log" ]; then
-    # libtest's "---- name stdout ----" blocks name each failed test; seeds are printed there.
-    summary+=$(grep -E '^---- .* stdout ----$|^test .* FAILED$|^error: test failed' "$log" | sed 's/^/    /' | sort -u)$'\n'
+    # nextest names each failed test on a line of its own; seeds are printed in its output.
+    summary+=$(grep -E '^ +(FAIL|TIMEOUT|SIGSEGV|SIGABRT|SIGKILL|LEAK) \[' "$log" | sed 's/^ */    /' | sort -u)$'\n'
   fi
   after=$(leftovers)
   if [ "$before" != "$after" ]; then
