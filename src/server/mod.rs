@@ -117,6 +117,12 @@ impl ServerHandle {
         self.rooms.live_games()
     }
 
+    /// The registry of this server's games. For tests: e.g. to run a step of the cluster's
+    /// lease pass ([`Rooms::adopt`]) at the very moment a test needs it.
+    pub fn rooms(&self) -> &Arc<Rooms> {
+        &self.rooms
+    }
+
     /// Joins game `id` as an in-process agent (a computer player, say) holding `token`'s seat,
     /// or as a spectator without a token: the same path as a socket.
     pub async fn attach_agent(

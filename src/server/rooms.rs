@@ -25,7 +25,7 @@ use super::metrics::Metrics;
 use super::project;
 use super::protocol::{ErrorCode, Refusal};
 use super::rating::Speed;
-use super::room::{Host, Room, RoomDeps, SeatGrant, rating_now, replay_history};
+use super::room::{Command, Host, Room, RoomDeps, SeatGrant, rating_now, replay_history};
 use super::schedule::{Schedule, change_after, change_between};
 use super::store::{Claim, Commit, DeadlineChange, Fence, GameStatus, Store, StoreError, codec};
 
@@ -312,8 +312,13 @@ impl Rooms {
         }
     }
 
-    /// Runs game `id`, just claimed under `fence`, in a room here; a relay of it (its owner
-    /// died) gives way: its sockets reconnect to the new room.
+    /// Runs game `id`, just claimed under `fence`, in a room here. A room already running it
+    /// under that lease (this node held it) is kept: its sockets and remote members are the
+    /// game's, and a second room would leave them in one that nobody else joins (each room's
+    /// moves reaching only its own players). A relay (its owner died) or a stopped room gives
+    /// way: the relay's sockets reconnect to the new room. So does a room under an older lease
+    /// of this node (its commits would be fenced), told that the game moved so that its
+    /// sockets reconnect too.
     async fn run_owned(
         &self,
         id: &str,
@@ -325,6 +330,17 @@ impl Rooms {
             .claims_owned
             .fetch_add(1, Ordering::Relaxed);
         if let Some(old) = self.map.get(id).map(|r| Arc::clone(r.value())) {
+            if !old.relay && !old.is_closed() {
+                if old.fence.as_ref() == Some(&fence) {
+                    tracing::info!(
+                        game = id,
+                        room = old.instance,
+                        "the game already runs here under this lease; keeping its room"
+                    );
+                    return Ok(Some(old));
+                }
+                let _ = old.send(Command::Moved).await;
+            }
             self.remove(id, old.instance);
             link.resync_relay(id);
         }
@@ -334,7 +350,9 @@ impl Rooms {
     /// Several nodes: the owner of relayed game `id` is gone; claims the game for this node
     /// (the relay's sockets reconnect to the new room). While the dead owner's lease has not
     /// run out yet the relay stays as it is (the next lease pass tries again); if another
-    /// node took the game first, the relay's sockets reconnect and find that one.
+    /// node took the game first, the relay's sockets reconnect and find that one. A game that
+    /// runs here already, or is no longer relayed, is left as it is. Public for the lease
+    /// loop and for tests.
     pub async fn adopt(&self, id: &str) -> Result<Option<Arc<Room>>, Refusal> {
         let Some(link) = self.cluster.get() else {
             return self.get(id).await;
@@ -351,6 +369,24 @@ impl Rooms {
     }
 
     async fn adopt_locked(&self, id: &str, link: &Arc<Link>) -> Result<Option<Arc<Room>>, Refusal> {
+        // The lease pass lists the relays, then adopts them one at a time: meanwhile a socket
+        // may have claimed the game and started its room here (the relay resynced, say at a
+        // `Started` of the restarted owner). That room is the game's; there is nothing to
+        // adopt.
+        let live = self.map.get(id).map(|room| Arc::clone(room.value()));
+        if let Some(room) = live.filter(|room| !room.relay && !room.is_closed()) {
+            tracing::info!(
+                game = id,
+                room = room.instance,
+                "the game already runs here; keeping its room rather than adopting it"
+            );
+            return Ok(Some(room));
+        }
+        // The relay is gone (it resynced): its sockets' next lookup claims the game or finds
+        // its owner.
+        if link.relay_owner(id).is_none() {
+            return Ok(None);
+        }
         let claim = self
             .store
             .claim_game(id, link.node.as_str(), cluster::lease_ttl(link.lease))

@@ -2,7 +2,8 @@
 //! on different nodes see one game. White plays on node 1, Black on node 2, a spectator watches
 //! on node 3; the moves, the PGN, presence and the spectator count agree everywhere; takebacks,
 //! draw offers, rematches, the lobby's listing and a claim of victory over a player gone cross
-//! nodes as they do on one node.
+//! nodes as they do on one node. A lease pass that adopts a game already running here keeps
+//! its room (in-process nodes, to run the pass's step at the moment that matters).
 //!
 //! Needs PostgreSQL and redis-server (`scripts/test-services.sh cargo test --release --test
 //! cluster_nodes`); skipped loudly without them, failing under CI.
@@ -13,8 +14,10 @@ use std::time::Duration;
 
 use marseillais::server::cluster::lane::{self, LaneMsg};
 use serde_json::{Value, json};
+use support::WAIT;
 use support::cluster::Cluster;
 use support::http::http;
+use support::nodes::Nodes;
 use support::rng::Rng;
 use support::roaming::{Answer, Roamer};
 use support::s;
@@ -425,4 +428,59 @@ async fn a_player_gone_from_one_node_is_claimed_against_from_another() {
         &[("reason", "abandonment"), ("winner", "white")],
     )
     .await;
+}
+
+/// The lease pass lists this node's relays, then adopts those whose owner is gone one at a
+/// time; meanwhile a socket may have claimed the game and started its room here (its relay
+/// resynced at the owner's restart). The pass's adopt then finds that room running and must
+/// keep it: it used to load a second room, leaving the first one running with its sockets,
+/// so that a move acknowledged in one never reached the players of the other (the likely
+/// stall of the cluster crash test). Here the adopt runs right after White's socket started
+/// the room.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lease_pass_that_adopts_a_game_already_running_here_keeps_its_room() {
+    let Some(nodes) =
+        Nodes::start("cluster_adopt_running", 2, Duration::from_secs(2), |_| {}).await
+    else {
+        return;
+    };
+    let (id, white_token, _) = nodes.node(1).create(json!({"color": "white"})).await;
+    let (black_token, _) = nodes.node(2).join(&id).await;
+    let mut white = nodes.node(1).seat(&id, &white_token).await;
+    white.recv_type("state").await;
+    let rooms = nodes.node(1).handle.as_ref().expect("running").rooms();
+    let running = rooms.get(&id).await.expect("store").expect("the game");
+    assert!(!running.relay, "node 1 runs the game");
+    let adopted = rooms.adopt(&id).await.expect("store");
+    // Black's socket on node 2 is relayed to node 1, into whichever room node 1 now serves.
+    let mut black = nodes.node(2).seat(&id, &black_token).await;
+    black.recv_type("state").await;
+    white.play("e2e4", "w1").await;
+    let seen = black
+        .try_until(WAIT, |m| m.t == "move" && m.str("uci") == "e2e4")
+        .await;
+    assert!(
+        seen.is_some(),
+        "White's acknowledged e2e4 never reached Black; seen: {:?}",
+        black.seen.iter().map(|m| m.t.as_str()).collect::<Vec<_>>()
+    );
+    black.play("e7e5", "b1").await;
+    let seen = white
+        .try_until(WAIT, |m| m.t == "move" && m.str("uci") == "e7e5")
+        .await;
+    assert!(
+        seen.is_some(),
+        "Black's acknowledged e7e5 never reached White; seen: {:?}",
+        white.seen.iter().map(|m| m.t.as_str()).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        adopted.map(|room| room.instance),
+        Some(running.instance),
+        "the adopt kept the running room"
+    );
+    let serving = rooms.get(&id).await.expect("store").expect("the game");
+    assert_eq!(
+        serving.instance, running.instance,
+        "the room serving the game is the one White's socket started"
+    );
 }
