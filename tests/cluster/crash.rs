@@ -8,7 +8,7 @@
 //!
 //! Short run (the default, part of `cargo test`): `CLUSTER_KILLS=20`, `CLUSTER_GAMES=6` tables.
 //! The long run: `CLUSTER_KILLS=200 scripts/test-services.sh cargo test --release --test
-//! cluster_crash -- --nocapture`; `CLUSTER_CRASH_SEED=<the printed seed>` repeats the kill
+//! cluster crash:: -- --nocapture`; `CLUSTER_CRASH_SEED=<the printed seed>` repeats the kill
 //! times and nodes (not the interleaving of the clients).
 
 use crate::support;

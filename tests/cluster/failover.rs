@@ -6,7 +6,7 @@
 //!
 //! Prints the failover time (kill -> the first sub-move accepted after it); more runs of it:
 //! `CLUSTER_FAILOVER_RUNS=5 scripts/test-services.sh cargo test --release --test
-//! cluster_failover -- --nocapture the_owner`.
+//! cluster failover::the_owner -- --nocapture`.
 
 use crate::support;
 

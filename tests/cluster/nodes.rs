@@ -6,7 +6,7 @@
 //! its room (in-process nodes, to run the pass's step at the moment that matters).
 //!
 //! Needs PostgreSQL and redis-server (`scripts/test-services.sh cargo test --release --test
-//! cluster_nodes`); skipped loudly without them, failing under CI.
+//! cluster nodes::`); skipped loudly without them, failing under CI.
 
 use crate::support;
 
