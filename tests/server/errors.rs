@@ -235,6 +235,8 @@ async fn seat_tokens_never_reach_spectators_or_opponents() {
     let mut white = server.seat(&id, &white_token).await;
     let mut black = server.seat(&id, &black_token).await;
     let mut spectator = server.spectate(&id).await;
+    // In the room before anything happens that it must see as an event.
+    spectator.recv_type("state").await;
     play_both_first_turns(&mut white, &mut black).await;
     white.send(json!({"t": "resign"})).await;
     spectator.recv_type("end").await;

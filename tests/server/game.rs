@@ -151,6 +151,8 @@ async fn the_mover_can_take_back_its_first_sub_move_before_the_second() {
     let server = Rig::start().await;
     let (id, mut white, mut black) = server.players(json!({})).await;
     let mut spectator = server.spectate(&id).await;
+    // In the room before anything happens that it must see as an event.
+    spectator.recv_type("state").await;
     white.play("e2e4", "1").await;
     let before = black.recv_type("move").await;
     black.play("e7e5", "1").await;

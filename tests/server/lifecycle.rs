@@ -17,6 +17,8 @@ async fn a_reconnecting_client_gets_exactly_the_events_it_missed() {
     let mut white = server.seat(&id, &white_token).await;
     let mut black = server.seat(&id, &black_token).await;
     let mut spectator = server.spectate(&id).await;
+    // In the room before the move, so that the move comes as an event, not in the state.
+    spectator.recv_type("state").await;
     white.play("e2e4", "1").await;
     let last = spectator.recv_type("move").await;
     let seen_v = last.v.expect("v");

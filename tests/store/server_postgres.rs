@@ -88,6 +88,9 @@ async fn while_postgres_is_unreachable_a_move_gets_store_failure_and_is_not_ackn
     let (id, white_token, black_token) = new_game(addr).await;
     let mut white = Client::connect(addr, &id, &format!("token={white_token}")).await;
     let mut black = Client::connect(addr, &id, &format!("token={black_token}")).await;
+    // Black's socket is in the room once its `state` came: a move made before that would be in
+    // the state, and no `move` event would follow (the join looks the seat up in Postgres).
+    black.recv_type("state").await;
     let played = white.play("e2e4", "1").await;
     black.recv_type("move").await;
 

@@ -223,8 +223,11 @@ impl Rig {
     /// first: (id, white, black).
     pub async fn players(&self, body: Value) -> (String, Client, Client) {
         let (id, white_token, black_token) = self.game_between_two(body).await;
-        let white = self.seat(&id, &white_token).await;
-        let black = self.seat(&id, &black_token).await;
+        let mut white = self.seat(&id, &white_token).await;
+        let mut black = self.seat(&id, &black_token).await;
+        // Both in the room before the test moves: each sees the other's moves as events.
+        white.joined().await;
+        black.joined().await;
         (id, white, black)
     }
 

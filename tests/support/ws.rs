@@ -133,6 +133,9 @@ pub struct Client {
     /// How the connection ended, once a read saw it end: a failing [`Client::recv`] then says
     /// "closed by the server (1008 ...)" rather than "no message in time".
     pub ended: Option<Ended>,
+    /// Messages read by [`Client::joined`] and not yet returned: the next reads return them
+    /// first (as received, with their raw text for [`Client::recv_text`]).
+    unread: std::collections::VecDeque<(String, Incoming)>,
 }
 
 impl Client {
@@ -160,6 +163,7 @@ impl Client {
             ws,
             seen: Vec::new(),
             ended: None,
+            unread: std::collections::VecDeque::new(),
         })
     }
 
@@ -200,6 +204,7 @@ impl Client {
             ws,
             seen: Vec::new(),
             ended: None,
+            unread: std::collections::VecDeque::new(),
         })
     }
 
@@ -249,6 +254,9 @@ impl Client {
     /// Reads one step within `wait` (pings are answered and skipped); a
     /// message is also kept in [`Client::seen`].
     pub async fn poll(&mut self, wait: Duration) -> Recv {
+        if let Some((_, msg)) = self.unread.pop_front() {
+            return Recv::Msg(Box::new(msg));
+        }
         let deadline = tokio::time::Instant::now() + wait;
         loop {
             let next = match tokio::time::timeout_at(deadline, self.ws.next()).await {
@@ -286,6 +294,9 @@ impl Client {
     /// are answered and skipped, a message is also kept in [`Client::seen`].
     /// `None` on timeout or end.
     pub async fn recv_text(&mut self, wait: Duration) -> Option<String> {
+        if let Some((text, _)) = self.unread.pop_front() {
+            return Some(text);
+        }
         let deadline = tokio::time::Instant::now() + wait;
         loop {
             match tokio::time::timeout_at(deadline, self.ws.next())
@@ -312,6 +323,25 @@ impl Client {
             Recv::Timeout | Recv::Ended => None,
             Recv::NotJson(why) => panic!("the server sent a non-message: {why}"),
         }
+    }
+
+    /// Waits until the server has put this socket in its game's room, which it says with the
+    /// socket's first message (the `state`); that message stays unread, so what the test reads
+    /// next is unchanged. Without this wait, a move the opponent makes right after the
+    /// connection can be applied before the room takes the socket in: the move is then in
+    /// the `state`, and no `move` event follows (the join may wait for the store, say a seat
+    /// looked up in PostgreSQL). Panics if nothing comes within [`WAIT`].
+    pub async fn joined(&mut self) {
+        if !self.unread.is_empty() {
+            return;
+        }
+        let text = match self.recv_text(WAIT).await {
+            Some(text) => text,
+            None => panic!("the socket never joined its room; seen: {:?}", self.seen),
+        };
+        let msg = Incoming::decode(&text)
+            .unwrap_or_else(|why| panic!("the server sent a non-message: {why}"));
+        self.unread.push_back((text, msg));
     }
 
     /// The next message, or panics after [`WAIT`].
@@ -415,6 +445,7 @@ impl Client {
 
     /// Waits (bounded) for the end of the connection, reading everything.
     pub async fn ended(&mut self, wait: Duration) -> Ended {
+        self.unread.clear();
         let deadline = tokio::time::Instant::now() + wait;
         loop {
             match tokio::time::timeout_at(deadline, self.ws.next()).await {
