@@ -34,7 +34,7 @@ leftovers() {
   {
     pgrep -a -f 'target/release/marseillais|redis-server .*marseillais|chromedriver|postgres -D /tmp/marseillais' \
       | sed 's/^[0-9]* //' || true
-    ls -1 "${TMPDIR:-/tmp}" 2>/dev/null | sed 's/[.][^.]*$//;s/[0-9]\+$//' | sort | uniq -c || true
+    ls -1A "${TMPDIR:-/tmp}" 2>/dev/null | sed 's/[.][^.]*$//;s/[0-9]\+$//' | sort | uniq -c || true
   } | sort
 }
 
