@@ -7,7 +7,7 @@
 # Builds once, then runs the README's test command (`cargo nextest run --release`, which runs
 # every test however many fail) N times, each beside its own
 # private PostgreSQL (scripts/test-services.sh). A failure is never retried: it is what this script is for. Each run's whole output is
-# kept only when it failed, under target/flake-hunt/run-K.log; the end prints, per run, its
+# kept only when it failed, under target/flake-hunt/<time of the hunt>/run-K.log; the end prints, per run, its
 # time and the tests that failed, and the script exits 1 if any did. Nothing else is left
 # behind: the tests clean their own directories and servers, and test-services.sh its
 # PostgreSQL (the script checks for leftover processes and /tmp entries after each run).
@@ -22,8 +22,8 @@ shift || true
 export CI="${CI:-1}"
 export CARGO_TERM_COLOR=never
 
-logs=target/flake-hunt
-rm -rf "$logs"
+# A directory per hunt: an earlier hunt's logs are never overwritten.
+logs=target/flake-hunt/$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$logs"
 
 cargo nextest run --release --no-run
@@ -55,11 +55,15 @@ for run in $(seq 1 "$runs"); do
   summary+="run $run: ${seconds} s, $result"$'\n'
   if [ -f "$log" ]; then
     # nextest names each failed test on a line of its own; seeds are printed in its output.
-    summary+=$(grep -E '^ +(FAIL|TIMEOUT|SIGSEGV|SIGABRT|SIGKILL|LEAK) \[' "$log" | sed 's/^ */    /' | sort -u)$'\n'
+    # (A failure of another form, say PostgreSQL that did not start, names no test: the log
+    # says what happened.)
+    failed=$(grep -E '^ +(FAIL|TIMEOUT|SIGSEGV|SIGABRT|SIGKILL|LEAK) \[' "$log" | sed 's/^ */    /' | sort -u || true)
+    summary+="${failed:-    (no test named: see the log)}"$'\n'
   fi
   after=$(leftovers)
   if [ "$before" != "$after" ]; then
-    summary+="    left behind:"$'\n'$(diff <(echo "$before") <(echo "$after") | grep '^>' | sed 's/^/    /')$'\n'
+    left=$(diff <(echo "$before") <(echo "$after") | grep '^>' | sed 's/^/    /' || true)
+    summary+="    left behind:"$'\n'"$left"$'\n'
   fi
   echo "flake-hunt: run $run of $runs: ${seconds} s, $result" >&2
 done
