@@ -13,7 +13,7 @@
 //! | results and draws that need the history (repetition, claims) | [`game`] |
 //! | extended FEN, SAN, comma PGN | [`fen`], [`san`], [`pgn`] |
 //! | perft | [`perft`] |
-//! | counting legal-move generations (feature `count-generations`) | [`generations`] |
+//! | counting legal-move generations (per thread, for tests of what a path costs) | [`generations`] |
 
 pub mod board;
 pub mod fen;

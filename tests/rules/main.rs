@@ -13,6 +13,7 @@ mod en_passant;
 mod endings;
 mod fen;
 mod game_memory;
+mod generations;
 mod move_list;
 mod perft_marseillais;
 mod perft_orthodox;

@@ -20,6 +20,7 @@ mod correspondence;
 mod correspondence_schedule;
 mod errors;
 mod game;
+mod generations;
 mod http_limits;
 mod lag;
 mod lifecycle;

@@ -1,12 +1,10 @@
 //! Legal-move generations per accepted sub-move on the server's path, counted by the rules'
-//! `count-generations` feature. The room's path for one sub-move is: the ack-id check, the
+//! per-thread counter. The room's path for one sub-move is: the ack-id check, the
 //! version check, the timeouts, `decide`, the listing row of the commit, the stored text,
 //! `apply`, and the projection of each event into its message; this test runs exactly those
 //! calls (the store and the sockets add no generation). Target (issue 9): at most 2; it was
 //! 8 to 11 before the typed core. Run with
-//! `cargo test --release --features count-generations --test generations server::`.
-
-#![cfg(feature = "count-generations")]
+//! `cargo test --release --test server generations::`.
 
 use std::time::{Duration, Instant};
 

@@ -1,13 +1,10 @@
 //! What the server's move path costs in legal-move generations, counted by
-//! the `count-generations` feature (`src/rules/generations.rs`). Run with
-//! `cargo test --release --features count-generations --test generations rules::`;
-//! without the feature this file compiles to nothing (the counter would read 0).
+//! the rules' per-thread counter (`src/rules/generations.rs`). Run with
+//! `cargo test --release --test rules generations::`.
 //!
 //! Before `Game::preview` and the cached legal list, the server spent 8 to 11
 //! generations per accepted sub-move (`Game::outcome()` regenerated the list
 //! each time it was asked); the path below is the one it is moving to.
-
-#![cfg(feature = "count-generations")]
 
 use crate::support::rules_util;
 
