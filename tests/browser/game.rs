@@ -23,8 +23,8 @@ use marseillais::server::config::Config;
 use serde_json::{Value, json};
 
 use browser::{
-    Driver, SERIAL, Session, WAIT, browser_available, click, click_move, js, square, text,
-    type_into, wait_for, wait_moves, wait_text,
+    Driver, SERIAL, Session, WAIT, browser_available, click, click_move, frames_drawn, js, square,
+    text, type_into, wait_for, wait_moves, wait_text,
 };
 
 /// The start of the checkmate scenario: White (Qd4, Pe5) and a Black king on
@@ -374,8 +374,8 @@ async fn mate_scenario(
 }
 
 async fn screenshot(s: &Session, path: &Path) {
-    // Let the clocks and sounds settle for one frame before the picture.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The clocks and the last sub-move's highlight are drawn on animation frames.
+    frames_drawn(s).await;
     let png = s.client.screenshot().await.expect("screenshot");
     std::fs::write(path, png).expect("write the screenshot");
 }
@@ -577,22 +577,16 @@ async fn abort_keyboard_move_take_back_draw_offer_resign_rematch_reconnect_and_c
     // claims the game.
     white.client.goto("about:blank").await.expect("leave");
     wait_text(&black, "#seat-black", "offline").await;
-    let deadline = Instant::now() + WAIT;
-    while !text(&black, "#banner")
-        .await
-        .contains("wins by abandonment")
-    {
-        assert!(
-            Instant::now() < deadline,
-            "claiming victory never succeeded"
-        );
-        if text(&black, "#btn-claim-victory").await.is_empty() {
-            tokio::time::sleep(Duration::from_millis(200)).await;
-            continue;
-        }
-        click(&black, "#btn-claim-victory").await;
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    }
+    // The button is drawn disabled at once and enabled when the server's grace period has
+    // passed (the page counts it from the server's word, so never before the server would
+    // accept): one click then wins.
+    wait_for(
+        &black,
+        "(document.querySelector('#btn-claim-victory') || {disabled: true}).disabled === false",
+        "the claim-victory button enabled",
+    )
+    .await;
+    click(&black, "#btn-claim-victory").await;
     wait_text(&black, "#banner", "White wins by abandonment").await;
     rig.stop(vec![white, black]).await;
 }
@@ -1268,16 +1262,20 @@ async fn the_lobby_polls_without_taking_the_keyboard_focus_from_a_game_link() {
         "the open game listed",
     )
     .await;
-    // Count the list requests, then focus the Join button as a keyboard user would.
+    // Count the list answers read, then focus the Join button as a keyboard user would. A
+    // poll draws its lists in the microtasks that follow its third answer's body, so once
+    // six bodies are read two polls have drawn (a script from the test runs as a task of
+    // its own, after those microtasks).
     js(
         &s,
-        "window.polls = 0; const f = window.fetch; window.fetch = (u, o) => { if (String(u).startsWith('/api/games?')) window.polls += 1; return f(u, o); }; \
+        "window.parsed = 0; const f = window.fetch; window.fetch = (u, o) => f(u, o).then((r) => { \
+           if (String(u).startsWith('/api/games?')) { const j = r.json.bind(r); r.json = () => j().then((v) => { window.parsed += 1; return v; }); } \
+           return r; }); \
          document.querySelector('#open-games .join').focus(); window.focused = document.activeElement; return true;",
     )
     .await;
     // Two polls later (each asks for three lists) the focus is where it was.
-    wait_for(&s, "window.polls >= 6", "two polls of the lists").await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    wait_for(&s, "window.parsed >= 6", "two polls of the lists drawn").await;
     assert_eq!(
         js(
             &s,
@@ -1561,7 +1559,8 @@ async fn at_800x700_and_on_a_390x844_phone_the_board_leaves_the_clocks_and_statu
             "the viewport size",
         )
         .await;
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        // The board is sized by the page after the resize: measured once it has drawn.
+        frames_drawn(&white).await;
         maybe_screenshot(&white, &format!("game-{w}x{h}")).await;
         assert_eq!(js(&white, OUTSIDE_VIEWPORT).await, json!([]), "at {w}x{h}");
         let board = js(
@@ -1703,18 +1702,12 @@ async fn while_the_page_is_offline_the_clocks_stop_and_the_status_is_greyed() {
         "the status greyed",
     )
     .await;
-    // The stopped clock is drawn on the next animation frame, which may still show a second
-    // less: read it until it holds (bounded); the check below still catches a running clock.
-    let mut before = text(&white, "#clock-white").await;
-    for _ in 0..5 {
-        tokio::time::sleep(Duration::from_millis(600)).await;
-        let now = text(&white, "#clock-white").await;
-        if now == before {
-            break;
-        }
-        before = now;
-    }
+    // The stopped clock is drawn on the next animation frame: read it once that has run.
+    frames_drawn(&white).await;
+    let before = text(&white, "#clock-white").await;
     maybe_screenshot(&white, "offline").await;
+    // That something does not happen takes time to show: the clock shows whole seconds, so
+    // 2.5 s would have moved it twice.
     tokio::time::sleep(Duration::from_millis(2500)).await;
     assert_eq!(
         text(&white, "#clock-white").await,

@@ -358,6 +358,19 @@ pub async fn js_async(s: &Session, script: &str, args: Vec<Value>) -> Value {
         .unwrap_or_else(|e| panic!("async script failed: {e}\n{script}"))
 }
 
+/// Returns once the page has drawn two more animation frames: the first runs the layout, the
+/// resize observers and the animation callbacks that were pending, the second starts after
+/// they painted. What a test waits for before it measures or photographs what it laid out.
+pub async fn frames_drawn(s: &Session) {
+    js_async(
+        s,
+        "const done = arguments[arguments.length - 1];
+         requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
+        vec![],
+    )
+    .await;
+}
+
 /// Sends `POST path` from inside a page of `base` (so that the seat token it
 /// returns lands in this browser's localStorage, as the lobby would keep it),
 /// then opens the game page as that player. Returns the game id.
