@@ -10,6 +10,7 @@
 //! expects to play, and how much of the turn's time is left for it).
 //! See `docs/engine.md`.
 
+pub mod bounds;
 pub mod eval;
 pub mod level;
 pub mod ordering;

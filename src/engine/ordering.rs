@@ -9,8 +9,8 @@
 
 use crate::rules::{Color, Piece, Position, SubMove, SubMoveList};
 
+use super::bounds::MAX_PLY;
 use super::eval::VALUE;
-use super::search::MAX_PLY;
 
 const TT_MOVE: i32 = 1 << 30;
 const CAPTURE: i32 = 1 << 26;

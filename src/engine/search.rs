@@ -26,18 +26,12 @@ use arrayvec::ArrayVec;
 
 use crate::rules::{Phase, Position, SubMove};
 
+pub use super::bounds::{INF, MATE, MATE_BOUND, MAX_PLY};
 use super::eval::evaluate;
 use super::level::noise;
 use super::ordering::{Heuristics, Picker, is_tactical};
 use super::tt::{Bound, Tt};
 
-/// The score of giving checkmate now; a mate `n` plies away is `MATE - n`.
-pub const MATE: i32 = 30_000;
-/// Scores beyond this (in absolute value) are mate scores.
-pub const MATE_BOUND: i32 = MATE - 1_000;
-pub const INF: i32 = 31_000;
-/// The deepest ply the search reaches, quiescence included.
-pub const MAX_PLY: usize = 96;
 /// How many plies of check evasions quiescence follows.
 const QS_EVASION_PLIES: usize = 6;
 

@@ -6,7 +6,7 @@
 
 use crate::rules::SubMove;
 
-use super::search::{MATE, MATE_BOUND};
+use super::bounds::{MATE, MATE_BOUND};
 
 /// What a stored score says about the true value.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

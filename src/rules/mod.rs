@@ -9,13 +9,15 @@
 //! | turn state: side, phase S1/S2/single, castling, en-passant targets, counters | [`position`] |
 //! | legal sub-moves, check, pins, en passant across sub-moves | [`movegen`] |
 //! | how a sub-move changes the turn state (check ends the turn, rights lapse) | [`position`] |
-//! | results and draws judged on one position | [`outcome`] |
+//! | results and their reasons | [`outcome`] |
+//! | results and draws judged on one position | [`ending`] |
 //! | results and draws that need the history (repetition, claims) | [`game`] |
 //! | extended FEN, SAN, comma PGN | [`fen`], [`san`], [`pgn`] |
 //! | perft | [`perft`] |
 //! | counting legal-move generations (per thread, for tests of what a path costs) | [`generations`] |
 
 pub mod board;
+pub mod ending;
 pub mod fen;
 pub mod game;
 pub mod generations;

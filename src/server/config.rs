@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::server::cluster::{BusUrl, ClusterConfig, NodeId};
+use crate::server::game::policy::TakebackLimits;
 use crate::server::store::postgres::PostgresUrl;
 
 /// `marseillais serve` flags.
@@ -578,13 +579,6 @@ impl Default for LobbyLimits {
             online_every: Duration::from_secs(1),
         }
     }
-}
-
-/// How many times each player may take back a first sub-move.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TakebackLimits {
-    pub per_turn: u32,
-    pub per_game: u32,
 }
 
 /// Test hook: the room panics while handling a `move` of this sub-move

@@ -42,6 +42,7 @@ pub mod clock;
 pub mod cluster;
 pub mod computer;
 pub mod config;
+pub mod domain;
 pub mod engine_pool;
 pub mod expiry;
 pub mod export;

@@ -565,7 +565,7 @@ mod tests {
                 ack: None,
                 lag: crate::server::game::Lag::NONE,
             },
-            crate::server::config::TakebackLimits {
+            crate::server::game::policy::TakebackLimits {
                 per_turn: 1,
                 per_game: 5,
             },

@@ -37,11 +37,6 @@ fn report(graph: &Graph, groups: &[Vec<Module>]) -> String {
 /// The cycles left to cut (issue 27), each as its sorted members. The list only shrinks: a new
 /// cycle fails the test, and so does a cycle that is gone but still listed here.
 const CYCLES_LEFT: &[&[&str]] = &[
-    &["rules::outcome", "rules::position"],
-    &["server::cluster::figures", "server::metrics"],
-    &["server::config", "server::game::policy"],
-    &["server::game::event", "server::rating"],
-    &["engine::ordering", "engine::search", "engine::tt"],
     &["server::room", "server::room::chat", "server::room::crowd"],
     &[
         "server::store::sqlite",
@@ -105,11 +100,14 @@ fn no_module_imports_another_in_a_cycle() {
         .collect();
     let new: Vec<Vec<Module>> = cycles
         .iter()
-        .filter(|g| !left.contains(&g.iter().map(ToString::to_string).collect()))
+        .filter(|g| {
+            std::env::var("HOUSE_ALL").is_ok()
+                || !left.contains(&g.iter().map(ToString::to_string).collect())
+        })
         .cloned()
         .collect();
     assert!(
-        new.is_empty(),
+        std::env::var("HOUSE_ALL").is_err() && new.is_empty(),
         "{} import cycles in src/ that are not in CYCLES_LEFT (cut one edge of each):\n{}",
         new.len(),
         report(&graph, &new)

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use marseillais::rules::{
     Color, Generations, Position, Rules, SubMove, generations, reset_generations,
 };
-use marseillais::server::config::TakebackLimits;
+use marseillais::server::game::policy::TakebackLimits;
 use marseillais::server::game::{
     ClockSpec, Decided, Event, GameState, Request, TimeControl, Variant,
 };

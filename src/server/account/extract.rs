@@ -7,7 +7,7 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 
 use super::error;
-use super::user::Account;
+use crate::server::domain::user::Account;
 use crate::server::http::AppState;
 use crate::server::http_error::ApiError;
 

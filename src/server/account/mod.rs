@@ -1,8 +1,9 @@
 //! Accounts: who a player is when they sign in (issue 11). Anonymous play does not go through
 //! here at all: a seat token alone still proves a seat.
 //!
-//! `user.rs` holds the values every other part of the server passes around (a user's id, a
-//! checked username, the signed-in [`Account`]); the sibling modules build sign-in on them:
+//! The values every other part of the server passes around (a user's id, a checked username,
+//! the signed-in [`Account`]) are in [`crate::server::domain::user`]; these modules build
+//! sign-in on them:
 //! `password.rs` (Argon2id, off the runtime, bounded), `session.rs` (ids and the cookie),
 //! `service.rs` ([`Accounts`]: register, log in, resolve a session), `limits.rs` (per-username
 //! rate limit), `origin.rs` (the CSRF layer), `extract.rs` (the [`MaybeAccount`] /
@@ -18,8 +19,7 @@ pub mod routes;
 pub mod service;
 pub mod session;
 pub mod settings;
-pub mod user;
 
+pub use crate::server::domain::user::{Account, UserId, Username, UsernameError};
 pub use extract::{MaybeAccount, RequireAccount};
 pub use service::Accounts;
-pub use user::{Account, UserId, Username, UsernameError};

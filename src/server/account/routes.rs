@@ -15,7 +15,7 @@ use super::error;
 use super::extract::RequireAccount;
 use super::service::NewSession;
 use super::session;
-use super::user::Account;
+use crate::server::domain::user::Account;
 use crate::server::http::AppState;
 use crate::server::http_error::{ApiError, read_json_body};
 use crate::server::rating::{Rating, Speed};

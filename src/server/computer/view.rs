@@ -198,7 +198,7 @@ mod tests {
     use super::*;
     use crate::engine::Level;
     use crate::rules::SubMove;
-    use crate::server::config::TakebackLimits;
+    use crate::server::game::policy::TakebackLimits;
     use crate::server::game::{
         COMPUTER_SEAT_HASH, Decided, Event, GameState, Request, Variant, now_ms,
     };

@@ -72,7 +72,7 @@ impl GameState {
                     self.game.submoves().len(),
                     0,
                     0,
-                    crate::server::config::TakebackLimits {
+                    crate::server::game::policy::TakebackLimits {
                         per_turn: u32::MAX,
                         per_game: u32::MAX,
                     },

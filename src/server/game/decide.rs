@@ -13,7 +13,7 @@ use super::policy::{self, RematchRefused, TakebackRefused};
 use super::state::GameState;
 use crate::rules::game::Preview;
 use crate::rules::{Claim, Color, GameError, Outcome, PlayError, Position, SubMove, Termination};
-use crate::server::config::TakebackLimits;
+use crate::server::game::policy::TakebackLimits;
 use crate::server::store::GameStatus;
 
 /// What a seated player (a socket or an in-process agent) asks of its game.

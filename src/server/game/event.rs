@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::Level;
 use crate::rules::{Color, Outcome, Position, SubMove};
-use crate::server::account::{Account, UserId, Username};
-use crate::server::rating::Rating;
+use crate::server::domain::rating::Rating;
+use crate::server::domain::user::{Account, UserId, Username};
 
 /// Which first turn a game from the initial position has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

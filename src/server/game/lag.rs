@@ -15,7 +15,7 @@
 use std::time::Duration;
 
 use super::event::ClockSpec;
-use crate::server::rating::estimated_secs;
+use super::speed::estimated_secs;
 
 /// The most a sub-move's quota gain may be: 1 s (scalachess's 100 centiseconds).
 pub const MAX_GAIN: Duration = Duration::from_millis(1_000);

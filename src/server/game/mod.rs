@@ -10,6 +10,7 @@ pub mod decide;
 pub mod event;
 pub mod lag;
 pub mod policy;
+pub mod speed;
 pub mod state;
 
 #[cfg(test)]

@@ -22,7 +22,13 @@ use std::time::{Duration, Instant};
 
 use super::event::DaysPerTurn;
 use crate::rules::{Color, Outcome, Phase, Position, Termination};
-use crate::server::config::TakebackLimits;
+
+/// How many times each player may take back a first sub-move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TakebackLimits {
+    pub per_turn: u32,
+    pub per_game: u32,
+}
 
 /// Whether the sub-move that led from a position with `mover` to move to `after` (with the
 /// game's `outcome` after it) completed the mover's turn.

@@ -17,8 +17,8 @@ use super::lag::LagTracker;
 use super::policy;
 use crate::engine::Level;
 use crate::rules::{Color, Game, Position, SubMove};
-use crate::server::account::UserId;
 use crate::server::clock::Clock;
+use crate::server::domain::user::UserId;
 use crate::server::ids;
 use crate::server::store::GameStatus;
 

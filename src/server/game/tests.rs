@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use super::*;
 use crate::rules::{Color, Outcome, Position, Rules, Termination};
-use crate::server::config::TakebackLimits;
+use crate::server::game::policy::TakebackLimits;
 use crate::server::ids;
 
 const LIMITS: TakebackLimits = TakebackLimits {
@@ -337,8 +337,8 @@ fn an_aborted_game_cannot_be_rematched_but_a_resigned_one_can() {
 
 fn seat_user(id: i64, name: &str) -> SeatUser {
     SeatUser {
-        id: crate::server::account::UserId(id),
-        name: crate::server::account::Username::parse(name).expect("a username"),
+        id: crate::server::domain::user::UserId(id),
+        name: crate::server::domain::user::Username::parse(name).expect("a username"),
         rating: None,
     }
 }
@@ -385,7 +385,7 @@ fn a_seat_taken_signed_in_belongs_to_its_account_and_no_other() {
         .decide_join(ids::token_hash("b"), Some(seat_user(2, "bob")), 2)
         .expect("joins");
     state.apply(join, Instant::now());
-    let user = |id| crate::server::account::UserId(id);
+    let user = |id| crate::server::domain::user::UserId(id);
     assert_eq!(state.seat_of_user(user(1)), Some(Color::White));
     assert_eq!(state.seat_of_user(user(2)), Some(Color::Black));
     assert_eq!(state.seat_of_user(user(3)), None);
@@ -404,7 +404,7 @@ fn joining_ones_own_unrated_game_gives_the_seat_to_the_token_only() {
     state.apply(join, Instant::now());
     assert_eq!(state.user(Color::Black), None);
     assert_eq!(
-        state.seat_of_user(crate::server::account::UserId(1)),
+        state.seat_of_user(crate::server::domain::user::UserId(1)),
         Some(Color::White)
     );
     assert_eq!(state.seat_of("b"), Some(Color::Black));

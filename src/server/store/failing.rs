@@ -9,9 +9,10 @@ use super::{
     Commit, GameListing, GameStatus, LoadedGame, RatedGame, SessionHash, Store, StoreError,
     StoreFuture, UserRecord,
 };
-use crate::server::account::{Account, UserId, Username};
 use crate::server::chat::{ChatLine, ChatRoom, NewChatLine};
-use crate::server::rating::{Rating, Speed};
+use crate::server::domain::rating::Rating;
+use crate::server::domain::user::{Account, UserId, Username};
+use crate::server::game::speed::Speed;
 
 /// Wraps a store and, while its shared switch is on, fails every commit (and every other write:
 /// `create_user`, `create_session`, `delete_session`, `append_chat`,

@@ -10,9 +10,10 @@ use super::{
     StoreError, StoreFuture, UserRecord, listing_order, rate_end, rated_order, session_alive,
     session_needs_touch,
 };
-use crate::server::account::{Account, UserId, Username};
 use crate::server::chat::{ChatLine, ChatRoom, KEPT_LINES, NewChatLine};
-use crate::server::rating::{Rating, Speed};
+use crate::server::domain::rating::Rating;
+use crate::server::domain::user::{Account, UserId, Username};
+use crate::server::game::speed::Speed;
 
 /// A stored session: whose it is and when it was last seen.
 #[derive(Clone, Copy)]

@@ -25,9 +25,10 @@ use std::str::FromStr;
 
 use futures_util::future::BoxFuture;
 
-use crate::server::account::{Account, UserId, Username};
 use crate::server::chat::{ChatLine, ChatRoom, NewChatLine};
-use crate::server::rating::{Rating, Speed};
+use crate::server::domain::rating::Rating;
+use crate::server::domain::user::{Account, UserId, Username};
+use crate::server::game::speed::Speed;
 
 /// Where a game is in its life; drives the lobby listing and startup recovery.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

@@ -32,9 +32,10 @@ use super::{
     Claim, Commit, Fence, GameListing, GameStatus, LoadedGame, RatedGame, SessionHash, Store,
     StoreError, StoreFuture, UserRecord, session_alive, session_needs_touch,
 };
-use crate::server::account::{Account, UserId, Username};
 use crate::server::chat::{ChatLine, ChatRoom, NewChatLine};
-use crate::server::rating::{Rating, Speed};
+use crate::server::domain::rating::Rating;
+use crate::server::domain::user::{Account, UserId, Username};
+use crate::server::game::speed::Speed;
 
 /// Connections kept by the pool: one for the writer, the rest for reads running at once.
 const POOL_SIZE: usize = 8;

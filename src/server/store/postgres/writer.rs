@@ -28,9 +28,9 @@ use tokio_postgres::error::SqlState;
 
 use super::pipeline::{self, RunOutcome};
 use super::{pg_error, pg_message};
-use crate::server::account::{UserId, Username};
 use crate::server::chat::{KEPT_LINES, NewChatLine};
-use crate::server::rating::Rating;
+use crate::server::domain::rating::Rating;
+use crate::server::domain::user::{UserId, Username};
 use crate::server::store::{
     Commit, DeadlineChange, Fence, RatedEnd, SESSION_IDLE_MS, SessionHash, StoreError, rate_end,
 };

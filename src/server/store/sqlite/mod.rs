@@ -30,9 +30,10 @@ use super::{
     Commit, GameListing, GameStatus, LoadedGame, RatedGame, SessionHash, Store, StoreError,
     StoreFuture, UserRecord, session_alive, session_needs_touch,
 };
-use crate::server::account::{Account, UserId, Username};
 use crate::server::chat::{ChatLine, ChatRoom, NewChatLine};
-use crate::server::rating::{Rating, Speed};
+use crate::server::domain::rating::Rating;
+use crate::server::domain::user::{Account, UserId, Username};
+use crate::server::game::speed::Speed;
 
 /// The database file inside the data directory.
 pub const DB_FILE_NAME: &str = "marseillais.sqlite3";
