@@ -37,25 +37,6 @@ fn report(graph: &Graph, groups: &[Vec<Module>]) -> String {
 /// The cycles left to cut (issue 27), each as its sorted members. The list only shrinks: a new
 /// cycle fails the test, and so does a cycle that is gone but still listed here.
 const CYCLES_LEFT: &[&[&str]] = &[
-    &["server::room", "server::room::chat", "server::room::crowd"],
-    &[
-        "server::store::sqlite",
-        "server::store::sqlite::checkpoint",
-        "server::store::sqlite::writer",
-    ],
-    &[
-        "server::store::postgres",
-        "server::store::postgres::pipeline",
-        "server::store::postgres::schema",
-        "server::store::postgres::writer",
-    ],
-    &[
-        "server::chat::line",
-        "server::protocol::names",
-        "server::protocol::server",
-        "server::protocol::snapshot",
-        "server::store",
-    ],
     &[
         "server::account::error",
         "server::account::extract",

@@ -14,7 +14,7 @@ use super::state::GameState;
 use crate::rules::game::Preview;
 use crate::rules::{Claim, Color, GameError, Outcome, PlayError, Position, SubMove, Termination};
 use crate::server::game::policy::TakebackLimits;
-use crate::server::store::GameStatus;
+use crate::server::domain::status::GameStatus;
 
 /// What a seated player (a socket or an in-process agent) asks of its game.
 #[derive(Clone, Debug, PartialEq, Eq)]

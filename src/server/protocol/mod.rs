@@ -22,9 +22,10 @@ pub mod players;
 pub mod server;
 pub mod snapshot;
 pub mod uci;
+pub mod views;
 
 /// Defined with the store (it is a column there); one of the wire names.
-pub use crate::server::store::GameStatus;
+pub use crate::server::domain::status::GameStatus;
 pub use client::{ClientMsg, MAX_ACK_ID_LEN, parse_client};
 pub use error::{ErrorCode, ErrorMsg, Refusal};
 pub use names::{
@@ -32,11 +33,11 @@ pub use names::{
 };
 pub use players::{PlayerView, Players, RatingChange, RatingView, RatingsMsg};
 pub use server::{
-    AckMsg, ByMsg, ChatHistoryMsg, ChatLineMsg, ClaimInMs, ClockView, CorrespondenceView, EndMsg,
-    JoinMsg, MoveMsg, MsgType, OutcomeView, PositionFields, PresenceMsg, RematchMsg,
-    RematchSeatMsg, ServerMsg, TakebackMsg,
+    AckMsg, ByMsg, ChatHistoryMsg, ChatLineMsg, ClaimInMs, EndMsg, JoinMsg, MoveMsg, MsgType,
+    PositionFields, PresenceMsg, RematchMsg, RematchSeatMsg, ServerMsg, TakebackMsg,
 };
 pub use snapshot::{
     ComputerView, GameSnapshot, GameSummary, LiveState, MoveRecord, SeatView, Seats, SeatsTaken,
     SharedState, SharedText, StateMsg,
 };
+pub use views::{ClockView, CorrespondenceView, OutcomeView};

@@ -12,7 +12,7 @@
 //! | [`Reason`] | a [`Termination`] in snake_case: `time_forfeit`, ... |
 //! | [`ClaimName`] | `threefold_repetition`, `fifty_move_rule` |
 //! | [`GameResult`] | `1-0`, `0-1`, `1/2-1/2`, `*` (aborted) |
-//! | `GameStatus` | `open`, `playing`, `finished`: defined with the store, which keeps it as a column (`crate::server::store::GameStatus`); re-exported beside these by `protocol` |
+//! | `GameStatus` | `open`, `playing`, `finished`: defined with the store, which keeps it as a column (`crate::server::domain::status::GameStatus`); re-exported beside these by `protocol` |
 //!
 //! Self-contained (the rules and serde only): the fuzz targets compile it on its own.
 
@@ -272,7 +272,7 @@ pub fn claim_name(claim: Claim) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::store::GameStatus;
+    use crate::server::domain::status::GameStatus;
 
     /// `value` serializes to `"name"` and `"name"` deserializes to `value`.
     fn assert_wire_name<T>(value: T, name: &str)

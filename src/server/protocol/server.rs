@@ -26,9 +26,9 @@ use super::names::{ClaimName, GameResult, PhaseName, Reason, Side};
 use super::players::{Players, RatingsMsg};
 use super::snapshot::StateMsg;
 use super::uci::{submove, submoves};
+use super::views::{ClockView, CorrespondenceView, OutcomeView};
 use crate::rules::{Outcome, SubMove};
 use crate::server::chat::ChatRoom;
-use crate::server::game::DaysPerTurn;
 
 /// A message from the server to one client or to everyone in a room.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -170,30 +170,6 @@ impl MsgType {
                 | MsgType::ChatHistory
         )
     }
-}
-
-/// The clocks of a clocked game (`clock`; `null` in an unclocked one).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ClockView {
-    pub base_secs: u32,
-    /// Black's remaining milliseconds.
-    pub black: u64,
-    pub increment_secs: u32,
-    /// Whose clock is running, if any.
-    pub running: Option<Side>,
-    /// White's remaining milliseconds.
-    pub white: u64,
-}
-
-/// A correspondence game's time control on the wire (`correspondence`, present only in such
-/// games, whose `clock` is `null`): its days per turn, and the Unix ms at which the side to
-/// move's turn runs out (`null` while no turn is timed: open or finished).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CorrespondenceView {
-    pub days_per_turn: DaysPerTurn,
-    pub deadline_ms: Option<i64>,
 }
 
 /// The fields that describe the current position, carried by `join`,
@@ -394,25 +370,6 @@ pub struct ByMsg {
 #[serde(deny_unknown_fields)]
 pub struct RematchMsg {
     pub id: String,
-}
-
-/// How a game ended (`outcome` of `state`, and the fields of `end`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OutcomeView {
-    pub reason: Reason,
-    pub result: GameResult,
-    pub winner: Option<Side>,
-}
-
-impl From<Outcome> for OutcomeView {
-    fn from(outcome: Outcome) -> OutcomeView {
-        OutcomeView {
-            reason: outcome.reason().into(),
-            result: outcome.into(),
-            winner: outcome.winner().map(Side::from),
-        }
-    }
 }
 
 /// `end`: the outcome and the clocks frozen at the end.

@@ -23,8 +23,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::GameStatus;
 use super::names::{ClaimName, GameResult, PhaseName, Reason, Side};
 use super::players::{Players, RatingsMsg};
-use super::server::{ClockView, CorrespondenceView, OutcomeView};
 use super::uci::{submove, submoves};
+use super::views::{ClockView, CorrespondenceView, OutcomeView};
 use crate::rules::SubMove;
 use crate::server::game::{TimeControl, Variant};
 

@@ -14,48 +14,12 @@ use std::time::Instant;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use super::RoomTask;
+use super::chat_member::slot;
 use super::fanout::ConnId;
 use crate::server::account::UserId;
-use crate::server::chat::{
-    ChatRate, ChatRole, ChatRoom, ChatText, HISTORY_LINES, NewChatLine, author_label,
-};
-use crate::server::config::Config;
+use crate::server::chat::{ChatRole, ChatRoom, ChatText, HISTORY_LINES, NewChatLine, author_label};
 use crate::server::game::now_ms;
 use crate::server::protocol::{ChatHistoryMsg, ChatLineMsg, ErrorCode, Refusal, ServerMsg};
-
-/// A connection's chat side, in its [`super::crowd::Member`].
-#[derive(Clone, Debug)]
-pub struct ChatMember {
-    rate: ChatRate,
-    /// A player asked to read the spectators' room (`chat_watch`).
-    watches_spectators: bool,
-    /// The signed-in spectator's username, once read from the store.
-    username: Option<String>,
-}
-
-impl ChatMember {
-    pub fn new(config: &Config, now: Instant) -> ChatMember {
-        ChatMember {
-            rate: ChatRate::new(config.chat_burst, config.chat_window, now),
-            watches_spectators: false,
-            username: None,
-        }
-    }
-}
-
-/// The recent lines of a game's two rooms, once read from the store.
-#[derive(Default)]
-pub(super) struct RoomChat {
-    /// `[player, spectator]`; boxed, so that a room nobody chats in pays one pointer.
-    recent: Option<Box<[VecDeque<ChatLineMsg>; 2]>>,
-}
-
-fn slot(room: ChatRoom) -> usize {
-    match room {
-        ChatRoom::Player => 0,
-        ChatRoom::Spectator | ChatRoom::Lobby => 1,
-    }
-}
 
 impl RoomTask {
     /// The chat role of a connection: its seat, or a spectator.

@@ -86,7 +86,7 @@ impl RoomTask {
                 hello,
                 token: None,
                 account: None,
-                chat: super::chat::ChatMember::new(config, Instant::now()),
+                chat: super::chat_member::ChatMember::new(config, Instant::now()),
             },
         );
         self.resync(conn, None);

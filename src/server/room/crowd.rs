@@ -27,7 +27,7 @@ pub struct Member {
     /// upgrade): it holds the seat that account owns, with or without the token.
     pub account: Option<UserId>,
     /// Its chat rate and which chat rooms it reads ([`super::chat`]).
-    pub chat: super::chat::ChatMember,
+    pub chat: super::chat_member::ChatMember,
 }
 
 /// What a membership change calls for.
@@ -188,7 +188,7 @@ mod tests {
             hello: TokenBucket::new(1.0, 3.0, now),
             token: seat.map(|_| "t".to_owned()),
             account: None,
-            chat: crate::server::room::chat::ChatMember::new(
+            chat: crate::server::room::chat_member::ChatMember::new(
                 &crate::server::config::Config::new(
                     std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
                     "unused",

@@ -18,6 +18,7 @@
 mod act;
 pub mod agent;
 pub mod chat;
+pub mod chat_member;
 mod connect;
 pub mod crowd;
 pub mod fanout;
@@ -272,7 +273,7 @@ impl Room {
             game_rate,
             snapshot: None,
             ratings: None,
-            chat: chat::RoomChat::default(),
+            chat: chat_member::RoomChat::default(),
             fence,
             moved,
         };
@@ -303,7 +304,7 @@ struct RoomTask {
     /// when the game's end is committed (the store rated it in that commit).
     ratings: Option<RatingsMsg>,
     /// The chat rooms' recent lines ([`chat`]).
-    chat: chat::RoomChat,
+    chat: chat_member::RoomChat,
     /// Several nodes: the lease every commit of this room carries ([`Commit::fence`]).
     ///
     /// [`Commit::fence`]: crate::server::store::Commit::fence
@@ -522,7 +523,7 @@ impl RoomTask {
                     config.hello_burst,
                     Instant::now(),
                 );
-                let chat = chat::ChatMember::new(config, Instant::now());
+                let chat = chat_member::ChatMember::new(config, Instant::now());
                 self.fanout.subscribe(conn, outbox);
                 self.crowd.insert(
                     conn,

@@ -37,7 +37,7 @@ pub enum MigrateError {
     TargetNotEmpty { rows: i64 },
     #[error("SQLite: {0}")]
     Sqlite(#[from] rusqlite::Error),
-    #[error("{}", super::postgres::pg_message(.0))]
+    #[error("{}", super::postgres::error::pg_message(.0))]
     Postgres(#[from] tokio_postgres::Error),
     #[error("{0}")]
     Store(#[from] StoreError),

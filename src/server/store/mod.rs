@@ -21,52 +21,14 @@ pub use memory::MemoryStore;
 pub use postgres::PostgresStore;
 pub use sqlite::{SqliteOptions, SqliteStore, StoreStats};
 
-use std::str::FromStr;
 
 use futures_util::future::BoxFuture;
 
 use crate::server::chat::{ChatLine, ChatRoom, NewChatLine};
 use crate::server::domain::rating::Rating;
+pub use crate::server::domain::status::{GameStatus, UnknownStatus};
 use crate::server::domain::user::{Account, UserId, Username};
 use crate::server::game::speed::Speed;
-
-/// Where a game is in its life; drives the lobby listing and startup recovery.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum GameStatus {
-    Open,
-    Playing,
-    Finished,
-}
-
-impl GameStatus {
-    /// The text stored in the database and used in `?status=` (same as the serde form).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GameStatus::Open => "open",
-            GameStatus::Playing => "playing",
-            GameStatus::Finished => "finished",
-        }
-    }
-}
-
-/// A status text that is none of `open`, `playing`, `finished`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown game status {0:?}")]
-pub struct UnknownStatus(pub String);
-
-impl FromStr for GameStatus {
-    type Err = UnknownStatus;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "open" => Ok(GameStatus::Open),
-            "playing" => Ok(GameStatus::Playing),
-            "finished" => Ok(GameStatus::Finished),
-            other => Err(UnknownStatus(other.to_owned())),
-        }
-    }
-}
 
 /// The listing row of a game, rewritten with every commit (what `GET /api/games?status=` pages over).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -17,7 +17,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{PostgresStore, pg_error};
+use super::PostgresStore;
+use super::error::pg_error;
+use super::rows::{Param, first, text};
 use crate::server::store::{Claim, Fence, StoreError, StoreFuture};
 
 /// How many times a claim is retried when it lost a race it cannot describe: another node
@@ -179,13 +181,13 @@ impl PostgresStore {
     }
 
     pub(super) fn owner(&self, game: &str) -> StoreFuture<Option<Fence>> {
-        let rows = self.read_rows(OWNER.to_owned(), vec![super::text(game)], |row| {
+        let rows = self.read_rows(OWNER.to_owned(), vec![text(game)], |row| {
             Ok(Fence {
                 node: row.try_get(0).map_err(pg_error)?,
                 epoch: row.try_get(1).map_err(pg_error)?,
             })
         });
-        super::first(rows)
+        first(rows)
     }
 
     pub(super) fn live(&self) -> StoreFuture<Vec<String>> {
@@ -197,7 +199,7 @@ impl PostgresStore {
     pub(super) fn orphans(&self, limit: u32) -> StoreFuture<Vec<String>> {
         self.read_rows(
             ORPHANED.to_owned(),
-            vec![super::Param::Int(i64::from(limit))],
+            vec![Param::Int(i64::from(limit))],
             |row| row.try_get(0).map_err(pg_error),
         )
     }

@@ -9,9 +9,12 @@
 //! [`StoreError::Io`] (which the server reports as `store_failure`) and nothing is
 //! acknowledged; the pool opens new connections once it is back.
 
+pub(crate) mod error;
 mod lease;
 mod pipeline;
+mod rows;
 mod schema;
+mod unit;
 mod writer;
 
 pub use schema::{SCHEMA_VERSION, TABLES, migrate_to};
@@ -27,7 +30,10 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio_postgres::NoTls;
 use tokio_postgres::types::ToSql;
 
-use self::writer::{Counters, Done, Pending, Work};
+use self::error::{pg_error, pool_error};
+use self::rows::*;
+use self::unit::{Done, Pending, Work};
+use self::writer::Counters;
 use super::{
     Claim, Commit, Fence, GameListing, GameStatus, LoadedGame, RatedGame, SessionHash, Store,
     StoreError, StoreFuture, UserRecord, session_alive, session_needs_touch,
@@ -99,25 +105,6 @@ impl std::fmt::Display for PostgresUrl {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.redacted())
     }
-}
-
-/// A Postgres error as the store reports it. The text never holds a password: tokio-postgres
-/// does not put the connection string in its errors.
-pub(crate) fn pg_error(e: tokio_postgres::Error) -> StoreError {
-    StoreError::Io(pg_message(&e))
-}
-
-/// The text of a Postgres error: the SQLSTATE and the server's message, or the client's (a lost
-/// connection).
-pub(crate) fn pg_message(e: &tokio_postgres::Error) -> String {
-    match e.as_db_error() {
-        Some(db) => format!("PostgreSQL: {}: {}", db.code().code(), db.message()),
-        None => format!("PostgreSQL: {e}"),
-    }
-}
-
-fn pool_error(e: deadpool_postgres::PoolError) -> StoreError {
-    StoreError::Io(format!("PostgreSQL is unreachable: {e}"))
 }
 
 /// The PostgreSQL-backed [`Store`]. Cheap to clone; every clone is the same store.
@@ -301,110 +288,6 @@ impl PostgresStore {
                 .collect())
         })
     }
-}
-
-/// An owned query parameter (the futures are `'static`, so they cannot borrow the caller's).
-enum Param {
-    Text(String),
-    OptText(Option<String>),
-    Int(i64),
-}
-
-impl Param {
-    fn as_sql(&self) -> &(dyn ToSql + Sync) {
-        match self {
-            Param::Text(v) => v,
-            Param::OptText(v) => v,
-            Param::Int(v) => v,
-        }
-    }
-}
-
-fn text(s: &str) -> Param {
-    Param::Text(s.to_owned())
-}
-
-const LISTING_COLUMNS: &str =
-    "id, status, created_ms, updated_ms, summary, listed, white_user, black_user";
-
-fn listing_from_row(row: &tokio_postgres::Row) -> Result<GameListing, StoreError> {
-    let id: String = row.try_get(0).map_err(pg_error)?;
-    let status: String = row.try_get(1).map_err(pg_error)?;
-    let status = status
-        .parse()
-        .map_err(|e| StoreError::Io(format!("game {id}: {e}")))?;
-    Ok(GameListing {
-        status,
-        created_ms: row.try_get(2).map_err(pg_error)?,
-        updated_ms: row.try_get(3).map_err(pg_error)?,
-        summary: row.try_get(4).map_err(pg_error)?,
-        listed: row.try_get(5).map_err(pg_error)?,
-        white_user: row
-            .try_get::<_, Option<i64>>(6)
-            .map_err(pg_error)?
-            .map(UserId),
-        black_user: row
-            .try_get::<_, Option<i64>>(7)
-            .map_err(pg_error)?
-            .map(UserId),
-        id,
-    })
-}
-
-const USER_COLUMNS: &str = "id, username, password_hash, created_ms";
-
-fn user_from_row(row: &tokio_postgres::Row, first: usize) -> Result<UserRecord, StoreError> {
-    let id: i64 = row.try_get(first).map_err(pg_error)?;
-    let name: String = row.try_get(first + 1).map_err(pg_error)?;
-    let name = Username::parse(&name).map_err(|e| StoreError::Io(format!("user {id}: {e}")))?;
-    Ok(UserRecord {
-        account: Account {
-            id: UserId(id),
-            name,
-        },
-        password_hash: row.try_get(first + 2).map_err(pg_error)?,
-        created_ms: row.try_get(first + 3).map_err(pg_error)?,
-    })
-}
-
-fn parse_speed(text: &str) -> Result<Speed, StoreError> {
-    Speed::parse(text).ok_or_else(|| StoreError::Io(format!("unknown speed {text:?} stored")))
-}
-
-fn rating_from_row(row: &tokio_postgres::Row, first: usize) -> Result<Rating, StoreError> {
-    Ok(Rating {
-        rating: row.try_get(first).map_err(pg_error)?,
-        deviation: row.try_get(first + 1).map_err(pg_error)?,
-        volatility: row.try_get(first + 2).map_err(pg_error)?,
-        games: u32::try_from(row.try_get::<_, i64>(first + 3).map_err(pg_error)?)
-            .unwrap_or(u32::MAX),
-    })
-}
-
-const RATED_COLUMNS: &str = "game_id, speed, ended_ms, white_user, black_user, score_white,
-    white_before_rating, white_before_deviation, white_before_volatility, white_before_games,
-    white_after_rating, white_after_deviation, white_after_volatility, white_after_games,
-    black_before_rating, black_before_deviation, black_before_volatility, black_before_games,
-    black_after_rating, black_after_deviation, black_after_volatility, black_after_games";
-
-fn rated_from_row(row: &tokio_postgres::Row) -> Result<RatedGame, StoreError> {
-    let speed: String = row.try_get(1).map_err(pg_error)?;
-    Ok(RatedGame {
-        game_id: row.try_get(0).map_err(pg_error)?,
-        speed: parse_speed(&speed)?,
-        ended_ms: row.try_get(2).map_err(pg_error)?,
-        white: UserId(row.try_get(3).map_err(pg_error)?),
-        black: UserId(row.try_get(4).map_err(pg_error)?),
-        score_white: row.try_get(5).map_err(pg_error)?,
-        white_before: rating_from_row(row, 6)?,
-        white_after: rating_from_row(row, 10)?,
-        black_before: rating_from_row(row, 14)?,
-        black_after: rating_from_row(row, 18)?,
-    })
-}
-
-fn first<T: Send + 'static>(rows: StoreFuture<Vec<T>>) -> StoreFuture<Option<T>> {
-    Box::pin(async move { Ok(rows.await?.into_iter().next()) })
 }
 
 impl Store for PostgresStore {

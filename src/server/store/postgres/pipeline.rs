@@ -37,7 +37,7 @@ use std::collections::HashMap;
 use deadpool_postgres::Object;
 use tokio_postgres::types::ToSql;
 
-use super::writer::{Done, Pending, UnitFailure, Work, classify, fence_holds};
+use super::unit::{Done, Pending, UnitFailure, Work, classify, fence_holds};
 use crate::server::store::{Commit, DeadlineChange, GameListing, StoreError};
 
 /// Whether a unit can go down the fast path: commits without a rated end. (A rated end reads

@@ -13,7 +13,7 @@
 
 use tokio_postgres::Client;
 
-use super::pg_error;
+use super::error::pg_error;
 use crate::server::store::StoreError;
 
 /// The schema this program writes. A database at a newer version was written by a newer program

@@ -1,29 +1,35 @@
 //! [`SqliteStore`]: the production [`Store`], one embedded SQLite database in WAL mode.
 //!
-//! This module owns opening the database (pragmas, schema, schema version) and the read side.
-//! Writes go through the group-commit writer thread (writer.rs), whose WAL checkpoints run on a
+//! This module owns the store's handle and its read side; the SQL of the reads and their rows
+//! are in rows.rs, opening a connection in connect.rs, the schema and its migrations in
+//! schema.rs. Writes go through the group-commit writer thread (writer.rs), whose WAL checkpoints run on a
 //! thread of their own (checkpoint.rs); both update the counters of stats.rs. Reads use a small pool
 //! of separate connections on tokio's blocking threads, so in WAL mode they never wait for the
 //! writer (they read the last committed snapshot).
 
 mod checkpoint;
+mod connect;
 mod next_seq;
+mod rows;
+mod schema;
 mod stats;
 mod writer;
 
+pub use connect::{DB_FILE_NAME, SqliteOptions};
+pub use schema::SCHEMA_VERSION;
 pub use stats::StoreStats;
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-use rusqlite::config::DbConfig;
-use rusqlite::{Connection, OpenFlags, params};
+use rusqlite::{Connection, params};
 use tokio::sync::{Semaphore, oneshot, watch};
 
 use self::checkpoint::{Checkpointer, Policy};
+use self::connect::{io, open_checkpointer, open_reader, open_writer};
+use self::rows::*;
 use self::stats::Counters;
 use self::writer::{Done, Pending, Work};
 use super::{
@@ -35,186 +41,12 @@ use crate::server::domain::rating::Rating;
 use crate::server::domain::user::{Account, UserId, Username};
 use crate::server::game::speed::Speed;
 
-/// The database file inside the data directory.
-pub const DB_FILE_NAME: &str = "marseillais.sqlite3";
-
-/// The schema this program writes (`PRAGMA user_version`). A database with a newer version was
-/// written by a newer program and is refused rather than misread; an older one is migrated
-/// ([`MIGRATIONS`]).
-pub const SCHEMA_VERSION: i64 = 6;
-
-/// How long a connection waits on a lock held by another connection before failing. Only a
-/// checkpoint or a second process should ever hold one; waiting beats failing a move.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-
 /// Read connections: at most this many reads run at once (others queue for a permit), and as
 /// many connections are kept open between reads. Bounded so a burst of lobby requests cannot
 /// open hundreds of connections and blocking threads. The soak test bounds the server's open
 /// database files by this number (`DATABASE_FDS_AT_MOST` in `tests/reliability/soak.rs`): raise
 /// both together.
 const MAX_READERS: usize = 4;
-
-/// Version 1: the games' listing rows and their event logs.
-const SCHEMA_V1: &str = "
-CREATE TABLE IF NOT EXISTS games (
-    id          TEXT PRIMARY KEY NOT NULL,
-    status      TEXT NOT NULL,
-    created_ms  INTEGER NOT NULL,
-    updated_ms  INTEGER NOT NULL,
-    summary     TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS games_by_status_updated ON games (status, updated_ms, id);
-CREATE TABLE IF NOT EXISTS events (
-    game_id  TEXT NOT NULL,
-    seq      INTEGER NOT NULL,
-    payload  TEXT NOT NULL,
-    PRIMARY KEY (game_id, seq)
-) WITHOUT ROWID;
-";
-
-/// Version 2: unlisted (private) games. Rows written by version 1 are listed, as every game was.
-/// The lobby index gets `listed` after `status` so that `list()` still reads one index range;
-/// it replaces the version 1 index (one index to maintain per commit, as before).
-const SCHEMA_V2: &str = "
-ALTER TABLE games ADD COLUMN listed INTEGER NOT NULL DEFAULT 1;
-DROP INDEX IF EXISTS games_by_status_updated;
-CREATE INDEX games_by_status_listed_updated ON games (status, listed, updated_ms, id);
-";
-
-/// Version 3: accounts, sessions and ratings (issue 11). Games gain the accounts seated in them
-/// (NULL for anonymous seats and every older game); their indexes are partial, so anonymous
-/// games (most of them) cost no index entry at all, and `user_games` reads one index range per
-/// colour. Sessions are keyed by the SHA-256 of their id, never the id. A rating is one row per
-/// user and speed; `rated_games` keeps each rated game's before/after ratings (keyed by game id:
-/// a game is rated at most once).
-const SCHEMA_V3: &str = "
-CREATE TABLE users (
-    id             INTEGER PRIMARY KEY,
-    username       TEXT NOT NULL,
-    username_key   TEXT NOT NULL UNIQUE,
-    password_hash  TEXT NOT NULL,
-    created_ms     INTEGER NOT NULL
-);
-CREATE TABLE sessions (
-    id_hash       BLOB PRIMARY KEY NOT NULL,
-    user_id       INTEGER NOT NULL REFERENCES users (id),
-    created_ms    INTEGER NOT NULL,
-    last_seen_ms  INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX sessions_by_user ON sessions (user_id);
-CREATE TABLE ratings (
-    user_id     INTEGER NOT NULL REFERENCES users (id),
-    speed       TEXT NOT NULL,
-    rating      REAL NOT NULL,
-    deviation   REAL NOT NULL,
-    volatility  REAL NOT NULL,
-    games       INTEGER NOT NULL,
-    PRIMARY KEY (user_id, speed)
-) WITHOUT ROWID;
-CREATE TABLE rated_games (
-    game_id      TEXT PRIMARY KEY NOT NULL,
-    speed        TEXT NOT NULL,
-    ended_ms     INTEGER NOT NULL,
-    white_user   INTEGER NOT NULL REFERENCES users (id),
-    black_user   INTEGER NOT NULL REFERENCES users (id),
-    score_white  REAL NOT NULL,
-    white_before_rating REAL NOT NULL, white_before_deviation REAL NOT NULL,
-    white_before_volatility REAL NOT NULL, white_before_games INTEGER NOT NULL,
-    white_after_rating REAL NOT NULL, white_after_deviation REAL NOT NULL,
-    white_after_volatility REAL NOT NULL, white_after_games INTEGER NOT NULL,
-    black_before_rating REAL NOT NULL, black_before_deviation REAL NOT NULL,
-    black_before_volatility REAL NOT NULL, black_before_games INTEGER NOT NULL,
-    black_after_rating REAL NOT NULL, black_after_deviation REAL NOT NULL,
-    black_after_volatility REAL NOT NULL, black_after_games INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX rated_games_by_white ON rated_games (white_user, ended_ms);
-CREATE INDEX rated_games_by_black ON rated_games (black_user, ended_ms);
-ALTER TABLE games ADD COLUMN white_user INTEGER;
-ALTER TABLE games ADD COLUMN black_user INTEGER;
-CREATE INDEX games_by_white_user ON games (white_user, updated_ms, id) WHERE white_user IS NOT NULL;
-CREATE INDEX games_by_black_user ON games (black_user, updated_ms, id) WHERE black_user IS NOT NULL;
-";
-
-/// Version 4: correspondence games and chat (issue 12). `turn_deadlines` is the timer index of
-/// correspondence games being played: one row per game whose side to move has a deadline
-/// (Unix ms), written in the commit that starts or ends the turn, read whole at startup into
-/// the in-memory schedule, so that the rooms of idle games can leave memory and still be
-/// flagged on time. Live games never have a row (their clocks are in their events).
-/// `chat_lines` keeps the chat of game rooms (`player`, `spectator`) and of the lobby
-/// (`game_id` NULL, room `lobby`); `author` is the label shown (a username, `white`, `black`
-/// or `anonymous`). Its index serves "the recent lines of one room" as one index range.
-const SCHEMA_V4: &str = "
-CREATE TABLE turn_deadlines (
-    game_id      TEXT PRIMARY KEY NOT NULL,
-    deadline_ms  INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE TABLE chat_lines (
-    id       INTEGER PRIMARY KEY,
-    game_id  TEXT,
-    room     TEXT NOT NULL,
-    at_ms    INTEGER NOT NULL,
-    user_id  INTEGER,
-    author   TEXT NOT NULL,
-    text     TEXT NOT NULL
-);
-CREATE INDEX chat_lines_by_room ON chat_lines (game_id, room, id);
-";
-
-/// Version 5: personal settings (issue 14). One row per account that saved any: the settings
-/// object as JSON (validated by the account layer on the way in and out, opaque here, so a new
-/// setting needs no migration) and when it was last saved. Keyed by the user: one read, one
-/// upsert.
-const SCHEMA_V5: &str = "
-CREATE TABLE account_settings (
-    user_id     INTEGER PRIMARY KEY REFERENCES users (id),
-    settings    TEXT NOT NULL,
-    updated_ms  INTEGER NOT NULL
-);
-";
-
-/// Version 6: the games' indexes order by the minute of their last activity, not the
-/// millisecond (issue 9). `updated_ms` changes with every sub-move, so an index holding it moved
-/// the game's entries (a delete and an insert each) at every commit. Measured with 1,000 games
-/// in batches of 14 commits: a listing update wrote 1.58 WAL frames for an anonymous game and
-/// 2.47 for a game between accounts (three indexes), 0.91 and 0.92 now; at saturation `pwrite`
-/// fell from 6.0 to 5.3 per sub-move (docs/performance.md). `active_minute` ([`writer::active_minute`]:
-/// `updated_ms / 60000`) changes at most once a minute, and the writer assigns it (and the other
-/// indexed columns) only when it changes, so a sub-move rewrites the row and no index entry.
-/// The listings are as exact as before: the reads order by `active_minute, updated_ms, id`,
-/// which is the order of `updated_ms, id` (the minute is a non-decreasing function of the
-/// millisecond); the index gives the minutes in order and SQLite sorts within a minute ("USE
-/// TEMP B-TREE FOR RIGHT PART OF ORDER BY"), so a lobby read sorts the games active in the
-/// minutes it reaches, not every game.
-const SCHEMA_V6: &str = "
-ALTER TABLE games ADD COLUMN active_minute INTEGER NOT NULL DEFAULT 0;
-UPDATE games SET active_minute = updated_ms / 60000;
-DROP INDEX games_by_status_listed_updated;
-CREATE INDEX games_by_status_listed_minute ON games (status, listed, active_minute);
-DROP INDEX games_by_white_user;
-DROP INDEX games_by_black_user;
-CREATE INDEX games_by_white_user_minute ON games (white_user, active_minute)
-    WHERE white_user IS NOT NULL;
-CREATE INDEX games_by_black_user_minute ON games (black_user, active_minute)
-    WHERE black_user IS NOT NULL;
-";
-
-/// `MIGRATIONS[n]` takes a database from version `n` to `n + 1` (version 0: empty). Each runs in
-/// the same transaction as the version bump, so a crash mid-migration leaves the old version.
-const MIGRATIONS: [&str; 6] = [
-    SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6,
-];
-
-/// Tuning knobs; [`SqliteStore::open`] uses the defaults.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SqliteOptions {
-    /// Refuse to grow the database beyond this many bytes: writes then fail with
-    /// [`StoreError::Io`] ("database or disk is full") exactly as on a full disk. `None`: no limit.
-    pub max_db_bytes: Option<u64>,
-}
-
-fn io(e: impl std::fmt::Display) -> StoreError {
-    StoreError::Io(e.to_string())
-}
 
 /// The SQLite-backed [`Store`]. Cheap to clone; every clone is the same store.
 #[derive(Clone)]
@@ -243,8 +75,8 @@ impl SqliteStore {
         Self::open_with_policy(data_dir, options, Policy::default())
     }
 
-    /// [`SqliteStore::open_with`] with a checkpoint policy (the tests of checkpoint.rs use short
-    /// ones).
+    /// [`SqliteStore::open_with`] with a checkpoint policy (the tests of the checkpoints, in
+    /// tests.rs, use short ones).
     fn open_with_policy(
         data_dir: &Path,
         options: SqliteOptions,
@@ -366,281 +198,6 @@ impl SqliteStore {
 /// single push/pop/take), so poisoning is ignored.
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Makes SQLite plan each statement without looking at the values bound to it (the query
-/// planner stability guarantee). Without it a statement like `... WHERE game_id = ?1` is marked
-/// "may plan better for another value" (an `=` against a parameter that might be a small
-/// integer), and since rusqlite clears the bindings of a statement returned to its cache, SQLite
-/// compiles it again at its next use: once per commit for the writer's sequence check, about 3 %
-/// of the server's CPU at saturation. Our statements have one good plan whatever the value.
-fn plan_once(conn: &Connection) -> Result<(), StoreError> {
-    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
-        .map_err(io)?;
-    Ok(())
-}
-
-fn open_writer(path: &Path, options: SqliteOptions) -> Result<Connection, StoreError> {
-    let conn = Connection::open(path).map_err(io)?;
-    conn.busy_timeout(BUSY_TIMEOUT).map_err(io)?;
-    plan_once(&conn)?;
-    let mode: String = conn
-        .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
-        .map_err(io)?;
-    if !mode.eq_ignore_ascii_case("wal") {
-        return Err(StoreError::Io(format!(
-            "cannot switch the database to WAL mode (journal_mode is {mode})"
-        )));
-    }
-    // FULL: in WAL mode the WAL is fsync'd at every commit, so an acknowledged commit survives
-    // power loss, not only a process crash.
-    conn.pragma_update(None, "synchronous", "FULL")
-        .map_err(io)?;
-    // Checkpoints run on their own thread (checkpoint.rs), not inside the COMMIT that
-    // crosses 1000 WAL pages, which every acknowledgement of that batch would wait for.
-    conn.pragma_update(None, "wal_autocheckpoint", 0)
-        .map_err(io)?;
-    if let Some(bytes) = options.max_db_bytes {
-        let page_size: i64 = conn
-            .query_row("PRAGMA page_size", [], |row| row.get(0))
-            .map_err(io)?;
-        let pages = bytes / u64::try_from(page_size.max(1)).unwrap_or(4096);
-        conn.query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))
-            .map_err(io)?;
-    }
-    migrate(&conn)?;
-    Ok(conn)
-}
-
-/// Brings the database to [`SCHEMA_VERSION`]: creates the schema in an empty database, runs the
-/// migrations an older one needs (all in one transaction), refuses newer ones.
-fn migrate(conn: &Connection) -> Result<(), StoreError> {
-    let version: i64 = conn
-        .query_row("PRAGMA user_version", [], |row| row.get(0))
-        .map_err(io)?;
-    if !(0..=SCHEMA_VERSION).contains(&version) {
-        return Err(StoreError::Io(format!(
-            "database schema version {version} is not supported (this program knows version {SCHEMA_VERSION})"
-        )));
-    }
-    if version == SCHEMA_VERSION {
-        return Ok(());
-    }
-    let steps: String = MIGRATIONS
-        .iter()
-        .skip(usize::try_from(version).unwrap_or(0))
-        .copied()
-        .collect();
-    conn.execute_batch(&format!(
-        "BEGIN IMMEDIATE; {steps} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
-    ))
-    .map_err(|e| {
-        let _ = conn.execute_batch("ROLLBACK");
-        StoreError::Io(format!(
-            "cannot migrate the database from schema version {version} to {SCHEMA_VERSION}: {e}"
-        ))
-    })?;
-    if version > 0 {
-        tracing::info!(
-            from = version,
-            to = SCHEMA_VERSION,
-            "store: database schema migrated"
-        );
-    }
-    Ok(())
-}
-
-/// The checkpoint thread's connection: it writes the database file (copying WAL pages), never
-/// runs a transaction of its own.
-fn open_checkpointer(path: &Path) -> Result<Connection, StoreError> {
-    let conn = Connection::open(path)
-        .map_err(|e| StoreError::Io(format!("cannot open database {}: {e}", path.display())))?;
-    conn.busy_timeout(BUSY_TIMEOUT).map_err(io)?;
-    conn.pragma_update(None, "synchronous", "FULL")
-        .map_err(io)?;
-    Ok(conn)
-}
-
-fn open_reader(path: &Path) -> Result<Connection, StoreError> {
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(|e| StoreError::Io(format!("cannot open database {}: {e}", path.display())))?;
-    conn.busy_timeout(BUSY_TIMEOUT).map_err(io)?;
-    plan_once(&conn)?;
-    // Readers never write; this makes an accidental write an error instead of a second writer.
-    conn.pragma_update(None, "query_only", true).map_err(io)?;
-    Ok(conn)
-}
-
-/// Reads a `games` row. The outer error is SQLite's; the inner one a status text this program
-/// does not know (a damaged or foreign database).
-fn listing_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<GameListing, StoreError>> {
-    let id: String = row.get(0)?;
-    let status: String = row.get(1)?;
-    let status = match status.parse() {
-        Ok(status) => status,
-        Err(e) => return Ok(Err(StoreError::Io(format!("game {id}: {e}")))),
-    };
-    Ok(Ok(GameListing {
-        id,
-        status,
-        created_ms: row.get(2)?,
-        updated_ms: row.get(3)?,
-        summary: row.get(4)?,
-        listed: row.get(5)?,
-        white_user: row.get::<_, Option<i64>>(6)?.map(UserId),
-        black_user: row.get::<_, Option<i64>>(7)?.map(UserId),
-    }))
-}
-
-/// The events of one game, in order.
-const EVENTS_OF: &str = "SELECT seq, payload FROM events WHERE game_id = ?1 ORDER BY seq";
-
-/// All events of one game in seq order, checking they are exactly 0, 1, 2, ...
-fn events_of(conn: &Connection, game_id: &str) -> Result<Vec<String>, StoreError> {
-    let mut stmt = conn.prepare_cached(EVENTS_OF).map_err(io)?;
-    let rows = stmt
-        .query_map([game_id], |row| {
-            Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
-        })
-        .map_err(io)?;
-    let mut events = Vec::new();
-    for row in rows {
-        let (seq, payload) = row.map_err(io)?;
-        if usize::try_from(seq).ok() != Some(events.len()) {
-            return Err(StoreError::Io(format!(
-                "game {game_id}: event {seq} found where {} was expected",
-                events.len()
-            )));
-        }
-        events.push(payload);
-    }
-    Ok(events)
-}
-
-const LISTING_COLUMNS: &str =
-    "id, status, created_ms, updated_ms, summary, listed, white_user, black_user";
-
-/// Runs a listing query and loads every game it returns with its events, all in one read
-/// transaction (listings and events come from the same snapshot).
-fn load_games_where(
-    conn: &mut Connection,
-    sql: &str,
-    params: impl rusqlite::Params,
-) -> Result<Vec<LoadedGame>, StoreError> {
-    let tx = conn.transaction().map_err(io)?;
-    let listings = {
-        let mut stmt = tx.prepare_cached(sql).map_err(io)?;
-        let rows = stmt.query_map(params, listing_from_row).map_err(io)?;
-        let mut listings = Vec::new();
-        for row in rows {
-            listings.push(row.map_err(io)??);
-        }
-        listings
-    };
-    let mut games = Vec::with_capacity(listings.len());
-    for listing in listings {
-        let events = events_of(&tx, &listing.id)?;
-        games.push((listing, events));
-    }
-    tx.finish().map_err(io)?;
-    Ok(games)
-}
-
-const USER_COLUMNS: &str = "id, username, password_hash, created_ms";
-const USER_COLUMNS_OF_USERS: &str =
-    "users.id, users.username, users.password_hash, users.created_ms";
-
-/// Reads a `users` row from column `first` on (outer error SQLite's, inner one a stored name
-/// this program would not accept: a damaged or foreign database).
-fn user_from_row(
-    row: &rusqlite::Row<'_>,
-    first: usize,
-) -> rusqlite::Result<Result<UserRecord, StoreError>> {
-    let id: i64 = row.get(first)?;
-    let name: String = row.get(first + 1)?;
-    let name = match Username::parse(&name) {
-        Ok(name) => name,
-        Err(e) => return Ok(Err(StoreError::Io(format!("user {id}: {e}")))),
-    };
-    Ok(Ok(UserRecord {
-        account: Account {
-            id: UserId(id),
-            name,
-        },
-        password_hash: row.get(first + 2)?,
-        created_ms: row.get(first + 3)?,
-    }))
-}
-
-fn user_where(
-    conn: &Connection,
-    sql: &str,
-    params: impl rusqlite::Params,
-) -> Result<Option<UserRecord>, StoreError> {
-    let mut stmt = conn.prepare_cached(sql).map_err(io)?;
-    let mut rows = stmt.query(params).map_err(io)?;
-    match rows.next().map_err(io)? {
-        None => Ok(None),
-        Some(row) => Ok(Some(user_from_row(row, 0).map_err(io)??)),
-    }
-}
-
-fn parse_speed(text: &str) -> Result<Speed, StoreError> {
-    Speed::parse(text).ok_or_else(|| StoreError::Io(format!("unknown speed {text:?} stored")))
-}
-
-/// Four columns from `first` on: rating, deviation, volatility, games.
-fn rating_from_row(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Rating> {
-    Ok(Rating {
-        rating: row.get(first)?,
-        deviation: row.get(first + 1)?,
-        volatility: row.get(first + 2)?,
-        games: u32::try_from(row.get::<_, i64>(first + 3)?).unwrap_or(u32::MAX),
-    })
-}
-
-const RATED_COLUMNS: &str = "game_id, speed, ended_ms, white_user, black_user, score_white,
-    white_before_rating, white_before_deviation, white_before_volatility, white_before_games,
-    white_after_rating, white_after_deviation, white_after_volatility, white_after_games,
-    black_before_rating, black_before_deviation, black_before_volatility, black_before_games,
-    black_after_rating, black_after_deviation, black_after_volatility, black_after_games";
-
-fn rated_where(
-    conn: &Connection,
-    sql: &str,
-    params: impl rusqlite::Params,
-) -> Result<Vec<RatedGame>, StoreError> {
-    let mut stmt = conn.prepare_cached(sql).map_err(io)?;
-    let rows = stmt
-        .query_map(params, |row| {
-            Ok((
-                row.get::<_, String>(1)?,
-                RatedGame {
-                    game_id: row.get(0)?,
-                    // Replaced below once parsed.
-                    speed: Speed::Bullet,
-                    ended_ms: row.get(2)?,
-                    white: UserId(row.get(3)?),
-                    black: UserId(row.get(4)?),
-                    score_white: row.get(5)?,
-                    white_before: rating_from_row(row, 6)?,
-                    white_after: rating_from_row(row, 10)?,
-                    black_before: rating_from_row(row, 14)?,
-                    black_after: rating_from_row(row, 18)?,
-                },
-            ))
-        })
-        .map_err(io)?;
-    let mut games = Vec::new();
-    for row in rows {
-        let (speed, mut game) = row.map_err(io)?;
-        game.speed = parse_speed(&speed)?;
-        games.push(game);
-    }
-    Ok(games)
 }
 
 impl Store for SqliteStore {
@@ -1016,37 +573,4 @@ impl Store for SqliteStore {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use rusqlite::StatementStatus;
-
-    /// Runs `sql` (whose one parameter is a game id) from the connection's statement cache for
-    /// several games, as the store does, and says how often SQLite compiled it again.
-    fn reprepares(conn: &Connection, sql: &str) -> i32 {
-        for game in ["g1", "g2", "g3", "g4"] {
-            let mut stmt = conn.prepare_cached(sql).expect("prepare");
-            let mut rows = stmt.query([game]).expect("query");
-            while rows.next().expect("step").is_some() {}
-        }
-        let stmt = conn.prepare_cached(sql).expect("prepare");
-        stmt.get_status(StatementStatus::RePrepare)
-    }
-
-    #[test]
-    fn the_cached_statements_keyed_by_game_are_compiled_once_not_once_per_game() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join(DB_FILE_NAME);
-        let writer = open_writer(&path, SqliteOptions::default()).expect("writer");
-        assert_eq!(
-            reprepares(&writer, writer::LAST_SEQ),
-            0,
-            "writer: sequence check"
-        );
-        let reader = open_reader(&path).expect("reader");
-        assert_eq!(
-            reprepares(&reader, EVENTS_OF),
-            0,
-            "reader: events of a game"
-        );
-    }
-}
+mod tests;

@@ -785,9 +785,9 @@ mod tests {
     /// The store's write connection on a new database in `dir` (WAL, no automatic checkpoints,
     /// the current schema).
     fn writer_in(dir: &std::path::Path) -> Connection {
-        super::super::open_writer(
-            &dir.join(super::super::DB_FILE_NAME),
-            super::super::SqliteOptions::default(),
+        super::super::connect::open_writer(
+            &dir.join(super::super::connect::DB_FILE_NAME),
+            super::super::connect::SqliteOptions::default(),
         )
         .expect("writer")
     }
@@ -798,7 +798,7 @@ mod tests {
     #[test]
     fn the_migration_and_the_writer_put_a_millisecond_in_the_same_minute() {
         let conn = Connection::open_in_memory().expect("memory db");
-        let before_v6: String = super::super::MIGRATIONS[..5].concat();
+        let before_v6: String = super::super::schema::MIGRATIONS[..5].concat();
         conn.execute_batch(&before_v6).expect("schema v5");
         let samples = [0, 1, 59_999, 60_000, 60_001, 1_796_328_921_310, i64::MAX];
         for (i, updated_ms) in samples.into_iter().enumerate() {
@@ -809,7 +809,7 @@ mod tests {
             )
             .expect("a v5 row");
         }
-        conn.execute_batch(super::super::MIGRATIONS[5])
+        conn.execute_batch(super::super::schema::MIGRATIONS[5])
             .expect("migration to v6");
         for (i, updated_ms) in samples.into_iter().enumerate() {
             let minute: i64 = conn
