@@ -38,17 +38,17 @@ use axum::routing::{get, post};
 use serde::Serialize;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
-use super::config::AnalysisLimits;
-use super::engine_pool::{EngineFailed, EnginePool};
-use super::http::{ApiError, AppState, ask};
-use super::http_error::{HttpCode, read_json_body};
-use super::metrics::Metrics;
-use super::protocol::{ErrorCode, GameStatus, PhaseName, Refusal, Side, reason_name};
-use super::ratelimit::AddressLimiter;
-use super::replay::{MAX_REPLAY_BYTES, game_of_body};
-use super::room::Command;
 use crate::engine::{Engine, Limits, Score, SearchResult};
 use crate::rules::{Color, Game, Outcome, Position, Rules, SubMove};
+use crate::server::config::AnalysisLimits;
+use crate::server::engine_pool::{EngineFailed, EnginePool};
+use crate::server::http::{ApiError, AppState, ask};
+use crate::server::metrics::Metrics;
+use crate::server::protocol::{ErrorCode, GameStatus, PhaseName, Refusal, Side, reason_name};
+use crate::server::replay::{MAX_REPLAY_BYTES, game_of_body};
+use crate::server::room::Command;
+use crate::server::web::ratelimit::AddressLimiter;
+use crate::server::web::{EdgeCode, read_json_body};
 
 /// Shortest search of one position while the budget lasts.
 pub const POSITION_MIN: Duration = Duration::from_millis(20);
@@ -155,7 +155,7 @@ impl Analyses {
             refused(
                 ApiError::http(
                     StatusCode::SERVICE_UNAVAILABLE,
-                    HttpCode::Busy,
+                    EdgeCode::Busy,
                     "the server is busy analysing other games; try again",
                 )
                 .retry_after(BUSY_RETRY_SECS),
@@ -210,9 +210,9 @@ async fn game_record(
     let slot = app.analyses.admit(ip, &app.rooms.metrics)?;
     let snapshot = ask(app, id, |reply| Command::Snapshot { reply }).await?;
     if snapshot.status != GameStatus::Finished {
-        return Err(ApiError::http(
+        return Err(ApiError::new(
             StatusCode::CONFLICT,
-            HttpCode::GameNotOver,
+            AnalysisCode::GameNotOver,
             format!(
                 "game {id} is {}: only a finished game can be analysed",
                 snapshot.status.as_str()
@@ -227,10 +227,18 @@ async fn game_record(
     Ok((start, record, slot))
 }
 
+/// The analysis routes' own codes (docs/protocol.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum AnalysisCode {
+    /// 409: an analysis asked of a game still open or being played (a cheating aid).
+    GameNotOver,
+}
+
 fn internal(message: &str) -> ApiError {
     ApiError::http(
         StatusCode::INTERNAL_SERVER_ERROR,
-        HttpCode::Internal,
+        EdgeCode::Internal,
         message,
     )
 }

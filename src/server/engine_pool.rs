@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex, mpsc};
 
 use tokio::sync::oneshot;
 
-use super::metrics::Metrics;
+use crate::server::metrics::Metrics;
 
 /// The nice value of the engine threads (0 is the server's; 19 the lowest priority). At 10 a
 /// thread weighs about a tenth of a normal one when both want the same core.

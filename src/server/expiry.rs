@@ -14,13 +14,13 @@
 //! clocks run. Either way the game ends with an ordinary stored `end` event, no winner, reason
 //! `aborted` (result `*`). The room applies this at its timer like a flag fall; games that are not
 //! in memory (open games whose room retired, everything at startup) are ended by
-//! [`super::rooms::Rooms::expire_stale_open`] and the startup pass, straight in the store.
+//! [`crate::server::rooms::Rooms::expire_stale_open`] and the startup pass, straight in the store.
 
 use std::time::{Duration, Instant};
 
-use super::config::Config;
-use super::game::{Checked, GameState};
-use super::store::GameStatus;
+use crate::server::config::Config;
+use crate::server::game::{Checked, GameState};
+use crate::server::store::GameStatus;
 
 /// The two time-to-live figures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 use crate::rules::Color;
 use crate::rules::pgn::{PgnTags, TimeControlTag, write_game};
 
-use super::game::{ClockSpec, DaysPerTurn, GameState, TimeControl};
+use crate::server::game::{ClockSpec, DaysPerTurn, GameState, TimeControl};
 
 /// Seconds in a day: a correspondence turn's `TimeControl` period is its days in seconds.
 const DAY_SECS: u64 = 86_400;

@@ -15,21 +15,22 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
 
-use super::account::{Accounts, MaybeAccount};
-use super::analysis::Analyses;
-use super::challenge::Lobby;
-pub use super::http_error::ApiError;
-use super::http_error::{json_errors, read_json_body, unknown_route};
-use super::lobby::NewGame;
-use super::protocol::{ErrorCode, Refusal};
-use super::ratelimit::AddressLimiter;
-use super::rating_filter::{self, RatingRange};
-use super::replay::ReplayPool;
-use super::room::{Command, Room};
-use super::rooms::Rooms;
-use super::serve::ConnectionSlot;
-use super::store::GameStatus;
-use super::{assets, socket, upgrade};
+use crate::server::account::{Accounts, MaybeAccount};
+use crate::server::analysis::Analyses;
+use crate::server::challenge::Lobby;
+use crate::server::lobby::NewGame;
+use crate::server::protocol::{ErrorCode, Refusal};
+use crate::server::rating_filter::{self, RatingRange};
+use crate::server::replay::ReplayPool;
+use crate::server::room::{Command, Room};
+use crate::server::rooms::Rooms;
+use crate::server::socket;
+use crate::server::store::GameStatus;
+pub use crate::server::web::ApiError;
+use crate::server::web::ratelimit::AddressLimiter;
+use crate::server::web::serve::ConnectionSlot;
+use crate::server::web::{assets, upgrade};
+use crate::server::web::{json_errors, read_json_body, unknown_route};
 
 /// Largest `POST /api/games` body: a FEN and a few fields fit in far less.
 pub const MAX_CREATE_BYTES: usize = 16 * 1024;
@@ -64,7 +65,7 @@ impl AppState {
         ));
         let analyses = Arc::new(Analyses::new(&config.analysis));
         let lobby = Lobby::start(config.lobby, shutdown.clone());
-        super::my_games::spawn_pusher(
+        crate::server::my_games::spawn_pusher(
             Arc::clone(&rooms.store),
             &rooms.your_turn,
             Arc::clone(&lobby),
@@ -126,17 +127,17 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}", get(public_state))
         .route("/api/games/{id}/join", post(join))
         .route("/ws/game/{id}", get(websocket))
-        .merge(super::replay::routes())
-        .merge(super::analysis::routes())
-        .merge(super::challenge::routes::routes())
-        .merge(super::account::routes::routes())
-        .merge(super::profile::routes())
-        .merge(super::my_games::routes())
+        .merge(crate::server::replay::routes())
+        .merge(crate::server::analysis::routes())
+        .merge(crate::server::challenge::routes::routes())
+        .merge(crate::server::account::routes::routes())
+        .merge(crate::server::profile::routes())
+        .merge(crate::server::my_games::routes())
         .fallback(unknown_route)
         // Every route, whoever added it: a cookie-carrying change must come from our Origin.
         .layer(axum::middleware::from_fn_with_state(
             accounts,
-            super::account::origin::check,
+            crate::server::account::origin::check,
         ))
         .layer(axum::middleware::map_response(json_errors))
         .with_state(state)
@@ -323,7 +324,9 @@ async fn list(
         None => GameStatus::Open,
         Some(text) => text
             .parse()
-            .map_err(|e: super::store::UnknownStatus| ApiError::bad_request(e.to_string()))?,
+            .map_err(|e: crate::server::store::UnknownStatus| {
+                ApiError::bad_request(e.to_string())
+            })?,
     };
     let limit = query.limit.unwrap_or(50);
     if !(1..=100).contains(&limit) {
@@ -332,7 +335,7 @@ async fn list(
     let offset = query.offset.unwrap_or(0);
     let range = RatingRange::new(query.rating_min, query.rating_max)
         .map_err(|e| ApiError::bad_request(e.to_string()))?;
-    let store_failed = |e: super::store::StoreError| {
+    let store_failed = |e: crate::server::store::StoreError| {
         ApiError::from(Refusal::new(ErrorCode::StoreFailure, e.to_string()))
     };
     let games: Vec<Value> = if range.is_open() {

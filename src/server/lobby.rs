@@ -1,22 +1,22 @@
 //! Game creation: the `POST /api/games` request and its validation, the first events of a new
 //! game (created; a rematch's created and joined, colours swapped), and the new game's state
-//! and commit, ready for the store. Pure: the registry ([`super::rooms`]) commits and starts
+//! and commit, ready for the store. Pure: the registry ([`crate::server::rooms`]) commits and starts
 //! the room; a finished game's room commits its rematch together with its own `rematch` event.
 
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::config::Config;
-use super::game::{COMPUTER_SEAT_HASH, Event, GameState, SeatUser, TimeControl, Variant};
-use super::ids;
-use super::project;
-use super::protocol::{ErrorCode, Refusal};
-use super::rating::Rating;
-use super::room::replay_history;
-use super::store::{Commit, codec};
 use crate::engine::Level;
 use crate::rules::{Color, Position, Rules};
+use crate::server::config::Config;
+use crate::server::game::{COMPUTER_SEAT_HASH, Event, GameState, SeatUser, TimeControl, Variant};
+use crate::server::ids;
+use crate::server::project;
+use crate::server::protocol::{ErrorCode, Refusal};
+use crate::server::rating::Rating;
+use crate::server::room::replay_history;
+use crate::server::store::{Commit, codec};
 
 /// A `POST /api/games` body; every field optional.
 #[derive(Clone, Debug, Default, Deserialize)]

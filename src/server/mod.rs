@@ -34,8 +34,6 @@
 
 pub mod account;
 pub mod analysis;
-pub mod assets;
-pub mod bucket;
 pub mod challenge;
 pub mod chat;
 pub mod clock;
@@ -46,10 +44,8 @@ pub mod domain;
 pub mod engine_pool;
 pub mod expiry;
 pub mod export;
-pub mod frame_meter;
 pub mod game;
 pub mod http;
-pub mod http_error;
 pub mod ids;
 pub mod lobby;
 pub mod lobby_socket;
@@ -58,18 +54,15 @@ pub mod my_games;
 pub mod profile;
 pub mod project;
 pub mod protocol;
-pub mod ratelimit;
 pub mod rating;
 pub mod rating_filter;
 pub mod replay;
 pub mod room;
 pub mod rooms;
-pub mod rtt;
 pub mod schedule;
-pub mod serve;
 pub mod socket;
 pub mod store;
-pub mod upgrade;
+pub mod web;
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -185,7 +178,7 @@ pub async fn start_with_store(
     })?;
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let metrics = Arc::new(Metrics::default());
-    let limits = serve::Limits {
+    let limits = web::serve::Limits {
         header_read_timeout: config.header_read_timeout,
         request_timeout: config.request_timeout,
         max_connections: config.max_connections,
@@ -232,7 +225,7 @@ pub async fn start_with_store(
     let signal = shutdown_rx;
     let link = rooms.cluster.get().cloned();
     let task = tokio::spawn(async move {
-        serve::serve(listener, app, limits, signal).await;
+        web::serve::serve(listener, app, limits, signal).await;
         // Let rooms finish an in-flight commit (and give up their leases) before the store
         // stops.
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;

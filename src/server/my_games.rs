@@ -12,12 +12,12 @@ use axum::extract::State;
 use axum::routing::get;
 use serde::{Deserialize, Serialize};
 
-use super::account::UserId;
-use super::account::extract::RequireAccount;
-use super::game::TimeControl;
-use super::http::{ApiError, AppState};
-use super::protocol::{ErrorCode, GameSummary, PlayerView, Refusal, Side};
-use super::store::{GameListing, GameStatus, Store, StoreError};
+use crate::server::account::UserId;
+use crate::server::account::extract::RequireAccount;
+use crate::server::game::TimeControl;
+use crate::server::http::{ApiError, AppState};
+use crate::server::protocol::{ErrorCode, GameSummary, PlayerView, Refusal, Side};
+use crate::server::store::{GameListing, GameStatus, Store, StoreError};
 
 /// Listing rows read per page, and pages at most: the account's 1,000 most recently updated
 /// games are looked at (finished ones are skipped), so one request costs a bounded read.
@@ -188,7 +188,7 @@ impl TurnSignal {
 pub fn spawn_pusher(
     store: std::sync::Arc<dyn Store>,
     signal: &TurnSignal,
-    lobby: std::sync::Arc<super::challenge::Lobby>,
+    lobby: std::sync::Arc<crate::server::challenge::Lobby>,
     mut shutdown: tokio::sync::watch::Receiver<bool>,
 ) {
     use tokio::sync::broadcast::error::RecvError;
@@ -214,8 +214,8 @@ pub fn spawn_pusher(
             match your_turn(&*store, user).await {
                 Ok(games) => lobby.tell(
                     user,
-                    &super::lobby_socket::msg::LobbyMsg::YourTurn(
-                        super::lobby_socket::msg::YourTurnMsg { games },
+                    &crate::server::lobby_socket::msg::LobbyMsg::YourTurn(
+                        crate::server::lobby_socket::msg::YourTurnMsg { games },
                     ),
                 ),
                 Err(error) => tracing::warn!(%error, "could not read a your_turn list"),

@@ -19,15 +19,16 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde::{Deserialize, Serialize};
 
-use super::account::{UserId, Username};
-use super::assets;
-use super::game::{GameState, TimeControl, Variant};
-use super::http::{ApiError, AppState};
-use super::http_error::HttpCode;
-use super::protocol::{ComputerView, ErrorCode, GameResult, Reason, Refusal, Side};
-use super::rating::{Rating, RatingView, Speed, SpeedRatingView, ratings_view};
-use super::store::{GameListing, GameStatus, RatedGame, Store, StoreError, UserRecord, codec};
-use super::{export, game};
+use crate::server::account::{UserId, Username};
+use crate::server::game::{GameState, TimeControl, Variant};
+use crate::server::http::{ApiError, AppState};
+use crate::server::protocol::{ComputerView, ErrorCode, GameResult, Reason, Refusal, Side};
+use crate::server::rating::{Rating, RatingView, Speed, SpeedRatingView, ratings_view};
+use crate::server::store::{
+    GameListing, GameStatus, RatedGame, Store, StoreError, UserRecord, codec,
+};
+use crate::server::web::assets;
+use crate::server::{export, game};
 
 /// `limit` of `GET /api/users/{username}/games` when none is given, and its largest value.
 pub const DEFAULT_GAMES_LIMIT: u32 = 20;
@@ -52,7 +53,7 @@ pub fn routes() -> Router<AppState> {
 pub enum ProfileError {
     /// The path's name cannot be a username at all (wrong length or characters).
     #[error("{0}")]
-    BadUsername(#[from] super::account::UsernameError),
+    BadUsername(#[from] crate::server::account::UsernameError),
     #[error("there is no user of that name")]
     UnknownUser,
     #[error("{0}")]
@@ -61,14 +62,22 @@ pub enum ProfileError {
     Store(#[from] StoreError),
 }
 
+/// The profile routes' own codes (docs/protocol.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum ProfileCode {
+    /// 404: `/api/users/{name}` of a username nobody has.
+    UnknownUser,
+}
+
 impl From<ProfileError> for ApiError {
     fn from(error: ProfileError) -> ApiError {
         match error {
             // The account routes' own answer, so that every route says it the same way.
-            ProfileError::BadUsername(_) => super::account::error::bad_username(),
-            ProfileError::UnknownUser => ApiError::http(
+            ProfileError::BadUsername(_) => crate::server::account::error::bad_username(),
+            ProfileError::UnknownUser => ApiError::new(
                 StatusCode::NOT_FOUND,
-                HttpCode::UnknownUser,
+                ProfileCode::UnknownUser,
                 "there is no user of that name",
             ),
             ProfileError::BadQuery(message) => ApiError::bad_request(message),

@@ -6,16 +6,18 @@
 
 use std::time::{Duration, Instant};
 
-use super::game::{Checked, ComputerSeat, Event, GameState, RecordEntry, Refused, SeatUser};
-use super::protocol::{
+use crate::rules::{Color, SubMove, Termination};
+use crate::server::game::{
+    Checked, ComputerSeat, Event, GameState, RecordEntry, Refused, SeatUser,
+};
+use crate::server::protocol::{
     ByMsg, ClockView, ComputerView, CorrespondenceView, EndMsg, ErrorCode, GameSnapshot,
     GameSummary, JoinMsg, LiveState, MoveMsg, MoveRecord, OutcomeView, PlayerView, Players,
     PositionFields, RatingChange, RatingView, RatingsMsg, Refusal, RematchMsg, SeatView, Seats,
     SeatsTaken, ServerMsg, SharedState, Side, StateMsg, TakebackMsg,
 };
-use super::rating::Speed;
-use super::store::{GameListing, GameStatus, RatedEnd, RatedGame};
-use crate::rules::{Color, SubMove, Termination};
+use crate::server::rating::Speed;
+use crate::server::store::{GameListing, GameStatus, RatedEnd, RatedGame};
 
 /// Who is connected, supplied by the room for snapshots.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -103,7 +105,7 @@ fn legal(state: &GameState) -> Vec<SubMove> {
     state.game().legal_submoves().to_vec()
 }
 
-fn claims(state: &GameState) -> Vec<super::protocol::ClaimName> {
+fn claims(state: &GameState) -> Vec<crate::server::protocol::ClaimName> {
     if state.is_finished() {
         return Vec::new();
     }
@@ -246,7 +248,11 @@ pub fn live_state(
 }
 
 /// The `state` message for one reader, from the shared part already serialized.
-pub fn state_msg(version: u64, live: LiveState, shared: super::protocol::SharedText) -> ServerMsg {
+pub fn state_msg(
+    version: u64,
+    live: LiveState,
+    shared: crate::server::protocol::SharedText,
+) -> ServerMsg {
     ServerMsg::State {
         v: version,
         d: StateMsg { live, shared },

@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use super::store::{GameStatus, Store, StoreError};
+use crate::server::store::{GameStatus, Store, StoreError};
 
 /// Rows read from the store per page of the scan.
 const PAGE: u32 = 100;

@@ -8,7 +8,7 @@
 //!   "turns": [{"number", "color", "moves": [index, ..], "starts_at_second"}],
 //!   "result", "reason", "tags": [[name, value], ..], "time_control"}`, `time_control` being
 //! the `TimeControl` tag read as the server's time control (`{"base_secs", "increment_secs"}`
-//! or `{"days_per_turn"}`: [`super::export::read_time_control`]), `null` without one.
+//! or `{"days_per_turn"}`: [`crate::server::export::read_time_control`]), `null` without one.
 //! On failure (`400`): `{"code", "message", "turn", "submove", "game"}` where
 //! `turn` and `submove` are `null` unless the problem is at a sub-move, and
 //! `game` is then the record as far as it replays (the success shape), so
@@ -27,16 +27,16 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
-use super::assets;
-use super::http::{ApiError, AppState};
-use super::http_error::{HttpCode, read_json_body};
-use super::metrics::Metrics;
-use super::protocol::Side;
-use super::protocol::reason_name;
 use crate::rules::pgn::{
     GameResult, ImportedGame, MoveError, PgnError, read_game, read_game_prefix,
 };
 use crate::rules::{Game, Position, Rules};
+use crate::server::http::{ApiError, AppState};
+use crate::server::metrics::Metrics;
+use crate::server::protocol::Side;
+use crate::server::protocol::reason_name;
+use crate::server::web::assets;
+use crate::server::web::{EdgeCode, read_json_body};
 
 /// Largest text accepted: a long game is a few kilobytes; this bounds the
 /// work a single request can cause.
@@ -191,7 +191,7 @@ impl ReplayPool {
             .ok_or_else(|| {
                 ApiError::http(
                     StatusCode::SERVICE_UNAVAILABLE,
-                    HttpCode::Busy,
+                    EdgeCode::Busy,
                     "the server is busy replaying other games; try again",
                 )
                 .retry_after(1)
@@ -207,7 +207,7 @@ impl ReplayPool {
             tracing::error!(error = %e, "a replay task failed");
             ApiError::http(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                HttpCode::Internal,
+                EdgeCode::Internal,
                 "the replay failed",
             )
         })
@@ -382,7 +382,7 @@ fn describe(game: &Game, result: GameResult, tags: &[(String, String)]) -> Value
     let time_control = tags
         .iter()
         .find(|(name, _)| name == "TimeControl")
-        .and_then(|(_, value)| super::export::read_time_control(value));
+        .and_then(|(_, value)| crate::server::export::read_time_control(value));
     json!({
         "start_fen": game.start().fen(),
         "moves": moves,

@@ -1,7 +1,7 @@
 //! The registry of live games: `DashMap<GameId, Arc<Room>>`. Finds a game (loading it from
 //! the store when it is not in memory, e.g. a finished game whose room retired), starts the
 //! room of a new game once the lobby's first commit is stored, rebuilds every game being
-//! played at startup, ends expired games that are not in memory ([`super::expiry`]), and
+//! played at startup, ends expired games that are not in memory ([`crate::server::expiry`]), and
 //! forgets rooms that retire (it is their [`Host`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,23 +11,25 @@ use std::time::{Duration, Instant};
 use dashmap::DashMap;
 use tokio::sync::watch;
 
-use super::account::Account;
-use super::cluster::{self, link::Link};
-use super::computer;
-use super::config::Config;
-use super::engine_pool::EnginePool;
-use super::expiry::{Expiry, millis};
-use super::game::policy::Downtime;
-use super::game::{Event, GameState, SeatUser, now_ms};
-use super::ids;
-use super::lobby::{self, NewGame};
-use super::metrics::Metrics;
-use super::project;
-use super::protocol::{ErrorCode, Refusal};
-use super::rating::Speed;
-use super::room::{Command, Host, Room, RoomDeps, SeatGrant, rating_now, replay_history};
-use super::schedule::{Schedule, change_after, change_between};
-use super::store::{Claim, Commit, DeadlineChange, Fence, GameStatus, Store, StoreError, codec};
+use crate::server::account::Account;
+use crate::server::cluster::{self, link::Link};
+use crate::server::computer;
+use crate::server::config::Config;
+use crate::server::engine_pool::EnginePool;
+use crate::server::expiry::{Expiry, millis};
+use crate::server::game::policy::Downtime;
+use crate::server::game::{Event, GameState, SeatUser, now_ms};
+use crate::server::ids;
+use crate::server::lobby::{self, NewGame};
+use crate::server::metrics::Metrics;
+use crate::server::project;
+use crate::server::protocol::{ErrorCode, Refusal};
+use crate::server::rating::Speed;
+use crate::server::room::{Command, Host, Room, RoomDeps, SeatGrant, rating_now, replay_history};
+use crate::server::schedule::{Schedule, change_after, change_between};
+use crate::server::store::{
+    Claim, Commit, DeadlineChange, Fence, GameStatus, Store, StoreError, codec,
+};
 
 /// Open games read from the store per expiry page.
 const EXPIRY_PAGE: u32 = 256;
@@ -45,8 +47,8 @@ pub struct Rooms {
     shutdown: watch::Receiver<bool>,
     /// The turn deadlines of the correspondence games being played, in or out of memory.
     pub schedule: Arc<Schedule>,
-    /// Accounts whose `your_turn` list may have changed ([`super::my_games`]).
-    pub your_turn: super::my_games::TurnSignal,
+    /// Accounts whose `your_turn` list may have changed ([`crate::server::my_games`]).
+    pub your_turn: crate::server::my_games::TurnSignal,
     next_instance: AtomicU64,
     /// Itself, for the rooms' [`Host`] (a weak reference: rooms do not keep the registry).
     me: Weak<Rooms>,
@@ -112,7 +114,7 @@ impl Host for Registry {
         }
     }
 
-    fn turn_changed(&self, users: &[super::account::UserId]) {
+    fn turn_changed(&self, users: &[crate::server::account::UserId]) {
         if let Some(rooms) = self.0.upgrade() {
             for user in users {
                 rooms.your_turn.notify(*user);

@@ -4,7 +4,7 @@
 //! flags the game through its ordinary timeout path.
 //!
 //! Why: a correspondence game lives for weeks with nobody connected, so its room leaves memory
-//! like a finished game's ([`super::room`] `may_retire`), and startup does not rebuild it. The
+//! like a finished game's ([`crate::server::room`] `may_retire`), and startup does not rebuild it. The
 //! server must still end it on time by itself. The store's turn-deadline index
 //! (`turn_deadlines`, written in each commit's own transaction: [`DeadlineChange`]) is read
 //! once at startup into this schedule; the rooms keep it current after each commit. One task
@@ -21,11 +21,11 @@ use std::time::Duration;
 
 use tokio::sync::{Notify, watch};
 
-use super::game::policy::Downtime;
-use super::game::{GameState, now_ms};
-use super::ids::{GAME_ID_LEN, is_game_id};
-use super::rooms::Rooms;
-use super::store::DeadlineChange;
+use crate::server::game::policy::Downtime;
+use crate::server::game::{GameState, now_ms};
+use crate::server::ids::{GAME_ID_LEN, is_game_id};
+use crate::server::rooms::Rooms;
+use crate::server::store::DeadlineChange;
 
 /// Games woken per wake-up: bounds the work (store loads, replays) done before the task looks
 /// at the clock and the schedule again.

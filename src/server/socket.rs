@@ -1,6 +1,6 @@
 //! One WebSocket connection: reads client messages (size limit, idle
 //! timeout with pings; the rate limit is charged per frame underneath, see
-//! [`super::frame_meter`]), parses them, forwards game actions to the room,
+//! [`crate::server::web::frame_meter`]), parses them, forwards game actions to the room,
 //! and writes what the room queues for it. One task per connection, no
 //! reader/writer split: the room never waits on it (it uses the bounded
 //! queue), so a blocked write only ever stalls this connection. A client
@@ -22,13 +22,13 @@ use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
 
-use super::account::UserId;
-use super::frame_meter::RateExceeded;
-use super::protocol::{ClientMsg, ErrorCode, Refusal, ServerMsg, parse_client};
-use super::room::{Command, ConnId, Outbox, Room};
-use super::rooms::Rooms;
-use super::rtt::RttMeter;
-use super::upgrade::Ws as WebSocket;
+use crate::server::account::UserId;
+use crate::server::protocol::{ClientMsg, ErrorCode, Refusal, ServerMsg, parse_client};
+use crate::server::room::{Command, ConnId, Outbox, Room};
+use crate::server::rooms::Rooms;
+use crate::server::web::frame_meter::RateExceeded;
+use crate::server::web::rtt::RttMeter;
+use crate::server::web::upgrade::Ws as WebSocket;
 
 /// Close codes (RFC 6455 7.4.1).
 pub(super) mod close_code {
@@ -138,7 +138,7 @@ pub async fn run(
     rooms.metrics.connections.fetch_add(1, Ordering::Relaxed);
     let _counted = Counted(Arc::clone(&rooms));
     let config = Arc::clone(&rooms.config);
-    let conn: ConnId = super::room::fanout::next_conn();
+    let conn: ConnId = crate::server::room::fanout::next_conn();
     let (queue, mut inbox) = mpsc::channel::<Utf8Bytes>(config.outgoing_queue);
     let lagged = Arc::new(AtomicBool::new(false));
 
@@ -436,7 +436,7 @@ mod tests {
         let mut ws = tokio_tungstenite::WebSocketStream::from_raw_socket(
             socket.clone(),
             tokio_tungstenite::tungstenite::protocol::Role::Server,
-            Some(crate::server::upgrade::websocket_config(&config)),
+            Some(crate::server::web::upgrade::websocket_config(&config)),
         )
         .await;
         // What the room queues for a mover: its ack, then the move event.

@@ -4,8 +4,8 @@
 use axum::http::StatusCode;
 use serde::Serialize;
 
-use crate::server::http_error::{ApiError, Code};
 use crate::server::protocol::{ErrorCode, Refusal};
+use crate::server::web::ApiError;
 
 /// Codes only the account routes (and the Origin check) answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -28,12 +28,7 @@ pub enum AccountCode {
 }
 
 fn error(status: StatusCode, code: AccountCode, message: &str) -> ApiError {
-    ApiError {
-        status,
-        code: Code::Account(code),
-        message: message.to_owned(),
-        retry_after_secs: None,
-    }
+    ApiError::new(status, code, message)
 }
 
 pub fn username_taken() -> ApiError {
@@ -104,6 +99,7 @@ pub fn store_failure(e: impl std::fmt::Display) -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::web::Code;
 
     #[test]
     fn account_codes_have_snake_case_wire_names() {
@@ -117,11 +113,7 @@ mod tests {
             AccountCode::BadSetting,
         ]
         .iter()
-        .map(|code| {
-            serde_json::to_value(Code::Account(*code))
-                .unwrap()
-                .to_string()
-        })
+        .map(|code| serde_json::to_value(Code::of(*code)).unwrap().to_string())
         .collect();
         assert_eq!(
             names,

@@ -9,7 +9,7 @@ use axum::http::request::Parts;
 use super::error;
 use crate::server::domain::user::Account;
 use crate::server::http::AppState;
-use crate::server::http_error::ApiError;
+use crate::server::web::ApiError;
 
 /// The request's account, if it has a live session. A store failure is `503 store_failure`
 /// (not "anonymous": a game created then would silently not belong to the account).

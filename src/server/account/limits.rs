@@ -3,15 +3,15 @@
 //! ([`TokenBucket`]) and the same bounded table as the per-address [`AddressLimiter`]
 //! (`ratelimit.rs`, which the per-address limits of the account routes use as it is).
 //!
-//! [`AddressLimiter`]: crate::server::ratelimit::AddressLimiter
+//! [`AddressLimiter`]: crate::server::web::ratelimit::AddressLimiter
 
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use crate::server::bucket::TokenBucket;
-use crate::server::ratelimit::Limited;
+use crate::server::web::bucket::TokenBucket;
+use crate::server::web::ratelimit::Limited;
 
 /// Most keys remembered at once. Full: refilled buckets are dropped first (forgetting them
 /// changes nothing), else the one used longest ago.

@@ -17,8 +17,8 @@ use super::service::NewSession;
 use super::session;
 use crate::server::domain::user::Account;
 use crate::server::http::AppState;
-use crate::server::http_error::{ApiError, read_json_body};
 use crate::server::rating::{Rating, Speed};
+use crate::server::web::{ApiError, read_json_body};
 
 /// Largest register/login body. Above a username and a password's limits on purpose: a 10 kB
 /// username must be answered `bad_username`, not `413`.

@@ -14,9 +14,9 @@ use super::session::{self, SessionId};
 use crate::server::config::AccountLimits;
 use crate::server::domain::user::{Account, Username};
 use crate::server::game::now_ms;
-use crate::server::http_error::ApiError;
-use crate::server::ratelimit::AddressLimiter;
 use crate::server::store::{SessionHash, Store, StoreError};
+use crate::server::web::ApiError;
+use crate::server::web::ratelimit::AddressLimiter;
 
 /// The account side of the server: one per process, shared by every request.
 pub struct Accounts {

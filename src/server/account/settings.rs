@@ -18,7 +18,7 @@ use super::error::{self, AccountCode};
 use super::extract::RequireAccount;
 use crate::server::game::now_ms;
 use crate::server::http::AppState;
-use crate::server::http_error::{ApiError, Code, read_json_body};
+use crate::server::web::{ApiError, read_json_body};
 
 /// Largest `PUT /api/account/settings` body. The whole object is under 200 bytes; this leaves
 /// room for whitespace and is far below what could cost anything.
@@ -214,12 +214,11 @@ impl Settings {
 
 /// 400 `bad_setting`, its message naming the setting.
 fn bad_setting(e: &SettingsError) -> ApiError {
-    ApiError {
-        status: StatusCode::BAD_REQUEST,
-        code: Code::Account(AccountCode::BadSetting),
-        message: e.to_string(),
-        retry_after_secs: None,
-    }
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        AccountCode::BadSetting,
+        e.to_string(),
+    )
 }
 
 /// `GET /api/account/settings`: `{"settings": {...}}`, or `{"settings": null}` when the account

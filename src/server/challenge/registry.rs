@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::server::account::{Account, UserId};
-use crate::server::bucket::TokenBucket;
 use crate::server::config::LobbyLimits;
 use crate::server::game::{TimeControl, Variant};
 use crate::server::ids;
@@ -19,6 +18,7 @@ use crate::server::lobby::ColorChoice;
 use crate::server::lobby_socket::msg::{ChallengeState, ChallengeView};
 use crate::server::protocol::{PlayerView, RatingView};
 use crate::server::rating::Rating;
+use crate::server::web::bucket::TokenBucket;
 
 /// Rate buckets kept before the full ones are forgotten (a full bucket is a new one).
 const MAX_BUCKETS: usize = 4096;

@@ -23,9 +23,9 @@ use crate::server::cluster::lobby::LobbyLink;
 use crate::server::cluster::lobby_wire::{LOBBY_CHANNEL, Op, Outcome, Wire, node_channel};
 use crate::server::cluster::{BusError, BusEvent};
 use crate::server::http::AppState;
-use crate::server::http_error::{ApiError, Code};
 use crate::server::lobby_socket::msg::{ChallengeView, LobbyMsg};
 use crate::server::protocol::ErrorCode;
+use crate::server::web::ApiError;
 
 /// Messages a node's lobby subscriptions hold before the bus drops them (a gap).
 const QUEUE: usize = 4096;
@@ -35,12 +35,12 @@ const MAX_ANSWER_BYTES: usize = 1 << 20;
 
 /// 503 `not_available`: the owner did not answer in time.
 fn unavailable() -> ApiError {
-    ApiError {
-        status: StatusCode::SERVICE_UNAVAILABLE,
-        code: Code::Refusal(ErrorCode::NotAvailable),
-        message: "the lobby is not available just now; try again".into(),
-        retry_after_secs: Some(1),
-    }
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::NotAvailable,
+        "the lobby is not available just now; try again",
+    )
+    .retry_after(1)
 }
 
 /// With another node owning the lobby: `op` forwarded there, and its answer. `None`: this

@@ -18,14 +18,14 @@ use crate::server::account::{Account, MaybeAccount, RequireAccount, Username};
 use crate::server::cluster::lobby_wire::Op;
 use crate::server::game::{SeatUser, TimeControl, Variant};
 use crate::server::http::{AppState, ask};
-use crate::server::http_error::{ApiError, Code, read_json_body};
 use crate::server::lobby::{self, ColorChoice, NewGame};
 use crate::server::lobby_socket;
 use crate::server::protocol::{ErrorCode, Refusal};
 use crate::server::rating::Speed;
 use crate::server::room::{Command, rating_now};
-use crate::server::serve::ConnectionSlot;
-use crate::server::upgrade;
+use crate::server::web::serve::ConnectionSlot;
+use crate::server::web::upgrade;
+use crate::server::web::{ApiError, read_json_body};
 
 /// Largest `POST /api/challenges` body: a name and a few fields.
 pub const MAX_CHALLENGE_BYTES: usize = 4 * 1024;
@@ -55,12 +55,7 @@ impl From<ChallengeError> for ApiError {
             }
             ChallengeError::NotFound => return ApiError::not_found("challenge"),
         };
-        ApiError {
-            status,
-            code: Code::Challenge(code),
-            message,
-            retry_after_secs: None,
-        }
+        ApiError::new(status, code, message)
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::server::bucket::TokenBucket;
+use crate::server::web::bucket::TokenBucket;
 
 /// One connection's allowance of chat lines.
 #[derive(Clone, Debug)]

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::server::account::{Account, UserId, Username};
 use crate::server::protocol::{ErrorCode, GameSnapshot, Refusal};
 use crate::server::room::SeatGrant;
-use crate::server::rtt::RttEstimate;
+use crate::server::web::rtt::RttEstimate;
 
 /// The lane (bus channel) of a node.
 pub fn channel(node: &str) -> String {

@@ -13,8 +13,8 @@ use super::policy::{self, RematchRefused, TakebackRefused};
 use super::state::GameState;
 use crate::rules::game::Preview;
 use crate::rules::{Claim, Color, GameError, Outcome, PlayError, Position, SubMove, Termination};
-use crate::server::game::policy::TakebackLimits;
 use crate::server::domain::status::GameStatus;
+use crate::server::game::policy::TakebackLimits;
 
 /// What a seated player (a socket or an in-process agent) asks of its game.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //! and the server hears it a round trip after it was shown).
 //!
 //! The server measures each connection's round trip itself (WebSocket pings with a nonce,
-//! `server::rtt`); a client may also report its own lag in its `move` message, which can only
+//! `server::web::rtt`); a client may also report its own lag in its `move` message, which can only
 //! lower what the server measured, never raise it. The compensation of one sub-move is
 //! `min(quota, lag, time spent on the sub-move)`, and the quota it comes out of grows by a
 //! fixed gain per sub-move, up to a cap: a steady lag is covered in full, while a client that

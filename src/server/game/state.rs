@@ -18,9 +18,9 @@ use super::policy;
 use crate::engine::Level;
 use crate::rules::{Color, Game, Position, SubMove};
 use crate::server::clock::Clock;
+use crate::server::domain::status::GameStatus;
 use crate::server::domain::user::UserId;
 use crate::server::ids;
-use crate::server::domain::status::GameStatus;
 
 /// How many accepted sub-moves' ack ids a game remembers. A client re-sends only the moves it
 /// has no ack for, which are its last ones (one in flight per seat and tab); 64 covers many

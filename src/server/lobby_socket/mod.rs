@@ -2,7 +2,7 @@
 //! server pushes the players-online count and, to a signed-in user, their challenges
 //! ([`msg::LobbyMsg`]), the lobby chat and the `your_turn` list; the client sends `ping` and
 //! lobby `chat` lines only. It goes through the game socket's
-//! upgrade ([`crate::server::upgrade`]: frame rate limit, size limits) and its frame reader,
+//! upgrade ([`crate::server::web::upgrade`]: frame rate limit, size limits) and its frame reader,
 //! writes, close handshake and idle timeout ([`crate::server::socket`]), with the same bounded
 //! queue: a page that does not read is closed with 1013 rather than buffered for.
 //!
@@ -35,7 +35,7 @@ use crate::server::rooms::Rooms;
 use crate::server::socket::{
     Counted, Frame, TRY_AGAIN_LATER, close, close_code, close_for, read_frame, send, send_queued,
 };
-use crate::server::upgrade::Ws as WebSocket;
+use crate::server::web::upgrade::Ws as WebSocket;
 use msg::{LobbyMsg, OnlineMsg};
 
 /// Unregisters the channel however the task ends.

@@ -43,7 +43,7 @@ pub struct Metrics {
     /// From receiving a `move` to broadcasting it (commit included).
     pub move_latency: Histogram,
     pub commit_latency: Histogram,
-    /// Game sockets' WebSocket round trips, one sample per matched pong (`server::rtt`).
+    /// Game sockets' WebSocket round trips, one sample per matched pong (`server::web::rtt`).
     pub ping_rtt: Histogram,
     /// Lag compensation credited to clocks (`game::lag`): milliseconds, and sub-moves.
     pub lag_compensation_ms: AtomicU64,

@@ -5,6 +5,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use axum::http::StatusCode;
+
+use crate::server::web::ApiError;
+
 /// Why a client message or HTTP request was refused. Serialized snake_case
 /// in `{"code": ..., "message": ...}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -78,6 +82,20 @@ impl Refusal {
             code,
             message: message.into(),
         }
+    }
+}
+
+/// A refusal answered over HTTP: its code, and the status that code means.
+impl From<Refusal> for ApiError {
+    fn from(refusal: Refusal) -> ApiError {
+        let status = match refusal.code {
+            ErrorCode::NotFound => StatusCode::NOT_FOUND,
+            ErrorCode::SeatTaken => StatusCode::CONFLICT,
+            ErrorCode::StoreFailure => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        ApiError::new(status, refusal.code, refusal.message)
     }
 }
 

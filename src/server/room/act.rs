@@ -16,8 +16,8 @@ use crate::server::game::{
 };
 use crate::server::protocol::{ClientMsg, ErrorCode, Refusal, RematchSeatMsg, ServerMsg};
 use crate::server::rating::{Rating, Speed};
-use crate::server::rtt::RttEstimate;
 use crate::server::store::Store;
+use crate::server::web::rtt::RttEstimate;
 use crate::server::{ids, lobby, project};
 
 impl RoomTask {

@@ -11,9 +11,9 @@ use super::crowd::{Member, Tell};
 use super::fanout::ConnId;
 use super::{RoomTask, project};
 use crate::rules::Color;
-use crate::server::bucket::TokenBucket;
 use crate::server::computer::ComputerProof;
 use crate::server::protocol::{ClaimInMs, ErrorCode, PresenceMsg, Refusal, ServerMsg, SharedText};
+use crate::server::web::bucket::TokenBucket;
 
 impl RoomTask {
     pub(super) fn leave(&mut self, conn: ConnId) {

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use super::fanout::ConnId;
 use crate::rules::Color;
 use crate::server::account::UserId;
-use crate::server::bucket::TokenBucket;
 use crate::server::game::policy;
 use crate::server::project::Presence;
+use crate::server::web::bucket::TokenBucket;
 
 /// How long spectator-count changes are gathered before one `presence`.
 pub const SPECTATOR_COALESCE: Duration = Duration::from_millis(500);

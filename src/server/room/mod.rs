@@ -41,7 +41,6 @@ use self::fanout::{Fanout, LocalFanout};
 use self::history::History;
 pub use self::history::replay_history;
 use super::account::{Account, UserId};
-use super::bucket::TokenBucket;
 use super::computer::ComputerProof;
 use super::config::{Config, PanicSite};
 use super::expiry::Expiry;
@@ -52,8 +51,9 @@ use super::project;
 use super::protocol::{
     AckMsg, ClientMsg, ErrorCode, GameSnapshot, RatingsMsg, Refusal, ServerMsg, SharedText, Side,
 };
-use super::rtt::RttEstimate;
 use super::store::{DeadlineChange, Fence, GameStatus, Store};
+use crate::server::web::bucket::TokenBucket;
+use crate::server::web::rtt::RttEstimate;
 
 /// Commands a room's inbox holds before senders wait.
 const INBOX: usize = 256;

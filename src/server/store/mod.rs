@@ -21,7 +21,6 @@ pub use memory::MemoryStore;
 pub use postgres::PostgresStore;
 pub use sqlite::{SqliteOptions, SqliteStore, StoreStats};
 
-
 use futures_util::future::BoxFuture;
 
 use crate::server::chat::{ChatLine, ChatRoom, NewChatLine};

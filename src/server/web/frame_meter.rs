@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use super::bucket::TokenBucket;
+use crate::server::web::bucket::TokenBucket;
 
 /// The per-connection limit: `burst` frames at once, refilled at `rate` per second.
 pub type RateLimit = TokenBucket;

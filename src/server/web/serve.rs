@@ -10,11 +10,11 @@
 //!   connections), which needs a timer: `axum::serve` runs hyper without one.
 //! - Each request: a deadline from its headers to its response (408), a
 //!   request-target length limit (414). Bodies have their own timeout and
-//!   size limits where they are read ([`super::http_error::read_json_body`]).
+//!   size limits where they are read ([`crate::server::web::read_json_body`]).
 //!
 //! WebSocket upgrades still work (`with_upgrades`); the deadline covers the
 //! upgrade request only, and once upgraded a connection is the socket task's
-//! business (idle timeout, ping/pong: see [`super::socket`]).
+//! business (idle timeout, ping/pong: see [`crate::server::socket`]).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -33,8 +33,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 
-use super::http_error::{ApiError, HttpCode, MAX_URI_BYTES};
-use super::metrics::Metrics;
+use crate::server::metrics::Metrics;
+use crate::server::web::{ApiError, EdgeCode, MAX_URI_BYTES};
 
 /// How long a graceful shutdown waits for requests in flight.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
@@ -43,7 +43,7 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
 /// and its journal, the listener, logs, a restart's reload...).
 const RESERVED_DESCRIPTORS: usize = 64;
 
-/// What the accept loop enforces (from [`super::config::Config`]).
+/// What the accept loop enforces (from [`crate::server::config::Config`]).
 #[derive(Clone)]
 pub struct Limits {
     pub header_read_timeout: Duration,
@@ -187,7 +187,7 @@ async fn answer(app: Router, request: Request<Incoming>, deadline: Duration) -> 
     if target > MAX_URI_BYTES {
         return ApiError::http(
             StatusCode::URI_TOO_LONG,
-            HttpCode::UriTooLong,
+            EdgeCode::UriTooLong,
             format!("the request target is over {MAX_URI_BYTES} bytes"),
         )
         .into_response();

@@ -18,7 +18,7 @@ use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use super::bucket::TokenBucket;
+use crate::server::web::bucket::TokenBucket;
 
 /// Most client addresses remembered at once.
 pub const MAX_ADDRESSES: usize = 16_384;

@@ -4,7 +4,7 @@
 //! axum's `WebSocketUpgrade` builds the WebSocket on the upgraded connection
 //! itself and gives no access to the bytes underneath, but the rate limit
 //! must see every frame, including the continuation frames tungstenite
-//! consumes internally ([`super::frame_meter`]). So the handshake is done
+//! consumes internally ([`crate::server::web::frame_meter`]). So the handshake is done
 //! here, with the same checks, and the WebSocket runs on a [`FrameMeter`]
 //! around the upgraded connection.
 
@@ -18,9 +18,9 @@ use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 
-use super::config::Config;
-use super::frame_meter::{FrameMeter, RateLimit};
-use super::http_error::{ApiError, HttpCode};
+use crate::server::config::Config;
+use crate::server::web::frame_meter::{FrameMeter, RateLimit};
+use crate::server::web::{ApiError, EdgeCode};
 
 /// The WebSocket a connection is served on.
 pub type Ws = WebSocketStream<FrameMeter<TokioIo<hyper::upgrade::Upgraded>>>;
@@ -40,7 +40,7 @@ fn bad(message: &str) -> ApiError {
 fn upgrade_required(message: &str) -> ApiError {
     ApiError::http(
         StatusCode::UPGRADE_REQUIRED,
-        HttpCode::UpgradeRequired,
+        EdgeCode::UpgradeRequired,
         format!("this is a WebSocket route: {message}"),
     )
 }
@@ -61,7 +61,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Upgrade {
         if parts.method != Method::GET {
             return Err(ApiError::http(
                 StatusCode::METHOD_NOT_ALLOWED,
-                HttpCode::MethodNotAllowed,
+                EdgeCode::MethodNotAllowed,
                 "a WebSocket upgrade must be a GET",
             ));
         }
@@ -96,7 +96,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Upgrade {
 /// The WebSocket settings for `config`. Frames somewhat above the message
 /// limit are read and refused with a clear close code by the socket; far
 /// larger ones tungstenite refuses itself (also close 1009).
-pub(super) fn websocket_config(config: &Config) -> WebSocketConfig {
+pub(crate) fn websocket_config(config: &Config) -> WebSocketConfig {
     let hard_limit = (config.max_message_bytes * 2).max(8192);
     WebSocketConfig::default()
         .read_buffer_size(4096)

@@ -12,7 +12,7 @@ macro_rules! asset {
         (
             $name,
             $type,
-            include_bytes!(concat!("../../client/", $name)),
+            include_bytes!(concat!("../../../client/", $name)),
         )
     };
 }

@@ -1,0 +1,18 @@
+//! The HTTP and WebSocket edge, which knows no feature: the accept loop and its limits
+//! ([`serve`]), error bodies ([`error`]), request bodies ([`body`]), the WebSocket handshake
+//! ([`upgrade`]) and a connection's frame meter and round trip ([`frame_meter`], [`rtt`]), the
+//! token bucket behind every rate limit ([`bucket`], [`ratelimit`]) and the embedded client's
+//! files ([`assets`]). Features build on it; it imports none of them.
+
+pub mod assets;
+pub mod body;
+pub mod bucket;
+pub mod error;
+pub mod frame_meter;
+pub mod ratelimit;
+pub mod rtt;
+pub mod serve;
+pub mod upgrade;
+
+pub use body::read_json_body;
+pub use error::{ApiError, Code, EdgeCode, MAX_URI_BYTES, json_errors, unknown_route};
