@@ -41,12 +41,15 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use crate::engine::{Engine, Limits, Score, SearchResult};
 use crate::rules::{Color, Game, Outcome, Position, Rules, SubMove};
 use crate::server::config::AnalysisLimits;
+use crate::server::deps::Deps;
 use crate::server::engine_pool::{EngineFailed, EnginePool};
-use crate::server::http::{ApiError, AppState, ask};
+use crate::server::http::ask;
 use crate::server::metrics::Metrics;
 use crate::server::protocol::{ErrorCode, GameStatus, PhaseName, Refusal, Side, reason_name};
 use crate::server::replay::{MAX_REPLAY_BYTES, game_of_body};
 use crate::server::room::Command;
+use crate::server::rooms::Rooms;
+use crate::server::web::ApiError;
 use crate::server::web::ratelimit::AddressLimiter;
 use crate::server::web::{EdgeCode, read_json_body};
 
@@ -65,10 +68,21 @@ pub const MATE_WHITE: i32 = 10_000;
 const BUSY_RETRY_SECS: u64 = 5;
 
 /// The routes this module owns, merged into the main router.
-pub fn routes() -> Router<AppState> {
+/// What the analysis routes need: the limits and slots of analyses, the engine pool, and the
+/// games (to analyse a finished one).
+#[derive(Clone)]
+pub struct AnalysisState {
+    pub deps: Deps,
+    pub analyses: Arc<Analyses>,
+    pub engines: Arc<EnginePool>,
+    pub rooms: Arc<Rooms>,
+}
+
+pub fn router(state: AnalysisState) -> Router {
     Router::new()
         .route("/api/analysis", post(analyse_record))
         .route("/api/games/{id}/analysis", get(analyse_game))
+        .with_state(state)
 }
 
 /// How the engine time of one analysis is spread over its positions.
@@ -165,16 +179,16 @@ impl Analyses {
 }
 
 async fn analyse_record(
-    State(app): State<AppState>,
+    State(app): State<AnalysisState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     request: Request,
 ) -> Response {
-    let timeout = app.rooms.config.body_read_timeout;
+    let timeout = app.deps.config.body_read_timeout;
     let body = match read_json_body(request, MAX_REPLAY_BYTES, timeout).await {
         Ok(body) => body,
         Err(error) => return error.into_response(),
     };
-    let slot = match app.analyses.admit(peer.ip(), &app.rooms.metrics) {
+    let slot = match app.analyses.admit(peer.ip(), &app.deps.metrics) {
         Ok(slot) => slot,
         Err(error) => return error.into_response(),
     };
@@ -191,7 +205,7 @@ async fn analyse_record(
 }
 
 async fn analyse_game(
-    State(app): State<AppState>,
+    State(app): State<AnalysisState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(id): Path<String>,
 ) -> Response {
@@ -203,12 +217,12 @@ async fn analyse_game(
 
 /// A finished game's start and sub-moves, once the client is admitted.
 async fn game_record(
-    app: &AppState,
+    app: &AnalysisState,
     ip: IpAddr,
     id: &str,
 ) -> Result<(Position, Vec<SubMove>, OwnedSemaphorePermit), ApiError> {
-    let slot = app.analyses.admit(ip, &app.rooms.metrics)?;
-    let snapshot = ask(app, id, |reply| Command::Snapshot { reply }).await?;
+    let slot = app.analyses.admit(ip, &app.deps.metrics)?;
+    let snapshot = ask(&app.rooms, id, |reply| Command::Snapshot { reply }).await?;
     if snapshot.status != GameStatus::Finished {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
@@ -245,19 +259,19 @@ fn internal(message: &str) -> ApiError {
 
 /// The streamed reply: one line per position, then `done` (or `error`).
 fn stream(
-    app: &AppState,
+    app: &AnalysisState,
     start: Position,
     record: Vec<SubMove>,
     slot: OwnedSemaphorePermit,
 ) -> Response {
-    let metrics = Arc::clone(&app.rooms.metrics);
+    let metrics = Arc::clone(&app.deps.metrics);
     metrics.analyses_started.fetch_add(1, Ordering::Relaxed);
     metrics.analyses_running.fetch_add(1, Ordering::Relaxed);
     let analysis = Analysis {
-        pool: Arc::clone(&app.rooms.engines),
+        pool: Arc::clone(&app.engines),
         running: Running(metrics),
         _slot: slot,
-        shutdown: app.shutdown.clone(),
+        shutdown: app.deps.shutdown.clone(),
         budget: app.analyses.budget,
         game: Some(Game::new(start)),
         record,

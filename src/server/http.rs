@@ -1,5 +1,5 @@
-//! The HTTP routes (docs/protocol.md section 2): the JSON API, PGN export,
-//! the embedded client, health and metrics, and the WebSocket upgrade.
+//! The game routes (docs/protocol.md section 2): create, list, join and read games, the game
+//! page and its PGN, and the game's WebSocket.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -7,92 +7,54 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use axum::Router;
-use axum::extract::{ConnectInfo, Extension, Path, Query, Request, State};
+use axum::extract::{ConnectInfo, Extension, FromRef, Path, Query, Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tokio::sync::{oneshot, watch};
+use tokio::sync::oneshot;
 
 use crate::server::account::{Accounts, MaybeAccount};
-use crate::server::analysis::Analyses;
-use crate::server::challenge::Lobby;
+use crate::server::deps::Deps;
 use crate::server::lobby::NewGame;
 use crate::server::protocol::{ErrorCode, Refusal};
 use crate::server::rating_filter::{self, RatingRange};
-use crate::server::replay::ReplayPool;
 use crate::server::room::{Command, Room};
 use crate::server::rooms::Rooms;
 use crate::server::socket;
 use crate::server::store::GameStatus;
-pub use crate::server::web::ApiError;
 use crate::server::web::ratelimit::AddressLimiter;
 use crate::server::web::serve::ConnectionSlot;
-use crate::server::web::{assets, upgrade};
-use crate::server::web::{json_errors, read_json_body, unknown_route};
+use crate::server::web::{ApiError, assets, read_json_body, upgrade};
 
 /// Largest `POST /api/games` body: a FEN and a few fields fit in far less.
 pub const MAX_CREATE_BYTES: usize = 16 * 1024;
 
+/// What the game routes need: the games, the accounts (a signed-in player's seat is the
+/// account's) and the per-address limit on taking seats.
 #[derive(Clone)]
-pub struct AppState {
+pub struct PlayState {
+    pub deps: Deps,
     pub rooms: Arc<Rooms>,
-    pub shutdown: watch::Receiver<bool>,
+    pub accounts: Arc<Accounts>,
     /// Per-address limit on creating and joining games.
     pub seat_grants: Arc<AddressLimiter>,
-    /// Where replays run (the blocking pool, a bounded number at once).
-    pub replays: Arc<ReplayPool>,
-    /// The analyses' per-address limit and global cap.
-    pub analyses: Arc<Analyses>,
-    /// Challenges and the lobby channels.
-    pub lobby: Arc<Lobby>,
-    /// Sign-in: sessions, passwords, the account routes' limits (issue 11).
-    pub accounts: Arc<Accounts>,
 }
 
-impl AppState {
-    pub fn new(rooms: Arc<Rooms>, shutdown: watch::Receiver<bool>) -> AppState {
-        let config = &rooms.config;
-        let seat_grants = Arc::new(AddressLimiter::new(
-            config.create_rate_per_sec,
-            config.create_burst,
-        ));
-        let replays = Arc::new(ReplayPool::new(
-            config.max_concurrent_replays,
-            config.replay_wait,
-            Arc::clone(&rooms.metrics),
-        ));
-        let analyses = Arc::new(Analyses::new(&config.analysis));
-        let lobby = Lobby::start(config.lobby, shutdown.clone());
-        crate::server::my_games::spawn_pusher(
-            Arc::clone(&rooms.store),
-            &rooms.your_turn,
-            Arc::clone(&lobby),
-            shutdown.clone(),
-        );
-        let accounts = Arc::new(Accounts::new(
-            Arc::clone(&rooms.store),
-            &config.accounts,
-            config.public_origin.clone(),
-        ));
-        AppState {
-            rooms,
-            shutdown,
-            seat_grants,
-            replays,
-            analyses,
-            lobby,
-            accounts,
-        }
+impl FromRef<PlayState> for Arc<Accounts> {
+    fn from_ref(state: &PlayState) -> Arc<Accounts> {
+        Arc::clone(&state.accounts)
     }
+}
 
+impl PlayState {
     /// One seat grant (create or join) for this client, or 429.
     fn grant_seat(&self, peer: SocketAddr) -> Result<(), ApiError> {
         self.seat_grants
             .check(peer.ip(), Instant::now())
             .map_err(|limited| {
-                self.rooms
+                self.deps
                     .metrics
                     .rate_limited
                     .fetch_add(1, Ordering::Relaxed);
@@ -108,113 +70,31 @@ impl AppState {
     }
 }
 
-fn not_found(what: &str) -> ApiError {
-    ApiError::not_found(what)
-}
-
-pub fn router(state: AppState) -> Router {
-    let accounts = Arc::clone(&state.accounts);
+pub fn router(state: PlayState) -> Router {
     Router::new()
-        .route("/", get(index))
         .route("/game/{id}", get(game_page_or_pgn))
-        // "My games": the client's page (client/mine.js), the same shell as `/`.
-        .route("/games/mine", get(index))
-        // `{*file}`: the catalogues live one folder down (`/static/i18n/fr.json`).
-        .route("/static/{*file}", get(static_file))
-        .route("/healthz", get(healthz))
-        .route("/metrics", get(metrics))
         .route("/api/games", post(create).get(list))
         .route("/api/games/{id}", get(public_state))
         .route("/api/games/{id}/join", post(join))
         .route("/ws/game/{id}", get(websocket))
-        .merge(crate::server::replay::routes())
-        .merge(crate::server::analysis::routes())
-        .merge(crate::server::challenge::routes::routes())
-        .merge(crate::server::account::routes::routes())
-        .merge(crate::server::profile::routes())
-        .merge(crate::server::my_games::routes())
-        .fallback(unknown_route)
-        // Every route, whoever added it: a cookie-carrying change must come from our Origin.
-        .layer(axum::middleware::from_fn_with_state(
-            accounts,
-            crate::server::account::origin::check,
-        ))
-        .layer(axum::middleware::map_response(json_errors))
         .with_state(state)
 }
 
-async fn index() -> Response {
-    html()
-}
-
-fn html() -> Response {
-    (
-        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-        assets::index_html(),
-    )
-        .into_response()
-}
-
-async fn static_file(Path(file): Path<String>) -> Result<Response, ApiError> {
-    let (content_type, bytes) = assets::find(&file).ok_or_else(|| not_found("file"))?;
-    Ok(([(header::CONTENT_TYPE, content_type)], bytes).into_response())
-}
-
-/// How long `/healthz` waits for each dependency.
-const HEALTH_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// `/healthz`: the store and (several nodes) the bus. 200 with `"status":"ok"` when both
-/// answer, 503 `"degraded"` otherwise (`"bus":"none"` on one node).
-async fn healthz(State(app): State<AppState>) -> Response {
-    let store_ok = matches!(
-        tokio::time::timeout(HEALTH_WAIT, app.rooms.store.list(GameStatus::Open, 1, 0)).await,
-        Ok(Ok(_))
-    );
-    let bus = match app.rooms.cluster.get() {
-        None => "none",
-        Some(link) => match tokio::time::timeout(HEALTH_WAIT, link.bus.ping()).await {
-            Ok(Ok(_)) => "ok",
-            _ => "down",
-        },
-    };
-    let ok = store_ok && bus != "down";
-    let body = json!({
-        "status": if ok { "ok" } else { "degraded" },
-        "store": if store_ok { "ok" } else { "down" },
-        "bus": bus,
-    });
-    let status = if ok {
-        StatusCode::OK
-    } else {
-        StatusCode::SERVICE_UNAVAILABLE
-    };
-    (status, axum::Json(body)).into_response()
-}
-
-async fn metrics(State(app): State<AppState>) -> Response {
-    let mut text = app.rooms.metrics.render(app.rooms.live_games());
-    if let Some(link) = app.rooms.cluster.get() {
-        let owned = app.rooms.owned_rooms().len();
-        app.rooms
-            .metrics
-            .leases
-            .render(&mut text, owned, link.relays());
-    }
-    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
-}
-
-async fn room_of(app: &AppState, id: &str) -> Result<Arc<Room>, ApiError> {
-    app.rooms.get(id).await?.ok_or_else(|| not_found("game"))
+async fn room_of(rooms: &Rooms, id: &str) -> Result<Arc<Room>, ApiError> {
+    rooms
+        .get(id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("game"))
 }
 
 /// Sends a request to a game's room, reloading it once if it just retired.
-pub(super) async fn ask<T>(
-    app: &AppState,
+pub async fn ask<T>(
+    rooms: &Rooms,
     id: &str,
     make: impl Fn(oneshot::Sender<T>) -> Command,
 ) -> Result<T, ApiError> {
     for _ in 0..2 {
-        let room = room_of(app, id).await?;
+        let room = room_of(rooms, id).await?;
         let (tx, rx) = oneshot::channel();
         if room.send(make(tx)).await.is_ok()
             && let Ok(answer) = rx.await
@@ -230,13 +110,13 @@ pub(super) async fn ask<T>(
 
 /// `/game/{id}` is the game page; `/game/{id}.pgn` its PGN.
 async fn game_page_or_pgn(
-    State(app): State<AppState>,
+    State(app): State<PlayState>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let Some(id) = id.strip_suffix(".pgn") else {
-        return Ok(html());
+        return Ok(assets::index_page());
     };
-    let pgn = ask(&app, id, |reply| Command::Pgn { reply }).await?;
+    let pgn = ask(&app.rooms, id, |reply| Command::Pgn { reply }).await?;
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], pgn).into_response())
 }
 
@@ -258,12 +138,12 @@ fn seat_refusal(refusal: Refusal) -> ApiError {
 /// `POST /api/games`; signed in, the creator's seat belongs to the account (the token is
 /// returned all the same).
 async fn create(
-    State(app): State<AppState>,
+    State(app): State<PlayState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     MaybeAccount(account): MaybeAccount,
     request: Request,
 ) -> Result<Response, ApiError> {
-    let config = &app.rooms.config;
+    let config = &app.deps.config;
     let body = read_json_body(request, MAX_CREATE_BYTES, config.body_read_timeout).await?;
     let request: NewGame = if body.iter().all(u8::is_ascii_whitespace) {
         NewGame::default()
@@ -282,13 +162,13 @@ async fn create(
 
 /// `POST /api/games/{id}/join`; signed in, the seat belongs to the account.
 async fn join(
-    State(app): State<AppState>,
+    State(app): State<PlayState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     MaybeAccount(account): MaybeAccount,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     app.grant_seat(peer)?;
-    let grant = ask(&app, &id, |reply| Command::Join {
+    let grant = ask(&app.rooms, &id, |reply| Command::Join {
         account: account.clone(),
         reply,
     })
@@ -299,10 +179,10 @@ async fn join(
 }
 
 async fn public_state(
-    State(app): State<AppState>,
+    State(app): State<PlayState>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let snapshot = ask(&app, &id, |reply| Command::Snapshot { reply }).await?;
+    let snapshot = ask(&app.rooms, &id, |reply| Command::Snapshot { reply }).await?;
     Ok(axum::Json(snapshot).into_response())
 }
 
@@ -317,7 +197,7 @@ struct ListQuery {
 }
 
 async fn list(
-    State(app): State<AppState>,
+    State(app): State<PlayState>,
     Query(query): Query<ListQuery>,
 ) -> Result<Response, ApiError> {
     let status: GameStatus = match query.status.as_deref() {
@@ -340,7 +220,7 @@ async fn list(
     };
     let games: Vec<Value> = if range.is_open() {
         let rows = app
-            .rooms
+            .deps
             .store
             .list(status, limit, offset)
             .await
@@ -349,7 +229,7 @@ async fn list(
             .filter_map(|row| serde_json::from_str(&row.summary).ok())
             .collect()
     } else {
-        rating_filter::list(&*app.rooms.store, status, range, limit, offset)
+        rating_filter::list(&*app.deps.store, status, range, limit, offset)
             .await
             .map_err(store_failed)?
     };
@@ -368,18 +248,18 @@ struct WsQuery {
 /// The WebSocket of a game. A session cookie (checked at the upgrade, Origin included) makes
 /// the connection its account's: it holds the seat the account owns, token or not.
 async fn websocket(
-    State(app): State<AppState>,
+    State(app): State<PlayState>,
     MaybeAccount(account): MaybeAccount,
     Path(id): Path<String>,
     Query(query): Query<WsQuery>,
     slot: Option<Extension<ConnectionSlot>>,
     upgrade: upgrade::Upgrade,
 ) -> Result<Response, ApiError> {
-    let room = room_of(&app, &id).await?;
+    let room = room_of(&app.rooms, &id).await?;
     let rooms = Arc::clone(&app.rooms);
-    let shutdown = app.shutdown.clone();
+    let shutdown = app.deps.shutdown.clone();
     let account = account.map(|a| a.id);
-    Ok(upgrade.accept(&app.rooms.config, move |ws| async move {
+    Ok(upgrade.accept(&app.deps.config, move |ws| async move {
         // The connection's slot (--max-connections) is held for as long as
         // the socket lives, not just the upgrade request.
         let _slot = slot;

@@ -36,10 +36,10 @@ pub mod account;
 pub mod analysis;
 pub mod challenge;
 pub mod chat;
-pub mod clock;
 pub mod cluster;
 pub mod computer;
 pub mod config;
+pub mod deps;
 pub mod domain;
 pub mod engine_pool;
 pub mod expiry;
@@ -60,8 +60,10 @@ pub mod replay;
 pub mod room;
 pub mod rooms;
 pub mod schedule;
+pub mod site;
 pub mod socket;
 pub mod store;
+pub mod turn_signal;
 pub mod web;
 
 use std::io::Write;
@@ -73,6 +75,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use config::Config;
+use deps::Deps;
 use metrics::Metrics;
 use rooms::Rooms;
 use store::{SqliteStore, Store, StoreError};
@@ -184,14 +187,21 @@ pub async fn start_with_store(
         max_connections: config.max_connections,
         metrics: Arc::clone(&metrics),
     };
-    let rooms = Rooms::new(
-        Arc::clone(&store),
-        Arc::new(config),
+    let deps = Deps {
+        store: Arc::clone(&store),
+        config: Arc::new(config),
         metrics,
+        shutdown: shutdown_rx.clone(),
+    };
+    let rooms = Rooms::new(
+        Arc::clone(&deps.store),
+        Arc::clone(&deps.config),
+        Arc::clone(&deps.metrics),
         shutdown_rx.clone(),
     );
     if let Some(cluster) = rooms.config.cluster.clone() {
-        let link = cluster::link::Link::start(&rooms, &cluster, shutdown_rx.clone()).await?;
+        let games: Arc<dyn cluster::games::LocalGames> = rooms.clone();
+        let link = cluster::link::Link::start(&games, &cluster, shutdown_rx.clone()).await?;
         let _ = rooms.cluster.set(Arc::clone(&link));
         rooms.metrics.set_bus(Arc::clone(&link.bus));
         // A fresh process runs no room: what this node id held in an earlier life (killed
@@ -213,15 +223,7 @@ pub async fn start_with_store(
     rooms.spawn_sweeper();
     rooms.spawn_schedule();
     tracing::info!(restored, %addr, "server started");
-    let state = http::AppState::new(Arc::clone(&rooms), shutdown_rx.clone());
-    if let (Some(cluster), Some(link)) = (rooms.config.cluster.clone(), rooms.cluster.get()) {
-        // The lobby across nodes (challenges on the lobby's owner, notices through the bus),
-        // over the one bus connection the games use.
-        let lobby =
-            cluster::lobby::LobbyLink::new(Arc::clone(&link.bus), cluster.node, cluster.lease);
-        challenge::remote::join(&state, Arc::new(lobby)).await?;
-    }
-    let app = http::router(state);
+    let app = compose(&deps, &rooms).await?;
     let signal = shutdown_rx;
     let link = rooms.cluster.get().cloned();
     let task = tokio::spawn(async move {
@@ -241,6 +243,85 @@ pub async fn start_with_store(
         task,
         rooms,
     })
+}
+
+/// The services every feature's state is made of, and the one router that merges the
+/// features' routers: the only place that knows every feature.
+async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartError> {
+    let config = &deps.config;
+    let accounts = Arc::new(account::Accounts::new(
+        Arc::clone(&deps.store),
+        &config.accounts,
+        config.public_origin.clone(),
+    ));
+    let lobby = challenge::Lobby::start(config.lobby, deps.shutdown.clone());
+    my_games::spawn_pusher(
+        Arc::clone(&deps.store),
+        &rooms.your_turn,
+        Arc::clone(&lobby),
+        deps.shutdown.clone(),
+    );
+    let replays = Arc::new(replay::ReplayPool::new(
+        config.max_concurrent_replays,
+        config.replay_wait,
+        Arc::clone(&deps.metrics),
+    ));
+    let challenges = challenge::local::ChallengeState {
+        deps: deps.clone(),
+        accounts: Arc::clone(&accounts),
+        lobby,
+        rooms: Arc::clone(rooms),
+    };
+    if let (Some(cluster), Some(link)) = (config.cluster.clone(), rooms.cluster.get()) {
+        // The lobby across nodes (challenges on the lobby's owner, notices through the bus),
+        // over the one bus connection the games use.
+        let lobby =
+            cluster::lobby::LobbyLink::new(Arc::clone(&link.bus), cluster.node, cluster.lease);
+        challenge::remote::join(&challenges, Arc::new(lobby)).await?;
+    }
+    let play = http::PlayState {
+        deps: deps.clone(),
+        rooms: Arc::clone(rooms),
+        accounts: Arc::clone(&accounts),
+        seat_grants: Arc::new(web::ratelimit::AddressLimiter::new(
+            config.create_rate_per_sec,
+            config.create_burst,
+        )),
+    };
+    let analysis = analysis::AnalysisState {
+        deps: deps.clone(),
+        analyses: Arc::new(analysis::Analyses::new(&config.analysis)),
+        engines: Arc::clone(&rooms.engines),
+        rooms: Arc::clone(rooms),
+    };
+    Ok(axum::Router::new()
+        .merge(site::router(site::SiteState {
+            deps: deps.clone(),
+            rooms: Arc::clone(rooms),
+        }))
+        .merge(http::router(play))
+        .merge(replay::router(replay::ReplayState {
+            deps: deps.clone(),
+            replays,
+        }))
+        .merge(analysis::router(analysis))
+        .merge(challenge::routes::router(challenges))
+        .merge(account::routes::router(account::state::AccountState {
+            deps: deps.clone(),
+            accounts: Arc::clone(&accounts),
+        }))
+        .merge(profile::router(deps.clone()))
+        .merge(my_games::router(my_games::MyGamesState {
+            deps: deps.clone(),
+            accounts: Arc::clone(&accounts),
+        }))
+        .fallback(web::unknown_route)
+        // Every route, whoever added it: a cookie-carrying change must come from our Origin.
+        .layer(axum::middleware::from_fn_with_state(
+            accounts,
+            account::origin::check,
+        ))
+        .layer(axum::middleware::map_response(web::json_errors)))
 }
 
 /// `marseillais serve`: starts the server and blocks until SIGTERM or Ctrl-C.

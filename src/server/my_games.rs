@@ -5,19 +5,23 @@
 //! so a game whose room retired (an idle correspondence game) is listed all the same.
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 use axum::Json;
 use axum::Router;
-use axum::extract::State;
+use axum::extract::{FromRef, State};
 use axum::routing::get;
 use serde::{Deserialize, Serialize};
 
+use crate::server::account::Accounts;
 use crate::server::account::UserId;
 use crate::server::account::extract::RequireAccount;
+use crate::server::deps::Deps;
 use crate::server::game::TimeControl;
-use crate::server::http::{ApiError, AppState};
 use crate::server::protocol::{ErrorCode, GameSummary, PlayerView, Refusal, Side};
 use crate::server::store::{GameListing, GameStatus, Store, StoreError};
+use crate::server::turn_signal::TurnSignal;
+use crate::server::web::ApiError;
 
 /// Listing rows read per page, and pages at most: the account's 1,000 most recently updated
 /// games are looked at (finished ones are skipped), so one request costs a bounded read.
@@ -55,15 +59,36 @@ pub struct MyGames {
     pub games: Vec<MyGame>,
 }
 
-pub fn routes() -> Router<AppState> {
-    Router::new().route("/api/account/games", get(my_games))
+/// What "my games" needs: the store, and the accounts to know who asks.
+#[derive(Clone)]
+pub struct MyGamesState {
+    pub deps: Deps,
+    pub accounts: Arc<Accounts>,
+}
+
+impl FromRef<MyGamesState> for Arc<Accounts> {
+    fn from_ref(state: &MyGamesState) -> Arc<Accounts> {
+        Arc::clone(&state.accounts)
+    }
+}
+
+pub fn router(state: MyGamesState) -> Router {
+    Router::new()
+        // The client's page (client/mine.js), the same shell as `/`.
+        .route("/games/mine", get(page))
+        .route("/api/account/games", get(my_games))
+        .with_state(state)
+}
+
+async fn page() -> axum::response::Response {
+    crate::server::web::assets::index_page()
 }
 
 async fn my_games(
-    State(state): State<AppState>,
+    State(state): State<MyGamesState>,
     RequireAccount(account): RequireAccount,
 ) -> Result<Json<MyGames>, ApiError> {
-    let games = games_of(&*state.rooms.store, account.id)
+    let games = games_of(&*state.deps.store, account.id)
         .await
         .map_err(|error| {
             tracing::warn!(%error, "could not read an account's games");
@@ -151,36 +176,6 @@ fn my_game(row: &GameListing, user: UserId) -> Option<MyGame> {
         deadline_ms: summary.deadline_ms.filter(|_| playing),
         updated_ms: row.updated_ms,
     })
-}
-
-/// Who may have a new `your_turn` list: a room sends the seated accounts of a correspondence
-/// game after it committed a turn's end, a join, a takeback or the end; the pusher
-/// ([`spawn_pusher`]) reads their list from the store and sends it to their lobby channels.
-/// A broadcast channel of bounded size: a burst beyond it loses notices (logged), never blocks
-/// a room.
-pub struct TurnSignal {
-    tx: tokio::sync::broadcast::Sender<UserId>,
-}
-
-/// Notices waiting for the pusher at most.
-const SIGNAL_CAPACITY: usize = 4096;
-
-impl Default for TurnSignal {
-    fn default() -> TurnSignal {
-        let (tx, _) = tokio::sync::broadcast::channel(SIGNAL_CAPACITY);
-        TurnSignal { tx }
-    }
-}
-
-impl TurnSignal {
-    pub fn notify(&self, user: UserId) {
-        // No receiver (no lobby running, as in some tests): nobody to tell.
-        let _ = self.tx.send(user);
-    }
-
-    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<UserId> {
-        self.tx.subscribe()
-    }
 }
 
 /// Runs until `shutdown`: for each notice, if the user has a lobby channel open, reads their

@@ -20,13 +20,14 @@ use axum::routing::get;
 use serde::{Deserialize, Serialize};
 
 use crate::server::account::{UserId, Username};
+use crate::server::deps::Deps;
 use crate::server::game::{GameState, TimeControl, Variant};
-use crate::server::http::{ApiError, AppState};
 use crate::server::protocol::{ComputerView, ErrorCode, GameResult, Reason, Refusal, Side};
 use crate::server::rating::{Rating, RatingView, Speed, SpeedRatingView, ratings_view};
 use crate::server::store::{
     GameListing, GameStatus, RatedGame, Store, StoreError, UserRecord, codec,
 };
+use crate::server::web::ApiError;
 use crate::server::web::assets;
 use crate::server::{export, game};
 
@@ -39,13 +40,14 @@ pub const MAX_HISTORY_POINTS: u32 = 1000;
 /// How many listing rows the PGN export reads from the store at a time.
 const PGN_PAGE: u32 = 50;
 
-pub fn routes() -> Router<AppState> {
+pub fn router(deps: Deps) -> Router {
     Router::new()
         .route("/@/{username}", get(page))
         .route("/api/users/{username}", get(profile))
         .route("/api/users/{username}/games", get(games))
         .route("/api/users/{username}/games.pgn", get(games_pgn))
         .route("/api/users/{username}/rating-history", get(rating_history))
+        .with_state(deps)
 }
 
 /// Why a profile request was not answered.
@@ -106,11 +108,7 @@ async fn user(store: &Arc<dyn Store>, name: &str) -> Result<UserRecord, ProfileE
 /// API, which answers 404 for an unknown user; the page itself is the same for every name.
 /// It is `client/profile.html`: the same client with the profile's title.
 async fn page(Path(_username): Path<String>) -> Response {
-    (
-        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-        assets::profile_html(),
-    )
-        .into_response()
+    assets::html(assets::profile_html())
 }
 
 /// `GET /api/users/{username}`.
@@ -123,10 +121,10 @@ pub struct ProfileView {
 }
 
 async fn profile(
-    State(app): State<AppState>,
+    State(app): State<Deps>,
     Path(username): Path<String>,
 ) -> Result<Response, ApiError> {
-    let store = &app.rooms.store;
+    let store = &app.store;
     let record = user(store, &username).await?;
     let ratings = store
         .ratings(record.account.id)
@@ -221,7 +219,7 @@ struct SummaryPart {
 }
 
 async fn games(
-    State(app): State<AppState>,
+    State(app): State<Deps>,
     Path(username): Path<String>,
     Query(query): Query<GamesQuery>,
 ) -> Result<Response, ApiError> {
@@ -233,7 +231,7 @@ async fn games(
         .into());
     }
     let offset = query.offset.unwrap_or(0);
-    let store = &app.rooms.store;
+    let store = &app.store;
     let record = user(store, &username).await?;
     let me = record.account.id;
     let listings = store
@@ -379,7 +377,7 @@ pub struct HistoryPoint {
 }
 
 async fn rating_history(
-    State(app): State<AppState>,
+    State(app): State<Deps>,
     Path(username): Path<String>,
     Query(query): Query<HistoryQuery>,
 ) -> Result<Response, ApiError> {
@@ -392,7 +390,7 @@ async fn rating_history(
             ))
         })?),
     };
-    let store = &app.rooms.store;
+    let store = &app.store;
     let record = user(store, &username).await?;
     let me = record.account.id;
     let games = store
@@ -432,14 +430,14 @@ async fn rating_history(
 /// may be missing, and the rows already read may shift down one place per change; the ids of
 /// the previous page are remembered so that such a shifted row is not written twice.
 async fn games_pgn(
-    State(app): State<AppState>,
+    State(app): State<Deps>,
     Path(username): Path<String>,
 ) -> Result<Response, ApiError> {
-    let store = Arc::clone(&app.rooms.store);
+    let store = Arc::clone(&app.store);
     let record = user(&store, &username).await?;
     let mut export = PgnExport {
         store,
-        first_move: app.rooms.config.first_move,
+        first_move: app.config.first_move,
         user: record.account.id,
         offset: 0,
         queue: VecDeque::new(),

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::{StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::{Deserialize, Serialize};
@@ -31,10 +31,11 @@ use crate::rules::pgn::{
     GameResult, ImportedGame, MoveError, PgnError, read_game, read_game_prefix,
 };
 use crate::rules::{Game, Position, Rules};
-use crate::server::http::{ApiError, AppState};
+use crate::server::deps::Deps;
 use crate::server::metrics::Metrics;
 use crate::server::protocol::Side;
 use crate::server::protocol::reason_name;
+use crate::server::web::ApiError;
 use crate::server::web::assets;
 use crate::server::web::{EdgeCode, read_json_body};
 
@@ -43,18 +44,22 @@ use crate::server::web::{EdgeCode, read_json_body};
 pub const MAX_REPLAY_BYTES: usize = 256 * 1024;
 
 /// The routes this module owns, merged into the main router.
-pub fn routes() -> Router<AppState> {
+/// What the replay route needs: the pool replays run on.
+#[derive(Clone)]
+pub struct ReplayState {
+    pub deps: Deps,
+    pub replays: Arc<ReplayPool>,
+}
+
+pub fn router(state: ReplayState) -> Router {
     Router::new()
         .route("/replay", get(page))
         .route("/api/replay", post(replay))
+        .with_state(state)
 }
 
 async fn page() -> Response {
-    (
-        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-        assets::index_html(),
-    )
-        .into_response()
+    assets::index_page()
 }
 
 /// The request: exactly one of the two fields.
@@ -234,8 +239,8 @@ impl Drop for Running {
     }
 }
 
-async fn replay(State(app): State<AppState>, request: Request) -> Response {
-    let timeout = app.rooms.config.body_read_timeout;
+async fn replay(State(app): State<ReplayState>, request: Request) -> Response {
+    let timeout = app.deps.config.body_read_timeout;
     let body = match read_json_body(request, MAX_REPLAY_BYTES, timeout).await {
         Ok(body) => body,
         Err(error) => return error.into_response(),

@@ -9,9 +9,11 @@ use std::sync::{Arc, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use dashmap::DashMap;
+use futures_util::future::BoxFuture;
 use tokio::sync::watch;
 
 use crate::server::account::Account;
+use crate::server::cluster::games::LocalGames;
 use crate::server::cluster::{self, link::Link};
 use crate::server::computer;
 use crate::server::config::Config;
@@ -26,7 +28,7 @@ use crate::server::project;
 use crate::server::protocol::{ErrorCode, Refusal};
 use crate::server::rating::Speed;
 use crate::server::room::{Command, Host, Room, RoomDeps, SeatGrant, rating_now, replay_history};
-use crate::server::schedule::{Schedule, change_after, change_between};
+use crate::server::schedule::{Schedule, WakeGame, change_after, change_between};
 use crate::server::store::{
     Claim, Commit, DeadlineChange, Fence, GameStatus, Store, StoreError, codec,
 };
@@ -47,8 +49,8 @@ pub struct Rooms {
     shutdown: watch::Receiver<bool>,
     /// The turn deadlines of the correspondence games being played, in or out of memory.
     pub schedule: Arc<Schedule>,
-    /// Accounts whose `your_turn` list may have changed ([`crate::server::my_games`]).
-    pub your_turn: crate::server::my_games::TurnSignal,
+    /// Accounts whose `your_turn` list may have changed ([`crate::server::turn_signal`]).
+    pub your_turn: crate::server::turn_signal::TurnSignal,
     next_instance: AtomicU64,
     /// Itself, for the rooms' [`Host`] (a weak reference: rooms do not keep the registry).
     me: Weak<Rooms>,
@@ -602,7 +604,8 @@ impl Rooms {
 
     /// Starts the task of the correspondence schedule (until shutdown).
     pub fn spawn_schedule(self: &Arc<Self>) {
-        self.schedule.spawn(Arc::clone(self), self.shutdown.clone());
+        self.schedule
+            .spawn(Arc::clone(self) as Arc<dyn WakeGame>, self.shutdown.clone());
     }
 
     /// Runs [`Rooms::expire_stale_open`] every quarter of the open-game time to live (between
@@ -669,5 +672,29 @@ impl Rooms {
             color: color.into(),
             token,
         })
+    }
+}
+
+impl WakeGame for Rooms {
+    fn wake_for_deadline<'a>(&'a self, id: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(Rooms::wake_for_deadline(self, id))
+    }
+}
+
+impl LocalGames for Rooms {
+    fn room<'a>(&'a self, game: &'a str) -> BoxFuture<'a, Result<Option<Arc<Room>>, Refusal>> {
+        Box::pin(self.get(game))
+    }
+
+    fn forget(&self, game: &str, instance: u64) {
+        self.remove(game, instance);
+    }
+
+    fn config(&self) -> &Config {
+        &self.config
+    }
+
+    fn metrics(&self) -> &Metrics {
+        &self.metrics
     }
 }

@@ -19,12 +19,12 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use futures_util::future::BoxFuture;
 use tokio::sync::{Notify, watch};
 
 use crate::server::game::policy::Downtime;
 use crate::server::game::{GameState, now_ms};
 use crate::server::ids::{GAME_ID_LEN, is_game_id};
-use crate::server::rooms::Rooms;
 use crate::server::store::DeadlineChange;
 
 /// Games woken per wake-up: bounds the work (store loads, replays) done before the task looks
@@ -190,7 +190,7 @@ impl Schedule {
 
     /// Runs the schedule until shutdown: sleeps until the earliest deadline (or a change, or
     /// [`MAX_SLEEP`]), then wakes at most [`WAKE_BATCH`] due games through `rooms`.
-    pub fn spawn(self: &Arc<Self>, rooms: Arc<Rooms>, mut shutdown: watch::Receiver<bool>) {
+    pub fn spawn(self: &Arc<Self>, rooms: Arc<dyn WakeGame>, mut shutdown: watch::Receiver<bool>) {
         let schedule = Arc::clone(self);
         tokio::spawn(async move {
             loop {
@@ -221,6 +221,14 @@ impl Schedule {
             }
         });
     }
+}
+
+/// Who wakes a game whose deadline is due (the registry of live games): the schedule knows
+/// when, not how.
+pub trait WakeGame: Send + Sync + 'static {
+    /// Loads game `id`'s room if it retired, so that its timer flags it; a failure is the
+    /// waker's to log, the schedule comes back to the game later ([`RECHECK`]).
+    fn wake_for_deadline<'a>(&'a self, id: &'a str) -> BoxFuture<'a, ()>;
 }
 
 /// A duration in whole milliseconds, saturating.

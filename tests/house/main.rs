@@ -34,65 +34,15 @@ fn report(graph: &Graph, groups: &[Vec<Module>]) -> String {
     out
 }
 
-/// The cycles left to cut (issue 27), each as its sorted members. The list only shrinks: a new
-/// cycle fails the test, and so does a cycle that is gone but still listed here.
-const CYCLES_LEFT: &[&[&str]] = &[&[
-    "server::account::extract",
-    "server::account::routes",
-    "server::account::settings",
-    "server::analysis",
-    "server::challenge",
-    "server::challenge::registry",
-    "server::challenge::remote",
-    "server::challenge::routes",
-    "server::cluster::link",
-    "server::cluster::relay",
-    "server::computer",
-    "server::http",
-    "server::lobby",
-    "server::lobby_socket",
-    "server::lobby_socket::chat",
-    "server::lobby_socket::hub",
-    "server::lobby_socket::msg",
-    "server::my_games",
-    "server::profile",
-    "server::replay",
-    "server::room::act",
-    "server::rooms",
-    "server::schedule",
-    "server::socket",
-]];
-
 #[test]
 fn no_module_imports_another_in_a_cycle() {
     let graph = house();
     let cycles = graph.cycles();
-    let left: Vec<Vec<String>> = CYCLES_LEFT
-        .iter()
-        .map(|g| g.iter().map(ToString::to_string).collect())
-        .collect();
-    let new: Vec<Vec<Module>> = cycles
-        .iter()
-        .filter(|g| {
-            std::env::var("HOUSE_ALL").is_ok()
-                || !left.contains(&g.iter().map(ToString::to_string).collect())
-        })
-        .cloned()
-        .collect();
     assert!(
-        std::env::var("HOUSE_ALL").is_err() && new.is_empty(),
-        "{} import cycles in src/ that are not in CYCLES_LEFT (cut one edge of each):\n{}",
-        new.len(),
-        report(&graph, &new)
-    );
-    let found: Vec<Vec<String>> = cycles
-        .iter()
-        .map(|g| g.iter().map(ToString::to_string).collect())
-        .collect();
-    let gone: Vec<&Vec<String>> = left.iter().filter(|g| !found.contains(g)).collect();
-    assert!(
-        gone.is_empty(),
-        "cut, still listed in CYCLES_LEFT: {gone:?}"
+        cycles.is_empty(),
+        "{} import cycles in src/ (cut one edge of each):\n{}",
+        cycles.len(),
+        report(&graph, &cycles)
     );
 }
 
@@ -149,6 +99,23 @@ fn the_web_edge_knows_no_feature() {
         &["server::web", "server::config", "server::metrics"],
     );
     assert!(up.is_empty(), "the edge reaches into:\n{}", up.join("\n"));
+}
+
+#[test]
+fn the_game_core_imports_only_the_rules_the_engine_and_the_domain_values() {
+    let graph = house();
+    let up = outside(
+        &graph,
+        &["server::game"],
+        &[
+            "rules",
+            "engine",
+            "server::game",
+            "server::domain",
+            "server::ids",
+        ],
+    );
+    assert!(up.is_empty(), "the core reaches into:\n{}", up.join("\n"));
 }
 
 mod checker {

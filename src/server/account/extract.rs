@@ -3,12 +3,14 @@
 //! `marseillais_session` cookie and resolve it through the store once per request (the answer
 //! is kept in the request's extensions, so a handler with several extractors asks once).
 
-use axum::extract::FromRequestParts;
+use std::sync::Arc;
+
+use axum::extract::{FromRef, FromRequestParts};
 use axum::http::request::Parts;
 
 use super::error;
+use super::service::Accounts;
 use crate::server::domain::user::Account;
-use crate::server::http::AppState;
 use crate::server::web::ApiError;
 
 /// The request's account, if it has a live session. A store failure is `503 store_failure`
@@ -24,15 +26,19 @@ pub struct RequireAccount(pub Account);
 #[derive(Clone)]
 struct Resolved(Option<Account>);
 
-impl FromRequestParts<AppState> for MaybeAccount {
+/// Any route state that can give the accounts service (axum's `FromRef`) can use the extractors.
+impl<S> FromRequestParts<S> for MaybeAccount
+where
+    Arc<Accounts>: FromRef<S>,
+    S: Send + Sync,
+{
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         if let Some(Resolved(account)) = parts.extensions.get::<Resolved>() {
             return Ok(MaybeAccount(account.clone()));
         }
-        let account = state
-            .accounts
+        let account = Arc::<Accounts>::from_ref(state)
             .account_of(&parts.headers)
             .await
             .map_err(error::store_failure)?;
@@ -41,10 +47,14 @@ impl FromRequestParts<AppState> for MaybeAccount {
     }
 }
 
-impl FromRequestParts<AppState> for RequireAccount {
+impl<S> FromRequestParts<S> for RequireAccount
+where
+    Arc<Accounts>: FromRef<S>,
+    S: Send + Sync,
+{
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         let MaybeAccount(account) = MaybeAccount::from_request_parts(parts, state).await?;
         account.map(RequireAccount).ok_or_else(error::not_logged_in)
     }

@@ -19,6 +19,7 @@ pub mod routes;
 pub mod service;
 pub mod session;
 pub mod settings;
+pub mod state;
 
 pub use crate::server::domain::user::{Account, UserId, Username, UsernameError};
 pub use extract::{MaybeAccount, RequireAccount};

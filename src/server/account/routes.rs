@@ -15,8 +15,8 @@ use super::error;
 use super::extract::RequireAccount;
 use super::service::NewSession;
 use super::session;
+use super::state::AccountState;
 use crate::server::domain::user::Account;
-use crate::server::http::AppState;
 use crate::server::rating::{Rating, Speed};
 use crate::server::web::{ApiError, read_json_body};
 
@@ -24,7 +24,7 @@ use crate::server::web::{ApiError, read_json_body};
 /// username must be answered `bad_username`, not `413`.
 pub const MAX_CREDENTIALS_BYTES: usize = 16 * 1024;
 
-pub fn routes() -> Router<AppState> {
+pub fn router(state: AccountState) -> Router {
     Router::new()
         .route("/api/account", get(me))
         .route("/api/account/register", post(register))
@@ -34,6 +34,7 @@ pub fn routes() -> Router<AppState> {
             "/api/account/settings",
             get(super::settings::get_settings).put(super::settings::put_settings),
         )
+        .with_state(state)
 }
 
 /// The body of register and login. By hand, so that no `Debug` can print the password.
@@ -43,11 +44,11 @@ struct Credentials {
     password: String,
 }
 
-async fn credentials(app: &AppState, request: Request) -> Result<Credentials, ApiError> {
+async fn credentials(app: &AccountState, request: Request) -> Result<Credentials, ApiError> {
     let body = read_json_body(
         request,
         MAX_CREDENTIALS_BYTES,
-        app.rooms.config.body_read_timeout,
+        app.deps.config.body_read_timeout,
     )
     .await?;
     // Not serde's message: for a value of the wrong type it quotes the value, and that value may
@@ -81,7 +82,7 @@ pub fn account_json(account: &Account, ratings: &[(Speed, Rating)]) -> Value {
     json!({"username": account.name, "ratings": by_speed})
 }
 
-async fn with_ratings(app: &AppState, account: &Account) -> Result<Value, ApiError> {
+async fn with_ratings(app: &AccountState, account: &Account) -> Result<Value, ApiError> {
     let ratings = app
         .accounts
         .store()
@@ -92,7 +93,7 @@ async fn with_ratings(app: &AppState, account: &Account) -> Result<Value, ApiErr
 }
 
 async fn signed_in(
-    app: &AppState,
+    app: &AccountState,
     status: StatusCode,
     new: NewSession,
 ) -> Result<Response, ApiError> {
@@ -102,7 +103,7 @@ async fn signed_in(
 }
 
 async fn register(
-    State(app): State<AppState>,
+    State(app): State<AccountState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     request: Request,
 ) -> Result<Response, ApiError> {
@@ -115,7 +116,7 @@ async fn register(
 }
 
 async fn login(
-    State(app): State<AppState>,
+    State(app): State<AccountState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     request: Request,
 ) -> Result<Response, ApiError> {
@@ -128,14 +129,14 @@ async fn login(
 }
 
 /// 204 and a cleared cookie, with or without a session.
-async fn logout(State(app): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+async fn logout(State(app): State<AccountState>, headers: HeaderMap) -> Result<Response, ApiError> {
     app.accounts.logout(&headers).await?;
     let cookie = session::clear_cookie(app.accounts.secure_cookies());
     Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, cookie)]).into_response())
 }
 
 async fn me(
-    State(app): State<AppState>,
+    State(app): State<AccountState>,
     RequireAccount(account): RequireAccount,
 ) -> Result<Response, ApiError> {
     Ok(axum::Json(with_ratings(&app, &account).await?).into_response())

@@ -16,8 +16,8 @@ use serde_json::{Map, Value, json};
 
 use super::error::{self, AccountCode};
 use super::extract::RequireAccount;
+use super::state::AccountState;
 use crate::server::game::now_ms;
-use crate::server::http::AppState;
 use crate::server::web::{ApiError, read_json_body};
 
 /// Largest `PUT /api/account/settings` body. The whole object is under 200 bytes; this leaves
@@ -224,7 +224,7 @@ fn bad_setting(e: &SettingsError) -> ApiError {
 /// `GET /api/account/settings`: `{"settings": {...}}`, or `{"settings": null}` when the account
 /// never saved any (the client then saves this browser's).
 pub async fn get_settings(
-    State(app): State<AppState>,
+    State(app): State<AccountState>,
     RequireAccount(account): RequireAccount,
 ) -> Result<Response, ApiError> {
     let stored = app
@@ -240,14 +240,14 @@ pub async fn get_settings(
 /// `PUT /api/account/settings`: replaces the account's settings with the body (checked);
 /// answers the settings as saved.
 pub async fn put_settings(
-    State(app): State<AppState>,
+    State(app): State<AccountState>,
     RequireAccount(account): RequireAccount,
     request: Request,
 ) -> Result<Response, ApiError> {
     let body = read_json_body(
         request,
         MAX_SETTINGS_BYTES,
-        app.rooms.config.body_read_timeout,
+        app.deps.config.body_read_timeout,
     )
     .await?;
     let settings = Settings::parse(&body).map_err(|e| bad_setting(&e))?;

@@ -11,6 +11,7 @@
 //! | several nodes: forwarding to the lobby's owner, what the bus brings | [`remote`] |
 //! | the registry + the lobby channels + the timers | [`Lobby`] (here) |
 
+pub mod local;
 pub mod registry;
 pub mod remote;
 pub mod routes;

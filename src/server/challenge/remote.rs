@@ -4,7 +4,7 @@
 //! also runs what the bus brings to a node's lobby ([`join`]): notices for its channels, chat
 //! lines, the other nodes' presence, the operations it runs as the owner.
 //!
-//! The owner runs the one-node code unchanged (the `*_here` functions of [`super::routes`]),
+//! The owner runs the one-node code unchanged (the `*_here` functions of [`super::local`]),
 //! so the rules, bounds, rate and messages are those of one node. Its pending challenges live
 //! in its memory: if it dies they are lost, as on a one-node restart, and another node takes
 //! the lease.
@@ -17,12 +17,11 @@ use axum::response::{IntoResponse, Response};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use super::Lobby;
-use super::routes::{accept_here, cancel_here, decline_here, make_here, mine_here};
+use super::local::{ChallengeState, accept_here, cancel_here, decline_here, make_here, mine_here};
 use crate::server::account::{Account, UserId};
 use crate::server::cluster::lobby::LobbyLink;
 use crate::server::cluster::lobby_wire::{LOBBY_CHANNEL, Op, Outcome, Wire, node_channel};
 use crate::server::cluster::{BusError, BusEvent};
-use crate::server::http::AppState;
 use crate::server::lobby_socket::msg::{ChallengeView, LobbyMsg};
 use crate::server::protocol::ErrorCode;
 use crate::server::web::ApiError;
@@ -140,7 +139,7 @@ async fn outcome_of(response: Response) -> Outcome {
 }
 
 /// Runs a forwarded operation here, as its route would have.
-async fn run(app: &AppState, op: Op) -> Response {
+async fn run(app: &ChallengeState, op: Op) -> Response {
     let me = match &op {
         Op::Make { me, .. }
         | Op::Mine { me }
@@ -170,8 +169,8 @@ async fn run(app: &AppState, op: Op) -> Response {
 /// Makes `app`'s lobby one node's of several: claims the lobby's lease (so that the owner is
 /// known before the first request), subscribes to the lobby's channels, and runs until
 /// shutdown what they bring, and the lease's renewal.
-pub async fn join(app: &AppState, link: Arc<LobbyLink>) -> Result<(), BusError> {
-    let store = Arc::clone(&app.rooms.store);
+pub async fn join(app: &ChallengeState, link: Arc<LobbyLink>) -> Result<(), BusError> {
+    let store = Arc::clone(&app.deps.store);
     link.claim(&*store).await;
     let bus = Arc::clone(link.bus());
     let mut all = bus.subscribe(LOBBY_CHANNEL, QUEUE).await?;
@@ -180,7 +179,7 @@ pub async fn join(app: &AppState, link: Arc<LobbyLink>) -> Result<(), BusError> 
         .await?;
     app.lobby.link(Arc::clone(&link));
     let app = app.clone();
-    let mut shutdown = app.shutdown.clone();
+    let mut shutdown = app.deps.shutdown.clone();
     let refresh = link.refresh_every().max(Duration::from_millis(100));
     tokio::spawn(async move {
         let mut ticker = tokio::time::interval(refresh);
@@ -210,7 +209,7 @@ pub async fn join(app: &AppState, link: Arc<LobbyLink>) -> Result<(), BusError> 
 }
 
 /// One message from the bus.
-async fn received(app: &AppState, link: &Arc<LobbyLink>, bytes: &[u8]) {
+async fn received(app: &ChallengeState, link: &Arc<LobbyLink>, bytes: &[u8]) {
     let wire = match Wire::from_bytes(bytes) {
         Ok(wire) => wire,
         Err(error) => {

@@ -6,115 +6,37 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Extension, Path, Request, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
-use serde::Deserialize;
-use serde_json::json;
 
-use super::registry::{Challenge, ChallengeCode, ChallengeError, Terms};
+use super::local::{
+    ChallengeRequest, ChallengeState, MAX_CHALLENGE_BYTES, accept_here, cancel_here, decline_here,
+    make_here, mine_here,
+};
 use super::remote::forward;
-use crate::server::account::{Account, MaybeAccount, RequireAccount, Username};
+use crate::server::account::{MaybeAccount, RequireAccount};
 use crate::server::cluster::lobby_wire::Op;
-use crate::server::game::{SeatUser, TimeControl, Variant};
-use crate::server::http::{AppState, ask};
-use crate::server::lobby::{self, ColorChoice, NewGame};
 use crate::server::lobby_socket;
-use crate::server::protocol::{ErrorCode, Refusal};
-use crate::server::rating::Speed;
-use crate::server::room::{Command, rating_now};
 use crate::server::web::serve::ConnectionSlot;
 use crate::server::web::upgrade;
 use crate::server::web::{ApiError, read_json_body};
 
-/// Largest `POST /api/challenges` body: a name and a few fields.
-pub const MAX_CHALLENGE_BYTES: usize = 4 * 1024;
-
-impl From<ChallengeError> for ApiError {
-    fn from(error: ChallengeError) -> ApiError {
-        let message = error.to_string();
-        let (status, code) = match error {
-            ChallengeError::UnknownUser => (StatusCode::NOT_FOUND, ChallengeCode::UnknownUser),
-            ChallengeError::SelfChallenge => {
-                (StatusCode::BAD_REQUEST, ChallengeCode::SelfChallenge)
-            }
-            ChallengeError::RatedNeedsClock => {
-                return ApiError::from(Refusal::new(ErrorCode::RatedNeedsClock, message));
-            }
-            ChallengeError::TooManyFromYou(_) => {
-                (StatusCode::CONFLICT, ChallengeCode::TooManyChallenges)
-            }
-            ChallengeError::TooManyInTotal => (
-                StatusCode::SERVICE_UNAVAILABLE,
-                ChallengeCode::TooManyChallenges,
-            ),
-            ChallengeError::NotYours(_) => (StatusCode::FORBIDDEN, ChallengeCode::NotYourChallenge),
-            ChallengeError::RateLimited { retry_after_secs } => {
-                return ApiError::from(Refusal::new(ErrorCode::RateLimited, message))
-                    .retry_after(retry_after_secs);
-            }
-            ChallengeError::NotFound => return ApiError::not_found("challenge"),
-        };
-        ApiError::new(status, code, message)
-    }
-}
-
-/// A `POST /api/challenges` body.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct ChallengeRequest {
-    to: String,
-    /// A live clock or days per turn, as in `POST /api/games`.
-    clock: Option<TimeControl>,
-    color: Option<ColorChoice>,
-    variant: Option<Variant>,
-    rated: Option<bool>,
-}
-
-impl ChallengeRequest {
-    fn terms(&self) -> Terms {
-        Terms {
-            clock: self.clock,
-            color: self.color.unwrap_or(ColorChoice::Random),
-            variant: self.variant.unwrap_or(Variant::Balanced),
-            rated: self.rated.unwrap_or(false),
-        }
-    }
-}
-
-/// The game a challenge becomes: private (in no listing: it must not be joined by a stranger
-/// between its creation and the challenged user's seat), on the challenger's terms.
-fn new_game(terms: &Terms) -> NewGame {
-    NewGame {
-        color: Some(terms.color),
-        clock: terms.clock,
-        variant: Some(terms.variant),
-        listed: Some(false),
-        rated: Some(terms.rated),
-        ..NewGame::default()
-    }
-}
-
-pub fn routes() -> Router<AppState> {
+pub fn router(state: ChallengeState) -> Router {
     Router::new()
         .route("/api/challenges", post(make).get(mine))
         .route("/api/challenges/{id}/accept", post(accept))
         .route("/api/challenges/{id}/decline", post(decline))
         .route("/api/challenges/{id}/cancel", post(cancel))
         .route("/ws/lobby", get(lobby_channel))
-}
-
-fn views(challenges: &[Challenge]) -> Vec<lobby_socket::msg::ChallengeView> {
-    let now = std::time::Instant::now();
-    challenges.iter().map(|c| c.view(now, None)).collect()
+        .with_state(state)
 }
 
 async fn make(
-    State(app): State<AppState>,
+    State(app): State<ChallengeState>,
     RequireAccount(me): RequireAccount,
     request: Request,
 ) -> Result<Response, ApiError> {
-    let config = &app.rooms.config;
+    let config = &app.deps.config;
     let body = read_json_body(request, MAX_CHALLENGE_BYTES, config.body_read_timeout).await?;
     let request: ChallengeRequest =
         serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(e.to_string()))?;
@@ -132,54 +54,8 @@ async fn make(
     make_here(&app, me, request).await
 }
 
-/// `POST /api/challenges` on the node that runs the challenges (the only one, or the owner).
-pub(super) async fn make_here(
-    app: &AppState,
-    me: Account,
-    request: ChallengeRequest,
-) -> Result<Response, ApiError> {
-    let terms = request.terms();
-    // The game's own checks (clock bounds...), before anyone is bothered with it.
-    let user = SeatUser::of(&me, None);
-    lobby::created_event(&new_game(&terms), String::new(), Some(user), 0)?;
-    app.lobby.charge(me.id)?;
-    let to = find_user(app, &request.to).await?;
-    let ratings = match terms.clock {
-        Some(clock) if me.id != to.id => {
-            let speed = Speed::of(clock);
-            let store = &*app.rooms.store;
-            Some((
-                rating_now(store, me.id, speed).await?,
-                rating_now(store, to.id, speed).await?,
-            ))
-        }
-        _ => None,
-    };
-    let challenge = app.lobby.make((me, to), terms, ratings)?;
-    tracing::info!(challenge = %challenge.id, "challenge made");
-    let view = challenge.view(std::time::Instant::now(), None);
-    Ok((StatusCode::CREATED, axum::Json(view)).into_response())
-}
-
-/// The account named `name` (any case), or `unknown_user`.
-async fn find_user(app: &AppState, name: &str) -> Result<Account, ApiError> {
-    let Ok(name) = Username::parse(name) else {
-        // Not even a possible name: nobody has it.
-        return Err(ChallengeError::UnknownUser.into());
-    };
-    let record = app
-        .rooms
-        .store
-        .find_user(&name)
-        .await
-        .map_err(|e| ApiError::from(Refusal::new(ErrorCode::StoreFailure, e.to_string())))?;
-    record
-        .map(|record| record.account)
-        .ok_or_else(|| ChallengeError::UnknownUser.into())
-}
-
 async fn mine(
-    State(app): State<AppState>,
+    State(app): State<ChallengeState>,
     RequireAccount(me): RequireAccount,
 ) -> Result<Response, ApiError> {
     if let Some(answer) = forward(&app.lobby, || Op::Mine { me: (&me).into() }).await {
@@ -188,13 +64,8 @@ async fn mine(
     mine_here(&app, &me)
 }
 
-pub(super) fn mine_here(app: &AppState, me: &Account) -> Result<Response, ApiError> {
-    let challenges = app.lobby.of(me.id);
-    Ok(axum::Json(json!({ "challenges": views(&challenges) })).into_response())
-}
-
 async fn accept(
-    State(app): State<AppState>,
+    State(app): State<ChallengeState>,
     RequireAccount(me): RequireAccount,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
@@ -208,49 +79,8 @@ async fn accept(
     accept_here(&app, &me, &id).await
 }
 
-pub(super) async fn accept_here(
-    app: &AppState,
-    me: &Account,
-    id: &str,
-) -> Result<Response, ApiError> {
-    let challenge = app.lobby.take_for_accept(id, me.id)?;
-    match start_game(app, &challenge).await {
-        Ok(grant) => {
-            app.lobby.accepted(&challenge, &grant.id);
-            tracing::info!(challenge = %challenge.id, game = %grant.id, "challenge accepted");
-            Ok(axum::Json(grant).into_response())
-        }
-        Err(error) => {
-            app.lobby.restore(challenge);
-            Err(error)
-        }
-    }
-}
-
-/// Creates the game of an accepted challenge, the challenger in the colour they chose, and
-/// seats the challenged user: the same two steps as `POST /api/games` and `/join`, each seat
-/// owned by its account (the session proves it on any device, so the challenger needs no
-/// token: their page just opens the game). Returns the challenged user's seat.
-async fn start_game(
-    app: &AppState,
-    challenge: &Challenge,
-) -> Result<crate::server::room::SeatGrant, ApiError> {
-    let challenger = Some(challenge.from.clone());
-    let created = app
-        .rooms
-        .create(new_game(&challenge.terms), challenger)
-        .await?;
-    let challenged = Some(challenge.to.clone());
-    let joined = ask(app, &created.id, |reply| Command::Join {
-        account: challenged.clone(),
-        reply,
-    })
-    .await??;
-    Ok(joined)
-}
-
 async fn decline(
-    State(app): State<AppState>,
+    State(app): State<ChallengeState>,
     RequireAccount(me): RequireAccount,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
@@ -264,13 +94,8 @@ async fn decline(
     decline_here(&app, &me, &id)
 }
 
-pub(super) fn decline_here(app: &AppState, me: &Account, id: &str) -> Result<Response, ApiError> {
-    app.lobby.decline(id, me.id)?;
-    Ok(StatusCode::NO_CONTENT.into_response())
-}
-
 async fn cancel(
-    State(app): State<AppState>,
+    State(app): State<ChallengeState>,
     RequireAccount(me): RequireAccount,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
@@ -284,21 +109,16 @@ async fn cancel(
     cancel_here(&app, &me, &id)
 }
 
-pub(super) fn cancel_here(app: &AppState, me: &Account, id: &str) -> Result<Response, ApiError> {
-    app.lobby.cancel(id, me.id)?;
-    Ok(StatusCode::NO_CONTENT.into_response())
-}
-
 async fn lobby_channel(
-    State(app): State<AppState>,
+    State(app): State<ChallengeState>,
     MaybeAccount(account): MaybeAccount,
     slot: Option<Extension<ConnectionSlot>>,
     upgrade: upgrade::Upgrade,
 ) -> Response {
     let rooms = Arc::clone(&app.rooms);
     let lobby = Arc::clone(&app.lobby);
-    let shutdown = app.shutdown.clone();
-    upgrade.accept(&app.rooms.config, move |ws| async move {
+    let shutdown = app.deps.shutdown.clone();
+    upgrade.accept(&app.deps.config, move |ws| async move {
         // The connection's slot (--max-connections) is held for as long as the channel lives.
         let _slot = slot;
         lobby_socket::run(ws, rooms, lobby, account, shutdown).await

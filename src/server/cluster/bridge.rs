@@ -11,12 +11,12 @@ use std::time::Instant;
 use dashmap::DashMap;
 use tokio::sync::{mpsc, oneshot};
 
+use super::games::LocalGames;
 use super::lane::{AskReply, AskWhat, LaneMsg, WireRefusal, WireRtt};
 use super::link::Link;
 use crate::server::account::UserId;
 use crate::server::protocol::{ErrorCode, Refusal, parse_client};
 use crate::server::room::{Command, ConnId, Outbox, Room, fanout::next_conn};
-use crate::server::rooms::Rooms;
 
 /// A remote socket in one of this node's rooms.
 struct Member {
@@ -35,8 +35,8 @@ pub struct Bridge {
 
 /// The room of `game` if this node runs it (claiming it if nobody does); `None` if another
 /// node does, or the store failed.
-async fn owned(rooms: &Rooms, game: &str) -> Option<Arc<Room>> {
-    match rooms.get(game).await {
+async fn owned(rooms: &dyn LocalGames, game: &str) -> Option<Arc<Room>> {
+    match rooms.room(game).await {
         Ok(Some(room)) if !room.relay => Some(room),
         _ => None,
     }
@@ -47,7 +47,7 @@ impl Bridge {
     pub async fn connect(
         &self,
         link: &Arc<Link>,
-        rooms: &Rooms,
+        rooms: &dyn LocalGames,
         game: &str,
         from: &str,
         conn: u64,
@@ -65,7 +65,7 @@ impl Bridge {
             return;
         };
         let local = next_conn();
-        let (queue, rx) = mpsc::channel(rooms.config.outgoing_queue);
+        let (queue, rx) = mpsc::channel(rooms.config().outgoing_queue);
         let lagged = Arc::new(AtomicBool::new(false));
         let key = (from.to_owned(), conn);
         let sent = Arc::new(AtomicU64::new(0));
@@ -258,7 +258,7 @@ async fn drain(
 }
 
 /// The owner's answer to a relay's HTTP question.
-pub async fn answer(rooms: &Rooms, game: &str, what: AskWhat) -> AskReply {
+pub async fn answer(rooms: &dyn LocalGames, game: &str, what: AskWhat) -> AskReply {
     let Some(room) = owned(rooms, game).await else {
         return AskReply::Moved;
     };

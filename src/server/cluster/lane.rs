@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::server::account::{Account, UserId, Username};
 use crate::server::protocol::{ErrorCode, GameSnapshot, Refusal};
 use crate::server::room::SeatGrant;
+use crate::server::room::fanout::ConnId;
 use crate::server::web::rtt::RttEstimate;
 
 /// The lane (bus channel) of a node.
@@ -199,6 +200,26 @@ pub enum AskReply {
     },
     /// The asked node does not run the game.
     Moved,
+}
+
+/// What the lane brings a relay.
+pub enum RelayIn {
+    Deliver {
+        conn: u64,
+        seq: u64,
+        text: String,
+    },
+    Ended {
+        conn: u64,
+        lagged: bool,
+    },
+    /// Close every socket with 1012 and forget the relay.
+    Resync,
+    /// The owner's answer to a `Check` of these conns (`None`: no answer in time).
+    Checked {
+        conns: Vec<ConnId>,
+        sent: Option<Vec<Option<u64>>>,
+    },
 }
 
 #[cfg(test)]

@@ -12,10 +12,10 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use super::bridge::Bridge;
 use super::bus::Subscription;
+use super::games::LocalGames;
+use super::lane::RelayIn;
 use super::lane::{self, AskReply, AskWhat, LaneMsg};
-use super::relay::RelayIn;
 use super::{Bus, BusError, BusEvent, ClusterConfig, NodeId};
-use crate::server::rooms::Rooms;
 
 /// How long a relay waits for the owner's answer to an HTTP question.
 pub const ASK_TIMEOUT: Duration = Duration::from_secs(5);
@@ -35,7 +35,7 @@ pub struct Link {
     pub node: NodeId,
     /// `--lease-secs`.
     pub lease: Duration,
-    pub(super) rooms: Weak<Rooms>,
+    pub(super) rooms: Weak<dyn LocalGames>,
     /// The relays of this node by game.
     relays: DashMap<String, RelayEntry>,
     asks: DashMap<u64, oneshot::Sender<AskReply>>,
@@ -47,7 +47,7 @@ impl Link {
     /// Connects the bus and subscribes this node's lane (a node does not start without
     /// them), then reads the lane until shutdown.
     pub async fn start(
-        rooms: &Arc<Rooms>,
+        rooms: &Arc<dyn LocalGames>,
         cluster: &ClusterConfig,
         shutdown: watch::Receiver<bool>,
     ) -> Result<Arc<Link>, BusError> {
@@ -109,7 +109,7 @@ impl Link {
     pub(super) fn forget_relay(&self, game: &str, instance: u64) {
         self.relays.remove_if(game, |_, e| e.instance == instance);
         if let Some(rooms) = self.rooms.upgrade() {
-            rooms.remove(game, instance);
+            rooms.forget(game, instance);
         }
     }
 
@@ -211,7 +211,7 @@ impl Link {
                 since,
             } => {
                 self.bridge
-                    .connect(self, &rooms, &game, &from, conn, token, account, since)
+                    .connect(self, &*rooms, &game, &from, conn, token, account, since)
                     .await
             }
             LaneMsg::Act {
@@ -247,7 +247,7 @@ impl Link {
             } => {
                 let link = Arc::clone(self);
                 tokio::spawn(async move {
-                    let reply = super::bridge::answer(&rooms, &game, what).await;
+                    let reply = super::bridge::answer(&*rooms, &game, what).await;
                     link.publish(&from, &LaneMsg::Answer { id, reply });
                 });
             }

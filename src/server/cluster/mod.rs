@@ -23,6 +23,7 @@
 pub mod bridge;
 pub mod bus;
 pub mod figures;
+pub mod games;
 pub mod lane;
 pub mod lease_loop;
 pub mod link;

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, watch};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
-use super::lane::{AskReply, AskWhat, LaneMsg, WireAccount};
+use super::lane::{AskReply, AskWhat, LaneMsg, RelayIn, WireAccount};
 use super::link::Link;
 use crate::server::protocol::{ClientMsg, ErrorCode, GameSnapshot, Refusal};
 use crate::server::room::{Command, ConnId, Outbox, Room};
@@ -43,26 +43,6 @@ const MOVE_SILENCE: Duration = Duration::from_secs(10);
 /// relayed game costs one `Check` and its answer on the bus per period; a busy one none.
 pub fn check_after(lease: Duration) -> Duration {
     (lease / 2).max(Duration::from_millis(100))
-}
-
-/// What the lane brings a relay.
-pub enum RelayIn {
-    Deliver {
-        conn: u64,
-        seq: u64,
-        text: String,
-    },
-    Ended {
-        conn: u64,
-        lagged: bool,
-    },
-    /// Close every socket with 1012 and forget the relay.
-    Resync,
-    /// The owner's answer to a `Check` of these conns (`None`: no answer in time).
-    Checked {
-        conns: Vec<ConnId>,
-        sent: Option<Vec<Option<u64>>>,
-    },
 }
 
 /// A local socket of the relay.
@@ -369,12 +349,12 @@ impl RelayTask {
         self.moved.store(true, Ordering::Relaxed);
         if let Some(rooms) = self.link.rooms.upgrade() {
             rooms
-                .metrics
+                .metrics()
                 .leases
                 .relay_resyncs
                 .fetch_add(1, Ordering::Relaxed);
             // Out of the registry first: a socket reconnecting at once must not find it.
-            rooms.remove(&self.game, self.instance);
+            rooms.forget(&self.game, self.instance);
         }
         let conns: Vec<ConnId> = self.subs.keys().copied().collect();
         for conn in conns {

@@ -9,7 +9,7 @@ use super::event::Event;
 use super::policy;
 use super::state::{ComputerSeat, GameState};
 use crate::rules::{Claim, Termination};
-use crate::server::clock::Clock;
+use crate::server::game::clock::Clock;
 
 /// Why a stored log cannot be replayed: it does not describe a game this server could have
 /// played (a corrupt or foreign log).

@@ -620,7 +620,7 @@ impl GameState {
         let flag = self
             .clock
             .as_ref()
-            .and_then(crate::server::clock::Clock::flag_deadline)
+            .and_then(crate::server::game::clock::Clock::flag_deadline)
             .map(|at| at + self.flag_grace());
         let first = self.first_move_since.map(|s| s + self.first_move_limit);
         let turn = self.effective_deadline_ms().map(|deadline| {

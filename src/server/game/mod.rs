@@ -6,6 +6,7 @@
 //! publish).
 
 pub mod apply;
+pub mod clock;
 pub mod decide;
 pub mod event;
 pub mod lag;

@@ -1,5 +1,5 @@
 //! The rules of game management, in one place: what the chess rules (`crate::rules`) leave to
-//! the server. Pure functions of explicit values and instants, like [`crate::server::clock`]:
+//! the server. Pure functions of explicit values and instants, like [`crate::server::game::clock`]:
 //! the decisions (`decide.rs`) and the fold (`state.rs`) ask here, and nowhere else says it.
 //!
 //! | rule | function |

@@ -17,9 +17,9 @@ use super::lag::LagTracker;
 use super::policy;
 use crate::engine::Level;
 use crate::rules::{Color, Game, Position, SubMove};
-use crate::server::clock::Clock;
 use crate::server::domain::status::GameStatus;
 use crate::server::domain::user::UserId;
+use crate::server::game::clock::Clock;
 use crate::server::ids;
 
 /// How many accepted sub-moves' ack ids a game remembers. A client re-sends only the moves it

@@ -15,16 +15,18 @@
 
 use std::collections::VecDeque;
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use tokio::sync::Mutex;
 
+use super::hub::Hub;
 use super::msg::LobbyMsg;
 use crate::server::account::Account;
-use crate::server::challenge::Lobby;
 use crate::server::chat::{
     ChatRate, ChatRole, ChatRoom, ChatText, HISTORY_LINES, NewChatLine, author_label,
 };
+use crate::server::cluster::lobby::LobbyLink;
 use crate::server::game::now_ms;
 use crate::server::protocol::{ChatHistoryMsg, ChatLineMsg, ErrorCode, Refusal};
 use crate::server::store::Store;
@@ -79,7 +81,7 @@ impl LobbyChat {
     pub async fn say(
         &self,
         store: &dyn Store,
-        lobby: &Lobby,
+        (hub, link): (&Hub, Option<&Arc<LobbyLink>>),
         account: Option<&Account>,
         (room, text): (ChatRoom, ChatText),
         rate: &mut ChatRate,
@@ -107,7 +109,7 @@ impl LobbyChat {
             .await
             .map_err(store_failure)?;
         let msg = line.stored(id).to_msg();
-        if let Some(link) = lobby.cluster() {
+        if let Some(link) = link {
             // Kept and sent when the bus brings it back, here as on every node.
             link.chat(msg);
             return Ok(());
@@ -118,7 +120,7 @@ impl LobbyChat {
                 lines.pop_front();
             }
         }
-        lobby.hub.send_all(&LobbyMsg::Chat(msg));
+        hub.send_all(&LobbyMsg::Chat(msg));
         Ok(())
     }
 

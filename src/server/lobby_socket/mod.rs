@@ -146,7 +146,13 @@ pub async fn run(
                     Frame::Forward(ClientMsg::Chat { room, text }) => {
                         let said = lobby
                             .chat
-                            .say(&*rooms.store, &lobby, account.as_ref(), (room, text), &mut chat_rate)
+                            .say(
+                                &*rooms.store,
+                                (&lobby.hub, lobby.cluster()),
+                                account.as_ref(),
+                                (room, text),
+                                &mut chat_rate,
+                            )
                             .await;
                         if let Err(refusal) = said {
                             let reply = ServerMsg::error(&refusal, None);

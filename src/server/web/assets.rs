@@ -4,6 +4,9 @@
 //! and `/replay`. To add a file to the client, add one line to [`ASSETS`]; a
 //! test checks that the table and the directory agree.
 
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+
 const JS: &str = "text/javascript; charset=utf-8";
 const JSON: &str = "application/json; charset=utf-8";
 
@@ -61,6 +64,16 @@ pub fn index_html() -> &'static [u8] {
 /// The page served at `/@/{name}` (a player's profile; the same client, its own title).
 pub fn profile_html() -> &'static [u8] {
     find("profile.html").map_or(&[], |(_, bytes)| bytes)
+}
+
+/// [`index_html`] as an HTML response: the client's shell, whatever page the address names.
+pub fn index_page() -> Response {
+    html(index_html())
+}
+
+/// An HTML page's response.
+pub fn html(bytes: &'static [u8]) -> Response {
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], bytes).into_response()
 }
 
 /// A static file by name: its content type and bytes.
