@@ -23,8 +23,8 @@ use marseillais::server::config::Config;
 use marseillais::server::game::policy::Downtime;
 use marseillais::server::game::{Event, now_ms};
 use marseillais::server::ids;
-use marseillais::server::lobby::{self, NewGame};
-use marseillais::server::schedule::Schedule;
+use marseillais::server::play::creation::{self, NewGame};
+use marseillais::server::play::schedule::Schedule;
 use marseillais::server::store::sqlite::DB_FILE_NAME;
 use marseillais::server::store::{DeadlineChange, SqliteStore, Store};
 use serde_json::json;
@@ -58,7 +58,7 @@ fn game_events(days: u64, joined_at_ms: i64) -> Vec<Event> {
     let request: NewGame =
         serde_json::from_value(json!({"color": "white", "clock": {"days_per_turn": days}}))
             .expect("a request");
-    let (mut events, _) = lobby::first_events(
+    let (mut events, _) = creation::first_events(
         &request,
         ids::token_hash(&ids::new_token()),
         None,
@@ -97,7 +97,7 @@ async fn seed(
         } else {
             game_events(7, now - (i as i64 % (6 * DAY_MS)))
         };
-        let prepared = lobby::prepare(events, &config).expect("a game");
+        let prepared = creation::prepare(events, &config).expect("a game");
         if i < due {
             let DeadlineChange::Set(deadline) = prepared.commit.deadline else {
                 panic!("a correspondence game being played has a deadline");

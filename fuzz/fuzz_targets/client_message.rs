@@ -14,16 +14,16 @@ pub use marseillais_fuzz::rules;
 
 // At the crate root, so that client.rs's `super::error` etc. resolve.
 #[allow(dead_code)]
-#[path = "../../src/server/protocol/client.rs"]
+#[path = "../../src/server/play/protocol/client.rs"]
 mod client;
 #[allow(dead_code)]
-#[path = "../../src/server/protocol/error.rs"]
+#[path = "../../src/server/play/protocol/error.rs"]
 mod error;
 #[allow(dead_code)]
-#[path = "../../src/server/protocol/names.rs"]
+#[path = "../../src/server/play/protocol/names.rs"]
 mod names;
 #[allow(dead_code)]
-#[path = "../../src/server/protocol/uci.rs"]
+#[path = "../../src/server/play/protocol/uci.rs"]
 mod uci;
 // The chat text rules a `chat` message is parsed with, at the path client.rs names them by.
 #[allow(dead_code)]

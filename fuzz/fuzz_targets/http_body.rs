@@ -22,7 +22,7 @@ pub use marseillais_fuzz::rules;
 #[path = "../../src/server/game/event.rs"]
 mod event;
 #[allow(dead_code)]
-#[path = "../../src/server/protocol/names.rs"]
+#[path = "../../src/server/play/protocol/names.rs"]
 mod names;
 #[allow(dead_code)]
 #[path = "../../src/server/store/codec.rs"]
@@ -31,10 +31,10 @@ mod codec;
 #[path = "../../src/engine/level.rs"]
 mod level;
 #[allow(dead_code)]
-#[path = "../../src/server/account/user.rs"]
+#[path = "../../src/server/domain/user.rs"]
 mod user;
 #[allow(dead_code)]
-#[path = "../../src/server/rating/mod.rs"]
+#[path = "../../src/server/domain/rating.rs"]
 mod rating;
 
 mod engine {
@@ -42,17 +42,21 @@ mod engine {
 }
 
 mod server {
-    pub mod account {
-        pub use crate::user::{Account, UserId, Username};
+    pub mod domain {
+        pub mod user {
+            pub use crate::user::{Account, UserId, Username};
+        }
+        pub mod rating {
+            pub use crate::rating::Rating;
+        }
     }
     pub mod game {
-        pub use crate::event::{ClockSpec, Event, Readings, SeatUser, TimeControl, Variant};
+        pub use crate::event::{Event, Readings, SeatUser, TimeControl, Variant};
     }
-    pub mod protocol {
-        pub use crate::names::Side;
-    }
-    pub mod rating {
-        pub use crate::rating::Rating;
+    pub mod play {
+        pub mod protocol {
+            pub use crate::names::Side;
+        }
     }
 }
 

@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use tokio::sync::watch;
 
-use super::config::Config;
-use super::metrics::Metrics;
-use super::store::Store;
+use crate::server::config::Config;
+use crate::server::metrics::Metrics;
+use crate::server::store::Store;
 
 #[derive(Clone)]
 pub struct Deps {

@@ -32,38 +32,21 @@
 //! | ids and tokens | [`ids`] |
 //! | persistence | [`store`] |
 
-pub mod account;
 pub mod analysis;
-pub mod challenge;
 pub mod chat;
 pub mod cluster;
 pub mod computer;
 pub mod config;
 pub mod deps;
 pub mod domain;
-pub mod engine_pool;
-pub mod expiry;
-pub mod export;
 pub mod game;
-pub mod http;
 pub mod ids;
 pub mod lobby;
-pub mod lobby_socket;
 pub mod metrics;
-pub mod my_games;
-pub mod profile;
-pub mod project;
-pub mod protocol;
-pub mod rating;
-pub mod rating_filter;
-pub mod replay;
-pub mod room;
-pub mod rooms;
-pub mod schedule;
+pub mod play;
+pub mod players;
 pub mod site;
-pub mod socket;
 pub mod store;
-pub mod turn_signal;
 pub mod web;
 
 use std::io::Write;
@@ -77,7 +60,7 @@ use tokio::task::JoinHandle;
 use config::Config;
 use deps::Deps;
 use metrics::Metrics;
-use rooms::Rooms;
+use play::rooms::Rooms;
 use store::{SqliteStore, Store, StoreError};
 
 /// Why the server could not start.
@@ -126,10 +109,11 @@ impl ServerHandle {
         &self,
         id: &str,
         token: Option<String>,
-    ) -> Result<room::agent::Agent, protocol::Refusal> {
-        let unavailable = || protocol::Refusal::new(protocol::ErrorCode::NotFound, "no such game");
+    ) -> Result<play::room::agent::Agent, play::protocol::Refusal> {
+        let unavailable =
+            || play::protocol::Refusal::new(play::protocol::ErrorCode::NotFound, "no such game");
         let room = self.rooms.get(id).await?.ok_or_else(unavailable)?;
-        room::agent::Agent::attach(room, token, None, self.rooms.config.outgoing_queue)
+        play::room::agent::Agent::attach(room, token, None, self.rooms.config.outgoing_queue)
             .await
             .map_err(|_| unavailable())
     }
@@ -249,24 +233,24 @@ pub async fn start_with_store(
 /// features' routers: the only place that knows every feature.
 async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartError> {
     let config = &deps.config;
-    let accounts = Arc::new(account::Accounts::new(
+    let accounts = Arc::new(players::account::Accounts::new(
         Arc::clone(&deps.store),
         &config.accounts,
         config.public_origin.clone(),
     ));
-    let lobby = challenge::Lobby::start(config.lobby, deps.shutdown.clone());
-    my_games::spawn_pusher(
+    let lobby = lobby::challenge::Lobby::start(config.lobby, deps.shutdown.clone());
+    players::my_games::spawn_pusher(
         Arc::clone(&deps.store),
         &rooms.your_turn,
         Arc::clone(&lobby),
         deps.shutdown.clone(),
     );
-    let replays = Arc::new(replay::ReplayPool::new(
+    let replays = Arc::new(analysis::replay::ReplayPool::new(
         config.max_concurrent_replays,
         config.replay_wait,
         Arc::clone(&deps.metrics),
     ));
-    let challenges = challenge::local::ChallengeState {
+    let challenges = lobby::challenge::local::ChallengeState {
         deps: deps.clone(),
         accounts: Arc::clone(&accounts),
         lobby,
@@ -277,9 +261,9 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
         // over the one bus connection the games use.
         let lobby =
             cluster::lobby::LobbyLink::new(Arc::clone(&link.bus), cluster.node, cluster.lease);
-        challenge::remote::join(&challenges, Arc::new(lobby)).await?;
+        lobby::challenge::remote::join(&challenges, Arc::new(lobby)).await?;
     }
-    let play = http::PlayState {
+    let play = play::routes::PlayState {
         deps: deps.clone(),
         rooms: Arc::clone(rooms),
         accounts: Arc::clone(&accounts),
@@ -299,19 +283,21 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
             deps: deps.clone(),
             rooms: Arc::clone(rooms),
         }))
-        .merge(http::router(play))
-        .merge(replay::router(replay::ReplayState {
+        .merge(play::routes::router(play))
+        .merge(analysis::replay::router(analysis::replay::ReplayState {
             deps: deps.clone(),
             replays,
         }))
         .merge(analysis::router(analysis))
-        .merge(challenge::routes::router(challenges))
-        .merge(account::routes::router(account::state::AccountState {
-            deps: deps.clone(),
-            accounts: Arc::clone(&accounts),
-        }))
-        .merge(profile::router(deps.clone()))
-        .merge(my_games::router(my_games::MyGamesState {
+        .merge(lobby::challenge::routes::router(challenges))
+        .merge(players::account::routes::router(
+            players::account::state::AccountState {
+                deps: deps.clone(),
+                accounts: Arc::clone(&accounts),
+            },
+        ))
+        .merge(players::profile::router(deps.clone()))
+        .merge(players::my_games::router(players::my_games::MyGamesState {
             deps: deps.clone(),
             accounts: Arc::clone(&accounts),
         }))
@@ -319,7 +305,7 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
         // Every route, whoever added it: a cookie-carrying change must come from our Origin.
         .layer(axum::middleware::from_fn_with_state(
             accounts,
-            account::origin::check,
+            players::account::origin::check,
         ))
         .layer(axum::middleware::map_response(web::json_errors)))
 }

@@ -11,7 +11,7 @@ use axum::routing::get;
 use serde_json::json;
 
 use crate::server::deps::Deps;
-use crate::server::rooms::Rooms;
+use crate::server::play::rooms::Rooms;
 use crate::server::store::GameStatus;
 use crate::server::web::{ApiError, assets};
 

@@ -6,7 +6,7 @@ use crate::support;
 
 use std::time::Duration;
 
-use marseillais::server::lobby_socket::msg::{ChallengeState, GoneReason, LobbyMsg};
+use marseillais::server::lobby::channel::msg::{ChallengeState, GoneReason, LobbyMsg};
 use serde_json::{Value, json};
 use support::lobby::LobbyClient;
 use support::nodes::Nodes;

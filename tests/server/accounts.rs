@@ -446,7 +446,7 @@ fn percentile_ms(sorted: &[std::time::Duration], p: usize) -> f64 {
 #[tokio::test(flavor = "multi_thread")]
 #[ignore]
 async fn measure_argon2id_hash_time_and_login_latency() {
-    use marseillais::server::account::password::{Password, hash_blocking};
+    use marseillais::server::players::account::password::{Password, hash_blocking};
     use std::time::{Duration, Instant};
 
     let password = Password::parse("a measured password").expect("valid");

@@ -7,8 +7,8 @@ use crate::support;
 use std::time::Duration;
 
 use marseillais::rules::SubMove;
-use marseillais::server::protocol::{ClientMsg, ServerMsg};
-use marseillais::server::room::agent::Agent;
+use marseillais::server::play::protocol::{ClientMsg, ServerMsg};
+use marseillais::server::play::room::agent::Agent;
 use serde_json::json;
 use support::rig::Rig;
 
@@ -51,7 +51,7 @@ async fn an_agent_holding_a_seat_plays_through_the_same_path_as_a_socket() {
         _ => None,
     })
     .await;
-    assert_eq!(you, Some(marseillais::server::protocol::Side::Black));
+    assert_eq!(you, Some(marseillais::server::play::protocol::Side::Black));
 
     white.play("e2e4", "w1").await;
     agent_until(&mut agent, |m| match m {

@@ -8,9 +8,9 @@ use crate::support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use marseillais::server::account::Username;
-use marseillais::server::lobby_socket::msg::{ChallengeState, GoneReason, LobbyMsg};
-use marseillais::server::rating::Speed;
+use marseillais::server::lobby::channel::msg::{ChallengeState, GoneReason, LobbyMsg};
+use marseillais::server::players::account::Username;
+use marseillais::server::players::rating::Speed;
 use marseillais::server::store::{Commit, GameListing, GameStatus, MemoryStore, RatedEnd, Store};
 use serde_json::{Value, json};
 use support::account::Browser;

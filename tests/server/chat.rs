@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use futures_util::SinkExt;
 use marseillais::server::chat::ChatRoom;
-use marseillais::server::lobby_socket::msg::LobbyMsg;
-use marseillais::server::protocol::{ChatLineMsg, ErrorCode};
+use marseillais::server::lobby::channel::msg::LobbyMsg;
+use marseillais::server::play::protocol::{ChatLineMsg, ErrorCode};
 use marseillais::server::store::{FailingStore, MemoryStore};
 use serde_json::{Value, json};
 use support::lobby::LobbyClient;

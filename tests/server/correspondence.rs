@@ -11,11 +11,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use marseillais::rules::{Color, Position};
-use marseillais::server::account::Username;
 use marseillais::server::game::{DaysPerTurn, Event, TimeControl, Variant, now_ms};
-use marseillais::server::rating::Speed;
+use marseillais::server::ids;
+use marseillais::server::play::creation;
+use marseillais::server::players::account::Username;
+use marseillais::server::players::rating::Speed;
 use marseillais::server::store::{SqliteStore, Store};
-use marseillais::server::{ids, lobby};
 use serde_json::{Value, json};
 use support::game::play_both_first_turns;
 use support::rig::Rig;
@@ -257,7 +258,7 @@ async fn stored_game(rig: &Rig, turn_began_ms: i64) -> (String, String) {
             user: None,
         },
     ];
-    let prepared = lobby::prepare(events, &rig.config).unwrap_or_else(|e| panic!("{e:?}"));
+    let prepared = creation::prepare(events, &rig.config).unwrap_or_else(|e| panic!("{e:?}"));
     let id = prepared.state.id.clone();
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(rig.data_dir()).expect("open"));
     store.commit(prepared.commit).await.expect("commit");

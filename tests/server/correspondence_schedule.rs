@@ -7,7 +7,7 @@
 //!
 //! Games are written straight through the library's store API before the server starts (a
 //! turn that began a day ago is the only way to reach a deadline of days within a test), with
-//! the same events and commit (`lobby::prepare`) the server makes. Whether the server flagged
+//! the same events and commit (`creation::prepare`) the server makes. Whether the server flagged
 //! a game is read from its database file with plain SQL: asking the server would load the
 //! game's room, which flags it by itself.
 
@@ -20,7 +20,7 @@ use std::time::Duration;
 use marseillais::rules::Color;
 use marseillais::server::config::Config;
 use marseillais::server::game::{Event, now_ms};
-use marseillais::server::lobby::{self, NewGame};
+use marseillais::server::play::creation::{self, NewGame};
 use marseillais::server::store::{SqliteStore, Store};
 use marseillais::server::{ids, store::sqlite::DB_FILE_NAME};
 use serde_json::{Value, json};
@@ -57,7 +57,7 @@ async fn seed(data: &Path, games: &[(Value, i64)]) -> Vec<Seeded> {
         let white = ids::new_token();
         let black = ids::new_token();
         let (mut events, color) =
-            lobby::first_events(&request, ids::token_hash(&white), None, joined_at_ms - 1000)
+            creation::first_events(&request, ids::token_hash(&white), None, joined_at_ms - 1000)
                 .expect("first events");
         assert_eq!(color, Color::White);
         events.push(Event::Joined {
@@ -67,7 +67,7 @@ async fn seed(data: &Path, games: &[(Value, i64)]) -> Vec<Seeded> {
             computer: None,
             user: None,
         });
-        let prepared = lobby::prepare(events, &config).expect("a game");
+        let prepared = creation::prepare(events, &config).expect("a game");
         seeded.push(Seeded {
             id: prepared.state.id.clone(),
             white,

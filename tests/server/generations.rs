@@ -15,7 +15,7 @@ use marseillais::server::game::policy::TakebackLimits;
 use marseillais::server::game::{
     ClockSpec, Decided, Event, GameState, Request, TimeControl, Variant,
 };
-use marseillais::server::project;
+use marseillais::server::play::project;
 use marseillais::server::store::codec;
 
 const LIMITS: TakebackLimits = TakebackLimits {

@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-use marseillais::server::account::{Account, UserId, Username};
-use marseillais::server::rating::{Rating, Speed};
+use marseillais::server::players::account::{Account, UserId, Username};
+use marseillais::server::players::rating::{Rating, Speed};
 use marseillais::server::store::{
     Commit, GameListing, GameStatus, LoadedGame, MemoryStore, RatedGame, SessionHash, Store,
     StoreError, StoreFuture, UserRecord,
@@ -246,14 +246,14 @@ impl Store for RefuseOneGame {
 
     fn account_settings(
         &self,
-        user: marseillais::server::account::UserId,
+        user: marseillais::server::players::account::UserId,
     ) -> StoreFuture<Option<String>> {
         self.inner.account_settings(user)
     }
 
     fn set_account_settings(
         &self,
-        user: marseillais::server::account::UserId,
+        user: marseillais::server::players::account::UserId,
         json: String,
         at_ms: i64,
     ) -> StoreFuture<()> {

@@ -4,7 +4,7 @@
 
 use crate::support;
 
-use marseillais::server::lobby_socket::msg::LobbyMsg;
+use marseillais::server::lobby::channel::msg::LobbyMsg;
 use serde_json::{Value, json};
 use support::lobby::LobbyClient;
 use support::rig::Rig;

@@ -13,8 +13,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use futures_util::future::BoxFuture;
-use marseillais::server::account::{Account, UserId, Username};
-use marseillais::server::rating::{Rating, Speed};
+use marseillais::server::players::account::{Account, UserId, Username};
+use marseillais::server::players::rating::{Rating, Speed};
 use marseillais::server::store::{
     Commit, GameListing, GameStatus, LoadedGame, RatedEnd, RatedGame, SessionHash, SqliteStore,
     Store, StoreError, StoreFuture, UserRecord,

@@ -6,8 +6,8 @@ use crate::support;
 
 use std::sync::Arc;
 
-use marseillais::server::account::Username;
-use marseillais::server::rating::{Rating, Speed};
+use marseillais::server::players::account::Username;
+use marseillais::server::players::rating::{Rating, Speed};
 use marseillais::server::store::{SqliteStore, Store};
 use serde_json::{Value, json};
 use support::game::play_until_white_mates_in_one;

@@ -8,8 +8,8 @@ use crate::support;
 use std::path::Path;
 use std::process::Output;
 
-use marseillais::server::account::UserId;
 use marseillais::server::chat::ChatRoom;
+use marseillais::server::players::account::UserId;
 use marseillais::server::store::{GameStatus, PostgresStore, SqliteStore, Store};
 use support::postgres::{TestDatabase, server_url};
 use support::store_contract::{bounded, chat_line, username};

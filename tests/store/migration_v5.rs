@@ -13,7 +13,7 @@ use crate::support;
 use std::path::Path;
 use std::time::Duration;
 
-use marseillais::server::account::UserId;
+use marseillais::server::players::account::UserId;
 use marseillais::server::store::sqlite::SCHEMA_VERSION;
 use marseillais::server::store::{GameStatus, SqliteStore, Store};
 use serde_json::{Value, json};

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use marseillais::server::account::UserId;
+use marseillais::server::players::account::UserId;
 use marseillais::server::store::sqlite::SCHEMA_VERSION;
 use marseillais::server::store::{
     GameStatus, MemoryStore, SqliteOptions, SqliteStore, Store, StoreError,
@@ -85,7 +85,7 @@ async fn account_settings_are_kept_per_user_replaced_whole_and_durable() {
     drop(store);
     let store = SqliteStore::open(dir.path()).expect("reopen");
     assert_eq!(
-        bounded(store.account_settings(marseillais::server::account::UserId(1)))
+        bounded(store.account_settings(marseillais::server::players::account::UserId(1)))
             .await
             .expect("read"),
         Some(r#"{"volume":5}"#.to_owned())

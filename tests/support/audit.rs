@@ -45,8 +45,8 @@ pub async fn stored_games(data_dir: &Path) -> Vec<(String, Vec<String>)> {
 pub fn audit_game(id: &str, events: &[String]) -> Result<usize, String> {
     use marseillais::rules::pgn::{check_games, read_game};
     use marseillais::rules::{Game, Position, Rules, SubMove};
-    use marseillais::server::export::pgn;
     use marseillais::server::game::GameState;
+    use marseillais::server::play::export::pgn;
     use marseillais::server::store::codec;
 
     let typed = events

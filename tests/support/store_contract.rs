@@ -9,10 +9,10 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use marseillais::server::account::{Account, UserId, Username};
 use marseillais::server::chat::{ChatLine, ChatRoom, ChatText, KEPT_LINES, NewChatLine};
-use marseillais::server::rating::glicko2::rate;
-use marseillais::server::rating::{Rating, Speed};
+use marseillais::server::players::account::{Account, UserId, Username};
+use marseillais::server::players::rating::glicko2::rate;
+use marseillais::server::players::rating::{Rating, Speed};
 use marseillais::server::store::{
     Claim, Commit, DeadlineChange, FailingStore, Fence, GameListing, GameStatus, RatedEnd,
     RatedGame, SESSION_IDLE_MS, SESSION_TOUCH_MS, SessionHash, Store, StoreError,

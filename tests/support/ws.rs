@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use marseillais::server::protocol::ServerMsg;
+use marseillais::server::play::protocol::ServerMsg;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::net::TcpStream;

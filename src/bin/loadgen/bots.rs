@@ -20,7 +20,7 @@ use tokio::sync::{Semaphore, watch};
 use tokio_tungstenite::tungstenite::Message;
 
 use marseillais::rules::SubMove;
-use marseillais::server::protocol::{ClientMsg, GameStatus, ServerMsg, Side};
+use marseillais::server::play::protocol::{ClientMsg, GameStatus, ServerMsg, Side};
 
 use crate::game::Rng;
 use crate::http;

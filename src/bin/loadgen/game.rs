@@ -19,7 +19,7 @@ use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
 
 use marseillais::rules::{Rank, Square, SubMove};
-use marseillais::server::protocol::{GameStatus, ServerMsg};
+use marseillais::server::play::protocol::{GameStatus, ServerMsg};
 
 use crate::http;
 use crate::stats::Tally;

@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use marseillais::rules::SubMove;
-use marseillais::server::protocol::{ClientMsg, ErrorCode, ServerMsg, Side};
+use marseillais::server::play::protocol::{ClientMsg, ErrorCode, ServerMsg, Side};
 use serde::Deserialize;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
@@ -134,7 +134,7 @@ mod tests {
     fn a_move_is_sent_as_the_client_message_the_server_parses() {
         let mv: SubMove = "e2e4".parse().expect("uci");
         let text = move_text(mv, 7);
-        let back = marseillais::server::protocol::parse_client(&text);
+        let back = marseillais::server::play::protocol::parse_client(&text);
         assert!(
             matches!(&back, Ok(ClientMsg::Move { mv: m, id, .. }) if *m == mv && id.as_deref() == Some("7")),
             "{text} -> {back:?}"

@@ -2,8 +2,8 @@
 
 use super::rules::ChatRoom;
 use super::text::ChatText;
-use crate::server::account::UserId;
-use crate::server::protocol::ChatLineMsg;
+use crate::server::play::protocol::ChatLineMsg;
+use crate::server::players::account::UserId;
 
 /// A line to store: its text already valid.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -14,9 +14,9 @@ use tokio::sync::{mpsc, oneshot};
 use super::games::LocalGames;
 use super::lane::{AskReply, AskWhat, LaneMsg, WireRefusal, WireRtt};
 use super::link::Link;
-use crate::server::account::UserId;
-use crate::server::protocol::{ErrorCode, Refusal, parse_client};
-use crate::server::room::{Command, ConnId, Outbox, Room, fanout::next_conn};
+use crate::server::play::protocol::{ErrorCode, Refusal, parse_client};
+use crate::server::play::room::{Command, ConnId, Outbox, Room, fanout::next_conn};
+use crate::server::players::account::UserId;
 
 /// A remote socket in one of this node's rooms.
 struct Member {

@@ -1,5 +1,5 @@
 //! What the link, its relays and its bridge need of this node's registry of games, which
-//! [`crate::server::rooms::Rooms`] implements: the registry holds the link, so the link reaches
+//! [`crate::server::play::rooms::Rooms`] implements: the registry holds the link, so the link reaches
 //! the games through this trait rather than naming the registry (no import cycle).
 
 use std::sync::Arc;
@@ -8,8 +8,8 @@ use futures_util::future::BoxFuture;
 
 use crate::server::config::Config;
 use crate::server::metrics::Metrics;
-use crate::server::protocol::Refusal;
-use crate::server::room::Room;
+use crate::server::play::protocol::Refusal;
+use crate::server::play::room::Room;
 
 pub trait LocalGames: Send + Sync + 'static {
     /// Game `game`'s room on this node: its own room or a relay, loaded or claimed now if

@@ -9,10 +9,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::server::account::{Account, UserId, Username};
-use crate::server::protocol::{ErrorCode, GameSnapshot, Refusal};
-use crate::server::room::SeatGrant;
-use crate::server::room::fanout::ConnId;
+use crate::server::play::protocol::{ErrorCode, GameSnapshot, Refusal};
+use crate::server::play::room::SeatGrant;
+use crate::server::play::room::fanout::ConnId;
+use crate::server::players::account::{Account, UserId, Username};
 use crate::server::web::rtt::RttEstimate;
 
 /// The lane (bus channel) of a node.

@@ -13,8 +13,8 @@ use std::time::Instant;
 use tokio::sync::watch;
 
 use super::link::Link;
-use crate::server::room::Command;
-use crate::server::rooms::Rooms;
+use crate::server::play::room::Command;
+use crate::server::play::rooms::Rooms;
 
 pub use super::lease_period as period;
 

@@ -6,8 +6,8 @@
 //!   there, each node's latest report, forgotten when older than a lease),
 //! - the forwarded operations waiting for their answer (5 s, then `not_available`).
 //!
-//! It does not deliver to channels (the node's [`crate::server::lobby_socket::hub::Hub`] does,
-//! when the bus brings a notice back) nor run challenges ([`crate::server::challenge`]).
+//! It does not deliver to channels (the node's [`crate::server::lobby::channel::hub::Hub`] does,
+//! when the bus brings a notice back) nor run challenges ([`crate::server::lobby::challenge`]).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -19,8 +19,8 @@ use tokio::sync::oneshot;
 
 use super::lobby_wire::{LOBBY_CHANNEL, Op, Outcome, Wire, node_channel};
 use super::{Bus, NodeId};
-use crate::server::account::UserId;
-use crate::server::protocol::ChatLineMsg;
+use crate::server::play::protocol::ChatLineMsg;
+use crate::server::players::account::UserId;
 use crate::server::store::{Claim, Store};
 
 /// The store key of the lobby's lease (leases are keyed by any string).

@@ -6,8 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::server::account::{Account, UserId, Username};
-use crate::server::protocol::ChatLineMsg;
+use crate::server::play::protocol::ChatLineMsg;
+use crate::server::players::account::{Account, UserId, Username};
 
 /// The channel every node subscribes: notices, chat lines, presence.
 pub const LOBBY_CHANNEL: &str = "marseillais:lobby";

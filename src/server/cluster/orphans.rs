@@ -13,7 +13,7 @@ use tokio::sync::watch;
 
 use super::lease_loop::period;
 use super::link::Link;
-use crate::server::rooms::Rooms;
+use crate::server::play::rooms::Rooms;
 
 /// Orphans read per sweep.
 const SWEEP: u32 = 64;

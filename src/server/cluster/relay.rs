@@ -26,8 +26,8 @@ use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use super::lane::{AskReply, AskWhat, LaneMsg, RelayIn, WireAccount};
 use super::link::Link;
-use crate::server::protocol::{ClientMsg, ErrorCode, GameSnapshot, Refusal};
-use crate::server::room::{Command, ConnId, Outbox, Room};
+use crate::server::play::protocol::{ClientMsg, ErrorCode, GameSnapshot, Refusal};
+use crate::server::play::room::{Command, ConnId, Outbox, Room};
 
 /// Commands a relay's inbox holds before senders wait (as a room's).
 const INBOX: usize = 256;

@@ -17,6 +17,7 @@
 //! re-attached at most [`MAX_ATTACHES`] times; a search in flight is cancelled by dropping
 //! its future when the position it was for is gone (the pool raises its stop flag).
 
+pub mod engine_pool;
 pub mod seat;
 pub mod think;
 mod view;
@@ -29,14 +30,14 @@ use std::time::{Duration, Instant};
 pub use seat::ComputerProof;
 use view::View;
 
-use super::engine_pool::{EngineFailed, EnginePool};
-use super::game::ComputerSeat;
-use super::protocol::{ClientMsg, ServerMsg};
-use super::room::Room;
-use super::room::agent::Agent;
 use crate::engine::level::splitmix;
 use crate::engine::{Engine, SearchResult};
 use crate::rules::Color;
+use crate::server::computer::engine_pool::{EngineFailed, EnginePool};
+use crate::server::game::ComputerSeat;
+use crate::server::play::protocol::{ClientMsg, ServerMsg};
+use crate::server::play::room::Room;
+use crate::server::play::room::agent::Agent;
 
 /// The transposition table of one computer game, in MB. Small on purpose: fifty games
 /// against the computer at 16 MB each would be 800 MB; at 2 MB they are 100 MB, and the low

@@ -6,10 +6,10 @@ use tokio::sync::watch;
 
 use super::*;
 use crate::server::config::Config;
-use crate::server::lobby::{ComputerChoice, NewGame};
 use crate::server::metrics::Metrics;
-use crate::server::protocol::Side;
-use crate::server::rooms::Rooms;
+use crate::server::play::creation::{ComputerChoice, NewGame};
+use crate::server::play::protocol::Side;
+use crate::server::play::rooms::Rooms;
 use crate::server::store::MemoryStore;
 
 async fn first_state(agent: &mut Agent) -> Option<Side> {
@@ -46,7 +46,7 @@ async fn the_computers_proof_seats_it_only_in_a_computer_seat() {
     assert_eq!(first_state(&mut agent).await, None, "a spectator there");
 
     let request = NewGame {
-        color: Some(crate::server::lobby::ColorChoice::White),
+        color: Some(crate::server::play::creation::ColorChoice::White),
         computer: Some(ComputerChoice { level: 1 }),
         ..NewGame::default()
     };

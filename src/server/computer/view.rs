@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::think::{ClockReading, FirstMoveReading};
 use crate::rules::{Color, Game, Position, Rules};
-use crate::server::protocol::{ClockView, ServerMsg, StateMsg};
+use crate::server::play::protocol::{ClockView, ServerMsg, StateMsg};
 use crate::server::store::GameStatus;
 
 /// Why a `state` could not be followed.
@@ -202,8 +202,8 @@ mod tests {
     use crate::server::game::{
         COMPUTER_SEAT_HASH, Decided, Event, GameState, Request, Variant, now_ms,
     };
-    use crate::server::project::{self, Presence};
-    use crate::server::protocol::SharedText;
+    use crate::server::play::project::{self, Presence};
+    use crate::server::play::protocol::SharedText;
 
     /// A game against the computer (Black, level 1), as the room has it.
     fn game() -> GameState {

@@ -1,5 +1,5 @@
 //! A player's rating as a value: what a seat carries into a game, what the store keeps per user
-//! and speed, and how it is shown. Pure; the update is in [`crate::server::rating::glicko2`].
+//! and speed, and how it is shown. Pure; the update is in [`crate::server::players::rating::glicko2`].
 
 use serde::Serialize;
 

@@ -537,7 +537,7 @@ impl GameState {
         })
     }
 
-    /// The game expired ([`crate::server::expiry`]): it ends aborted, without clock readings.
+    /// The game expired ([`crate::server::play::expiry`]): it ends aborted, without clock readings.
     pub fn expire(&self, at_ms: i64) -> Checked {
         Checked::plain(Event::End {
             at_ms,

@@ -29,13 +29,13 @@ pub struct Metrics {
     /// Replays being worked on now, and the most there ever were at once.
     pub replays_running: AtomicI64,
     pub replays_running_peak: AtomicI64,
-    /// Engine searches running now and waiting for a slot (see [`super::engine_pool`]), and
+    /// Engine searches running now and waiting for a slot (see [`crate::server::computer::engine_pool`]), and
     /// the most that ever ran at once (never above `--engine-threads`).
     pub engine_running: AtomicI64,
     pub engine_waiting: AtomicI64,
     pub engine_running_peak: AtomicI64,
     /// Analyses being streamed now, started, refused (rate limit or the global cap), and
-    /// positions searched for them (see [`super::analysis`]).
+    /// positions searched for them (see [`crate::server::analysis`]).
     pub analyses_running: AtomicI64,
     pub analyses_started: AtomicU64,
     pub analyses_refused: AtomicU64,

@@ -191,7 +191,7 @@ pub fn session_needs_touch(last_seen_ms: i64, now_ms: i64) -> bool {
 /// game, from their ratings before (`rating::glicko2::rate`, the game its own rating period).
 /// Shared by every backend so they cannot disagree.
 pub fn rate_end(end: &RatedEnd, white_before: Rating, black_before: Rating) -> (Rating, Rating) {
-    crate::server::rating::glicko2::rate(white_before, black_before, end.score_white)
+    crate::server::players::rating::glicko2::rate(white_before, black_before, end.score_white)
 }
 
 /// Why the store could not do what was asked.

@@ -1,7 +1,7 @@
 //! The token bucket every rate limit of the server is made of, driven by
 //! explicit `Instant`s: `burst` requests at once, refilled at `rate` per
 //! second. Used for the frames of a WebSocket ([`crate::server::web::frame_meter`]), a
-//! connection's `hello`s and a game's player actions ([`crate::server::room`]), and
+//! connection's `hello`s and a game's player actions ([`crate::server::play::room`]), and
 //! seat grants per client address ([`crate::server::web::ratelimit`]).
 
 use std::time::Instant;

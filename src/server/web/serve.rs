@@ -14,7 +14,7 @@
 //!
 //! WebSocket upgrades still work (`with_upgrades`); the deadline covers the
 //! upgrade request only, and once upgraded a connection is the socket task's
-//! business (idle timeout, ping/pong: see [`crate::server::socket`]).
+//! business (idle timeout, ping/pong: see [`crate::server::play::socket`]).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;

@@ -1,0 +1,191 @@
+//! Games nobody plays any more end by themselves, so that they leave the lobby and the store's
+//! unfinished set instead of living forever:
+//! - an **open** game nobody joined within `--open-game-ttl-secs` (default 1 h) of its creation;
+//! - an **untimed** game being played in which nothing happened (no sub-move, takeback, offer,
+//!   ...) for `--idle-game-ttl-secs` (default 24 h). That covers a rematch nobody came to, and a
+//!   game abandoned mid-way: without a clock no side can fairly be said to have lost on time.
+//!
+//! An open **correspondence** game waits `--open-correspondence-ttl-secs` instead (default 3
+//! days: a seek for a game of days per move is answered more slowly than one for a blitz), and
+//! one being played never expires idle: each of its turns has a deadline, and the side that
+//! misses it loses on time (the room, or the store's deadline schedule, flags it).
+//!
+//! Timed games need neither: their first turns are timed (`--first-move-secs`) and then their
+//! clocks run. Either way the game ends with an ordinary stored `end` event, no winner, reason
+//! `aborted` (result `*`). The room applies this at its timer like a flag fall; games that are not
+//! in memory (open games whose room retired, everything at startup) are ended by
+//! [`crate::server::play::rooms::Rooms::expire_stale_open`] and the startup pass, straight in the store.
+
+use std::time::{Duration, Instant};
+
+use crate::server::config::Config;
+use crate::server::game::{Checked, GameState};
+use crate::server::store::GameStatus;
+
+/// The two time-to-live figures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Expiry {
+    /// An open game ends this long after its creation.
+    pub open: Duration,
+    /// An open correspondence game ends this long after its creation.
+    pub open_correspondence: Duration,
+    /// An untimed game being played ends after this long without any event.
+    pub idle_untimed: Duration,
+}
+
+/// A duration in whole milliseconds, saturating.
+pub fn millis(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+}
+
+impl Expiry {
+    pub fn from_config(config: &Config) -> Expiry {
+        Expiry {
+            open: config.open_game_ttl,
+            open_correspondence: config.open_correspondence_ttl,
+            idle_untimed: config.idle_game_ttl,
+        }
+    }
+
+    /// The Unix-millisecond time at which `state` expires, if it can.
+    pub fn due_ms(&self, state: &GameState) -> Option<i64> {
+        match state.status() {
+            GameStatus::Open => {
+                let ttl = match state.days_per_turn() {
+                    Some(_) => self.open_correspondence,
+                    None => self.open,
+                };
+                Some(state.created_ms.saturating_add(millis(ttl)))
+            }
+            GameStatus::Playing if state.time_control().is_none() => {
+                Some(state.updated_ms.saturating_add(millis(self.idle_untimed)))
+            }
+            GameStatus::Playing | GameStatus::Finished => None,
+        }
+    }
+
+    /// When (as an `Instant`, for the room's timer) `state` expires, given the wall clock
+    /// `now_ms` at `now`; an expiry in the past is `now`.
+    pub fn deadline(&self, state: &GameState, now: Instant, now_ms: i64) -> Option<Instant> {
+        let due = self.due_ms(state)?;
+        let wait = u64::try_from(due.saturating_sub(now_ms)).unwrap_or(0);
+        Some(now + Duration::from_millis(wait))
+    }
+
+    /// The `end` event that expires `state` at `at_ms`, if it is due.
+    pub fn due(&self, state: &GameState, at_ms: i64) -> Option<Checked> {
+        (self.due_ms(state)? <= at_ms).then(|| state.expire(at_ms))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{Color, Position};
+    use crate::server::game::{ClockSpec, Event, TimeControl, Variant, policy};
+    use crate::server::ids;
+
+    const HOUR: Duration = Duration::from_secs(3600);
+
+    fn game(clock: Option<ClockSpec>, joined: bool) -> GameState {
+        game_with(clock.map(TimeControl::Live), joined)
+    }
+
+    fn game_with(clock: Option<TimeControl>, joined: bool) -> GameState {
+        let mut log = vec![Event::Created {
+            at_ms: 1_000,
+            variant: Variant::Balanced,
+            start: Position::initial(),
+            clock,
+            creator: Color::White,
+            seat_hash: ids::token_hash("w"),
+            listed: true,
+            rated: false,
+            user: None,
+        }];
+        if joined {
+            log.push(Event::Joined {
+                at_ms: 2_000,
+                color: Color::Black,
+                seat_hash: ids::token_hash("b"),
+                computer: None,
+                user: None,
+            });
+        }
+        GameState::replay(
+            "g",
+            &log,
+            Duration::from_secs(30),
+            Instant::now(),
+            |_, _, _| {},
+        )
+        .expect("replays")
+    }
+
+    #[test]
+    fn an_open_game_expires_its_ttl_after_creation_and_ends_aborted() {
+        let expiry = Expiry {
+            open: HOUR,
+            open_correspondence: 72 * HOUR,
+            idle_untimed: 24 * HOUR,
+        };
+        let open = game(None, false);
+        assert_eq!(expiry.due_ms(&open), Some(1_000 + 3_600_000));
+        assert!(expiry.due(&open, 3_600_999).is_none());
+        let Some(Event::End { outcome, .. }) =
+            expiry.due(&open, 3_601_000).map(|c| c.event().clone())
+        else {
+            panic!("due");
+        };
+        assert_eq!(outcome, policy::aborted());
+    }
+
+    #[test]
+    fn only_untimed_games_being_played_expire_when_idle() {
+        let expiry = Expiry {
+            open: HOUR,
+            open_correspondence: 72 * HOUR,
+            idle_untimed: 24 * HOUR,
+        };
+        let untimed = game(None, true);
+        assert_eq!(expiry.due_ms(&untimed), Some(2_000 + 86_400_000));
+        let timed = game(
+            Some(ClockSpec {
+                base_secs: 60,
+                increment_secs: 0,
+            }),
+            true,
+        );
+        assert_eq!(expiry.due_ms(&timed), None);
+        assert!(expiry.due(&timed, i64::MAX).is_none());
+    }
+
+    fn correspondence(joined: bool) -> GameState {
+        let days = crate::server::game::DaysPerTurn::try_from(3).expect("allowed");
+        game_with(Some(TimeControl::from(days)), joined)
+    }
+
+    #[test]
+    fn a_correspondence_game_being_played_never_expires_idle() {
+        let expiry = Expiry {
+            open: HOUR,
+            open_correspondence: 72 * HOUR,
+            idle_untimed: 24 * HOUR,
+        };
+        // Its turns are timed by their deadline: days without an event are normal.
+        assert_eq!(expiry.due_ms(&correspondence(true)), None);
+    }
+
+    #[test]
+    fn an_open_correspondence_game_waits_its_own_ttl() {
+        let expiry = Expiry {
+            open: HOUR,
+            open_correspondence: 72 * HOUR,
+            idle_untimed: 24 * HOUR,
+        };
+        assert_eq!(
+            expiry.due_ms(&correspondence(false)),
+            Some(1_000 + 72 * 3_600_000)
+        );
+    }
+}
