@@ -2,35 +2,29 @@
 //! embedded client, WebSockets), one actor per live game, every accepted
 //! sub-move durable in the store before it is acknowledged.
 //!
-//! | concept | module |
+//! This module is the composition root: it builds [`Deps`], the services every feature's state
+//! is made of, starts their tasks and merges the features' routers ([`compose`]); nothing else
+//! knows every feature. Arrows point down (docs/architecture.md, "The dependency rule"; checked
+//! by `tests/house/`):
+//!
+//! | part | module |
 //! |---|---|
 //! | flags and environment | [`config`] |
-//! | routes | [`http`] |
-//! | HTTP error bodies, request bodies | [`http_error`] |
-//! | accept loop, connection limit, HTTP timeouts | [`serve`] |
-//! | per-address limit on creating games | [`ratelimit`] |
-//! | wire format | [`protocol`] |
-//! | WebSocket handshake | [`upgrade`] |
-//! | one connection | [`socket`] |
-//! | per-frame rate limit | [`frame_meter`] |
-//! | one live game (actor) | [`room`] |
-//! | what an event log means, decisions | [`state`] |
-//! | the persisted events | [`events`] |
-//! | all live games | [`rooms`] |
-//! | clocks | [`clock`] |
+//! | what every feature may take | [`deps`] |
+//! | the HTTP/WebSocket edge, which knows no feature | [`web`] |
+//! | values every layer names (user, rating, game status) | [`domain`] |
+//! | the game core, pure | [`game`] |
+//! | playing a game: protocol, rooms, sockets, creation, schedule, routes | [`play`] |
+//! | accounts, ratings, profiles, "my games" | [`players`] |
+//! | challenges and the lobby channel | [`lobby`] |
+//! | the computer's seat and the engine pool | [`computer`] |
+//! | analysis and the replay page | [`analysis`] |
+//! | chat rules | [`chat`] |
+//! | what is no feature's: `/`, `/static`, `/healthz`, `/metrics` | [`site`] |
+//! | persistence | [`store`] |
 //! | several nodes: the bus, leases, relaying to a game's owner | [`cluster`] |
 //! | counters | [`metrics`] |
-//! | an account's unfinished games, whose turn | [`my_games`] |
-//! | embedded client files | [`assets`] |
-//! | replay page validation | [`replay`] |
-//! | PGN tags | [`export`] |
-//! | games that end by themselves | [`expiry`] |
-//! | challenges by name, their timers | [`challenge`] |
-//! | chat: text rules, rooms, who reads what | [`chat`] |
-//! | the lobby's creator-rating filter | [`rating_filter`] |
-//! | the lobby channel (online count, challenge notices) | [`lobby_socket`] |
 //! | ids and tokens | [`ids`] |
-//! | persistence | [`store`] |
 
 pub mod analysis;
 pub mod chat;
