@@ -19,23 +19,29 @@ mod client;
 #[allow(dead_code)]
 #[path = "../../src/server/play/protocol/error.rs"]
 mod error;
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 #[path = "../../src/server/play/protocol/names.rs"]
 mod names;
 #[allow(dead_code)]
 #[path = "../../src/server/play/protocol/uci.rs"]
 mod uci;
-// The chat text rules a `chat` message is parsed with, at the path client.rs names them by.
+// The chat values a `chat` message is parsed into (room and text), at the path client.rs names
+// them by.
 #[allow(dead_code)]
-#[path = "../../src/server/chat/text.rs"]
-mod chat_text;
+#[path = "../../src/server/domain/chat.rs"]
+mod chat_values;
+// The wire name of a colour, at the path names.rs re-exports it from.
 #[allow(dead_code)]
-#[path = "../../src/server/chat/rules.rs"]
-mod chat_rules;
+#[path = "../../src/server/domain/side.rs"]
+mod side;
 pub mod server {
     pub mod chat {
-        pub use crate::chat_rules::*;
-        pub use crate::chat_text::*;
+        pub use crate::chat_values::*;
+    }
+    pub mod domain {
+        pub mod side {
+            pub use crate::side::Side;
+        }
     }
 }
 

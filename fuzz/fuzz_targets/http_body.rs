@@ -22,8 +22,8 @@ pub use marseillais_fuzz::rules;
 #[path = "../../src/server/game/event.rs"]
 mod event;
 #[allow(dead_code)]
-#[path = "../../src/server/play/protocol/names.rs"]
-mod names;
+#[path = "../../src/server/domain/side.rs"]
+mod side;
 #[allow(dead_code)]
 #[path = "../../src/server/store/codec.rs"]
 mod codec;
@@ -49,14 +49,12 @@ mod server {
         pub mod rating {
             pub use crate::rating::Rating;
         }
+        pub mod side {
+            pub use crate::side::Side;
+        }
     }
     pub mod game {
         pub use crate::event::{Event, Readings, SeatUser, TimeControl, Variant};
-    }
-    pub mod play {
-        pub mod protocol {
-            pub use crate::names::Side;
-        }
     }
 }
 

@@ -118,6 +118,31 @@ fn the_game_core_imports_only_the_rules_the_engine_and_the_domain_values() {
     assert!(up.is_empty(), "the core reaches into:\n{}", up.join("\n"));
 }
 
+#[test]
+fn the_store_imports_no_feature() {
+    let graph = house();
+    let up = outside(
+        &graph,
+        &["server::store"],
+        &[
+            "rules",
+            "engine",
+            "server::store",
+            "server::game",
+            "server::domain",
+            "server::config",
+        ],
+    );
+    assert!(up.is_empty(), "the store reaches into:\n{}", up.join("\n"));
+}
+
+#[test]
+fn the_domain_values_import_nothing_of_the_server() {
+    let graph = house();
+    let up = outside(&graph, &["server::domain"], &["rules", "server::domain"]);
+    assert!(up.is_empty(), "the domain reaches into:\n{}", up.join("\n"));
+}
+
 mod checker {
     //! The checker itself can fail: small houses with a cycle in them.
 

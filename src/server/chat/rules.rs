@@ -10,42 +10,8 @@
 //! its best moves) where the players would otherwise read it. A spectator never reads the
 //! players' room (it is the players' conversation, not a broadcast).
 
-use serde::{Deserialize, Serialize};
-
 use crate::rules::Color;
-
-/// A chat room of a game, or the lobby's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ChatRoom {
-    Player,
-    Spectator,
-    Lobby,
-}
-
-impl ChatRoom {
-    /// The text stored in `chat_lines.room` (the serde form).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ChatRoom::Player => "player",
-            ChatRoom::Spectator => "spectator",
-            ChatRoom::Lobby => "lobby",
-        }
-    }
-
-    /// The room a stored text names.
-    pub fn from_stored(text: &str) -> Option<ChatRoom> {
-        match text {
-            "player" => Some(ChatRoom::Player),
-            "spectator" => Some(ChatRoom::Spectator),
-            "lobby" => Some(ChatRoom::Lobby),
-            _ => None,
-        }
-    }
-
-    /// The rooms of a game.
-    pub const GAME: [ChatRoom; 2] = [ChatRoom::Player, ChatRoom::Spectator];
-}
+pub use crate::server::domain::chat::ChatRoom;
 
 /// Who a connection is, as far as chat goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

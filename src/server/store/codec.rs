@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 use crate::engine::Level;
 use crate::rules::{Color, Outcome, Position, Rules, SubMove, Termination};
 use crate::server::domain::rating::Rating;
+use crate::server::domain::side::Side;
 use crate::server::domain::user::{UserId, Username};
 use crate::server::game::{Event, Readings, SeatUser, TimeControl, Variant};
-use crate::server::play::protocol::Side;
 
 /// Why a stored event could not be read: a corrupt or foreign log.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -9,7 +9,8 @@ use super::{
     Commit, GameListing, GameStatus, LoadedGame, RatedGame, SessionHash, Store, StoreError,
     StoreFuture, UserRecord,
 };
-use crate::server::chat::{ChatLine, ChatRoom, NewChatLine};
+use crate::server::domain::chat::ChatRoom;
+use crate::server::domain::chat_line::{ChatLine, NewChatLine};
 use crate::server::domain::rating::Rating;
 use crate::server::domain::user::{Account, UserId, Username};
 use crate::server::game::speed::Speed;

@@ -10,10 +10,12 @@ use super::{
     StoreError, StoreFuture, UserRecord, listing_order, rate_end, rated_order, session_alive,
     session_needs_touch,
 };
-use crate::server::chat::{ChatLine, ChatRoom, KEPT_LINES, NewChatLine};
+use crate::server::domain::chat::ChatRoom;
+use crate::server::domain::chat_line::{ChatLine, NewChatLine};
 use crate::server::domain::rating::Rating;
 use crate::server::domain::user::{Account, UserId, Username};
 use crate::server::game::speed::Speed;
+use crate::server::store::KEPT_LINES;
 
 /// A stored session: whose it is and when it was last seen.
 #[derive(Clone, Copy)]

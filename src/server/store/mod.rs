@@ -23,11 +23,18 @@ pub use sqlite::{SqliteOptions, SqliteStore, StoreStats};
 
 use futures_util::future::BoxFuture;
 
-use crate::server::chat::{ChatLine, ChatRoom, NewChatLine};
+use crate::server::domain::chat::ChatRoom;
+use crate::server::domain::chat_line::{ChatLine, NewChatLine};
 use crate::server::domain::rating::Rating;
 pub use crate::server::domain::status::{GameStatus, UnknownStatus};
 use crate::server::domain::user::{Account, UserId, Username};
 use crate::server::game::speed::Speed;
+
+/// Lines a chat room keeps in the store (each game's two, and the lobby's): an append deletes
+/// the room's lines older than its last `KEPT_LINES`, in the same transaction. Bounds the table
+/// by games x 2,000 lines plus 1,000, whatever a chatty pair or the lobby writes: at the chat
+/// rate (3 lines per 5 s per connection) nothing older is ever shown anyway (50 on connect).
+pub const KEPT_LINES: u32 = 1000;
 
 /// The listing row of a game, rewritten with every commit (what `GET /api/games?status=` pages over).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -191,7 +198,7 @@ pub fn session_needs_touch(last_seen_ms: i64, now_ms: i64) -> bool {
 /// game, from their ratings before (`rating::glicko2::rate`, the game its own rating period).
 /// Shared by every backend so they cannot disagree.
 pub fn rate_end(end: &RatedEnd, white_before: Rating, black_before: Rating) -> (Rating, Rating) {
-    crate::server::players::rating::glicko2::rate(white_before, black_before, end.score_white)
+    crate::server::domain::glicko2::rate(white_before, black_before, end.score_white)
 }
 
 /// Why the store could not do what was asked.
@@ -311,7 +318,7 @@ pub trait Store: Send + Sync + 'static {
 
     /// Stores a chat line (through the writer, in its group commit: durable once `Ok`, like a
     /// commit) and returns its id, greater than every id stored before it. Deletes the room's
-    /// lines older than its last [`crate::server::chat::KEPT_LINES`] in the same transaction.
+    /// lines older than its last [`crate::server::store::KEPT_LINES`] in the same transaction.
     /// Fails like the other writes ([`StoreError::Io`], [`StoreError::Closed`]).
     fn append_chat(&self, line: NewChatLine) -> StoreFuture<i64>;
     /// The newest `limit` lines of a room (`game_id` `None`: the lobby's), oldest first.

@@ -13,7 +13,7 @@ use serde::Serialize;
 pub use crate::server::domain::rating::{Rating, RatingView};
 pub use crate::server::game::speed::{Speed, estimated_secs};
 
-pub mod glicko2;
+pub use crate::server::domain::glicko2;
 
 /// A rating on the wire with its games count, as a profile or an account shows it per speed:
 /// `{"rating": 1512, "deviation": 87, "provisional": false, "games": 31}`.

@@ -38,7 +38,8 @@ use super::{
     Claim, Commit, Fence, GameListing, GameStatus, LoadedGame, RatedGame, SessionHash, Store,
     StoreError, StoreFuture, UserRecord, session_alive, session_needs_touch,
 };
-use crate::server::chat::{ChatLine, ChatRoom, NewChatLine};
+use crate::server::domain::chat::ChatRoom;
+use crate::server::domain::chat_line::{ChatLine, NewChatLine};
 use crate::server::domain::rating::Rating;
 use crate::server::domain::user::{Account, UserId, Username};
 use crate::server::game::speed::Speed;

@@ -6,7 +6,7 @@
 use tokio::sync::oneshot;
 use tokio_postgres::error::SqlState;
 
-use crate::server::chat::NewChatLine;
+use crate::server::domain::chat_line::NewChatLine;
 use crate::server::domain::user::{UserId, Username};
 use crate::server::store::{Commit, Fence, SessionHash, StoreError};
 

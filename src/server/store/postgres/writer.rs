@@ -29,9 +29,10 @@ use tokio_postgres::error::SqlState;
 use super::error::{pg_error, pg_message};
 use super::pipeline::{self, RunOutcome};
 use super::unit::{Done, Pending, UnitFailure, Work, classify, fence_holds};
-use crate::server::chat::{KEPT_LINES, NewChatLine};
+use crate::server::domain::chat_line::NewChatLine;
 use crate::server::domain::rating::Rating;
 use crate::server::domain::user::{UserId, Username};
+use crate::server::store::KEPT_LINES;
 use crate::server::store::{
     Commit, DeadlineChange, Fence, RatedEnd, SESSION_IDLE_MS, StoreError, rate_end,
 };

@@ -29,9 +29,10 @@ use tokio::sync::{oneshot, watch};
 use super::checkpoint::{self, Checkpointer};
 use super::next_seq::NextSeqs;
 use super::stats::Counters;
-use crate::server::chat::{KEPT_LINES, NewChatLine};
+use crate::server::domain::chat_line::NewChatLine;
 use crate::server::domain::rating::Rating;
 use crate::server::domain::user::{UserId, Username};
+use crate::server::store::KEPT_LINES;
 use crate::server::store::{
     Commit, DeadlineChange, GameListing, RatedEnd, SESSION_IDLE_MS, SessionHash, StoreError,
     rate_end,

@@ -1,9 +1,13 @@
-//! The text of a chat line: [`ChatText`] is made only by [`ChatText::parse`], so a line that
-//! reaches the store or another client has had its control characters stripped (a newline or a
-//! tab becomes a space: a line stays one line), is trimmed, is not empty and has at most
+//! A chat line's values: the room it is said in ([`ChatRoom`]) and its text ([`ChatText`]).
+//!
+//! A [`ChatText`] is made only by [`ChatText::parse`], so a line that reaches the store or
+//! another client has had its control characters stripped (a newline or a tab becomes a space:
+//! a line stays one line), is trimmed, is not empty and has at most
 //! [`MAX_CHAT_CHARS`] characters. Length is counted in Unicode scalar values (what a person
 //! types and counts), not bytes: 140 Cyrillic letters are allowed though they are 280 bytes.
 //! Nothing else is changed: `<b>` stays `<b>`, the client renders a line as text, never HTML.
+
+use serde::{Deserialize, Serialize};
 
 /// Longest line, in characters.
 pub const MAX_CHAT_CHARS: usize = 140;
@@ -61,6 +65,39 @@ impl ChatText {
 /// part of it). Zero-width joiners are kept: emoji sequences need them.
 fn is_control(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// A chat room of a game, or the lobby's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChatRoom {
+    Player,
+    Spectator,
+    Lobby,
+}
+
+impl ChatRoom {
+    /// The text stored in `chat_lines.room` (the serde form).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChatRoom::Player => "player",
+            ChatRoom::Spectator => "spectator",
+            ChatRoom::Lobby => "lobby",
+        }
+    }
+
+    /// The room a stored text names.
+    pub fn from_stored(text: &str) -> Option<ChatRoom> {
+        match text {
+            "player" => Some(ChatRoom::Player),
+            "spectator" => Some(ChatRoom::Spectator),
+            "lobby" => Some(ChatRoom::Lobby),
+            _ => None,
+        }
+    }
+
+    /// The rooms of a game.
+    pub const GAME: [ChatRoom; 2] = [ChatRoom::Player, ChatRoom::Spectator];
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! Pure: no store, no clock. [`rate`] is what the store's writer calls, once per rated game, in
 //! the same transaction as the game's end; [`rate_period`] is the general step it is built on.
 
-use super::Rating;
+use super::rating::Rating;
 
 /// The system constant (the paper's tau): how much a volatility may change in one period.
 /// 0.75 as lichess uses; the paper's example uses 0.5.
