@@ -232,7 +232,8 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
         &config.accounts,
         config.public_origin.clone(),
     ));
-    let lobby = lobby::challenge::Lobby::start(config.lobby, deps.shutdown.clone());
+    let lobby = Arc::new(lobby::challenge::Lobby::new(config.lobby));
+    lobby.spawn_sweeper(deps.shutdown.clone());
     players::my_games::spawn_pusher(
         Arc::clone(&deps.store),
         &rooms.your_turn,

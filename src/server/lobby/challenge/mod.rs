@@ -42,15 +42,8 @@ pub struct Lobby {
 }
 
 impl Lobby {
-    /// The lobby, with its sweeper running until `shutdown` (expiries, departures, the `online`
-    /// count). Needs a tokio runtime.
-    pub fn start(limits: LobbyLimits, shutdown: watch::Receiver<bool>) -> Arc<Lobby> {
-        let lobby = Arc::new(Lobby::new(limits));
-        lobby.spawn_sweeper(shutdown);
-        lobby
-    }
-
-    /// The lobby without its sweeper ([`Lobby::sweep`] is then the caller's).
+    /// The lobby, its sweeper not yet running: the composition root starts it
+    /// ([`Lobby::spawn_sweeper`]); a test may call [`Lobby::sweep`] itself instead.
     pub fn new(limits: LobbyLimits) -> Lobby {
         Lobby {
             hub: Hub::default(),
@@ -218,7 +211,9 @@ impl Lobby {
         .clamp(Duration::from_millis(10), Duration::from_secs(1))
     }
 
-    fn spawn_sweeper(self: &Arc<Self>, mut shutdown: watch::Receiver<bool>) {
+    /// Runs the sweeper until `shutdown`: expiries, departures, the `online` count. Needs a
+    /// tokio runtime.
+    pub fn spawn_sweeper(self: &Arc<Self>, mut shutdown: watch::Receiver<bool>) {
         let lobby = Arc::downgrade(self);
         let period = self.sweep_period();
         tokio::spawn(async move {
