@@ -19,23 +19,23 @@ pub use marseillais_fuzz::rules;
 // module resolves through directories that do not exist) and aliased at the paths they use
 // (`crate::server::...`).
 #[allow(dead_code)]
-#[path = "../../src/server/game/event.rs"]
-mod event;
-#[allow(dead_code)]
-#[path = "../../src/server/domain/side.rs"]
-mod side;
-#[allow(dead_code)]
 #[path = "../../src/server/store/codec.rs"]
 mod codec;
+#[allow(dead_code)]
+#[path = "../../src/server/game/event.rs"]
+mod event;
 #[allow(dead_code)]
 #[path = "../../src/engine/level.rs"]
 mod level;
 #[allow(dead_code)]
-#[path = "../../src/server/domain/user.rs"]
-mod user;
-#[allow(dead_code)]
 #[path = "../../src/server/domain/rating.rs"]
 mod rating;
+#[allow(dead_code)]
+#[path = "../../src/server/domain/side.rs"]
+mod side;
+#[allow(dead_code)]
+#[path = "../../src/server/domain/user.rs"]
+mod user;
 
 mod engine {
     pub use crate::level::Level;
@@ -59,8 +59,8 @@ mod server {
 }
 
 use rules::{Color, Position, Rules};
-use server::game::{Event, TimeControl, Variant};
 use serde::Deserialize;
+use server::game::{Event, TimeControl, Variant};
 
 /// Mirror of `rooms::NewGame` (same attributes, same fields).
 #[derive(Debug, Deserialize)]
