@@ -46,101 +46,88 @@ fn no_module_imports_another_in_a_cycle() {
     );
 }
 
-/// Modules whose name starts with one of `prefixes` (in the library).
-fn under<'a>(graph: &'a Graph, prefixes: &[&str]) -> Vec<&'a Module> {
-    graph
-        .files
-        .keys()
-        .filter(|m| m.krate == "lib" && prefixes.iter().any(|p| m.path.join("::").starts_with(p)))
-        .collect()
+/// Whether library module `name` is `folder` or inside it (`server::web` holds
+/// `server::web::serve`, not `server::webhook`).
+fn inside(name: &str, folder: &str) -> bool {
+    name == folder
+        || name
+            .strip_prefix(folder)
+            .is_some_and(|rest| rest.starts_with("::"))
 }
 
-/// Every edge from a module under `from` to one under `to`.
-fn crossings(graph: &Graph, from: &[&str], to: &[&str]) -> Vec<String> {
-    let targets = under(graph, to);
+/// Every edge from a library module inside one of `from` to a library module inside none of
+/// `allowed`, as a line each: what to cut.
+fn outside(graph: &Graph, from: &[&str], allowed: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
-    for m in under(graph, from) {
-        for (target, shown) in graph.edges.get(m).into_iter().flatten() {
-            if targets.contains(&target) {
+    for (m, edges) in &graph.edges {
+        let name = m.path.join("::");
+        if m.krate != "lib" || !from.iter().any(|f| inside(&name, f)) {
+            continue;
+        }
+        for (target, shown) in edges {
+            let to = target.path.join("::");
+            if target.krate == "lib" && !allowed.iter().any(|a| inside(&to, a)) {
                 out.push(format!("  {m} -> {target}   ({shown})"));
             }
         }
     }
     out
+}
+
+/// Fails, naming every offending edge, when a module inside `from` imports one outside
+/// `allowed`.
+fn assert_imports_only(from: &[&str], allowed: &[&str]) {
+    let up = outside(&house(), from, allowed);
+    assert!(
+        up.is_empty(),
+        "{from:?} reaches outside {allowed:?}:\n{}",
+        up.join("\n")
+    );
 }
 
 #[test]
 fn the_rules_and_the_engine_import_nothing_of_the_server() {
-    let graph = house();
-    let up = crossings(&graph, &["rules", "engine"], &["server"]);
-    assert!(up.is_empty(), "arrows up:\n{}", up.join("\n"));
-}
-
-/// Edges from modules under `from` to modules outside `allowed` (the library's own, by prefix).
-fn outside(graph: &Graph, from: &[&str], allowed: &[&str]) -> Vec<String> {
-    let mut out = Vec::new();
-    for m in under(graph, from) {
-        for (target, shown) in graph.edges.get(m).into_iter().flatten() {
-            let name = target.path.join("::");
-            if target.krate == "lib" && !allowed.iter().any(|a| name.starts_with(a)) {
-                out.push(format!("  {m} -> {target}   ({shown})"));
-            }
-        }
-    }
-    out
+    assert_imports_only(&["rules", "engine"], &["rules", "engine"]);
 }
 
 #[test]
 fn the_web_edge_knows_no_feature() {
-    let graph = house();
-    let up = outside(
-        &graph,
+    assert_imports_only(
         &["server::web"],
         &["server::web", "server::config", "server::metrics"],
     );
-    assert!(up.is_empty(), "the edge reaches into:\n{}", up.join("\n"));
 }
 
 #[test]
 fn the_game_core_imports_only_the_rules_the_engine_and_the_domain_values() {
-    let graph = house();
-    let up = outside(
-        &graph,
-        &["server::game"],
-        &[
-            "rules",
-            "engine",
-            "server::game",
-            "server::domain",
-            "server::ids",
-        ],
-    );
-    assert!(up.is_empty(), "the core reaches into:\n{}", up.join("\n"));
+    let core = [
+        "rules",
+        "engine",
+        "server::game",
+        "server::domain",
+        "server::ids",
+    ];
+    assert_imports_only(&["server::game"], &core);
 }
 
 #[test]
 fn the_store_imports_no_feature() {
-    let graph = house();
-    let up = outside(
-        &graph,
+    let below = [
+        "rules",
+        "engine",
+        "server::game",
+        "server::domain",
+        "server::config",
+    ];
+    assert_imports_only(
         &["server::store"],
-        &[
-            "rules",
-            "engine",
-            "server::store",
-            "server::game",
-            "server::domain",
-            "server::config",
-        ],
+        &[&below[..], &["server::store"]].concat(),
     );
-    assert!(up.is_empty(), "the store reaches into:\n{}", up.join("\n"));
 }
 
 #[test]
 fn the_domain_values_import_nothing_of_the_server() {
-    let graph = house();
-    let up = outside(&graph, &["server::domain"], &["rules", "server::domain"]);
-    assert!(up.is_empty(), "the domain reaches into:\n{}", up.join("\n"));
+    assert_imports_only(&["server::domain"], &["rules", "server::domain"]);
 }
 
 mod checker {
@@ -215,6 +202,27 @@ mod checker {
             ],
         );
         assert_eq!(graph::read(dir.path()).cycles().len(), 1);
+    }
+
+    #[test]
+    fn a_layer_that_imports_a_module_outside_its_allowed_ones_is_named() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        write(
+            dir.path(),
+            &[
+                ("lib.rs", "pub mod web;\npub mod webhook;\npub mod play;\n"),
+                ("web.rs", "pub struct Edge;\n"),
+                ("webhook.rs", "pub struct Hook;\n"),
+                (
+                    "play.rs",
+                    "use crate::web::Edge;\nuse crate::webhook::Hook;\n",
+                ),
+            ],
+        );
+        let g = graph::read(dir.path());
+        let up = super::outside(&g, &["play"], &["play", "web"]);
+        assert_eq!(up.len(), 1, "{up:?}");
+        assert!(up[0].contains("-> webhook"), "{up:?}");
     }
 
     #[test]

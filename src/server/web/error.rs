@@ -252,6 +252,21 @@ mod tests {
     }
 
     #[test]
+    fn a_features_code_is_its_serde_name_and_a_code_that_is_no_name_is_internal() {
+        #[derive(Serialize)]
+        #[serde(rename_all = "snake_case")]
+        enum FeatureCode {
+            GameNotOver,
+        }
+        let error = ApiError::new(StatusCode::CONFLICT, FeatureCode::GameNotOver, "not yet");
+        assert_eq!(error.code.as_str(), "game_not_over");
+        // A code must serialize as a name; anything else is a bug of its enum, answered
+        // `internal` rather than a body with a number or an object for its code.
+        assert_eq!(Code::of(42).as_str(), "internal");
+        assert_eq!(Code::of(("a", 1)).as_str(), "internal");
+    }
+
+    #[test]
     fn content_types_are_compared_without_parameters_or_case() {
         assert!(mime_is("application/json", "application/json"));
         assert!(mime_is(
