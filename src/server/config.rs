@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::server::cluster::{BusUrl, ClusterConfig, NodeId};
+use crate::server::game::HouseRules;
+use crate::server::game::expiry::Expiry;
 use crate::server::game::policy::TakebackLimits;
 use crate::server::store::postgres::PostgresUrl;
 
@@ -601,6 +603,20 @@ pub enum PanicSite {
 }
 
 impl Config {
+    /// The rules every game of this server is decided under ([`GameState::decide`]).
+    ///
+    /// [`GameState::decide`]: crate::server::game::GameState::decide
+    pub fn house_rules(&self) -> HouseRules {
+        HouseRules {
+            takebacks: self.takebacks,
+            expiry: Expiry {
+                open: self.open_game_ttl,
+                open_correspondence: self.open_correspondence_ttl,
+                idle_untimed: self.idle_game_ttl,
+            },
+        }
+    }
+
     /// This process's boot and the correspondence grace, as a game's state takes them.
     pub fn downtime(&self) -> crate::server::game::policy::Downtime {
         crate::server::game::policy::Downtime {

@@ -171,12 +171,11 @@ pub async fn start_with_store(
         metrics,
         shutdown: shutdown_rx.clone(),
     };
-    let rooms = Rooms::new(
-        Arc::clone(&deps.store),
-        Arc::clone(&deps.config),
+    let engines = Arc::new(computer::engine_pool::EnginePool::new(
+        deps.config.engine_threads,
         Arc::clone(&deps.metrics),
-        shutdown_rx.clone(),
-    );
+    ));
+    let rooms = Rooms::new(&deps, engines);
     if let Some(cluster) = rooms.config.cluster.clone() {
         let games: Arc<dyn cluster::games::LocalGames> = rooms.clone();
         let link = cluster::link::Link::start(&games, &cluster, shutdown_rx.clone()).await?;

@@ -11,16 +11,24 @@ use std::time::{Duration, Instant};
 use marseillais::rules::{
     Color, Generations, Position, Rules, SubMove, generations, reset_generations,
 };
+use marseillais::server::game::expiry::Expiry;
 use marseillais::server::game::policy::TakebackLimits;
 use marseillais::server::game::{
-    ClockSpec, Decided, Event, GameState, Request, TimeControl, Variant,
+    ClockSpec, Decided, Event, GameState, HouseRules, Input, Request, TimeControl, Variant,
 };
 use marseillais::server::play::project;
 use marseillais::server::store::codec;
 
-const LIMITS: TakebackLimits = TakebackLimits {
-    per_turn: 1,
-    per_game: 5,
+const HOUSE: HouseRules = HouseRules {
+    takebacks: TakebackLimits {
+        per_turn: 1,
+        per_game: 5,
+    },
+    expiry: Expiry {
+        open: Duration::from_secs(3_600),
+        open_correspondence: Duration::from_secs(3 * 86_400),
+        idle_untimed: Duration::from_secs(86_400),
+    },
 };
 
 fn game(start: Position) -> GameState {
@@ -65,15 +73,20 @@ fn accept(state: &mut GameState, uci: &str) -> (Vec<String>, Generations) {
     reset_generations();
     assert!(state.acked(color, uci).is_none());
     state.check_seen(Some(state.version())).expect("fresh");
-    assert!(state.due_timeout(now, 3).is_none());
+    assert_eq!(
+        state.decide(Input::Tick, &HOUSE, now, 3),
+        Ok(Decided::Nothing)
+    );
     let Ok(Decided::Events(events)) = state.decide(
-        color,
-        Request::Move {
-            mv,
-            ack: Some(uci.into()),
-            lag: marseillais::server::game::Lag::NONE,
-        },
-        LIMITS,
+        Input::seat(
+            color,
+            Request::Move {
+                mv,
+                ack: Some(uci.into()),
+                lag: marseillais::server::game::Lag::NONE,
+            },
+        ),
+        &HOUSE,
         now,
         3,
     ) else {

@@ -5,7 +5,9 @@ use std::net::SocketAddr;
 use tokio::sync::watch;
 
 use super::*;
+use crate::server::computer::engine_pool::EnginePool;
 use crate::server::config::Config;
+use crate::server::deps::Deps;
 use crate::server::metrics::Metrics;
 use crate::server::play::creation::{ComputerChoice, NewGame};
 use crate::server::play::protocol::Side;
@@ -29,12 +31,14 @@ async fn first_state(agent: &mut Agent) -> Option<Side> {
 async fn the_computers_proof_seats_it_only_in_a_computer_seat() {
     let (_keep, shutdown) = watch::channel(false);
     let config = Config::new(SocketAddr::from(([127, 0, 0, 1], 0)), "unused");
-    let rooms = Rooms::new(
-        Arc::new(MemoryStore::new()),
-        Arc::new(config),
-        Arc::new(Metrics::default()),
+    let deps = Deps {
+        store: Arc::new(MemoryStore::new()),
+        config: Arc::new(config),
+        metrics: Arc::new(Metrics::default()),
         shutdown,
-    );
+    };
+    let engines = Arc::new(EnginePool::new(1, Arc::clone(&deps.metrics)));
+    let rooms = Rooms::new(&deps, engines);
     let human = rooms
         .create(NewGame::default(), None)
         .await

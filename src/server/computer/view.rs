@@ -198,7 +198,7 @@ mod tests {
     use super::*;
     use crate::engine::Level;
     use crate::rules::SubMove;
-    use crate::server::game::policy::TakebackLimits;
+    use crate::server::game::Input;
     use crate::server::game::{
         COMPUTER_SEAT_HASH, Decided, Event, GameState, Request, Variant, now_ms,
     };
@@ -252,17 +252,17 @@ mod tests {
     fn play(game: &mut GameState, uci: &str) -> ServerMsg {
         let mv: SubMove = uci.parse().expect("uci");
         let mover = game.position().side_to_move();
-        let limits = TakebackLimits {
-            per_turn: 1,
-            per_game: 5,
-        };
+        let house =
+            crate::server::config::Config::new(([127, 0, 0, 1], 0).into(), "unused").house_rules();
         let now = Instant::now();
         let request = Request::Move {
             mv,
             ack: None,
             lag: crate::server::game::Lag::NONE,
         };
-        let Ok(Decided::Events(events)) = game.decide(mover, request, limits, now, now_ms()) else {
+        let Ok(Decided::Events(events)) =
+            game.decide(Input::seat(mover, request), &house, now, now_ms())
+        else {
             panic!("{uci} is decided");
         };
         let mut published = None;

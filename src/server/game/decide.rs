@@ -1,5 +1,6 @@
-//! The decisions: a player's request (or the clock) checked against a game's state and turned
-//! into the complete list of events to commit, or a typed refusal. Complete: a sub-move that
+//! The decisions, the one entrance by which a game changes: an [`Input`] (a seated player's
+//! request, a join, the rematch created, time passing) checked against a game's state and
+//! turned into the complete list of events to commit, or a typed refusal. Complete: a sub-move that
 //! ends the game on the board decides `[Move, End]` together, so the room commits both at once
 //! and never reads the applied state to find an ending it owes. Nothing here changes the
 //! state; what a decision found out (the next position, the SAN, the ending) travels with its
@@ -8,13 +9,50 @@
 use std::time::Instant;
 
 use super::event::{Event, Readings, SeatUser};
+use super::expiry::Expiry;
 use super::lag::{Lag, LagTracker};
 use super::policy::{self, RematchRefused, TakebackRefused};
+use super::rated::{self, RatedRefused};
 use super::state::GameState;
 use crate::rules::game::Preview;
 use crate::rules::{Claim, Color, GameError, Outcome, PlayError, Position, SubMove, Termination};
 use crate::server::domain::status::GameStatus;
 use crate::server::game::policy::TakebackLimits;
+
+/// Everything that may change a game; [`GameState::decide`] decides each, and nothing else
+/// makes the events a room commits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// A seated player's request (a socket, or the computer seat in process).
+    Seat { color: Color, request: Request },
+    /// Someone takes the free seat (the HTTP join): `seat_hash`, the hash of the new seat's
+    /// token; `user`, the joiner's account when signed in (with its rating for a game with a
+    /// clock).
+    Join {
+        seat_hash: String,
+        user: Option<SeatUser>,
+    },
+    /// The rematch both players agreed to ([`Decided::CreateRematch`]) exists now, as game `id`.
+    RematchCreated { id: String },
+    /// Time passed: whatever the clocks impose now (a flag fall after the flag grace, a first
+    /// turn not played in time, a correspondence deadline), or else the game's expiry.
+    Tick,
+}
+
+impl Input {
+    /// `color`'s `request`.
+    pub fn seat(color: Color, request: Request) -> Input {
+        Input::Seat { color, request }
+    }
+}
+
+/// The rules a server chooses for all its games, which [`GameState::decide`] applies: the
+/// takeback limits and the expiry of games nobody plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HouseRules {
+    pub takebacks: TakebackLimits,
+    pub expiry: Expiry,
+}
 
 /// What a seated player (a socket or an in-process agent) asks of its game.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,10 +126,8 @@ pub enum Refused {
     NoRematchOffer,
     #[error("both seats are taken")]
     SeatsTaken,
-    #[error("a rated game can only be joined signed in")]
-    RatedNeedsAccount,
-    #[error("you hold the other seat: a rated game needs two different players")]
-    SamePlayer,
+    #[error(transparent)]
+    Rated(#[from] RatedRefused),
 }
 
 /// What a sub-move's decision found out, kept for [`GameState::apply`]: the rules' preview
@@ -171,13 +207,19 @@ impl Checked {
 /// The events one request decided, in order: one, or a sub-move and the ending it caused.
 pub type Decision = Vec<Checked>;
 
-/// What a request came to.
+/// What an input came to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Decided {
+    /// Commit these events, in order.
     Events(Decision),
-    /// A rematch offer met the opponent's (or one was accepted): the lobby creates the new
-    /// game, then [`GameState::decide_rematch`] records it.
+    /// A sub-move that arrived in the flag grace with no time left, even compensated: the
+    /// mover lost on time before it came. Commit this `end`, and refuse the sub-move.
+    LostOnTime(Box<Checked>),
+    /// A rematch offer met the opponent's (or one was accepted): the room creates the new
+    /// game, then decides [`Input::RematchCreated`] to record it.
     CreateRematch,
+    /// Nothing to do (time passed, and nothing was due).
+    Nothing,
 }
 
 fn one(checked: Checked) -> Decided {
@@ -185,20 +227,40 @@ fn one(checked: Checked) -> Decided {
 }
 
 impl GameState {
-    /// Decides `request` from `color` at `now` (`at_ms`: the wall clock, for the events).
+    /// Decides `input` at `now` (`at_ms`: the wall clock, for the events) under `house`: the
+    /// one entrance by which a game changes.
     pub fn decide(
+        &self,
+        input: Input,
+        house: &HouseRules,
+        now: Instant,
+        at_ms: i64,
+    ) -> Result<Decided, Refused> {
+        match input {
+            Input::Seat { color, request } => {
+                self.decide_request(color, request, house, now, at_ms)
+            }
+            Input::Join { seat_hash, user } => Ok(one(self.decide_join(seat_hash, user, at_ms)?)),
+            Input::RematchCreated { id } => Ok(one(self.decide_rematch(id, at_ms)?)),
+            Input::Tick => Ok(self
+                .due_timeout(now, at_ms)
+                .or_else(|| self.expired(&house.expiry, at_ms))
+                .map_or(Decided::Nothing, one)),
+        }
+    }
+
+    /// A seated player's request.
+    fn decide_request(
         &self,
         color: Color,
         request: Request,
-        limits: TakebackLimits,
+        house: &HouseRules,
         now: Instant,
         at_ms: i64,
     ) -> Result<Decided, Refused> {
         Ok(match request {
-            Request::Move { mv, ack, lag } => {
-                Decided::Events(self.decide_move(color, mv, ack, lag, now, at_ms)?)
-            }
-            Request::Takeback => one(self.decide_takeback(color, limits, now, at_ms)?),
+            Request::Move { mv, ack, lag } => self.decide_move(color, mv, ack, lag, now, at_ms)?,
+            Request::Takeback => one(self.decide_takeback(color, house.takebacks, now, at_ms)?),
             Request::Resign => {
                 self.require_playing()?;
                 one(self.end(
@@ -331,7 +393,7 @@ impl GameState {
         lag: Lag,
         now: Instant,
         at_ms: i64,
-    ) -> Result<Decision, Refused> {
+    ) -> Result<Decided, Refused> {
         self.require_turn(color)?;
         let mut preview = self.preview(mv).map_err(Refused::Illegal)?;
         let ended = policy::turn_ended(color, preview.next(), preview.outcome());
@@ -367,11 +429,11 @@ impl GameState {
         if out_of_time {
             // Lost on time, as if the flag had fallen before the sub-move came.
             let outcome = policy::time_forfeit(self.game.position(), color);
-            return Ok(vec![Checked::plain(Event::End {
+            return Ok(Decided::LostOnTime(Box::new(Checked::plain(Event::End {
                 at_ms,
                 outcome,
                 clock,
-            })]);
+            }))));
         }
         let outcome = preview.outcome();
         let mut decision = Vec::with_capacity(2);
@@ -391,7 +453,7 @@ impl GameState {
                 clock,
             }));
         }
-        Ok(decision)
+        Ok(Decided::Events(decision))
     }
 
     /// What playing `mv` would lead to, judged by the rules with the game's cached legal list
@@ -482,9 +544,9 @@ impl GameState {
         )?)
     }
 
-    /// The `rematch` event recording the new game `id` (created by the lobby after
+    /// The `rematch` event recording the new game `id` (created by the room after
     /// [`Decided::CreateRematch`]).
-    pub fn decide_rematch(&self, id: String, at_ms: i64) -> Result<Checked, Refused> {
+    fn decide_rematch(&self, id: String, at_ms: i64) -> Result<Checked, Refused> {
         self.require_rematch_possible()?;
         Ok(Checked::plain(Event::Rematch {
             at_ms,
@@ -494,10 +556,8 @@ impl GameState {
     }
 
     /// The HTTP join: the free seat for `seat_hash`, belonging to `user` when the player is
-    /// signed in. A rated game needs a user, and another one than the creator's. In an unrated
-    /// game the creator's own account joining gets the seat by its token only, so that a
-    /// session never holds both seats ([`GameState::seat_of_user`]).
-    pub fn decide_join(
+    /// signed in, as [`rated::joins_as_account`] says ([`GameState::seat_of_user`]).
+    fn decide_join(
         &self,
         seat_hash: String,
         user: Option<SeatUser>,
@@ -508,12 +568,11 @@ impl GameState {
         } else {
             Refused::SeatsTaken
         })?;
-        let same = |u: &SeatUser| self.user(!color).is_some_and(|other| other.id == u.id);
-        let user = match user {
-            None if self.rated => return Err(Refused::RatedNeedsAccount),
-            Some(u) if same(&u) && self.rated => return Err(Refused::SamePlayer),
-            Some(u) if same(&u) => None,
-            other => other,
+        let opponent = self.user(!color).map(|u| u.id);
+        let user = if rated::joins_as_account(self.rated, user.as_ref().map(|u| u.id), opponent)? {
+            user
+        } else {
+            None
         };
         Ok(Checked::plain(Event::Joined {
             at_ms,
@@ -537,19 +596,22 @@ impl GameState {
         })
     }
 
-    /// The game expired ([`crate::server::play::expiry`]): it ends aborted, without clock readings.
-    pub fn expire(&self, at_ms: i64) -> Checked {
-        Checked::plain(Event::End {
-            at_ms,
-            outcome: policy::aborted(),
-            clock: None,
+    /// The game's expiry ([`super::expiry`]), if it is due at `at_ms`: it ends aborted,
+    /// without clock readings.
+    fn expired(&self, expiry: &Expiry, at_ms: i64) -> Option<Checked> {
+        (expiry.due_ms(self)? <= at_ms).then(|| {
+            Checked::plain(Event::End {
+                at_ms,
+                outcome: policy::aborted(),
+                clock: None,
+            })
         })
     }
 
     /// An ending the clocks impose at `now` (`at_ms` on the wall clock): a flag fall, a first
     /// turn not played in time (abort), or a correspondence turn past its deadline (after the
     /// downtime grace: [`GameState::effective_deadline_ms`]), which loses on time like a flag.
-    pub fn due_timeout(&self, now: Instant, at_ms: i64) -> Option<Checked> {
+    fn due_timeout(&self, now: Instant, at_ms: i64) -> Option<Checked> {
         if self.ended || self.status() != GameStatus::Playing {
             return None;
         }
@@ -574,46 +636,21 @@ impl GameState {
             .then(|| self.end(policy::aborted(), now, at_ms))
     }
 
-    /// The side to move and the correspondence deadline (as [`GameState::effective_deadline_ms`]
-    /// gives it) once `pending` (decided, not yet applied) events are applied: what the commit
-    /// of those events writes into the listing row, and the store's deadline index (`None`
-    /// when no turn is timed then: not correspondence, not both seated, or finished).
-    pub fn turn_after(&self, pending: &[Checked]) -> (Color, Option<i64>) {
-        let mut turn = self.game.position().side_to_move();
-        let mut started = self.turn_started_ms;
-        let mut seated = self.status() == GameStatus::Playing;
-        let mut ended = self.ended;
-        for checked in pending {
-            match (&checked.event, &checked.preview) {
-                (Event::Joined { at_ms, .. }, _) => {
-                    seated = true;
-                    started = Some(*at_ms);
-                }
-                (Event::Move { at_ms, .. }, Some(preview)) => {
-                    if policy::turn_ended(preview.mover, preview.next(), preview.outcome()) {
-                        started = Some(*at_ms);
-                    }
-                    turn = preview.next().side_to_move();
-                }
-                (Event::Takeback { .. }, _) => {}
-                (Event::End { .. }, _) => ended = true,
-                _ => {}
-            }
-        }
-        let deadline = match (self.days_per_turn, started) {
-            (Some(days), Some(started)) if seated && !ended => Some(
-                self.downtime
-                    .effective(policy::turn_deadline(started, days)),
-            ),
-            _ => None,
-        };
-        (turn, deadline)
+    /// When deciding [`Input::Tick`] may next find something due under `house` (a timeout or
+    /// the expiry), given the wall clock `now_ms` at `now` (a correspondence deadline and an
+    /// expiry are wall-clock times; one in the past is `now`).
+    pub fn next_tick(&self, house: &HouseRules, now: Instant, now_ms: i64) -> Option<Instant> {
+        let expiry = house.expiry.deadline(self, now, now_ms);
+        [self.next_deadline(now, now_ms), expiry]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// When [`GameState::due_timeout`] may next return an event, given the wall clock
     /// `now_ms` at `now` (a correspondence deadline is wall-clock time; one in the past is
     /// `now`).
-    pub fn next_deadline(&self, now: Instant, now_ms: i64) -> Option<Instant> {
+    pub(super) fn next_deadline(&self, now: Instant, now_ms: i64) -> Option<Instant> {
         if self.ended || self.status() != GameStatus::Playing {
             return None;
         }

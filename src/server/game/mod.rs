@@ -5,20 +5,25 @@
 //! (`store::codec`), the room runs the move path (decide -> commit -> apply -> project ->
 //! publish).
 
+pub mod after;
 pub mod apply;
 pub mod clock;
+pub mod creation;
 pub mod decide;
 pub mod event;
+pub mod expiry;
 pub mod lag;
 pub mod policy;
+pub mod rated;
 pub mod speed;
 pub mod state;
 
 #[cfg(test)]
 mod tests;
 
+pub use after::After;
 pub use apply::ReplayError;
-pub use decide::{Checked, Decided, Decision, LagCredit, Refused, Request};
+pub use decide::{Checked, Decided, Decision, HouseRules, Input, LagCredit, Refused, Request};
 pub use event::{
     ACCOUNT_SEAT_HASH, BadDaysPerTurn, COMPUTER_SEAT_HASH, ClockSpec, DaysPerTurn, Event, Readings,
     SeatUser, TimeControl, TimeControlError, Variant, now_ms,

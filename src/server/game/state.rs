@@ -350,8 +350,8 @@ impl GameState {
 
     /// The seat the account `user` holds, if any: what a connection signed in as that user is
     /// seated as, with no token (any device). Never the computer's seat. At most one seat has
-    /// a given user ([`GameState::decide_join`] leaves the user out of a seat taken by the
-    /// account that holds the other one).
+    /// a given user (a join leaves the user out of a seat taken by the account that holds the
+    /// other one: [`super::rated::joins_as_account`]).
     pub fn seat_of_user(&self, user: UserId) -> Option<Color> {
         let computer = self.computer.map(|c| c.color);
         Color::ALL.into_iter().find(|&c| {

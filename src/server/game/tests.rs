@@ -5,13 +5,48 @@ use std::time::{Duration, Instant};
 
 use super::*;
 use crate::rules::{Color, Outcome, Position, Rules, Termination};
+use crate::server::game::expiry::Expiry;
 use crate::server::game::policy::TakebackLimits;
+use crate::server::game::rated::RatedRefused;
 use crate::server::ids;
 
 const LIMITS: TakebackLimits = TakebackLimits {
     per_turn: 1,
     per_game: 5,
 };
+
+/// The server's defaults: an open game expires after an hour (three days for
+/// correspondence), an untimed game being played after a day without events.
+const HOUSE: HouseRules = HouseRules {
+    takebacks: LIMITS,
+    expiry: Expiry {
+        open: Duration::from_secs(3_600),
+        open_correspondence: Duration::from_secs(3 * 86_400),
+        idle_untimed: Duration::from_secs(86_400),
+    },
+};
+
+/// [`Input::Join`] of the seat token "b" by `user` at `at_ms`, through the one entrance: the
+/// one event it decides.
+fn join(state: &GameState, user: Option<SeatUser>, at_ms: i64) -> Result<Checked, Refused> {
+    let input = Input::Join {
+        seat_hash: ids::token_hash("b"),
+        user,
+    };
+    match state.decide(input, &HOUSE, Instant::now(), at_ms)? {
+        Decided::Events(mut events) if events.len() == 1 => Ok(events.remove(0)),
+        other => panic!("a join decides one event, not {other:?}"),
+    }
+}
+
+/// [`Input::Tick`] at `now` (`at_ms` on the wall clock): the ending time imposes, if any.
+fn tick(state: &GameState, now: Instant, at_ms: i64) -> Option<Checked> {
+    match state.decide(Input::Tick, &HOUSE, now, at_ms) {
+        Ok(Decided::Events(mut events)) if events.len() == 1 => Some(events.remove(0)),
+        Ok(Decided::Nothing) => None,
+        other => panic!("time passing decides one ending or nothing, not {other:?}"),
+    }
+}
 
 fn created(start: Position, clock: Option<ClockSpec>) -> Event {
     Event::Created {
@@ -53,7 +88,8 @@ fn new_game(start: Position, clock: Option<ClockSpec>, now: Instant) -> (GameSta
     (state, log)
 }
 
-/// Decides `request` and applies what it decided, appending it to `log`.
+/// Decides `request` and applies what it decided (its events, or the loss on time of a
+/// sub-move too late), appending it to `log`.
 fn act(
     state: &mut GameState,
     log: &mut Vec<Event>,
@@ -61,11 +97,13 @@ fn act(
     request: Request,
     now: Instant,
 ) -> Vec<Event> {
-    let Decided::Events(events) = state
-        .decide(color, request, LIMITS, now, 3)
+    let events = match state
+        .decide(Input::seat(color, request), &HOUSE, now, 3)
         .unwrap_or_else(|e| panic!("refused: {e}"))
-    else {
-        panic!("not events");
+    {
+        Decided::Events(events) => events,
+        Decided::LostOnTime(end) => vec![*end],
+        other => panic!("not events: {other:?}"),
     };
     let mut applied = Vec::new();
     for checked in events {
@@ -134,18 +172,33 @@ fn a_draw_offer_lapses_when_the_opponent_completes_a_turn() {
     play(&mut state, &mut log, Color::White, "e2e4", t0);
     assert!(
         state
-            .decide(Color::Black, Request::DrawAccept, LIMITS, t0, 3)
+            .decide(
+                Input::seat(Color::Black, Request::DrawAccept),
+                &HOUSE,
+                t0,
+                3
+            )
             .is_ok()
     );
     play(&mut state, &mut log, Color::Black, "e7e5", t0);
     assert!(
         state
-            .decide(Color::Black, Request::DrawAccept, LIMITS, t0, 3)
+            .decide(
+                Input::seat(Color::Black, Request::DrawAccept),
+                &HOUSE,
+                t0,
+                3
+            )
             .is_ok()
     );
     play(&mut state, &mut log, Color::Black, "g8f6", t0);
     assert_eq!(
-        state.decide(Color::Black, Request::DrawAccept, LIMITS, t0, 3),
+        state.decide(
+            Input::seat(Color::Black, Request::DrawAccept),
+            &HOUSE,
+            t0,
+            3
+        ),
         Err(Refused::NoDrawOfferToAccept)
     );
 }
@@ -159,19 +212,18 @@ fn clocks_start_after_both_first_turns_and_abort_is_over_then() {
     play(&mut state, &mut log, Color::Black, "e7e5", t0);
     assert!(
         state
-            .decide(Color::Black, Request::Abort, LIMITS, t0, 3)
+            .decide(Input::seat(Color::Black, Request::Abort), &HOUSE, t0, 3)
             .is_ok()
     );
     play(&mut state, &mut log, Color::Black, "g8f6", t0);
     assert_eq!(
-        state.decide(Color::White, Request::Abort, LIMITS, t0, 3),
+        state.decide(Input::seat(Color::White, Request::Abort), &HOUSE, t0, 3),
         Err(Refused::AbortWindowOver)
     );
     let flag = state.next_deadline(t0, 0).expect("White's flag time");
     assert_eq!(flag, t0 + Duration::from_secs(60));
     let later = t0 + Duration::from_secs(61);
-    let Some(Event::End { outcome, .. }) = state.due_timeout(later, 4).map(|c| c.event().clone())
-    else {
+    let Some(Event::End { outcome, .. }) = tick(&state, later, 4).map(|c| c.event().clone()) else {
         panic!("White's flag has fallen");
     };
     assert_eq!(
@@ -309,11 +361,13 @@ fn an_aborted_game_cannot_be_rematched_but_a_resigned_one_can() {
     act(&mut aborted, &mut log, Color::White, Request::Abort, t0);
     assert_eq!(
         aborted.decide(
-            Color::White,
-            Request::RematchOffer {
-                seat_hash: "r".into()
-            },
-            LIMITS,
+            Input::seat(
+                Color::White,
+                Request::RematchOffer {
+                    seat_hash: "r".into()
+                }
+            ),
+            &HOUSE,
             t0,
             3
         ),
@@ -323,11 +377,13 @@ fn an_aborted_game_cannot_be_rematched_but_a_resigned_one_can() {
     act(&mut resigned, &mut log, Color::White, Request::Resign, t0);
     assert!(matches!(
         resigned.decide(
-            Color::White,
-            Request::RematchOffer {
-                seat_hash: "r".into()
-            },
-            LIMITS,
+            Input::seat(
+                Color::White,
+                Request::RematchOffer {
+                    seat_hash: "r".into()
+                }
+            ),
+            &HOUSE,
             t0,
             3
         ),
@@ -381,9 +437,7 @@ fn open_game_of_user_one(rated: bool) -> GameState {
 #[test]
 fn a_seat_taken_signed_in_belongs_to_its_account_and_no_other() {
     let mut state = open_game_of_user_one(false);
-    let join = state
-        .decide_join(ids::token_hash("b"), Some(seat_user(2, "bob")), 2)
-        .expect("joins");
+    let join = join(&state, Some(seat_user(2, "bob")), 2).expect("joins");
     state.apply(join, Instant::now());
     let user = |id| crate::server::domain::user::UserId(id);
     assert_eq!(state.seat_of_user(user(1)), Some(Color::White));
@@ -398,9 +452,7 @@ fn a_seat_taken_signed_in_belongs_to_its_account_and_no_other() {
 #[test]
 fn joining_ones_own_unrated_game_gives_the_seat_to_the_token_only() {
     let mut state = open_game_of_user_one(false);
-    let join = state
-        .decide_join(ids::token_hash("b"), Some(seat_user(1, "alice")), 2)
-        .expect("joins");
+    let join = join(&state, Some(seat_user(1, "alice")), 2).expect("joins");
     state.apply(join, Instant::now());
     assert_eq!(state.user(Color::Black), None);
     assert_eq!(
@@ -414,18 +466,14 @@ fn joining_ones_own_unrated_game_gives_the_seat_to_the_token_only() {
 fn a_rated_game_is_joined_only_signed_in_and_by_another_account() {
     let state = open_game_of_user_one(true);
     assert_eq!(
-        state.decide_join(ids::token_hash("b"), None, 2),
-        Err(Refused::RatedNeedsAccount)
+        join(&state, None, 2),
+        Err(Refused::Rated(RatedRefused::SignInToJoin))
     );
     assert_eq!(
-        state.decide_join(ids::token_hash("b"), Some(seat_user(1, "ALICE")), 2),
-        Err(Refused::SamePlayer)
+        join(&state, Some(seat_user(1, "ALICE")), 2),
+        Err(Refused::Rated(RatedRefused::SamePlayer))
     );
-    assert!(
-        state
-            .decide_join(ids::token_hash("b"), Some(seat_user(2, "bob")), 2)
-            .is_ok()
-    );
+    assert!(join(&state, Some(seat_user(2, "bob")), 2).is_ok());
 }
 
 // --- correspondence (issue 12) ---
@@ -457,7 +505,7 @@ fn act_at(
     at_ms: i64,
 ) {
     let Decided::Events(events) = state
-        .decide(color, request, LIMITS, now, at_ms)
+        .decide(Input::seat(color, request), &HOUSE, now, at_ms)
         .unwrap_or_else(|e| panic!("refused: {e}"))
     else {
         panic!("not events");
@@ -546,7 +594,7 @@ fn a_correspondence_game_has_no_first_move_timer() {
     assert_eq!(state.first_move_left(t0), None);
     // Long past the 30 s first-move limit, but well within the turn: nothing ends.
     let later = t0 + Duration::from_secs(3600);
-    assert_eq!(state.due_timeout(later, 3_600_000), None);
+    assert_eq!(tick(&state, later, 3_600_000), None);
     // The room's wake-up is the turn's deadline, on the wall clock.
     assert_eq!(
         state.next_deadline(t0, 2 + 3 * DAY_MS - 5_000),
@@ -565,9 +613,9 @@ fn a_correspondence_turn_past_its_deadline_loses_on_time() {
     let (mut state, mut log) = correspondence_game(t0);
     play_at(&mut state, &mut log, Color::White, "e2e4", 1_000);
     let deadline = 1_000 + 3 * DAY_MS;
-    assert_eq!(state.due_timeout(t0, deadline - 1), None);
+    assert_eq!(tick(&state, t0, deadline - 1), None);
     let Some(Event::End { outcome, clock, .. }) =
-        state.due_timeout(t0, deadline).map(|c| c.event().clone())
+        tick(&state, t0, deadline).map(|c| c.event().clone())
     else {
         panic!("Black's turn ran out");
     };
@@ -597,8 +645,8 @@ fn an_overdue_correspondence_deadline_waits_the_grace_after_boot() {
         "the log's deadline"
     );
     assert_eq!(state.effective_deadline_ms(), Some(boot + 3_600_000));
-    assert_eq!(state.due_timeout(t0, boot), None, "not flagged at boot");
-    assert!(state.due_timeout(t0, boot + 3_600_000).is_some());
+    assert_eq!(tick(&state, t0, boot), None, "not flagged at boot");
+    assert!(tick(&state, t0, boot + 3_600_000).is_some());
 }
 
 #[test]
@@ -610,11 +658,13 @@ fn a_correspondence_game_is_not_won_by_abandonment() {
     play_at(&mut state, &mut log, Color::Black, "g8f6", 3_000);
     assert_eq!(
         state.decide(
-            Color::Black,
-            Request::ClaimVictory {
-                opponent_away: true
-            },
-            LIMITS,
+            Input::seat(
+                Color::Black,
+                Request::ClaimVictory {
+                    opponent_away: true
+                }
+            ),
+            &HOUSE,
             t0,
             4_000
         ),
@@ -722,8 +772,8 @@ fn the_flag_falls_after_the_grace_and_a_submove_in_it_is_played_or_loses_on_time
     let ms = Duration::from_millis;
     assert_eq!(state.flag_grace(), ms(462));
     assert_eq!(state.next_deadline(t0, 0), Some(t0 + ms(1_462)));
-    assert!(state.due_timeout(t0 + ms(1_461), 4).is_none());
-    assert!(state.due_timeout(t0 + ms(1_462), 4).is_some());
+    assert!(tick(&state, t0 + ms(1_461), 4).is_none());
+    assert!(tick(&state, t0 + ms(1_462), 4).is_some());
     // In the grace, with 400 ms of lag: played, 200 ms left.
     let mut late = state.clone();
     let mut late_log = log.clone();
@@ -752,4 +802,30 @@ fn the_flag_falls_after_the_grace_and_a_submove_in_it_is_played_or_loses_on_time
     };
     assert_eq!(outcome.reason(), Termination::TimeForfeit);
     assert_eq!(white_ms(&events), 0);
+}
+
+#[test]
+fn time_passing_ends_an_open_game_aborted_once_its_expiry_is_due() {
+    // Created at 1 ms, nobody joined: the house's open-game expiry is an hour.
+    let state = GameState::replay(
+        "g",
+        &[created(Position::initial(), None)],
+        Duration::from_secs(30),
+        Instant::now(),
+        |_, _, _| {},
+    )
+    .expect("replays");
+    let due = 1 + 3_600_000;
+    let now = Instant::now();
+    assert_eq!(tick(&state, now, due - 1), None);
+    let Some(Event::End { outcome, clock, .. }) = tick(&state, now, due).map(|c| c.event().clone())
+    else {
+        panic!("due");
+    };
+    assert_eq!(outcome, policy::aborted());
+    assert_eq!(clock, None);
+    assert_eq!(
+        state.next_tick(&HOUSE, now, due - 1_000),
+        Some(now + Duration::from_secs(1))
+    );
 }

@@ -5,8 +5,8 @@
 //! ([`rating_filter`]), the games' signal to "my games" ([`turn_signal`]) and the game routes
 //! ([`routes`]).
 
+pub mod commit;
 pub mod creation;
-pub mod expiry;
 pub mod export;
 pub mod project;
 pub mod protocol;

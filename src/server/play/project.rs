@@ -6,9 +6,10 @@
 
 use std::time::{Duration, Instant};
 
-use crate::rules::{Color, SubMove, Termination};
+use crate::rules::{Color, SubMove};
+use crate::server::game::rated::{self, RatedRefused};
 use crate::server::game::{
-    Checked, ComputerSeat, Event, GameState, RecordEntry, Refused, SeatUser,
+    After, Checked, ComputerSeat, Event, GameState, RecordEntry, Refused, SeatUser,
 };
 use crate::server::play::protocol::{
     ByMsg, ClockView, ComputerView, CorrespondenceView, EndMsg, ErrorCode, GameSnapshot,
@@ -280,94 +281,48 @@ pub fn listing(state: &GameState) -> GameListing {
 /// The listing row the game will have once `pending` (decided, not yet applied) events are
 /// applied: committed with them, before they are applied (a failed commit applies nothing).
 pub fn listing_after(state: &GameState, pending: &[Checked]) -> GameListing {
-    let mut seats = SeatsTaken {
-        black: state.seat_taken(Color::Black),
-        white: state.seat_taken(Color::White),
-    };
-    let mut sub_moves = state.game().submoves().len();
-    let mut outcome = state.game().outcome().filter(|_| state.is_finished());
-    let mut updated_ms = state.updated_ms;
-    let mut computer = state.computer();
-    let mut users = [state.user(Color::White), state.user(Color::Black)];
-    for checked in pending {
-        let event = checked.event();
-        updated_ms = event.at_ms();
-        if let Event::Joined {
-            color,
-            user: Some(user),
-            ..
-        } = event
-        {
-            users[*color as usize] = Some(user);
-        }
-        if let Event::Joined {
-            color,
-            computer: Some(level),
-            ..
-        } = event
-        {
-            computer = Some(ComputerSeat {
-                color: *color,
-                level: *level,
-            });
-        }
-        match event {
-            Event::Joined {
-                color: Color::White,
-                ..
-            } => seats.white = true,
-            Event::Joined {
-                color: Color::Black,
-                ..
-            } => seats.black = true,
-            Event::Move { .. } => sub_moves += 1,
-            Event::Takeback { .. } => sub_moves = sub_moves.saturating_sub(1),
-            Event::End { outcome: end, .. } => outcome = Some(*end),
-            _ => {}
-        }
-    }
-    let status = if outcome.is_some() {
-        GameStatus::Finished
-    } else if seats.white && seats.black {
-        GameStatus::Playing
-    } else {
-        GameStatus::Open
+    listing_of(state, &state.after(pending))
+}
+
+/// The listing row of `state` as it will be `after` some events ([`GameState::after`]).
+pub fn listing_of(state: &GameState, after: &After<'_>) -> GameListing {
+    let [white, black] = after.users;
+    let seats = SeatsTaken {
+        white: after.seats[Color::White as usize],
+        black: after.seats[Color::Black as usize],
     };
     // A correspondence game being played lists whose turn it is and until when.
-    let (turn, deadline_ms) = match state.days_per_turn() {
-        Some(_) if status == GameStatus::Playing => {
-            let (turn, deadline) = state.turn_after(pending);
-            (Some(Side::from(turn)), deadline)
-        }
-        _ => (None, None),
+    let (turn, deadline_ms) = match after.effective_deadline_ms {
+        Some(deadline) => (Some(Side::from(after.turn)), Some(deadline)),
+        None => (None, None),
     };
     let summary = GameSummary {
         clock: state.time_control(),
-        computer: computer.map(computer_view),
+        computer: after.computer.map(computer_view),
         created_ms: state.created_ms,
         deadline_ms,
         id: state.id.clone(),
-        players: players(users[0], users[1]),
+        players: players(white, black),
         rated: state.rated,
-        reason: outcome.map(|o| o.reason().into()),
-        result: outcome.map(Into::into),
+        reason: after.outcome.map(|o| o.reason().into()),
+        result: after.outcome.map(Into::into),
         seats,
-        status,
-        sub_moves,
+        status: after.status,
+        sub_moves: after.sub_moves,
         turn,
-        updated_ms,
+        updated_ms: after.updated_ms,
         variant: state.variant,
     };
     GameListing {
         id: state.id.clone(),
-        status,
+        status: after.status,
         created_ms: state.created_ms,
-        updated_ms,
+        updated_ms: after.updated_ms,
         // A plain record of strings and numbers: serializing cannot fail.
         summary: serde_json::to_string(&summary).unwrap_or_default(),
         listed: state.listed,
-        white_user: users[0].map(|u| u.id),
-        black_user: users[1].map(|u| u.id),
+        white_user: white.map(|u| u.id),
+        black_user: black.map(|u| u.id),
     }
 }
 
@@ -375,26 +330,33 @@ pub fn listing_after(state: &GameState, pending: &[Checked]) -> GameListing {
 /// only when they end a rated game, and not by an abort (aborted games are not rated). The
 /// store rates it in that commit's transaction, once per game.
 pub fn rated_end(state: &GameState, pending: &[Checked]) -> Option<RatedEnd> {
-    if !state.rated || state.is_finished() {
-        return None;
-    }
-    let outcome = pending.iter().find_map(|c| match c.event() {
-        Event::End { outcome, .. } => Some(*outcome),
-        _ => None,
-    })?;
-    if outcome.reason() == Termination::Aborted {
+    rated_end_of(state, &state.after(pending))
+}
+
+/// What the store rates with a commit that leaves `state` as it is `after` it.
+pub fn rated_end_of(state: &GameState, after: &After<'_>) -> Option<RatedEnd> {
+    let outcome = after.outcome.filter(|_| state.rated && after.ends_now)?;
+    if !rated::counts(outcome) {
         return None;
     }
     Some(RatedEnd {
         white: state.user(Color::White)?.id,
         black: state.user(Color::Black)?.id,
         speed: Speed::of(state.time_control()?),
-        score_white: match outcome.winner() {
-            Some(Color::White) => 1.0,
-            Some(Color::Black) => 0.0,
-            None => 0.5,
-        },
+        score_white: rated::white_score(outcome),
     })
+}
+
+/// The wire form of a refused rated game or seat ([`rated::may_create`],
+/// [`rated::joins_as_account`]).
+pub fn rated_refusal(refused: RatedRefused) -> Refusal {
+    let code = match refused {
+        RatedRefused::SignInToCreate | RatedRefused::SignInToJoin => ErrorCode::NotLoggedIn,
+        RatedRefused::NeedsClock => ErrorCode::RatedNeedsClock,
+        RatedRefused::NotAgainstComputer => ErrorCode::BadRequest,
+        RatedRefused::SamePlayer => ErrorCode::SamePlayer,
+    };
+    Refusal::new(code, refused.to_string())
 }
 
 /// The wire form of a refused request: its code, and its sentence as the message.
@@ -406,8 +368,7 @@ pub fn refusal(refused: &Refused) -> Refusal {
         Refused::Illegal(_) => ErrorCode::IllegalMove,
         Refused::StalePosition { .. } | Refused::AheadOfGame { .. } => ErrorCode::Stale,
         Refused::SeatsTaken => ErrorCode::SeatTaken,
-        Refused::RatedNeedsAccount => ErrorCode::NotLoggedIn,
-        Refused::SamePlayer => ErrorCode::SamePlayer,
+        Refused::Rated(rated) => return rated_refusal(*rated),
         Refused::Takeback(_)
         | Refused::DrawAlreadyOffered
         | Refused::OneDrawOfferPerTurn
@@ -430,9 +391,15 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use super::*;
-    use crate::rules::{Outcome, Position};
-    use crate::server::game::{ClockSpec, Decided, TimeControl, Variant};
+    use crate::rules::{Outcome, Position, Termination};
+    use crate::server::game::{ClockSpec, Decided, HouseRules, Input, TimeControl, Variant};
     use crate::server::players::account::{UserId, Username};
+
+    /// The server's default rules.
+    fn house_rules() -> HouseRules {
+        let config = crate::server::config::Config::new(([127, 0, 0, 1], 0).into(), "unused");
+        config.house_rules()
+    }
 
     fn user(id: i64) -> Option<SeatUser> {
         Some(SeatUser {
@@ -565,16 +532,15 @@ mod tests {
         assert_eq!(summary.deadline_ms, Some(5 + 2 * DAY), "from the join");
         // White's one-sub-move first turn, committed at 1000 ms: Black's turn, two days on.
         let Ok(Decided::Events(pending)) = state.decide(
-            Color::White,
-            crate::server::game::Request::Move {
-                mv: "e2e4".parse().expect("uci"),
-                ack: None,
-                lag: crate::server::game::Lag::NONE,
-            },
-            crate::server::game::policy::TakebackLimits {
-                per_turn: 1,
-                per_game: 5,
-            },
+            Input::seat(
+                Color::White,
+                crate::server::game::Request::Move {
+                    mv: "e2e4".parse().expect("uci"),
+                    ack: None,
+                    lag: crate::server::game::Lag::NONE,
+                },
+            ),
+            &house_rules(),
             Instant::now(),
             1_000,
         ) else {

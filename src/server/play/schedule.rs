@@ -22,8 +22,8 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use tokio::sync::{Notify, watch};
 
+use crate::server::game::now_ms;
 use crate::server::game::policy::Downtime;
-use crate::server::game::{GameState, now_ms};
 use crate::server::ids::{GAME_ID_LEN, is_game_id};
 use crate::server::store::DeadlineChange;
 
@@ -234,27 +234,6 @@ pub trait WakeGame: Send + Sync + 'static {
 /// A duration in whole milliseconds, saturating.
 fn millis(duration: Duration) -> i64 {
     i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
-}
-
-/// What committing `events` does to the index for a game now in `state`: `Set` when the turn
-/// deadline after them differs from the one before, `Cleared` when there is none any more,
-/// `Unchanged` otherwise. Games that are not correspondence games return `Unchanged` at once
-/// (live games pay nothing); for the others the state is copied and the events applied to the
-/// copy (a correspondence game commits a few times a day).
-pub fn change_after(
-    state: &GameState,
-    events: &[crate::server::game::Checked],
-    now: std::time::Instant,
-) -> DeadlineChange {
-    if state.days_per_turn().is_none() {
-        return DeadlineChange::Unchanged;
-    }
-    let before = state.turn_deadline_ms();
-    let mut after = state.clone();
-    for checked in events {
-        after.apply(checked.clone(), now);
-    }
-    change_between(before, after.turn_deadline_ms())
 }
 
 /// The change from the deadline `before` a commit to the one `after` it.

@@ -22,6 +22,7 @@ use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
 
+use crate::server::metrics::Metrics;
 use crate::server::play::protocol::{ClientMsg, ErrorCode, Refusal, ServerMsg, parse_client};
 use crate::server::play::room::{Command, ConnId, Outbox, Room};
 use crate::server::play::rooms::Rooms;
@@ -116,12 +117,20 @@ where
     matches!(tokio::time::timeout(WRITE_TIMEOUT, write).await, Ok(Ok(())))
 }
 
-/// Keeps the connection gauge right however the task ends.
-pub(crate) struct Counted(pub(crate) Arc<Rooms>);
+/// One connection in the connection gauge, for as long as it lives: counted when made, and
+/// taken off however the task ends.
+pub(crate) struct Counted(Arc<Metrics>);
+
+impl Counted {
+    pub(crate) fn new(metrics: &Arc<Metrics>) -> Counted {
+        metrics.connections.fetch_add(1, Ordering::Relaxed);
+        Counted(Arc::clone(metrics))
+    }
+}
 
 impl Drop for Counted {
     fn drop(&mut self) {
-        self.0.metrics.connections.fetch_sub(1, Ordering::Relaxed);
+        self.0.connections.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -135,8 +144,7 @@ pub async fn run(
     since: Option<u64>,
     shutdown: tokio::sync::watch::Receiver<bool>,
 ) {
-    rooms.metrics.connections.fetch_add(1, Ordering::Relaxed);
-    let _counted = Counted(Arc::clone(&rooms));
+    let _counted = Counted::new(&rooms.metrics);
     let config = Arc::clone(&rooms.config);
     let conn: ConnId = crate::server::play::room::fanout::next_conn();
     let (queue, mut inbox) = mpsc::channel::<Utf8Bytes>(config.outgoing_queue);

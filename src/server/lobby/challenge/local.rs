@@ -16,6 +16,7 @@ use crate::server::deps::Deps;
 use crate::server::game::{SeatUser, TimeControl, Variant};
 use crate::server::lobby::channel;
 use crate::server::play::creation::{self, ColorChoice, NewGame};
+use crate::server::play::project;
 use crate::server::play::protocol::{ErrorCode, Refusal};
 use crate::server::play::room::{Command, rating_now};
 use crate::server::play::rooms::Rooms;
@@ -36,8 +37,8 @@ impl From<ChallengeError> for ApiError {
             ChallengeError::SelfChallenge => {
                 (StatusCode::BAD_REQUEST, ChallengeCode::SelfChallenge)
             }
-            ChallengeError::RatedNeedsClock => {
-                return ApiError::from(Refusal::new(ErrorCode::RatedNeedsClock, message));
+            ChallengeError::Rated(refused) => {
+                return ApiError::from(project::rated_refusal(refused));
             }
             ChallengeError::TooManyFromYou(_) => {
                 (StatusCode::CONFLICT, ChallengeCode::TooManyChallenges)

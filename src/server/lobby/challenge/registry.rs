@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::server::config::LobbyLimits;
+use crate::server::game::rated::{self, RatedAsk, RatedRefused};
 use crate::server::game::{TimeControl, Variant};
 use crate::server::ids;
 use crate::server::lobby::channel::msg::{ChallengeState, ChallengeView};
@@ -105,8 +106,8 @@ pub enum ChallengeError {
     UnknownUser,
     #[error("you cannot challenge yourself")]
     SelfChallenge,
-    #[error("a rated game needs a clock")]
-    RatedNeedsClock,
+    #[error(transparent)]
+    Rated(#[from] RatedRefused),
     #[error("you have {0} challenges waiting for an answer; cancel one first")]
     TooManyFromYou(usize),
     #[error("too many challenges are waiting on the server; try again later")]
@@ -174,8 +175,12 @@ impl Registry {
         if from.id == to.id {
             return Err(ChallengeError::SelfChallenge);
         }
-        if terms.rated && terms.clock.is_none() {
-            return Err(ChallengeError::RatedNeedsClock);
+        if terms.rated {
+            rated::may_create(RatedAsk {
+                signed_in: true,
+                timed: terms.clock.is_some(),
+                against_computer: false,
+            })?;
         }
         let sent = self
             .pending
@@ -379,7 +384,7 @@ mod tests {
         };
         assert_eq!(
             registry.make((alice, account(2, "bob")), untimed_rated, None, now),
-            Err(ChallengeError::RatedNeedsClock)
+            Err(ChallengeError::Rated(RatedRefused::NeedsClock))
         );
         assert!(registry.is_empty());
     }

@@ -115,12 +115,11 @@ async fn lobby_channel(
     slot: Option<Extension<ConnectionSlot>>,
     upgrade: upgrade::Upgrade,
 ) -> Response {
-    let rooms = Arc::clone(&app.rooms);
+    let deps = app.deps.clone();
     let lobby = Arc::clone(&app.lobby);
-    let shutdown = app.deps.shutdown.clone();
     upgrade.accept(&app.deps.config, move |ws| async move {
         // The connection's slot (--max-connections) is held for as long as the channel lives.
         let _slot = slot;
-        channel::run(ws, rooms, lobby, account, shutdown).await
+        channel::run(ws, deps, lobby, account).await
     })
 }

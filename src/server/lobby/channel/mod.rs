@@ -23,14 +23,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use futures_util::StreamExt;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
 use crate::server::chat::ChatRate;
+use crate::server::deps::Deps;
 use crate::server::lobby::challenge::Lobby;
 use crate::server::play::protocol::{ClientMsg, ErrorCode, Refusal, ServerMsg};
 use crate::server::play::room::{ConnId, Outbox};
-use crate::server::play::rooms::Rooms;
 use crate::server::play::socket::{
     Counted, Frame, TRY_AGAIN_LATER, close, close_code, close_for, read_frame, send, send_queued,
 };
@@ -54,16 +54,9 @@ impl Drop for Registered<'_> {
 
 /// Runs one lobby channel until it closes. `account`: the signed-in user of the request's
 /// session cookie (`None`: an anonymous page, which sees only the online count).
-pub async fn run(
-    mut ws: WebSocket,
-    rooms: Arc<Rooms>,
-    lobby: Arc<Lobby>,
-    account: Option<Account>,
-    shutdown: watch::Receiver<bool>,
-) {
-    rooms.metrics.connections.fetch_add(1, Ordering::Relaxed);
-    let _counted = Counted(Arc::clone(&rooms));
-    let config = Arc::clone(&rooms.config);
+pub async fn run(mut ws: WebSocket, deps: Deps, lobby: Arc<Lobby>, account: Option<Account>) {
+    let _counted = Counted::new(&deps.metrics);
+    let config = Arc::clone(&deps.config);
     let conn: ConnId = crate::server::play::room::fanout::next_conn();
     let (queue, mut inbox) = mpsc::channel::<Utf8Bytes>(config.outgoing_queue);
     let lagged = Arc::new(AtomicBool::new(false));
@@ -94,7 +87,7 @@ pub async fn run(
         }
     }
     if let Some(user) = user {
-        match crate::server::players::my_games::your_turn(&*rooms.store, user).await {
+        match crate::server::players::my_games::your_turn(&*deps.store, user).await {
             Ok(games) => {
                 let msg = LobbyMsg::YourTurn(msg::YourTurnMsg { games });
                 lobby.hub.send_one(Some(user), conn, &msg);
@@ -102,7 +95,7 @@ pub async fn run(
             Err(error) => tracing::warn!(%error, "could not read a your_turn list"),
         }
     }
-    if let Some(history) = lobby.chat.history(&*rooms.store).await {
+    if let Some(history) = lobby.chat.history(&*deps.store).await {
         lobby.hub.send_one(user, conn, &history);
     }
     let mut chat_rate = ChatRate::new(config.chat_burst, config.chat_window, Instant::now());
@@ -115,7 +108,7 @@ pub async fn run(
         .max(std::time::Duration::from_millis(20));
     let mut ticker = tokio::time::interval(tick);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut shutdown = shutdown;
+    let mut shutdown = deps.shutdown.clone();
     let signal = shutdown.changed();
     tokio::pin!(signal);
     let reason: Option<(u16, Cow<'static, str>)> = loop {
@@ -147,7 +140,7 @@ pub async fn run(
                         let said = lobby
                             .chat
                             .say(
-                                &*rooms.store,
+                                &*deps.store,
                                 (&lobby.hub, lobby.cluster()),
                                 account.as_ref(),
                                 (room, text),

@@ -11,7 +11,8 @@ use super::{RoomTask, SeatGrant, ack_msg};
 use crate::rules::Color;
 use crate::server::config::PanicSite;
 use crate::server::game::{
-    ACCOUNT_SEAT_HASH, COMPUTER_SEAT_HASH, Decided, Event, Lag, Refused, Request, SeatUser, now_ms,
+    ACCOUNT_SEAT_HASH, COMPUTER_SEAT_HASH, Checked, Decided, Event, Input, Lag, Refused, Request,
+    SeatUser, now_ms,
 };
 use crate::server::ids;
 use crate::server::play::protocol::{ClientMsg, ErrorCode, Refusal, RematchSeatMsg, ServerMsg};
@@ -135,19 +136,12 @@ impl RoomTask {
         let is_move = ack.is_some();
         let decided = self
             .state
-            .decide(color, request, self.deps.config.takebacks, now, now_ms())
+            .decide(Input::seat(color, request), &self.house, now, now_ms())
             .map_err(refused)?;
         self.charge_game_rate(now)?;
         match decided {
-            // A sub-move that came in the flag grace with no time left even compensated: the
-            // game is lost on time, and the sub-move refused.
-            Decided::Events(events)
-                if is_move
-                    && !events
-                        .iter()
-                        .any(|c| matches!(c.event(), Event::Move { .. })) =>
-            {
-                self.commit_and_publish(events.into_iter().collect(), now, None, Vec::new())
+            Decided::LostOnTime(end) => {
+                self.commit_and_publish(vec![*end], now, None, Vec::new())
                     .await?;
                 return Err(Refusal::new(
                     ErrorCode::GameOver,
@@ -169,6 +163,7 @@ impl RoomTask {
                 }
             }
             Decided::CreateRematch => self.rematch(conn, color, now).await?,
+            Decided::Nothing => {}
         }
         if is_move {
             self.deps
@@ -278,11 +273,12 @@ impl RoomTask {
         seats[(!color) as usize] = theirs;
         let ratings = self.rematch_ratings().await?;
         let new_game = creation::rematch(&self.state, seats, ratings, now_ms(), &self.deps.config)?;
-        let event = self
-            .state
-            .decide_rematch(new_game.state.id.clone(), now_ms())
-            .map_err(|r| project::refusal(&r))?;
-        self.commit_and_publish(vec![event], now, None, vec![new_game.commit])
+        let created = Input::RematchCreated {
+            id: new_game.state.id.clone(),
+        };
+        let decided = self.state.decide(created, &self.house, now, now_ms());
+        let events = events_of(decided.map_err(|r| project::refusal(&r))?)?;
+        self.commit_and_publish(events, now, None, vec![new_game.commit])
             .await?;
         self.deps.host.start(new_game.state, new_game.recent);
         for conn in self.crowd.conns() {
@@ -345,21 +341,23 @@ impl RoomTask {
     /// signed in (its rating already read for a rated game).
     pub(super) async fn join(&mut self, user: Option<SeatUser>) -> Result<SeatGrant, Refusal> {
         let token = ids::new_token();
-        let event = self
-            .state
-            .decide_join(ids::token_hash(&token), user, now_ms())
-            .map_err(|r| match r {
-                Refused::GameOver => Refusal::new(ErrorCode::SeatTaken, "the game is over"),
-                other => project::refusal(&other),
-            })?;
-        let Event::Joined { color, .. } = event.event() else {
-            return Err(Refusal::new(
-                ErrorCode::NotAvailable,
-                "internal error: not a join",
-            ));
+        let join = Input::Join {
+            seat_hash: ids::token_hash(&token),
+            user,
         };
-        let color = *color;
-        self.commit_and_publish(vec![event], Instant::now(), None, Vec::new())
+        let now = Instant::now();
+        let decided = self.state.decide(join, &self.house, now, now_ms());
+        let events = events_of(decided.map_err(|r| match r {
+            Refused::GameOver => Refusal::new(ErrorCode::SeatTaken, "the game is over"),
+            other => project::refusal(&other),
+        })?)?;
+        let Some(color) = events.iter().find_map(|c| match c.event() {
+            Event::Joined { color, .. } => Some(*color),
+            _ => None,
+        }) else {
+            return Err(internal_error());
+        };
+        self.commit_and_publish(events, now, None, Vec::new())
             .await?;
         self.crowd.seat_taken_now(color, Instant::now());
         Ok(SeatGrant {
@@ -369,6 +367,21 @@ impl RoomTask {
             url: format!("/game/{}", self.state.id),
         })
     }
+}
+
+/// The events of a decision that can only come to events (a join, a rematch recorded).
+fn events_of(decided: Decided) -> Result<Vec<Checked>, Refusal> {
+    match decided {
+        Decided::Events(events) => Ok(events),
+        Decided::LostOnTime(_) | Decided::CreateRematch | Decided::Nothing => Err(internal_error()),
+    }
+}
+
+fn internal_error() -> Refusal {
+    Refusal::new(
+        ErrorCode::NotAvailable,
+        "internal error: an unexpected decision",
+    )
 }
 
 /// A player's rating for `speed` as the store has it now (the initial rating before its first

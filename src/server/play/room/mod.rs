@@ -42,9 +42,8 @@ use self::history::History;
 pub use self::history::replay_history;
 use crate::server::computer::ComputerProof;
 use crate::server::config::{Config, PanicSite};
-use crate::server::game::{GameState, now_ms};
+use crate::server::game::{Decided, GameState, HouseRules, Input, now_ms};
 use crate::server::metrics::Metrics;
-use crate::server::play::expiry::Expiry;
 use crate::server::play::export;
 use crate::server::play::project;
 use crate::server::play::protocol::{
@@ -261,7 +260,7 @@ impl Room {
         }
         let shutdown = deps.shutdown.clone();
         let task = RoomTask {
-            expiry: Expiry::from_config(&deps.config),
+            house: deps.config.house_rules(),
             deps,
             instance,
             state,
@@ -284,7 +283,8 @@ impl Room {
 
 struct RoomTask {
     deps: RoomDeps,
-    expiry: Expiry,
+    /// The config's rules for every decision ([`crate::server::config::Config::house_rules`]).
+    house: HouseRules,
     instance: u64,
     state: GameState,
     history: History,
@@ -394,13 +394,9 @@ impl RoomTask {
             .then(|| self.crowd.idle_since() + self.deps.config.retire_after);
         // After a failed timeout commit, wait for the retry time rather than the (past) flag
         // time, or the task would spin.
-        let expiry = self.expiry.deadline(&self.state, Instant::now(), now_ms());
-        let timers = self.retry_at.or_else(|| {
-            [self.state.next_deadline(Instant::now(), now_ms()), expiry]
-                .into_iter()
-                .flatten()
-                .min()
-        });
+        let timers = self
+            .retry_at
+            .or_else(|| self.state.next_tick(&self.house, Instant::now(), now_ms()));
         [timers, self.crowd.due(), retire]
             .into_iter()
             .flatten()
@@ -439,18 +435,15 @@ impl RoomTask {
         }
     }
 
-    /// Ends the game if a flag fell, a first turn timed out or the game expired
-    /// ([`crate::server::play::expiry`]).
+    /// Commits what time passing imposes, as the core decides it ([`Input::Tick`]): the end
+    /// of a game whose flag fell, whose first turn timed out, whose correspondence turn ran
+    /// out or which expired.
     async fn check_timeouts(&mut self) {
         let now = Instant::now();
-        let at = now_ms();
-        let due = self
-            .state
-            .due_timeout(now, at)
-            .or_else(|| self.expiry.due(&self.state, at));
-        if let Some(end) = due
+        let decided = self.state.decide(Input::Tick, &self.house, now, now_ms());
+        if let Ok(Decided::Events(events)) = decided
             && self
-                .commit_and_publish(vec![end], now, None, Vec::new())
+                .commit_and_publish(events, now, None, Vec::new())
                 .await
                 .is_err()
         {

@@ -9,9 +9,9 @@ use super::fanout::ConnId;
 use super::history::replay_history;
 use super::{RoomTask, ack_msg};
 use crate::server::game::{Checked, Event};
+use crate::server::play::commit;
 use crate::server::play::project;
 use crate::server::play::protocol::{ErrorCode, Refusal, ServerMsg};
-use crate::server::play::schedule;
 use crate::server::store::{Commit, DeadlineChange, StoreError, codec};
 
 impl RoomTask {
@@ -27,15 +27,7 @@ impl RoomTask {
         ack: Option<(ConnId, Option<String>)>,
         also: Vec<Commit>,
     ) -> Result<(), Refusal> {
-        let commit = Commit {
-            game_id: self.state.id.clone(),
-            first_seq: self.state.version() + 1,
-            events: events.iter().map(|c| codec::encode(c.event())).collect(),
-            listing: project::listing_after(&self.state, &events),
-            rating: project::rated_end(&self.state, &events),
-            deadline: schedule::change_after(&self.state, &events, now),
-            fence: self.fence.clone(),
-        };
+        let commit = commit::of_events(&self.state, &events, self.fence.clone());
         let rated = commit.rating.is_some();
         // What the schedule follows once the commit is durable: this game's and the other
         // games' of the unit (a rematch that starts at once).

@@ -22,6 +22,7 @@ use crate::server::cluster::link::Link;
 use crate::server::computer;
 use crate::server::computer::engine_pool::EnginePool;
 use crate::server::config::Config;
+use crate::server::deps::Deps;
 use crate::server::game::policy::Downtime;
 use crate::server::game::{Event, GameState};
 use crate::server::ids;
@@ -118,13 +119,15 @@ impl Host for Registry {
 }
 
 impl Rooms {
-    pub fn new(
-        store: Arc<dyn Store>,
-        config: Arc<Config>,
-        metrics: Arc<Metrics>,
-        shutdown: watch::Receiver<bool>,
-    ) -> Arc<Rooms> {
-        let engines = Arc::new(EnginePool::new(config.engine_threads, Arc::clone(&metrics)));
+    /// The registry of `deps`'s games; `engines` runs the computer seats' searches (built by
+    /// the composition root: it starts threads of its own).
+    pub fn new(deps: &Deps, engines: Arc<EnginePool>) -> Arc<Rooms> {
+        let Deps {
+            store,
+            config,
+            metrics,
+            shutdown,
+        } = deps.clone();
         let schedule = Arc::new(Schedule::new(Downtime {
             boot_ms: config.boot_ms,
             grace: config.correspondence_grace,

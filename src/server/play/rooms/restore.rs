@@ -5,11 +5,11 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::server::game::{GameState, now_ms};
-use crate::server::play::expiry::{Expiry, millis};
-use crate::server::play::project;
-use crate::server::play::schedule::{WakeGame, change_after, change_between};
-use crate::server::store::{Commit, DeadlineChange, GameStatus, StoreError, codec};
+use crate::server::game::expiry::millis;
+use crate::server::game::{Decided, GameState, Input, now_ms};
+use crate::server::play::commit;
+use crate::server::play::schedule::{WakeGame, change_between};
+use crate::server::store::{Commit, DeadlineChange, GameStatus, StoreError};
 
 use super::{Rooms, replay_stored};
 
@@ -20,10 +20,6 @@ const EXPIRY_PAGE: u32 = 256;
 const EXPIRY_PAGES: usize = 64;
 
 impl Rooms {
-    pub fn expiry(&self) -> Expiry {
-        Expiry::from_config(&self.config)
-    }
-
     /// Startup: reads the store's turn-deadline index into the schedule, ends the expired
     /// games in one pass without keeping them in memory, and rebuilds every other live game
     /// being played. Open games stay in the store until someone asks for one (they have no
@@ -94,19 +90,15 @@ impl Rooms {
         Ok(count)
     }
 
-    /// The commit that ends `state` by expiry at `at`; `None` if it has not expired.
+    /// The commit of what time passing imposes on `state` at `at` (its expiry, in practice:
+    /// a game not in memory has no running clock), as the core decides it; `None` if
+    /// nothing is due.
     pub(super) fn expiry_commit(&self, state: &GameState, at: i64) -> Option<Commit> {
-        let end = self.expiry().due(state, at)?;
-        let listing = project::listing_after(state, std::slice::from_ref(&end));
-        Some(Commit {
-            game_id: state.id.clone(),
-            first_seq: state.version() + 1,
-            events: vec![codec::encode(end.event())],
-            listing,
-            rating: project::rated_end(state, std::slice::from_ref(&end)),
-            deadline: change_after(state, std::slice::from_ref(&end), Instant::now()),
-            fence: None,
-        })
+        let house = self.config.house_rules();
+        match state.decide(Input::Tick, &house, Instant::now(), at) {
+            Ok(Decided::Events(events)) => Some(commit::of_events(state, &events, None)),
+            _ => None,
+        }
     }
 
     /// Ends, straight in the store, the open games past their time to live that are not in

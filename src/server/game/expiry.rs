@@ -12,15 +12,15 @@
 //!
 //! Timed games need neither: their first turns are timed (`--first-move-secs`) and then their
 //! clocks run. Either way the game ends with an ordinary stored `end` event, no winner, reason
-//! `aborted` (result `*`). The room applies this at its timer like a flag fall; games that are not
-//! in memory (open games whose room retired, everything at startup) are ended by
-//! [`crate::server::play::rooms::Rooms::expire_stale_open`] and the startup pass, straight in the store.
+//! `aborted` (result `*`): what [`GameState::decide`] decides for [`super::Input::Tick`] once
+//! the game is due. The room decides it at its timer like a flag fall; games that are not in
+//! memory (open games whose room retired, everything at startup) are decided by the registry's
+//! expiry pass and the startup pass, and committed straight to the store.
 
 use std::time::{Duration, Instant};
 
-use crate::server::config::Config;
-use crate::server::game::{Checked, GameState};
-use crate::server::store::GameStatus;
+use super::state::GameState;
+use crate::server::domain::status::GameStatus;
 
 /// The two time-to-live figures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,14 +39,6 @@ pub fn millis(duration: Duration) -> i64 {
 }
 
 impl Expiry {
-    pub fn from_config(config: &Config) -> Expiry {
-        Expiry {
-            open: config.open_game_ttl,
-            open_correspondence: config.open_correspondence_ttl,
-            idle_untimed: config.idle_game_ttl,
-        }
-    }
-
     /// The Unix-millisecond time at which `state` expires, if it can.
     pub fn due_ms(&self, state: &GameState) -> Option<i64> {
         match state.status() {
@@ -71,18 +63,13 @@ impl Expiry {
         let wait = u64::try_from(due.saturating_sub(now_ms)).unwrap_or(0);
         Some(now + Duration::from_millis(wait))
     }
-
-    /// The `end` event that expires `state` at `at_ms`, if it is due.
-    pub fn due(&self, state: &GameState, at_ms: i64) -> Option<Checked> {
-        (self.due_ms(state)? <= at_ms).then(|| state.expire(at_ms))
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::rules::{Color, Position};
-    use crate::server::game::{ClockSpec, Event, TimeControl, Variant, policy};
+    use crate::server::game::{ClockSpec, Event, TimeControl, Variant};
     use crate::server::ids;
 
     const HOUR: Duration = Duration::from_secs(3600);
@@ -123,7 +110,7 @@ mod tests {
     }
 
     #[test]
-    fn an_open_game_expires_its_ttl_after_creation_and_ends_aborted() {
+    fn an_open_game_expires_its_ttl_after_creation() {
         let expiry = Expiry {
             open: HOUR,
             open_correspondence: 72 * HOUR,
@@ -131,13 +118,6 @@ mod tests {
         };
         let open = game(None, false);
         assert_eq!(expiry.due_ms(&open), Some(1_000 + 3_600_000));
-        assert!(expiry.due(&open, 3_600_999).is_none());
-        let Some(Event::End { outcome, .. }) =
-            expiry.due(&open, 3_601_000).map(|c| c.event().clone())
-        else {
-            panic!("due");
-        };
-        assert_eq!(outcome, policy::aborted());
     }
 
     #[test]
@@ -157,7 +137,6 @@ mod tests {
             true,
         );
         assert_eq!(expiry.due_ms(&timed), None);
-        assert!(expiry.due(&timed, i64::MAX).is_none());
     }
 
     fn correspondence(joined: bool) -> GameState {
