@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use super::event::{Event, Readings, SeatUser};
+use super::event::{Event, SeatUser};
 use super::expiry::Expiry;
 use super::lag::{Lag, LagTracker};
 use super::policy::{self, RematchRefused, TakebackRefused};
@@ -243,9 +243,8 @@ impl GameState {
             Input::Join { seat_hash, user } => Ok(one(self.decide_join(seat_hash, user, at_ms)?)),
             Input::RematchCreated { id } => Ok(one(self.decide_rematch(id, at_ms)?)),
             Input::Tick => Ok(self
-                .due_timeout(now, at_ms)
-                .or_else(|| self.expired(&house.expiry, at_ms))
-                .map_or(Decided::Nothing, one)),
+                .time_imposes(&house.expiry, now, at_ms)
+                .map_or(Decided::Nothing, |end| one(Checked::plain(end)))),
         }
     }
 
@@ -583,10 +582,6 @@ impl GameState {
         }))
     }
 
-    fn readings(&self, now: Instant) -> Option<Readings> {
-        self.clock.as_ref().map(|c| c.readings(now))
-    }
-
     /// The game ends now with `outcome` (from off the board, a claim, or the clock).
     pub fn end(&self, outcome: Outcome, now: Instant, at_ms: i64) -> Checked {
         Checked::plain(Event::End {
@@ -594,76 +589,5 @@ impl GameState {
             outcome,
             clock: self.readings(now),
         })
-    }
-
-    /// The game's expiry ([`super::expiry`]), if it is due at `at_ms`: it ends aborted,
-    /// without clock readings.
-    fn expired(&self, expiry: &Expiry, at_ms: i64) -> Option<Checked> {
-        (expiry.due_ms(self)? <= at_ms).then(|| {
-            Checked::plain(Event::End {
-                at_ms,
-                outcome: policy::aborted(),
-                clock: None,
-            })
-        })
-    }
-
-    /// An ending the clocks impose at `now` (`at_ms` on the wall clock): a flag fall, a first
-    /// turn not played in time (abort), or a correspondence turn past its deadline (after the
-    /// downtime grace: [`GameState::effective_deadline_ms`]), which loses on time like a flag.
-    fn due_timeout(&self, now: Instant, at_ms: i64) -> Option<Checked> {
-        if self.ended || self.status() != GameStatus::Playing {
-            return None;
-        }
-        let grace = self.flag_grace();
-        if let Some(loser) = self
-            .clock
-            .as_ref()
-            .and_then(|c| c.flagged_after(now, grace))
-        {
-            let outcome = policy::time_forfeit(self.game.position(), loser);
-            return Some(self.end(outcome, now, at_ms));
-        }
-        if let Some(deadline) = self.effective_deadline_ms()
-            && at_ms >= deadline
-        {
-            let loser = self.game.position().side_to_move();
-            let outcome = policy::time_forfeit(self.game.position(), loser);
-            return Some(self.end(outcome, now, at_ms));
-        }
-        let since = self.first_move_since?;
-        policy::first_move_expired(since, self.first_move_limit, now)
-            .then(|| self.end(policy::aborted(), now, at_ms))
-    }
-
-    /// When deciding [`Input::Tick`] may next find something due under `house` (a timeout or
-    /// the expiry), given the wall clock `now_ms` at `now` (a correspondence deadline and an
-    /// expiry are wall-clock times; one in the past is `now`).
-    pub fn next_tick(&self, house: &HouseRules, now: Instant, now_ms: i64) -> Option<Instant> {
-        let expiry = house.expiry.deadline(self, now, now_ms);
-        [self.next_deadline(now, now_ms), expiry]
-            .into_iter()
-            .flatten()
-            .min()
-    }
-
-    /// When [`GameState::due_timeout`] may next return an event, given the wall clock
-    /// `now_ms` at `now` (a correspondence deadline is wall-clock time; one in the past is
-    /// `now`).
-    pub(super) fn next_deadline(&self, now: Instant, now_ms: i64) -> Option<Instant> {
-        if self.ended || self.status() != GameStatus::Playing {
-            return None;
-        }
-        let flag = self
-            .clock
-            .as_ref()
-            .and_then(crate::server::game::clock::Clock::flag_deadline)
-            .map(|at| at + self.flag_grace());
-        let first = self.first_move_since.map(|s| s + self.first_move_limit);
-        let turn = self.effective_deadline_ms().map(|deadline| {
-            let wait = u64::try_from(deadline.saturating_sub(now_ms)).unwrap_or(0);
-            now + std::time::Duration::from_millis(wait)
-        });
-        [flag, first, turn].into_iter().flatten().min()
     }
 }

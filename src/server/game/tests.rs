@@ -825,7 +825,7 @@ fn time_passing_ends_an_open_game_aborted_once_its_expiry_is_due() {
     assert_eq!(outcome, policy::aborted());
     assert_eq!(clock, None);
     assert_eq!(
-        state.next_tick(&HOUSE, now, due - 1_000),
+        state.next_tick(&HOUSE.expiry, now, due - 1_000),
         Some(now + Duration::from_secs(1))
     );
 }

@@ -394,9 +394,10 @@ impl RoomTask {
             .then(|| self.crowd.idle_since() + self.deps.config.retire_after);
         // After a failed timeout commit, wait for the retry time rather than the (past) flag
         // time, or the task would spin.
-        let timers = self
-            .retry_at
-            .or_else(|| self.state.next_tick(&self.house, Instant::now(), now_ms()));
+        let timers = self.retry_at.or_else(|| {
+            self.state
+                .next_tick(&self.house.expiry, Instant::now(), now_ms())
+        });
         [timers, self.crowd.due(), retire]
             .into_iter()
             .flatten()
