@@ -1,5 +1,6 @@
-//! The stores: SQLite and PostgreSQL against one contract, every fixture database from an
-//! earlier schema opened by today's code, `marseillais migrate`, and the server on PostgreSQL.
+//! The stores: SQLite, MemoryStore and PostgreSQL against one contract, every fixture database
+//! from an earlier schema opened by today's code, `marseillais migrate`, and the server on
+//! PostgreSQL.
 //! The PostgreSQL tests need `MARSEILLAIS_TEST_POSTGRES` (`scripts/test-services.sh`).
 //!
 //! One test binary per area (issue 26): each binary links the whole crate, so a handful of
@@ -9,6 +10,7 @@
 mod support;
 
 mod fixture_v2;
+mod memory;
 mod migrate_command;
 mod migration_v3;
 mod migration_v4;

@@ -1,6 +1,7 @@
-//! The SQLite store against its contract (docs: src/server/store/mod.rs): durability across
-//! reopen and crash, sequence checks, group commit under many concurrent games, listing, recovery,
-//! failure injection and storage failures. Also runs the shared contract checks on MemoryStore.
+//! The SQLite store: the store contract (tests/support/store_contract, the same tests as every
+//! backend), and what is SQLite's own: durability across reopen and crash, the contract's data
+//! after reopening, group commit under many concurrent games, recovery, failure injection and
+//! storage failures.
 
 use crate::support;
 
@@ -8,30 +9,18 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use marseillais::server::chat::ChatRoom;
 use marseillais::server::players::account::UserId;
 use marseillais::server::store::sqlite::SCHEMA_VERSION;
 use marseillais::server::store::{
-    GameStatus, MemoryStore, SqliteOptions, SqliteStore, Store, StoreError,
+    DeadlineChange, GameStatus, SESSION_IDLE_MS, SqliteOptions, SqliteStore, Store, StoreError,
 };
 use support::store_contract::{
-    bounded, check_commit_after_close_is_refused, check_commit_all_stores_every_commit_or_none,
-    check_failing_store_fails_commits_and_stores_nothing, check_list_pages_newest_first_by_status,
-    check_listings_follow_updated_ms_exactly_across_and_within_minutes,
-    check_load_stale_pages_old_games_of_one_status_oldest_first,
-    check_load_unfinished_skips_finished_games, check_sequence_conflicts_store_nothing,
-    check_unlisted_games_are_in_no_listing_but_load, commit, events_of, expected_events,
-};
-use support::store_contract::{
-    check_a_deleted_session_is_gone_and_deleting_twice_is_fine,
-    check_a_rated_end_rates_both_players_once_with_its_commit,
-    check_account_writes_fail_while_failing_and_after_close,
-    check_sessions_expire_after_thirty_idle_days_touched_at_most_hourly,
-    check_user_games_pages_a_users_games_newest_first_listed_or_not,
-    check_usernames_are_unique_case_insensitively,
-};
-use support::store_contract::{
-    check_failing_store_writes_no_deadline, check_load_playing_leaves_out_games_in_the_index,
-    check_turn_deadlines_follow_the_commits, deadline_commit, deadlines_of,
+    bounded, chat_line, check_a_rated_end_rates_both_players_once_with_its_commit,
+    check_account_settings_are_kept_per_user_and_replaced_whole,
+    check_sequence_conflicts_store_nothing, check_turn_deadlines_follow_the_commits,
+    check_unlisted_games_are_in_no_listing_but_load, check_usernames_are_unique_case_insensitively,
+    commit, deadline_commit, deadlines_of, events_of, expected_events, session_hash, username,
 };
 
 /// A fresh directory under the system temp dir, removed on drop.
@@ -42,50 +31,31 @@ fn temp_dir(label: &str) -> tempfile::TempDir {
         .expect("create temp dir")
 }
 
-// ---------------------------------------------------------------------------------------------
-// The same checks on both implementations.
-
-#[tokio::test]
-async fn a_one_node_store_grants_every_claim_and_knows_no_other_node() {
-    let dir = temp_dir("leases");
+/// A store in a fresh directory, for the contract.
+async fn fresh(label: &str) -> Option<(tempfile::TempDir, SqliteStore)> {
+    let dir = temp_dir(label);
     let store = SqliteStore::open(dir.path()).expect("open");
-    bounded(
-        support::store_contract::check_a_one_node_store_grants_every_claim_and_knows_no_other_node(
-            &store,
-        ),
-    )
-    .await;
-    bounded(
-        support::store_contract::check_a_one_node_store_grants_every_claim_and_knows_no_other_node(
-            &MemoryStore::new(),
-        ),
-    )
-    .await;
-    bounded(store.close()).await;
+    Some((dir, store))
 }
 
+crate::store_contract_tests!(fresh, one_node);
+
+// ---------------------------------------------------------------------------------------------
+// What the contract's checks leave in the database, after reopening it.
+
 #[tokio::test]
-async fn account_settings_are_kept_per_user_replaced_whole_and_durable() {
+async fn account_settings_are_found_after_reopening() {
     let dir = temp_dir("settings");
     let store = SqliteStore::open(dir.path()).expect("open");
-    bounded(
-        support::store_contract::check_account_settings_are_kept_per_user_and_replaced_whole(
-            &store,
-        ),
-    )
+    bounded(check_account_settings_are_kept_per_user_and_replaced_whole(
+        &store,
+    ))
     .await;
-    bounded(
-        support::store_contract::check_account_settings_are_kept_per_user_and_replaced_whole(
-            &MemoryStore::new(),
-        ),
-    )
-    .await;
-    // Durable: still there after reopening.
     bounded(store.close()).await;
     drop(store);
     let store = SqliteStore::open(dir.path()).expect("reopen");
     assert_eq!(
-        bounded(store.account_settings(marseillais::server::players::account::UserId(1)))
+        bounded(store.account_settings(UserId(1)))
             .await
             .expect("read"),
         Some(r#"{"volume":5}"#.to_owned())
@@ -93,28 +63,11 @@ async fn account_settings_are_kept_per_user_replaced_whole_and_durable() {
 }
 
 #[tokio::test]
-async fn settings_saves_fail_while_the_store_is_failing_and_after_close() {
-    let dir = temp_dir("settings-failing");
-    let sqlite: Arc<dyn Store> = Arc::new(SqliteStore::open(dir.path()).expect("open"));
-    bounded(
-        support::store_contract::check_settings_saves_fail_while_failing_and_after_close(sqlite),
-    )
-    .await;
-    bounded(
-        support::store_contract::check_settings_saves_fail_while_failing_and_after_close(Arc::new(
-            MemoryStore::new(),
-        )),
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn the_turn_deadline_index_follows_each_commit_in_its_transaction() {
+async fn the_turn_deadline_index_is_found_after_reopening() {
     let dir = temp_dir("deadlines");
     let store = SqliteStore::open(dir.path()).expect("open");
     bounded(check_turn_deadlines_follow_the_commits(&store)).await;
-    bounded(check_turn_deadlines_follow_the_commits(&MemoryStore::new())).await;
-    // Durable: the index is there after reopening (read straight from the table).
+    // The index is there after reopening (read straight from the table).
     bounded(store.close()).await;
     drop(store);
     let store = SqliteStore::open(dir.path()).expect("reopen");
@@ -122,198 +75,70 @@ async fn the_turn_deadline_index_follows_each_commit_in_its_transaction() {
         bounded(deadlines_of(&store)).await,
         vec![("e".to_owned(), 2)]
     );
-    bounded(store.commit(deadline_commit(
-        "e",
-        2,
-        1,
-        marseillais::server::store::DeadlineChange::Cleared,
-    )))
-    .await
-    .expect("clear after reopening");
+    bounded(store.commit(deadline_commit("e", 2, 1, DeadlineChange::Cleared)))
+        .await
+        .expect("clear after reopening");
     assert!(bounded(deadlines_of(&store)).await.is_empty());
 }
 
 #[tokio::test]
-async fn load_playing_leaves_out_correspondence_games_in_the_deadline_index() {
-    let dir = temp_dir("deadlines-playing");
-    let store = SqliteStore::open(dir.path()).expect("open");
-    bounded(check_load_playing_leaves_out_games_in_the_index(&store)).await;
-    bounded(check_load_playing_leaves_out_games_in_the_index(
-        &MemoryStore::new(),
-    ))
-    .await;
-}
-
-#[tokio::test]
-async fn a_failing_store_writes_no_deadline() {
-    let dir = temp_dir("deadlines-failing");
-    let sqlite: Arc<dyn Store> = Arc::new(SqliteStore::open(dir.path()).expect("open"));
-    bounded(check_failing_store_writes_no_deadline(sqlite)).await;
-    bounded(check_failing_store_writes_no_deadline(Arc::new(
-        MemoryStore::new(),
-    )))
-    .await;
-}
-
-#[tokio::test]
-async fn commit_all_stores_every_commit_of_its_unit_or_none() {
-    let dir = temp_dir("commit-all");
-    let store = SqliteStore::open(dir.path()).expect("open");
-    bounded(check_commit_all_stores_every_commit_or_none(&store)).await;
-    bounded(check_commit_all_stores_every_commit_or_none(
-        &MemoryStore::new(),
-    ))
-    .await;
-}
-
-#[tokio::test]
-async fn unlisted_games_are_in_no_listing_but_load_by_id() {
+async fn unlisted_games_are_still_unlisted_after_reopening() {
     let dir = temp_dir("unlisted");
     let store = SqliteStore::open(dir.path()).expect("open");
     bounded(check_unlisted_games_are_in_no_listing_but_load(&store)).await;
-    // Still so after reopening (the flag is a column, not only in memory).
+    // The flag is a column, not only in memory.
     bounded(store.close()).await;
     let store = SqliteStore::open(dir.path()).expect("reopen");
     let open = bounded(store.list(GameStatus::Open, 10, 0))
         .await
         .expect("open");
     assert_eq!(open.len(), 1);
-    bounded(check_unlisted_games_are_in_no_listing_but_load(
-        &MemoryStore::new(),
-    ))
-    .await;
 }
 
 #[tokio::test]
-async fn load_stale_pages_old_games_of_one_status_oldest_first() {
-    let dir = temp_dir("stale");
-    let store = SqliteStore::open(dir.path()).expect("open");
-    bounded(check_load_stale_pages_old_games_of_one_status_oldest_first(
-        &store,
-    ))
-    .await;
-    bounded(check_load_stale_pages_old_games_of_one_status_oldest_first(
-        &MemoryStore::new(),
-    ))
-    .await;
-}
-
-#[tokio::test]
-async fn a_commit_with_the_wrong_first_seq_is_rejected_and_stores_nothing() {
+async fn the_writer_counts_each_refused_first_seq_as_a_conflict() {
     let dir = temp_dir("conflict");
     let store = SqliteStore::open(dir.path()).expect("open");
     bounded(check_sequence_conflicts_store_nothing(&store)).await;
     assert_eq!(store.stats().conflicts, 4);
-    bounded(check_sequence_conflicts_store_nothing(&MemoryStore::new())).await;
 }
 
 #[tokio::test]
-async fn list_pages_newest_first_and_filters_by_status() {
-    let dir = temp_dir("list");
-    let store = SqliteStore::open(dir.path()).expect("open");
-    bounded(check_list_pages_newest_first_by_status(&store)).await;
-    bounded(check_list_pages_newest_first_by_status(&MemoryStore::new())).await;
-}
-
-#[tokio::test]
-async fn listings_follow_updated_ms_exactly_across_and_within_minutes() {
-    let dir = temp_dir("minutes");
-    let store = SqliteStore::open(dir.path()).expect("open");
-    bounded(check_listings_follow_updated_ms_exactly_across_and_within_minutes(&store)).await;
-    bounded(
-        check_listings_follow_updated_ms_exactly_across_and_within_minutes(&MemoryStore::new()),
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn load_unfinished_skips_finished_games() {
-    let dir = temp_dir("unfinished");
-    let store = SqliteStore::open(dir.path()).expect("open");
-    bounded(check_load_unfinished_skips_finished_games(&store)).await;
-    bounded(check_load_unfinished_skips_finished_games(
-        &MemoryStore::new(),
-    ))
-    .await;
-}
-
-#[tokio::test]
-async fn failing_store_fails_commits_and_stores_nothing() {
-    let dir = temp_dir("failing");
-    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(dir.path()).expect("open"));
-    bounded(check_failing_store_fails_commits_and_stores_nothing(store)).await;
-    bounded(check_failing_store_fails_commits_and_stores_nothing(
-        Arc::new(MemoryStore::new()),
-    ))
-    .await;
-}
-
-#[tokio::test]
-async fn a_commit_after_close_is_refused_and_close_is_idempotent() {
-    let dir = temp_dir("closed");
-    let store = SqliteStore::open(dir.path()).expect("open");
-    bounded(check_commit_after_close_is_refused(&store)).await;
-    bounded(check_commit_after_close_is_refused(&MemoryStore::new())).await;
-}
-
-// Accounts, sessions and a user's games (schema v3).
-
-#[tokio::test]
-async fn usernames_are_unique_case_insensitively_and_found_in_any_case() {
+async fn usernames_are_still_unique_after_reopening() {
     let dir = temp_dir("users");
     let store = SqliteStore::open(dir.path()).expect("open");
     bounded(check_usernames_are_unique_case_insensitively(&store)).await;
-    // Durable: still there, still unique, after reopening.
     bounded(store.close()).await;
     let store = SqliteStore::open(dir.path()).expect("reopen");
-    let alice = bounded(store.find_user(&support::store_contract::username("alice")))
+    let alice = bounded(store.find_user(&username("alice")))
         .await
         .expect("find");
     assert_eq!(alice.map(|u| u.password_hash), Some("hash-a".to_owned()));
-    bounded(check_usernames_are_unique_case_insensitively(
-        &MemoryStore::new(),
-    ))
-    .await;
 }
 
 #[tokio::test]
-async fn sessions_expire_after_thirty_idle_days_and_are_touched_at_most_hourly() {
-    let dir = temp_dir("sessions");
+async fn a_rated_ends_ratings_are_found_after_reopening() {
+    let dir = temp_dir("rated");
     let store = SqliteStore::open(dir.path()).expect("open");
-    bounded(check_sessions_expire_after_thirty_idle_days_touched_at_most_hourly(&store)).await;
-    bounded(
-        check_sessions_expire_after_thirty_idle_days_touched_at_most_hourly(&MemoryStore::new()),
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn a_deleted_session_no_longer_resolves() {
-    let dir = temp_dir("logout");
-    let store = SqliteStore::open(dir.path()).expect("open");
-    bounded(check_a_deleted_session_is_gone_and_deleting_twice_is_fine(
+    bounded(check_a_rated_end_rates_both_players_once_with_its_commit(
         &store,
     ))
     .await;
-    bounded(check_a_deleted_session_is_gone_and_deleting_twice_is_fine(
-        &MemoryStore::new(),
-    ))
-    .await;
-}
-
-#[tokio::test]
-async fn user_games_pages_a_users_games_newest_first_listed_or_not() {
-    let dir = temp_dir("user-games");
-    let store = SqliteStore::open(dir.path()).expect("open");
-    bounded(check_user_games_pages_a_users_games_newest_first_listed_or_not(&store)).await;
-    bounded(check_user_games_pages_a_users_games_newest_first_listed_or_not(&MemoryStore::new()))
-        .await;
+    // Durable with the commit: the same ratings after reopening.
+    let before = bounded(store.rating_history(UserId(1), None, 10))
+        .await
+        .expect("history");
+    bounded(store.close()).await;
+    let store = SqliteStore::open(dir.path()).expect("reopen");
+    let after = bounded(store.rating_history(UserId(1), None, 10))
+        .await
+        .expect("history");
+    assert_eq!(after, before);
+    assert_eq!(after.len(), 2);
 }
 
 #[tokio::test]
 async fn a_new_session_drops_the_users_expired_sessions_from_the_database() {
-    use marseillais::server::store::SESSION_IDLE_MS;
-    use support::store_contract::{session_hash, username};
     let dir = temp_dir("session-purge");
     let store = SqliteStore::open(dir.path()).expect("open");
     let t0 = 1_000_000;
@@ -344,89 +169,10 @@ async fn a_new_session_drops_the_users_expired_sessions_from_the_database() {
 }
 
 #[tokio::test]
-async fn a_rated_end_rates_both_players_once_in_the_transaction_of_its_commit() {
-    let dir = temp_dir("rated");
-    let store = SqliteStore::open(dir.path()).expect("open");
-    bounded(check_a_rated_end_rates_both_players_once_with_its_commit(
-        &store,
-    ))
-    .await;
-    // Durable with the commit: the same ratings after reopening.
-    let before = bounded(store.rating_history(UserId(1), None, 10))
-        .await
-        .expect("history");
-    bounded(store.close()).await;
-    let store = SqliteStore::open(dir.path()).expect("reopen");
-    let after = bounded(store.rating_history(UserId(1), None, 10))
-        .await
-        .expect("history");
-    assert_eq!(after, before);
-    assert_eq!(after.len(), 2);
-    bounded(check_a_rated_end_rates_both_players_once_with_its_commit(
-        &MemoryStore::new(),
-    ))
-    .await;
-}
-
-#[tokio::test]
-async fn account_writes_fail_under_failure_injection_and_after_close() {
-    let dir = temp_dir("account-failing");
-    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(dir.path()).expect("open"));
-    bounded(check_account_writes_fail_while_failing_and_after_close(
-        store,
-    ))
-    .await;
-    bounded(check_account_writes_fail_while_failing_and_after_close(
-        Arc::new(MemoryStore::new()),
-    ))
-    .await;
-}
-
-#[tokio::test]
-async fn chat_lines_come_back_per_room_oldest_first_and_the_newest_only() {
-    let dir = temp_dir("chat");
-    let store = SqliteStore::open(dir.path()).expect("open");
-    bounded(support::store_contract::check_chat_lines_come_back_per_room_oldest_first(&store))
-        .await;
-    bounded(
-        support::store_contract::check_chat_lines_come_back_per_room_oldest_first(
-            &MemoryStore::new(),
-        ),
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn a_chat_room_keeps_only_its_last_lines() {
-    let dir = temp_dir("chat-kept");
-    let store = SqliteStore::open(dir.path()).expect("open");
-    bounded(support::store_contract::check_a_chat_room_keeps_only_its_last_lines(&store)).await;
-    bounded(
-        support::store_contract::check_a_chat_room_keeps_only_its_last_lines(&MemoryStore::new()),
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn chat_appends_fail_under_failure_injection_and_after_close() {
-    let dir = temp_dir("chat-failing");
-    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(dir.path()).expect("open"));
-    bounded(support::store_contract::check_chat_appends_fail_while_failing_and_after_close(store))
-        .await;
-    bounded(
-        support::store_contract::check_chat_appends_fail_while_failing_and_after_close(Arc::new(
-            MemoryStore::new(),
-        )),
-    )
-    .await;
-}
-
-#[tokio::test]
 async fn chat_lines_are_found_after_reopening() {
-    use marseillais::server::chat::ChatRoom;
     let dir = temp_dir("chat-reopen");
     let store = SqliteStore::open(dir.path()).expect("open");
-    let line = support::store_contract::chat_line(Some("g1"), ChatRoom::Player, 5, "still here");
+    let line = chat_line(Some("g1"), ChatRoom::Player, 5, "still here");
     let id = bounded(store.append_chat(line.clone()))
         .await
         .expect("append");
