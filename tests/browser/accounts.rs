@@ -72,7 +72,7 @@ async fn create_from_lobby(rig: &Rig, s: &Session, clock: &str, rated: bool) -> 
     id
 }
 
-/// A few checks of the page's structure (tests/browser/game.rs runs the full checker on the
+/// A few checks of the page's structure (tests/browser/game/ runs the full checker on the
 /// pages it knows): one `h1`, unique ids, every shown button and form field named.
 const PAGE_CHECK: &str = r#"
 const out = [];

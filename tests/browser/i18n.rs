@@ -2,7 +2,7 @@
 //! whose language is French gets the lobby, a game page, a refusal of the
 //! server and the words of the announcer in French; the `language` setting
 //! wins over the browser's; plural forms follow each language's rule.
-//! Real headless Chromium, one scenario at a time (see tests/browser/game.rs).
+//! Real headless Chromium, one scenario at a time (see tests/browser/game/mod.rs).
 
 use crate::browser;
 

@@ -1,6 +1,6 @@
 //! Driving headless Chromium through chromedriver (the `fantoccini`
 //! WebDriver client) against a server of `support::rig`, for
-//! tests/browser/game.rs and tests/browser/accounts.rs: a chromedriver on a free loopback port, one
+//! tests/browser/game/ and tests/browser/accounts.rs: a chromedriver on a free loopback port, one
 //! browser per [`Session`] (its own profile directory, so its own cookie
 //! jar and localStorage), and waits that poll a JavaScript expression with a
 //! deadline. Not listed in `support/mod.rs`: only the browser test files
@@ -54,7 +54,7 @@ pub fn browser_available(test: &str) -> bool {
 }
 
 /// A server of `support::rig` (default settings) and a chromedriver: what a browser test file
-/// starts with. tests/browser/game.rs keeps its own, which restarts the server on the same port.
+/// starts with. tests/browser/game/mod.rs keeps its own, which restarts the server on the same port.
 pub struct BrowserRig {
     pub server: crate::support::rig::Rig,
     pub driver: Driver,
