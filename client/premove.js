@@ -7,7 +7,7 @@
 // ignoring blockers, like chessground's premove destinations), pawns one or
 // two squares ahead and both diagonals, the king's castling squares. It
 // never decides anything: a queued premove is sent only if it is in the
-// `legal` list the server sends when the turn comes (game.js), and dropped
+// `legal` list the server sends when the turn comes (game-premoves.js), and dropped
 // otherwise. Promotions are queued as a queen (no dialog for a move that
 // may never be played).
 
