@@ -9,6 +9,13 @@
 # three rounds of SECONDS instead of five.
 # Needs cargo-fuzz (`cargo install cargo-fuzz --locked`). libFuzzer needs
 # nightly compiler flags; RUSTC_BOOTSTRAP=1 lets the stable toolchain take them.
+#
+# FUZZ_SANITIZER (default `address`, cargo-fuzz's own default) is passed to
+# `cargo fuzz -s`. `none` builds in 36 s instead of 46 s and runs about five
+# times the inputs per second (san: 1,219,295 against 240,214 in 10 s; pgn:
+# 239,625 against 51,720; 2026-12-05). What AddressSanitizer adds is a check
+# of unsafe code, and src/ has none (its dependencies' is fuzzed upstream):
+# CI's short run takes `none`, the long runs keep the default.
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds="${1:-30}"
@@ -16,11 +23,12 @@ case "$seconds" in
   '' | *[!0-9]*) echo "usage: $0 [SECONDS]" >&2; exit 2 ;;
 esac
 jobs="${FUZZ_JOBS:-$(nproc)}"
+sanitizer="${FUZZ_SANITIZER:-address}"
 export RUSTC_BOOTSTRAP=1
 export CARGO_TERM_COLOR=never
 
 targets=$(cargo fuzz list)
-cargo fuzz build
+cargo fuzz build -s "$sanitizer"
 
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
@@ -32,7 +40,7 @@ run_one() {
   mkdir -p "corpus/$target"
   # corpus/<target> collects new inputs (not committed); seeds/<target> is read only.
   # (`cargo fuzz run` holds cargo's build lock only for its no-op build, not while fuzzing.)
-  if cargo fuzz run "$target" "corpus/$target" "seeds/$target" -- \
+  if cargo fuzz run -s "$sanitizer" "$target" "corpus/$target" "seeds/$target" -- \
       -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
       -print_final_stats=1 >"$logs/$target.log" 2>&1; then
     echo 0 >"$logs/$target.status"
