@@ -127,6 +127,14 @@ struct Args {
     /// Idle mode: connections to open (spectators spread over the rooms).
     #[arg(long, default_value_t = 2000)]
     idle_connections: usize,
+    /// Idle mode: games being played with nobody moving (clock running, both players
+    /// connected).
+    #[arg(long, default_value_t = 500)]
+    idle_games: usize,
+    /// Idle mode: the length of each CPU window, in seconds (longer than the server's
+    /// `--ping-interval-secs`, 20 by default, so that every socket's keepalive is in it).
+    #[arg(long, default_value_t = 30)]
+    idle_window_secs: u64,
     /// Memory mode: ascending checkpoints, in acknowledged sub-moves per game.
     #[arg(long, value_delimiter = ',', default_value = "10,100,1000")]
     submoves_per_game: Vec<u64>,
@@ -277,7 +285,9 @@ fn run(args: Args) -> Result<(), LoadError> {
                     eprintln!("loadgen: idle mode needs the server's memory: give --server-pid");
                     return Ok(());
                 };
-                let report = idle::run(addr, pid, args.idle_rooms, args.idle_connections).await;
+                let counts = (args.idle_rooms, args.idle_connections, args.idle_games);
+                let window = Duration::from_secs(args.idle_window_secs.max(1));
+                let report = idle::run(addr, pid, counts, window).await;
                 report::print_idle(&report, args.json);
                 Ok(())
             }

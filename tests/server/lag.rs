@@ -364,21 +364,55 @@ async fn only_a_seats_socket_is_pinged_to_measure_its_link() {
         .await;
     let mut seat = rig.seat(&id, &white).await;
     let mut spectator = rig.spectate(&id).await;
-    let (mut seat_pings, mut spectator_pings) = (0, 0);
-    // Ten game intervals, reading both sockets (their frames queue up meanwhile otherwise).
-    let until = Instant::now() + TEST_PING * 10;
-    while Instant::now() < until {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-        while let Some(Some(frame)) = seat.ws.next().now_or_never() {
-            seat_pings += usize::from(matches!(frame, Ok(Message::Ping(_))));
-        }
-        while let Some(Some(frame)) = spectator.ws.next().now_or_never() {
-            spectator_pings += usize::from(matches!(frame, Ok(Message::Ping(_))));
-        }
-    }
+    let [seat_pings, spectator_pings] =
+        pings_within([&mut seat, &mut spectator], TEST_PING * 10).await;
     assert!(seat_pings >= 3, "the seat was pinged {seat_pings} times");
     assert_eq!(spectator_pings, 0, "the spectator was pinged");
     rig.stop().await;
+}
+
+/// Only a live clock being played has time to give back: a seat of an untimed game, and a seat
+/// of a clocked game once it is over, get the keepalive ping alone (`--ping-interval-secs`,
+/// 20 s here), so an idle player's socket costs one ping in 20 s rather than one in 2.5 s.
+#[tokio::test]
+async fn a_seat_is_pinged_to_measure_its_link_only_while_a_live_clock_is_played() {
+    let rig = Rig::start_with(|c| c.game_ping_interval = TEST_PING).await;
+    let (untimed, white, _) = rig.game_between_two(json!({})).await;
+    let mut untimed_seat = rig.seat(&untimed, &white).await;
+    let (clocked, white, _) = rig
+        .game_between_two(json!({"clock": {"base_secs": 180, "increment_secs": 2}}))
+        .await;
+    let mut clocked_seat = rig.seat(&clocked, &white).await;
+    let [untimed_pings, clocked_pings] =
+        pings_within([&mut untimed_seat, &mut clocked_seat], TEST_PING * 10).await;
+    assert_eq!(untimed_pings, 0, "the untimed game's seat was pinged");
+    assert!(
+        clocked_pings >= 3,
+        "the clocked seat was pinged {clocked_pings} times"
+    );
+    // Resigned: the game is over, and its sockets wrote the `end` after the room stopped the
+    // measuring.
+    clocked_seat.send(json!({"t": "resign"})).await;
+    clocked_seat.until("the end", |m| m.t == "end").await;
+    let [after_the_end] = pings_within([&mut clocked_seat], TEST_PING * 10).await;
+    assert_eq!(after_the_end, 0, "pinged after the end");
+    rig.stop().await;
+}
+
+/// The pings each of `clients` gets over `span`, reading them every 10 ms (their frames queue
+/// up meanwhile otherwise).
+async fn pings_within<const N: usize>(mut clients: [&mut Client; N], span: Duration) -> [usize; N] {
+    let mut pings = [0; N];
+    let until = Instant::now() + span;
+    while Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        for (client, count) in clients.iter_mut().zip(pings.iter_mut()) {
+            while let Some(Some(frame)) = client.ws.next().now_or_never() {
+                *count += usize::from(matches!(frame, Ok(Message::Ping(_))));
+            }
+        }
+    }
+    pings
 }
 
 /// A 1+0 game where White is on a link of `one_way` each way. White plays its one-sub-move

@@ -87,7 +87,7 @@ async fn ten_games_with_spectators_get_moves_accepted_and_latencies_recorded() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn idle_mode_opens_the_rooms_and_connections_it_measures() {
+async fn idle_mode_opens_the_rooms_connections_and_games_it_measures() {
     let server = server().await;
     let report = loadgen(
         server.addr(),
@@ -98,12 +98,19 @@ async fn idle_mode_opens_the_rooms_and_connections_it_measures() {
             "20",
             "--idle-connections",
             "40",
+            "--idle-games",
+            "4",
+            "--idle-window-secs",
+            "1",
         ],
     )
     .await;
     assert_eq!(report["rooms"].as_u64(), Some(20), "{report}");
     assert_eq!(report["connections"].as_u64(), Some(40), "{report}");
     assert_eq!(report["connections_failed"].as_u64(), Some(0), "{report}");
+    // Both kinds of games came up, their players seated and their first turns played.
+    assert_eq!(report["playing_games"].as_u64(), Some(4), "{report}");
+    assert_eq!(report["playing_games_failed"].as_u64(), Some(0), "{report}");
     assert_eq!(
         report["server_connections_metric"].as_f64(),
         Some(40.0),

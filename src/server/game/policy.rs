@@ -17,11 +17,13 @@
 //! | a rematch needs a finished game that had two players and was not aborted | [`rematch_possible`] |
 //! | a correspondence turn lasts its days per turn, whatever was left of the last one | [`turn_deadline`] |
 //! | a deadline that passed while the server was down gives the side to move a grace after boot | [`after_downtime`] |
+//! | the players' links are measured for lag only in a game with a live clock being played | [`lag_measured`] |
 
 use std::time::{Duration, Instant};
 
 use super::event::DaysPerTurn;
 use crate::rules::{Color, Outcome, Phase, Position, Termination};
+use crate::server::domain::status::GameStatus;
 
 /// How many times each player may take back a first sub-move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -218,6 +220,14 @@ pub fn rematch_possible(
     Ok(())
 }
 
+/// Whether the players' links are measured (pinged every `--game-ping-interval-ms`) for lag
+/// compensation: only a live clock being played has time to give back. An open game, a finished
+/// one, an untimed or a correspondence game, and every spectator, get the keepalive ping alone
+/// (`--ping-interval-secs`): an idle socket costs one ping in 20 s instead of one in 2.5 s.
+pub fn lag_measured(live_clock: bool, status: GameStatus) -> bool {
+    live_clock && status == GameStatus::Playing
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -399,5 +409,14 @@ mod tests {
             abandonment_in(t0, grace, t0 + Duration::from_secs(10)),
             Duration::from_secs(20)
         );
+    }
+
+    #[test]
+    fn only_a_live_clock_being_played_measures_the_players_links() {
+        assert!(lag_measured(true, GameStatus::Playing));
+        assert!(!lag_measured(true, GameStatus::Open));
+        assert!(!lag_measured(true, GameStatus::Finished));
+        // Untimed and correspondence games have no live clock.
+        assert!(!lag_measured(false, GameStatus::Playing));
     }
 }

@@ -327,6 +327,12 @@ impl GameState {
         self.ended
     }
 
+    /// Whether the players' links are measured for lag compensation now
+    /// ([`policy::lag_measured`]).
+    pub fn measures_lag(&self) -> bool {
+        policy::lag_measured(self.clock_spec.is_some(), self.status())
+    }
+
     pub fn status(&self) -> GameStatus {
         if self.ended {
             GameStatus::Finished

@@ -182,19 +182,29 @@ pub async fn run(
 
     let mut last_heard = Instant::now();
     let mut last_ping = Instant::now();
-    // A socket that came with a seat token pings every `--game-ping-interval-ms`, whether or
-    // not a clock runs (the socket does not know the game's state): its pongs measure the
-    // link for lag compensation. A spectator's round trip is never used, so it gets only the
-    // keepalive: at 2 spectators a game they were half the pings and their wakeups (issue 9).
-    let ping_interval = if token.is_some() {
-        config.ping_interval.min(config.game_ping_interval)
-    } else {
-        config.ping_interval
+    // A socket that came with a seat token pings every `--game-ping-interval-ms` while its
+    // room measures the players' links ([`Room::measures_lag`]: a live clock being played):
+    // its pongs measure the link for lag compensation. Otherwise, and for every spectator,
+    // whose round trip is never used, the socket pings only to keep the link alive (every
+    // `--ping-interval-secs`). A seated socket still wakes at the game interval, so that it
+    // starts measuring within one interval of the game starting.
+    let measuring = token.is_some();
+    let lag_interval = config.ping_interval.min(config.game_ping_interval);
+    let ping_interval = |room: &Room| {
+        if measuring && room.measures_lag() {
+            lag_interval
+        } else {
+            config.ping_interval
+        }
     };
     let mut rtt = RttMeter::default();
-    let tick = ping_interval
-        .min(config.idle_timeout / 4)
-        .max(Duration::from_millis(20));
+    let tick = if measuring {
+        lag_interval
+    } else {
+        config.ping_interval
+    }
+    .min(config.idle_timeout / 4)
+    .max(Duration::from_millis(20));
     let mut ticker = tokio::time::interval(tick);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
 
@@ -263,7 +273,7 @@ pub async fn run(
                 }
                 // The next measuring ping waits for the last one's pong (a link slower than the
                 // interval is still measured); a keepalive goes out every --ping-interval-secs.
-                if now.saturating_duration_since(last_ping) >= ping_interval
+                if now.saturating_duration_since(last_ping) >= ping_interval(&room)
                     && rtt.may_ping(now, config.ping_interval)
                 {
                     last_ping = now;

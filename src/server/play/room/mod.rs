@@ -172,6 +172,9 @@ pub struct Room {
     /// Set when the room (or relay) stops because the game moved to (or is run by) another
     /// node: its sockets close with 1012 and reconnect with their last `v`.
     moved: Arc<AtomicBool>,
+    /// Whether the seated players' sockets ping for lag ([`GameState::measures_lag`]), kept
+    /// current by the room task after every change of the game.
+    lag_pings: Arc<AtomicBool>,
     /// Boxed: a tokio channel allocates its first block of 32 slots when it is created, and
     /// `Command` is ~72 bytes, so unboxed that block alone was ~2.3 KiB of every idle room
     /// (target: 8 KiB per idle room); boxed it is 256 bytes, for one small allocation per
@@ -200,6 +203,12 @@ impl Room {
         self.moved.load(Ordering::Relaxed)
     }
 
+    /// Whether a seated player's socket pings its link for lag compensation (every
+    /// `--game-ping-interval-ms`) rather than only to keep it alive.
+    pub fn measures_lag(&self) -> bool {
+        self.lag_pings.load(Ordering::Relaxed)
+    }
+
     /// The flag behind [`Room::moved`], for whoever drains a subscriber's queue.
     pub fn moved_flag(&self) -> Arc<AtomicBool> {
         Arc::clone(&self.moved)
@@ -220,6 +229,8 @@ impl Room {
             claimed_at: Instant::now(),
             relay: true,
             moved,
+            // The game's owner, on another node, is the one to judge lag: measure always.
+            lag_pings: Arc::new(AtomicBool::new(true)),
             tx,
         })
     }
@@ -235,6 +246,7 @@ impl Room {
     ) -> Arc<Room> {
         let (tx, rx) = mpsc::channel(INBOX);
         let moved = Arc::new(AtomicBool::new(false));
+        let lag_pings = Arc::new(AtomicBool::new(state.measures_lag()));
         let room = Arc::new(Room {
             id: state.id.clone(),
             instance,
@@ -242,6 +254,7 @@ impl Room {
             claimed_at: Instant::now(),
             relay: false,
             moved: Arc::clone(&moved),
+            lag_pings: Arc::clone(&lag_pings),
             tx,
         });
         let now = Instant::now();
@@ -275,6 +288,7 @@ impl Room {
             chat: chat_member::RoomChat::default(),
             fence,
             moved,
+            lag_pings,
         };
         tokio::spawn(task.run(rx, shutdown));
         room
@@ -312,9 +326,18 @@ struct RoomTask {
     /// Set when the lease is lost (taken over, a commit fenced, not renewed): the room stops
     /// without writing anything more ([`Room::moved`]).
     moved: Arc<AtomicBool>,
+    /// The flag behind [`Room::measures_lag`].
+    lag_pings: Arc<AtomicBool>,
 }
 
 impl RoomTask {
+    /// Tells the sockets whether the game's players' links are measured now: after every
+    /// change of the state (a commit applied, a reload).
+    fn follow_lag_pings(&self) {
+        self.lag_pings
+            .store(self.state.measures_lag(), Ordering::Relaxed);
+    }
+
     async fn run(
         mut self,
         mut rx: mpsc::Receiver<Box<Command>>,

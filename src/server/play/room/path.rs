@@ -90,6 +90,8 @@ impl RoomTask {
                 messages.push((v, Utf8Bytes::from(msg.to_text())));
             }
         }
+        // Before the events go out: a socket that has written them reads the new flag.
+        self.follow_lag_pings();
         if let Some((conn, id)) = ack {
             let v = messages.first().map_or(self.state.version(), |(v, _)| *v);
             self.send_to(conn, &ack_msg(id, v));
@@ -199,6 +201,7 @@ impl RoomTask {
         }
         tracing::warn!(game = %id, room = committed, store = state.version(), "the store and the room disagreed; the room follows the store");
         self.state = state;
+        self.follow_lag_pings();
         self.history.clear();
         for (v, text) in recent {
             self.history.push(v, Utf8Bytes::from(text));
