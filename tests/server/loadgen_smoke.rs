@@ -109,6 +109,7 @@ async fn idle_mode_opens_the_rooms_connections_and_games_it_measures() {
     assert_eq!(report["connections"].as_u64(), Some(40), "{report}");
     assert_eq!(report["connections_failed"].as_u64(), Some(0), "{report}");
     // Both kinds of games came up, their players seated and their first turns played.
+    assert_eq!(report["untimed_games"].as_u64(), Some(4), "{report}");
     assert_eq!(report["playing_games"].as_u64(), Some(4), "{report}");
     assert_eq!(report["playing_games_failed"].as_u64(), Some(0), "{report}");
     assert_eq!(

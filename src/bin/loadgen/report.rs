@@ -279,14 +279,15 @@ pub fn print_idle(r: &IdleReport, json: bool) {
         r.server_live_games_metric
     );
     println!(
-        "server CPU over {:.0} s windows: base {:.0} µs/s; per idle connection {:.2} µs/s; {} games being played, nobody moving ({} failed): per untimed game {:.2} µs/s, per game with a clock {:.2} µs/s",
+        "server CPU over {:.0} s windows: base {:.0} µs/s; per idle connection {:.2} µs/s; games being played, nobody moving ({} failed): per untimed game {:.2} µs/s ({} games), per game with a clock {:.2} µs/s ({} games)",
         r.window_secs,
         r.cpu_base_us_per_sec,
         r.cpu_us_per_connection_per_sec,
-        r.playing_games,
         r.playing_games_failed,
         r.cpu_us_per_untimed_game_per_sec,
-        r.cpu_us_per_playing_game_per_sec
+        r.untimed_games,
+        r.cpu_us_per_playing_game_per_sec,
+        r.playing_games
     );
     if json {
         println!("{}", serde_json::to_string(r).unwrap_or_default());
