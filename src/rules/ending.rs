@@ -7,7 +7,7 @@ use cozy_chess::{BitBoard, Color, Piece};
 
 use super::outcome::{Outcome, Termination};
 use super::position::{Phase, Position};
-use super::submove::SubMoveList;
+use super::submove::SubMove;
 
 impl Position {
     /// The ending this position shows on its own, if any: checkmate and the
@@ -20,7 +20,7 @@ impl Position {
     /// [`Position::board_outcome`] given this position's own legal sub-moves,
     /// so that a caller that needs the list anyway (`Position::play`)
     /// generates it once.
-    pub(crate) fn board_outcome_given(&self, legal: &SubMoveList) -> Option<Outcome> {
+    pub(crate) fn board_outcome_given(&self, legal: &[SubMove]) -> Option<Outcome> {
         if legal.is_empty() {
             return Some(if self.phase == Phase::Second {
                 Outcome::Draw {

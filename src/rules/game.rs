@@ -97,7 +97,9 @@ struct Key {
 #[derive(Clone, Debug)]
 struct Current {
     position: Position,
-    legal: SubMoveList,
+    /// On the heap: a [`SubMoveList`] holds room for the most sub-moves any position can have
+    /// (1.5 KiB), and every live game on the server keeps one Current (a position has ~30).
+    legal: Box<[SubMove]>,
     /// The board ending or fivefold repetition, if the position shows one.
     automatic: Option<Outcome>,
     /// How many times the position has stood at a turn start (0 mid-turn).
@@ -133,7 +135,7 @@ impl Preview {
     }
 
     /// The legal sub-moves of the position after it.
-    pub fn legal_submoves(&self) -> &SubMoveList {
+    pub fn legal_submoves(&self) -> &[SubMove] {
         &self.next.legal
     }
 
@@ -162,7 +164,7 @@ impl Current {
         });
         Current {
             position,
-            legal,
+            legal: legal.as_slice().into(),
             automatic,
             repetitions,
         }
@@ -196,7 +198,7 @@ impl Game {
 
     /// The legal sub-moves of the current position (whether or not the game
     /// is over), generated once when the position was reached.
-    pub fn legal_submoves(&self) -> &SubMoveList {
+    pub fn legal_submoves(&self) -> &[SubMove] {
         &self.current.legal
     }
 

@@ -43,7 +43,8 @@ fn reference_outcome(game: &Game) -> (Option<Outcome>, usize) {
 fn check_cache(game: &Game) -> Result<(), TestCaseError> {
     let position = *game.position();
     prop_assert_eq!(game.positions().last().copied(), Some(position));
-    prop_assert_eq!(game.legal_submoves(), &position.legal_submoves());
+    let legal = position.legal_submoves();
+    prop_assert_eq!(game.legal_submoves(), legal.as_slice());
     let (outcome, repetitions) = reference_outcome(game);
     prop_assert_eq!(game.automatic_outcome(), outcome, "{}", position.fen());
     prop_assert_eq!(game.repetition_count(), repetitions, "{}", position.fen());
@@ -69,7 +70,7 @@ proptest! {
                 check_cache(&game)?;
                 continue;
             }
-            let legal = game.legal_submoves().clone();
+            let legal = game.legal_submoves().to_vec();
             // Most choices pick among the first two sub-moves only (king
             // steps come first), a small walk that repeats positions often
             // enough to reach threefold and fivefold.

@@ -290,7 +290,7 @@ impl Room {
             moved,
             lag_pings,
         };
-        tokio::spawn(task.run(rx, shutdown));
+        tokio::spawn(Box::new(task).run(rx, shutdown));
         room
     }
 }
@@ -338,17 +338,25 @@ impl RoomTask {
             .store(self.state.measures_lag(), Ordering::Relaxed);
     }
 
+    /// Boxed: an async fn keeps its arguments and their moved-in copies apart, so an unboxed
+    /// `self` counted twice in the future every room holds (3,568 bytes where the task is
+    /// 1,592).
     async fn run(
-        mut self,
+        mut self: Box<Self>,
         mut rx: mpsc::Receiver<Box<Command>>,
         mut shutdown: watch::Receiver<bool>,
     ) {
-        self.load_ratings().await;
+        // The work of a command, a timer or a store read runs in a future of its own on the
+        // heap, only while it runs: inline, the largest of them (a commit's) made the task's
+        // own future 10,984 bytes, held by every room for as long as it lives, where the
+        // waiting loop alone needs the task's state and its inbox (docs/performance.md,
+        // "Memory per room and per socket").
+        Box::pin(self.load_ratings()).await;
         // Read before the first connection comes, not while it waits: a connect that waited for
         // the store would have its messages bunched with the next connection's (a client with a
         // small queue was dropped for it: tests/server/restart.rs). A failure is retried at the
         // next connect.
-        self.load_chat().await;
+        Box::pin(self.load_chat()).await;
         loop {
             let deadline = self.deadline();
             tokio::select! {
@@ -367,11 +375,11 @@ impl RoomTask {
                         if let Command::Act { msg: ClientMsg::Move { mv, .. }, .. } = &*command {
                             self.test_hook(PanicSite::Task, *mv);
                         }
-                        self.handle_guarded(*command).await
+                        Box::pin(self.handle_guarded(*command)).await
                     }
                     None => break,
                 },
-                _ = sleep_until(deadline), if deadline.is_some() => self.on_deadline_guarded().await,
+                _ = sleep_until(deadline), if deadline.is_some() => Box::pin(self.on_deadline_guarded()).await,
             }
             if self.moved.load(Ordering::Relaxed) {
                 self.deps.host.retired(&self.state.id, self.instance);
