@@ -1,6 +1,7 @@
 //! The HTTP and WebSocket edge, which knows no feature: the accept loop and its limits
 //! ([`serve`]), error bodies ([`error`]), request bodies ([`body`]), the WebSocket handshake
-//! ([`upgrade`]) and a connection's frame meter and round trip ([`frame_meter`], [`rtt`]), the
+//! ([`upgrade`]), the frames a connection writes ([`outgoing`]) and a connection's frame meter
+//! and round trip ([`frame_meter`], [`rtt`]), the
 //! token bucket behind every rate limit ([`bucket`], [`ratelimit`]) and the embedded client's
 //! files ([`assets`]). Features build on it; it imports none of them.
 
@@ -9,6 +10,7 @@ pub mod body;
 pub mod bucket;
 pub mod error;
 pub mod frame_meter;
+pub mod outgoing;
 pub mod ratelimit;
 pub mod rtt;
 pub mod serve;

@@ -33,6 +33,7 @@ use crate::server::play::protocol::{ClientMsg, ErrorCode, Refusal, ServerMsg};
 use crate::server::play::room::{ConnId, Outbox};
 use crate::server::play::socket::{
     Counted, Frame, TRY_AGAIN_LATER, close, close_code, close_for, read_frame, send, send_queued,
+    send_texts,
 };
 use crate::server::players::account::Account;
 use crate::server::web::upgrade::Ws as WebSocket;
@@ -156,7 +157,7 @@ pub async fn run(mut ws: WebSocket, deps: Deps, lobby: Arc<Lobby>, account: Opti
                     }
                     Frame::Forward(_) => {}
                     Frame::Reply(reply) => {
-                        if !send(&mut ws, Message::Text(reply.to_text().into())).await {
+                        if !send_texts(&mut ws, &[reply.to_text().into()]).await {
                             break None;
                         }
                     }
