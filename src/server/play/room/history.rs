@@ -1,6 +1,11 @@
-//! The last [`RECENT_EVENTS`] versioned public messages of a game, serialized, for clients that
-//! reconnect with the version they last saw: they get exactly what they missed, or (`None`) a
-//! full `state` snapshot when it is no longer all here or would not fit in their queue.
+//! The last versioned public messages of a game, serialized, for clients that reconnect with
+//! the version they last saw: they get exactly what they missed, or (`None`) a full `state`
+//! snapshot when it is no longer all here or would not fit in their queue.
+//!
+//! The window is bounded by bytes as well as by count: a `move` message carries the position
+//! and its legal sub-moves (~600 bytes), and 64 of them were 35 KiB of every live game, its
+//! largest part. A client back from a short drop has missed a turn or two, which the window
+//! holds; one further behind gets the snapshot, which is what it needs anyway.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -10,24 +15,36 @@ use tokio_tungstenite::tungstenite::Utf8Bytes;
 use crate::server::game::{Event, GameState, ReplayError};
 use crate::server::play::project;
 
-/// How many recent public messages a room keeps.
+/// At most this many recent public messages are kept.
 pub const RECENT_EVENTS: usize = 64;
+
+/// And at most this many bytes of them (the last message is always kept): about six `move`
+/// messages, a turn of each player and their offers.
+pub const RECENT_BYTES: usize = 4 * 1024;
 
 #[derive(Default)]
 pub struct History {
     recent: VecDeque<(u64, Utf8Bytes)>,
+    /// The bytes of the messages in `recent`.
+    bytes: usize,
 }
 
 impl History {
     pub fn push(&mut self, v: u64, text: Utf8Bytes) {
+        self.bytes += text.len();
         self.recent.push_back((v, text));
-        if self.recent.len() > RECENT_EVENTS {
-            self.recent.pop_front();
+        while self.recent.len() > RECENT_EVENTS
+            || (self.bytes > RECENT_BYTES && self.recent.len() > 1)
+        {
+            if let Some((_, gone)) = self.recent.pop_front() {
+                self.bytes -= gone.len();
+            }
         }
     }
 
     pub fn clear(&mut self) {
         self.recent.clear();
+        self.bytes = 0;
     }
 
     /// What a client that saw version `seen` missed, the game being at `version`: the messages
@@ -114,5 +131,28 @@ mod tests {
     fn the_history_keeps_only_the_last_messages() {
         let history = history(1..=(RECENT_EVENTS as u64 * 2));
         assert_eq!(history.recent.len(), RECENT_EVENTS);
+    }
+
+    #[test]
+    fn the_history_keeps_at_most_its_bytes_and_always_the_last_message() {
+        let mut history = History::default();
+        let message = |v: u64, len: usize| Utf8Bytes::from(format!("{v:0len$}"));
+        for v in 1..=20 {
+            history.push(v, message(v, 600));
+        }
+        let kept = RECENT_BYTES / 600;
+        assert_eq!(history.recent.len(), kept);
+        assert_eq!(history.bytes, kept * 600);
+        // The oldest kept is exact; one before it is a snapshot.
+        let first = 20 - kept as u64 + 1;
+        assert_eq!(
+            history.since(first - 1, 20, 100).map(|m| m.len()),
+            Some(kept)
+        );
+        assert_eq!(history.since(first - 2, 20, 100), None);
+        // A message larger than the whole budget stays, alone.
+        history.push(21, message(21, RECENT_BYTES * 2));
+        assert_eq!(history.recent.len(), 1);
+        assert_eq!(history.since(20, 21, 100).map(|m| m.len()), Some(1));
     }
 }
