@@ -118,10 +118,11 @@ pub struct ServeArgs {
     /// WebSockets, once upgraded, are not bound by it.
     #[arg(long, env = "MARSEILLAIS_REQUEST_TIMEOUT_SECS", default_value_t = 30.0)]
     pub request_timeout_secs: f64,
-    /// Open connections (HTTP and WebSocket) at most; more are closed at accept.
-    /// Lowered at start to fit the process's descriptor limit.
-    #[arg(long, env = "MARSEILLAIS_MAX_CONNECTIONS", default_value_t = 4096)]
-    pub max_connections: usize,
+    /// Open connections (HTTP and WebSocket) at most; more are closed at accept. By default
+    /// all that the process's descriptor limit allows (the server raises its soft limit to
+    /// the hard one at start); a larger value is lowered to fit it.
+    #[arg(long, env = "MARSEILLAIS_MAX_CONNECTIONS")]
+    pub max_connections: Option<usize>,
     /// Games created or joined per second per client address, sustained (0: no limit).
     #[arg(long, env = "MARSEILLAIS_CREATE_RATE_PER_SEC", default_value_t = 1.0)]
     pub create_rate_per_sec: f64,
@@ -324,7 +325,7 @@ impl ServeArgs {
             header_read_timeout: secs("header-read-timeout-secs", self.header_read_timeout_secs)?,
             body_read_timeout: secs("body-read-timeout-secs", self.body_read_timeout_secs)?,
             request_timeout: secs("request-timeout-secs", self.request_timeout_secs)?,
-            max_connections: self.max_connections.max(1),
+            max_connections: self.max_connections.map(|n| n.max(1)),
             create_rate_per_sec: if self.create_rate_per_sec.is_finite() {
                 self.create_rate_per_sec.max(0.0)
             } else {
@@ -482,7 +483,8 @@ pub struct Config {
     pub header_read_timeout: Duration,
     pub body_read_timeout: Duration,
     pub request_timeout: Duration,
-    pub max_connections: usize,
+    /// `None`: all that the descriptor limit allows.
+    pub max_connections: Option<usize>,
     /// 0 means no limit.
     pub create_rate_per_sec: f64,
     pub create_burst: f64,
@@ -664,7 +666,7 @@ impl ServeArgs {
             header_read_timeout_secs: 10.0,
             body_read_timeout_secs: 10.0,
             request_timeout_secs: 30.0,
-            max_connections: 4096,
+            max_connections: None,
             create_rate_per_sec: 1.0,
             create_burst: 30.0,
             max_concurrent_replays: 2,

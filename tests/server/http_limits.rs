@@ -144,7 +144,7 @@ async fn a_content_length_over_the_route_limit_is_refused_413_at_once() {
 #[tokio::test]
 async fn the_connection_beyond_max_connections_is_refused_and_healthz_answers_once_a_slot_frees() {
     let server = Rig::start_with(|c| {
-        c.max_connections = 3;
+        c.max_connections = Some(3);
         c.header_read_timeout = Duration::from_secs(60);
     })
     .await;
@@ -182,7 +182,7 @@ async fn the_connection_beyond_max_connections_is_refused_and_healthz_answers_on
 #[tokio::test]
 async fn an_upgraded_websocket_keeps_its_connection_slot_and_outlives_the_request_deadline() {
     let server = Rig::start_with(|c| {
-        c.max_connections = 1;
+        c.max_connections = Some(1);
         c.request_timeout = Duration::from_millis(200);
     })
     .await;

@@ -1,8 +1,8 @@
 //! The accept loop: one hyper HTTP/1 connection per TCP stream, with the
 //! limits `axum::serve` does not set.
 //!
-//! - Connections: at most `max_connections` open at once (lowered to fit the
-//!   process's descriptor limit), counting upgraded WebSockets; beyond it a
+//! - Connections: at most `max_connections` open at once (by default all that
+//!   the process's descriptor limit allows, raised to its hard limit at start), counting upgraded WebSockets; beyond it a
 //!   new connection is closed at accept (logged, counted in
 //!   `marseillais_connections_refused_total`), so that descriptors never run
 //!   out and `/healthz` answers as soon as a slot frees.
@@ -48,7 +48,8 @@ const RESERVED_DESCRIPTORS: usize = 64;
 pub struct Limits {
     pub header_read_timeout: Duration,
     pub request_timeout: Duration,
-    pub max_connections: usize,
+    /// `None`: as many as the descriptor limit allows.
+    pub max_connections: Option<usize>,
     pub metrics: Arc<Metrics>,
 }
 
@@ -65,7 +66,8 @@ pub async fn serve(
     limits: Limits,
     mut stop: watch::Receiver<bool>,
 ) {
-    let max = fit_to_descriptors(limits.max_connections, open_files_limit());
+    let max = max_connections(limits.max_connections, open_files_limit());
+    tracing::info!(max_connections = max, "accepting connections");
     let slots = Arc::new(Semaphore::new(max));
     let mut refusals = RefusalLog::default();
     let mut connections = JoinSet::new();
@@ -200,39 +202,51 @@ async fn answer(app: Router, request: Request<Incoming>, deadline: Duration) -> 
     }
 }
 
-/// The soft `RLIMIT_NOFILE` of this process, from `/proc/self/limits`
-/// (None where there is no such file, or it says "unlimited").
+/// Connections when the descriptor limit is unlimited (the kernel's `nr_open` still bounds
+/// them; 2^20 is its default).
+const UNLIMITED_DESCRIPTORS: usize = 1 << 20;
+
+/// Raises this process's soft open-files limit to its hard limit, as an unprivileged process
+/// may (Go's runtime does the same at start; systemd gives services a soft 1,024 under a hard
+/// 524,288), and returns the soft limit now in force (`None`: unlimited).
 fn open_files_limit() -> Option<usize> {
-    let text = std::fs::read_to_string("/proc/self/limits").ok()?;
-    parse_open_files_limit(&text)
+    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    let mut current = limit.current;
+    if let Some(hard) = limit.maximum
+        && current.is_some_and(|soft| soft < hard)
+    {
+        let raised = Rlimit {
+            current: Some(hard),
+            maximum: Some(hard),
+        };
+        match setrlimit(Resource::Nofile, raised) {
+            Ok(()) => current = Some(hard),
+            Err(error) => tracing::warn!(%error, "could not raise the open-files limit"),
+        }
+    }
+    current.map(|n| usize::try_from(n).unwrap_or(usize::MAX))
 }
 
-fn parse_open_files_limit(limits: &str) -> Option<usize> {
-    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
-    line["Max open files".len()..]
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-}
-
-/// `wanted` connections, lowered (with a warning) so that they and
-/// [`RESERVED_DESCRIPTORS`] fit in the descriptor limit.
-fn fit_to_descriptors(wanted: usize, limit: Option<usize>) -> usize {
-    let Some(limit) = limit else {
-        return wanted.max(1);
-    };
-    let fits = limit.saturating_sub(RESERVED_DESCRIPTORS).max(1);
-    if wanted > fits {
-        tracing::warn!(
-            wanted,
-            descriptor_limit = limit,
-            max_connections = fits,
-            "--max-connections lowered to fit the open-files limit (ulimit -n)"
-        );
-        fits
-    } else {
-        wanted.max(1)
+/// The connections the server takes: `wanted` (`--max-connections`) lowered, with a warning,
+/// so that they and [`RESERVED_DESCRIPTORS`] fit in the descriptor limit; without `wanted`,
+/// all that fit.
+fn max_connections(wanted: Option<usize>, limit: Option<usize>) -> usize {
+    let fits = limit.map_or(UNLIMITED_DESCRIPTORS, |limit| {
+        limit.saturating_sub(RESERVED_DESCRIPTORS).max(1)
+    });
+    match wanted {
+        None => fits,
+        Some(wanted) if wanted > fits => {
+            tracing::warn!(
+                wanted,
+                descriptor_limit = limit,
+                max_connections = fits,
+                "--max-connections lowered to fit the open-files limit (ulimit -n)"
+            );
+            fits
+        }
+        Some(wanted) => wanted.max(1),
     }
 }
 
@@ -246,28 +260,32 @@ async fn stopped(stop: &mut watch::Receiver<bool>) {
 mod tests {
     use super::*;
 
-    const LIMITS: &str = "Limit                     Soft Limit           Hard Limit           Units     \n\
-        Max cpu time              unlimited            unlimited            seconds   \n\
-        Max open files            256                  524288               files     \n";
-
-    #[test]
-    fn the_soft_open_files_limit_is_read_from_proc_limits() {
-        assert_eq!(parse_open_files_limit(LIMITS), Some(256));
-        assert_eq!(
-            parse_open_files_limit("Max open files  unlimited  unlimited files"),
-            None
-        );
-        assert_eq!(parse_open_files_limit(""), None);
-    }
-
     #[test]
     fn max_connections_is_lowered_to_fit_the_descriptor_limit() {
         assert_eq!(
-            fit_to_descriptors(4096, Some(256)),
+            max_connections(Some(4096), Some(256)),
             256 - RESERVED_DESCRIPTORS
         );
-        assert_eq!(fit_to_descriptors(100, Some(1024)), 100);
-        assert_eq!(fit_to_descriptors(4096, None), 4096);
-        assert_eq!(fit_to_descriptors(10, Some(3)), 1);
+        assert_eq!(max_connections(Some(100), Some(1024)), 100);
+        assert_eq!(max_connections(Some(4096), None), 4096);
+        assert_eq!(max_connections(Some(10), Some(3)), 1);
+    }
+
+    #[test]
+    fn without_max_connections_the_server_takes_all_that_the_descriptor_limit_allows() {
+        assert_eq!(
+            max_connections(None, Some(524_288)),
+            524_288 - RESERVED_DESCRIPTORS
+        );
+        assert_eq!(max_connections(None, None), UNLIMITED_DESCRIPTORS);
+    }
+
+    #[test]
+    fn the_open_files_limit_is_raised_to_the_hard_limit() {
+        let limit = open_files_limit();
+        let hard = rustix::process::getrlimit(rustix::process::Resource::Nofile).maximum;
+        if let Some(hard) = hard {
+            assert_eq!(limit.map(|n| n as u64), Some(hard));
+        }
     }
 }
