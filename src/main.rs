@@ -10,6 +10,7 @@ use marseillais::rules::{Position, Rules};
 /// dozens of small, short-lived blocks on several threads (frames, messages, SQLite's
 /// statements), and glibc's malloc/free/consolidate took about 10 % of the server's CPU at
 /// saturation (docs/performance.md, "After the write/commit work").
+#[cfg(not(feature = "system-allocator"))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
