@@ -109,6 +109,12 @@ struct Args {
     /// Extra flags for the started server, e.g. `--server-arg=--rate-per-sec=50`.
     #[arg(long = "server-arg", allow_hyphen_values = true)]
     server_args: Vec<String>,
+    /// Spread the client connections over this many loopback source addresses, 127.0.0.1
+    /// and up (1 to 250): one source address reaches one server port from at most the
+    /// ephemeral port range (`net.ipv4.ip_local_port_range`, ~28,000 ports), so 100,000
+    /// connections need 4 or more.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=250))]
+    source_addrs: u8,
     /// Concurrent game setups (HTTP create/join and WebSocket handshakes).
     #[arg(long, default_value_t = 64)]
     setup_concurrency: usize,
@@ -199,6 +205,8 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> Result<(), LoadError> {
+    ws::spread_sources(args.source_addrs);
+    ws::raise_open_files_limit();
     let positive = |name, x: f64| {
         if x.is_finite() && x > 0.0 {
             Ok(x)

@@ -121,6 +121,47 @@ async fn idle_mode_opens_the_rooms_connections_and_games_it_measures() {
     server.stop().await;
 }
 
+/// The bounded version of `scripts/connections.sh`: a couple of thousand connections spread
+/// over several source addresses, every game moving; no timing asserted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_thousand_connections_from_three_source_addresses_are_all_served() {
+    let server = server().await;
+    let report = loadgen(
+        server.addr(),
+        &[
+            "--games",
+            "500",
+            "--spectators",
+            "2",
+            "--rate",
+            "0.2",
+            "--duration",
+            "2",
+            "--source-addrs",
+            "3",
+            "--setup-concurrency",
+            "128",
+        ],
+    )
+    .await;
+    assert_eq!(report["games_started"].as_u64(), Some(500), "{report}");
+    assert_eq!(report["setup_failures"].as_u64(), Some(0), "{report}");
+    assert_eq!(
+        report["client_connections"].as_u64(),
+        Some(2000),
+        "{report}"
+    );
+    assert_eq!(report["errors"], serde_json::json!({}), "{report}");
+    assert_eq!(report["closes"], serde_json::json!({}), "{report}");
+    assert_eq!(
+        report["counters_end"]["connections_refused_total"].as_f64(),
+        Some(0.0),
+        "{report}"
+    );
+    assert!(report["accepted"].as_u64().unwrap_or(0) > 0, "{report}");
+    server.stop().await;
+}
+
 /// Runs the loadgen binary with `args` (it starts its own server) and returns its JSON report.
 fn loadgen_spawning(args: &[&str]) -> Value {
     let output =

@@ -7,7 +7,6 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 /// Every request is abandoned after this long.
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -64,7 +63,7 @@ async fn exchange(
     path: &str,
     body: Option<&str>,
 ) -> Result<(u16, String), HttpError> {
-    let mut stream = TcpStream::connect(addr).await?;
+    let mut stream = crate::ws::tcp_connect(addr).await?;
     let body = body.unwrap_or("");
     let head = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\

@@ -245,6 +245,8 @@ pub struct ServerCounters {
     pub move_seconds_mean_ms: f64,
     pub move_count: f64,
     pub commit_seconds_mean_ms: f64,
+    /// Connections closed at accept because `--max-connections` were open (the goal: none).
+    pub connections_refused_total: f64,
 }
 
 pub async fn counters(addr: SocketAddr) -> Option<ServerCounters> {
@@ -266,6 +268,7 @@ pub async fn counters(addr: SocketAddr) -> Option<ServerCounters> {
         move_seconds_mean_ms: mean("marseillais_move_seconds").unwrap_or(0.0),
         move_count: m("marseillais_move_seconds_count").unwrap_or(0.0),
         commit_seconds_mean_ms: mean("marseillais_store_commit_seconds").unwrap_or(0.0),
+        connections_refused_total: m("marseillais_connections_refused_total").unwrap_or(0.0),
     })
 }
 

@@ -5,12 +5,13 @@
 //! server writes and parses).
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use marseillais::rules::SubMove;
 use marseillais::server::play::protocol::{ClientMsg, ErrorCode, ServerMsg, Side};
 use serde::Deserialize;
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::{WebSocketStream, client_async_with_config};
 
@@ -38,10 +39,54 @@ pub fn small_config() -> WebSocketConfig {
         .max_write_buffer_size(1 << 20)
 }
 
+/// How many loopback source addresses the connections are spread over (`--source-addrs`).
+static SOURCES: AtomicU8 = AtomicU8::new(1);
+
+/// The next connection's source address, in turn.
+static NEXT_SOURCE: AtomicUsize = AtomicUsize::new(0);
+
+/// Spreads the connections made from now on over 127.0.0.1 .. 127.0.0.`n` (1..=250).
+pub fn spread_sources(n: u8) {
+    SOURCES.store(n.clamp(1, 250), Ordering::Relaxed);
+}
+
+/// Raises this process's soft open-files limit to its hard one (every connection is a
+/// descriptor); says so when even the hard limit is below what a run may need.
+pub fn raise_open_files_limit() {
+    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    if let (Some(soft), Some(hard)) = (limit.current, limit.maximum)
+        && soft < hard
+    {
+        let raised = Rlimit {
+            current: Some(hard),
+            maximum: Some(hard),
+        };
+        if let Err(error) = setrlimit(Resource::Nofile, raised) {
+            eprintln!("loadgen: could not raise the open-files limit to {hard}: {error}");
+        }
+    }
+}
+
+/// A TCP connection to `addr` from the next source address: the loopback addresses
+/// 127.0.0.1 .. 127.0.0.`n` each have their own ephemeral ports towards one server port.
+pub async fn tcp_connect(addr: SocketAddr) -> std::io::Result<TcpStream> {
+    let sources = usize::from(SOURCES.load(Ordering::Relaxed));
+    if sources <= 1 || !addr.ip().is_loopback() || !addr.is_ipv4() {
+        return TcpStream::connect(addr).await;
+    }
+    let index = NEXT_SOURCE.fetch_add(1, Ordering::Relaxed) % sources;
+    // index < 250, so the last octet is 1..=250.
+    let octet = u8::try_from(index + 1).unwrap_or(1);
+    let socket = TcpSocket::new_v4()?;
+    socket.bind(SocketAddr::from(([127, 0, 0, octet], 0)))?;
+    socket.connect(addr).await
+}
+
 /// Opens `ws://addr{path}`.
 pub async fn connect(addr: SocketAddr, path: &str) -> Result<Ws, ConnectError> {
     tokio::time::timeout(CONNECT_TIMEOUT, async {
-        let tcp = TcpStream::connect(addr).await?;
+        let tcp = tcp_connect(addr).await?;
         tcp.set_nodelay(true)?;
         let url = format!("ws://{addr}{path}");
         let (ws, _) = client_async_with_config(url, tcp, Some(small_config())).await?;
@@ -101,6 +146,27 @@ pub fn move_text(mv: SubMove, id: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn connections_are_spread_over_the_loopback_source_addresses_in_turn() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a port");
+        let addr = listener.local_addr().expect("bound");
+        spread_sources(3);
+        let mut seen = std::collections::BTreeSet::new();
+        let mut clients = Vec::new();
+        for _ in 0..6 {
+            clients.push(tcp_connect(addr).await.expect("connected"));
+            let (_, peer) = listener.accept().await.expect("accepted");
+            seen.insert(peer.ip().to_string());
+        }
+        spread_sources(1);
+        assert_eq!(
+            seen.into_iter().collect::<Vec<_>>(),
+            ["127.0.0.1", "127.0.0.2", "127.0.0.3"]
+        );
+    }
 
     #[test]
     fn a_move_event_gives_the_next_turn_and_its_legal_moves() {
