@@ -31,6 +31,7 @@ mod profiles;
 mod protocol_examples;
 mod rated;
 mod restart;
+mod resync;
 mod room_limits;
 mod seats_accounts;
 mod settings;
