@@ -87,6 +87,16 @@ impl BrowserRig {
     }
 }
 
+/// How many ports chromedriver is tried on before giving up.
+const DRIVER_PORT_TRIES: usize = 5;
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
 /// A chromedriver process on a free loopback port, killed on drop.
 pub struct Driver {
     child: Child,
@@ -94,11 +104,21 @@ pub struct Driver {
 }
 
 impl Driver {
+    /// Starts chromedriver on a free port. The port is found by binding port 0 and letting it
+    /// go, so it comes from the ephemeral range, where any process's outgoing connection may
+    /// take it before chromedriver binds it (the suite opens thousands of loopback connections
+    /// at once): chromedriver then exits at once, and it is started again on another port.
     pub fn start() -> Driver {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        for _ in 0..DRIVER_PORT_TRIES {
+            if let Some(driver) = Driver::start_on(free_port()) {
+                return driver;
+            }
+        }
+        panic!("chromedriver exited {DRIVER_PORT_TRIES} times without listening (ports taken?)");
+    }
+
+    /// chromedriver listening on `port`, or `None` if it exited first (the port was taken).
+    fn start_on(port: u16) -> Option<Driver> {
         let child = Command::new(chromedriver())
             .arg(format!("--port={port}"))
             .arg("--allowed-ips=127.0.0.1")
@@ -107,16 +127,19 @@ impl Driver {
             .stderr(Stdio::null())
             .spawn()
             .expect("chromedriver starts");
-        let driver = Driver { child, port };
+        let mut driver = Driver { child, port };
         let deadline = Instant::now() + WAIT;
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if matches!(driver.child.try_wait(), Ok(Some(_))) {
+                return None;
+            }
             assert!(
                 Instant::now() < deadline,
                 "chromedriver did not listen on {port}"
             );
             std::thread::sleep(Duration::from_millis(50));
         }
-        driver
+        Some(driver)
     }
 
     /// A fresh browser with its own profile directory (cookies, localStorage).
