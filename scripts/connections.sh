@@ -54,13 +54,14 @@ for n in "${counts[@]}"; do
   "$loadgen" --mode steady --games "$games" --spectators 2 --rate 0.2 \
     --duration "$duration" --source-addrs "$sources" --setup-concurrency 256 \
     --setup-timeout 900 --json >"$out/c$n.json" 2>"$out/c$n.err"
-  rows+=("$(jq -r --argjson n "$n" '
+  # The report's last line is its JSON.
+  rows+=("$(tail -n 1 "$out/c$n.json" | jq -r --argjson n "$n" '
     def r1: if . == null then "–" else (. * 10 | round / 10 | tostring) end;
+    def r2: if . == null then "–" else (. * 100 | round / 100 | tostring) end;
     def r0: if . == null then "–" else (round | tostring) end;
     (.server_end.rss_kib // null) as $rss
     | (.server_before.rss_kib // null) as $base
-    | "| \($n) | \(.move_to_opponent.p50_ms | r1) / \(.move_to_opponent.p99_ms | r1) / \(.move_to_opponent.p999_ms | r1) ms | \(if $rss == null then "–" else ($rss / 1024 | r1) end) MiB | \(if $rss == null or $base == null then "–" else (($rss - $base) / $n | r1) end) KiB | \(if .server_cpu_secs == null or .accepted == 0 then "–" else (.server_cpu_secs * 1e6 / .accepted | r0) end) µs | \(.accepted_per_sec | r1) | refused \(.counters_end.connections_refused_total // "?"), setup failures \(.setup_failures), errors \(.errors | length), closes \(.closes | length) |"' \
-    "$out/c$n.json")")
+    | "| \($n) | \(.move_to_opponent.p50_ms | r2) / \(.move_to_opponent.p99_ms | r2) / \(.move_to_opponent.p999_ms | r2) ms | \(if $rss == null then "–" else ($rss / 1024 | r1) end) MiB | \(if $rss == null or $base == null then "–" else (($rss - $base) / $n | r1) end) KiB | \(if .server_cpu_secs == null or .accepted == 0 then "–" else (.server_cpu_secs * 1e6 / .accepted | r0) end) µs | \(.accepted_per_sec | r1) | refused \(.counters_end.connections_refused_total // "?"), setup failures \(.setup_failures), errors \(.errors | length), closes \(.closes | length) |"')")
 done
 
 echo
