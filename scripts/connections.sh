@@ -51,9 +51,12 @@ for n in "${counts[@]}"; do
   games=$((n / 4))
   sources=$((n / 20000 + 1))
   echo "N=$n: $games games x (2 players + 2 spectators), $sources source addresses, ${duration} s" >&2
-  "$loadgen" --mode steady --games "$games" --spectators 2 --rate 0.2 \
+  if ! "$loadgen" --mode steady --games "$games" --spectators 2 --rate 0.2 \
     --duration "$duration" --source-addrs "$sources" --setup-concurrency 256 \
-    --setup-timeout 900 --json >"$out/c$n.json" 2>"$out/c$n.err"
+    --setup-timeout 900 --json >"$out/c$n.json" 2>"$out/c$n.err"; then
+    rows+=("| $n | the load generator failed: see $out/c$n.err | | | | | |")
+    continue
+  fi
   # The report's last line is its JSON.
   rows+=("$(tail -n 1 "$out/c$n.json" | jq -r --argjson n "$n" '
     def r1: if . == null then "–" else (. * 10 | round / 10 | tostring) end;

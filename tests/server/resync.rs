@@ -5,6 +5,7 @@
 
 use crate::support;
 
+use marseillais::server::play::room::history::RECENT_BYTES;
 use serde_json::json;
 use support::rig::Rig;
 use support::ws::{Client, Incoming};
@@ -90,13 +91,19 @@ async fn a_client_far_behind_gets_a_state_and_a_restart_keeps_the_recent_events(
     let mut server = Rig::start().await;
     let (id, mut white, mut black) = server.players(json!({})).await;
     let mut last = None;
+    let mut sizes = Vec::new();
     for (i, uci) in SUBMOVES.iter().enumerate() {
         // White's first turn is one sub-move, then each side plays two.
         let white_moves = i == 0 || (i - 1) / 2 % 2 == 1;
         let player = if white_moves { &mut white } else { &mut black };
-        last = player.play(uci, &format!("m{i}")).await.v;
+        let event = player.play(uci, &format!("m{i}")).await;
+        sizes.push(event.msg.to_text().len());
+        last = event.v;
     }
     let last = last.expect("v");
+    // What the test stands on: all the moves pass the history's bytes, the last two do not.
+    assert!(sizes.iter().sum::<usize>() > RECENT_BYTES, "{sizes:?}");
+    assert!(sizes[sizes.len() - 2..].iter().sum::<usize>() < RECENT_BYTES);
     let first = last - SUBMOVES.len() as u64 + 1;
 
     // From before the first sub-move: no longer all at hand, a state.

@@ -6,7 +6,8 @@
 //! game (tens of KiB) stayed on every socket that ever received one, idle or not, and even
 //! a fresh game's first messages left 1.3 KiB on each socket (heaptrack, 2,000 idle
 //! spectators). Here the frames of one write (tungstenite formats them: headers and
-//! payloads) go into a buffer of exactly their size that is freed when the write is done,
+//! payloads) go into a buffer of their size (at most 10 header bytes each) that is freed when
+//! the write is done,
 //! so an idle socket holds no write buffer at all. tungstenite keeps writing what it writes
 //! itself, the control frames (pings, pong answers, close), which are tiny.
 //!
@@ -22,7 +23,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
 use tokio_tungstenite::tungstenite::{Bytes, Error as WsError, Utf8Bytes};
 
 /// The bytes of `texts` as unmasked, final text frames (the server's frames are not masked).
-pub fn text_frames(texts: &[Utf8Bytes]) -> Result<Vec<u8>, WsError> {
+pub(crate) fn text_frames(texts: &[Utf8Bytes]) -> Result<Vec<u8>, WsError> {
     // A frame's header is at most 10 bytes for a server (no masking key).
     let size = texts.iter().map(|text| text.len() + 10).sum();
     let mut bytes = Vec::with_capacity(size);

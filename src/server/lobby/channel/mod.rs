@@ -150,7 +150,7 @@ pub async fn run(mut ws: WebSocket, deps: Deps, lobby: Arc<Lobby>, account: Opti
                             .await;
                         if let Err(refusal) = said {
                             let reply = ServerMsg::error(&refusal, None);
-                            if !send(&mut ws, Message::Text(reply.to_text().into())).await {
+                            if !send_texts(&mut ws, &[reply.to_text().into()]).await {
                                 break None;
                             }
                         }

@@ -350,7 +350,7 @@ impl RoomTask {
         // heap, only while it runs: inline, the largest of them (a commit's) made the task's
         // own future 10,984 bytes, held by every room for as long as it lives, where the
         // waiting loop alone needs the task's state and its inbox (docs/performance.md,
-        // "Memory per room and per socket").
+        // "Memory per room, socket and game").
         Box::pin(self.load_ratings()).await;
         // Read before the first connection comes, not while it waits: a connect that waited for
         // the store would have its messages bunched with the next connection's (a client with a
