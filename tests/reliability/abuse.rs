@@ -702,6 +702,14 @@ async fn a_slow_reader_is_dropped_and_disconnected_while_the_game_goes_on() {
         .expect("upgrade");
     let mut w = Client::seat(addr, &id, &white).await;
     let mut b = Client::seat(addr, &id, &black).await;
+    // The upgrade answers before the room takes the socket in: a `presence` with no spectator
+    // that the players read before they count the slow one is not the drop this test waits for.
+    for ws in [&mut w, &mut b] {
+        ws.until("the slow spectator counted", |m| {
+            matches!(m.t.as_str(), "state" | "presence") && m.d["spectators"] == 1
+        })
+        .await;
+    }
     assert_eq!(try_move(&mut w, "e2e4", "w").await.t, "ack");
     // Black plays a first sub-move and takes it back, again and again: each
     // is an event of about a kilobyte (position, legal list) for every
