@@ -38,12 +38,16 @@ mod game;
 mod http;
 #[path = "loadgen/idle.rs"]
 mod idle;
+#[path = "loadgen/long_game.rs"]
+mod long_game;
 #[path = "loadgen/memory.rs"]
 mod memory;
 #[path = "loadgen/play.rs"]
 mod play;
 #[path = "loadgen/report.rs"]
 mod report;
+#[path = "loadgen/rng.rs"]
+mod rng;
 #[path = "loadgen/server.rs"]
 mod server;
 #[path = "loadgen/stats.rs"]

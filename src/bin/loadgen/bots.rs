@@ -22,8 +22,8 @@ use tokio_tungstenite::tungstenite::Message;
 use marseillais::rules::SubMove;
 use marseillais::server::play::protocol::{ClientMsg, GameStatus, ServerMsg, Side};
 
-use crate::game::Rng;
 use crate::http;
+use crate::rng::Rng;
 use crate::stats::Samples;
 use crate::ws::{self, Ws};
 

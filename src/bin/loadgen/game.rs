@@ -18,10 +18,12 @@ use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
 
-use marseillais::rules::{Rank, Square, SubMove};
+use marseillais::rules::SubMove;
 use marseillais::server::play::protocol::{GameStatus, ServerMsg};
 
 use crate::http;
+use crate::long_game;
+use crate::rng::Rng;
 use crate::stats::Tally;
 use crate::ws::{self, Ws};
 
@@ -105,22 +107,6 @@ type Shared = Arc<Mutex<SentRing>>;
 
 fn sent_at(ring: &Shared, v: u64) -> Option<(Instant, usize)> {
     ring.lock().ok().and_then(|r| r.get(v))
-}
-
-/// A small PRNG (xorshift64*): random legal moves need no cryptography.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed | 1)
-    }
-    pub fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        let x = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D);
-        ((x >> 32) as usize) % n.max(1)
-    }
 }
 
 /// Runs one slot until the window ends; returns what it measured.
@@ -536,7 +522,7 @@ impl View {
     /// A random legal sub-move (one that keeps the game going with `long_games`).
     fn choose(&self, long_games: bool, rng: &mut Rng) -> SubMove {
         if long_games {
-            self.legal[long_game_choice(&self.legal, &self.fen, rng)]
+            self.legal[long_game::choose(&self.legal, &self.fen, rng)]
         } else {
             self.legal[rng.below(self.legal.len())]
         }
@@ -683,62 +669,6 @@ impl View {
     }
 }
 
-/// `--long-games` (and `--mode memory`): the index of a sub-move that keeps
-/// a random game going for thousands of sub-moves (large snapshots): a quiet
-/// piece move (no capture, no pawn), into the mover's own half when it has
-/// one (random games mostly end by mate, and pieces that stay home rarely
-/// mate), while the FEN's halfmove clock is far from the 75-move limit
-/// (150), else a pawn move that captures nothing, which resets it; anything
-/// legal when neither exists. Wandering pieces rarely repeat a position five
-/// times.
-fn long_game_choice(legal: &[SubMove], fen: &str, rng: &mut Rng) -> usize {
-    let mut fields = fen.split(' ');
-    let mut board = [b'.'; 64];
-    let mut index = 56usize;
-    for c in fields.next().unwrap_or("").bytes() {
-        match c {
-            b'/' => index = index.saturating_sub(16),
-            b'1'..=b'8' => index += usize::from(c - b'0'),
-            _ => {
-                if let Some(square) = board.get_mut(index) {
-                    *square = c;
-                }
-                index += 1;
-            }
-        }
-    }
-    let halfmove: u32 = fields.nth(3).and_then(|h| h.parse().ok()).unwrap_or(0);
-    let at = |square: Square| board[square.rank() as usize * 8 + square.file() as usize];
-    let (mut home, mut quiet, mut pawn) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, mv) in legal.iter().enumerate() {
-        if at(mv.to) != b'.' {
-            continue;
-        }
-        let piece = at(mv.from);
-        if matches!(piece, b'P' | b'p') {
-            pawn.push(i);
-        } else if piece.is_ascii_uppercase() == (mv.to.rank() <= Rank::Fourth) {
-            // White to ranks 1-4, black to 5-8: pieces that stay home
-            // rarely gang up on the other king (random games end by mate).
-            home.push(i);
-        } else {
-            quiet.push(i);
-        }
-    }
-    let pool = match (
-        halfmove < 120,
-        home.is_empty(),
-        quiet.is_empty(),
-        pawn.is_empty(),
-    ) {
-        (true, false, _, _) | (false, false, _, true) => home,
-        (true, true, false, _) | (false, true, false, true) => quiet,
-        (_, _, _, false) => pawn,
-        _ => (0..legal.len()).collect(),
-    };
-    pool[rng.below(pool.len())]
-}
-
 /// A spectator: reads every frame, measures send-to-spectator latency of
 /// `move` events, and stops at the game's end, on `stop`, or when closed.
 async fn spectate(
@@ -819,52 +749,4 @@ async fn spectate(
     }
     let _ = tokio::time::timeout(Duration::from_secs(1), socket.close(None)).await;
     tally
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn legal(moves: &[&str]) -> Vec<SubMove> {
-        moves.iter().map(|m| m.parse().expect("uci")).collect()
-    }
-
-    #[test]
-    fn long_games_play_quiet_piece_moves_until_the_halfmove_clock_nears_its_limit() {
-        let moves = legal(&["e2e4", "g1f3", "d1d7"]);
-        let fen = |halfmove: u32| {
-            format!("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - {halfmove} 1")
-        };
-        let mut rng = Rng::new(7);
-        for _ in 0..20 {
-            // d1d7 captures (and cannot really be played here: only the board matters).
-            assert_eq!(long_game_choice(&moves, &fen(10), &mut rng), 1);
-            assert_eq!(long_game_choice(&moves, &fen(130), &mut rng), 0);
-        }
-        assert_eq!(long_game_choice(&legal(&["d1d7"]), &fen(10), &mut rng), 0);
-    }
-
-    #[test]
-    fn long_games_keep_pieces_in_their_own_half_while_they_can() {
-        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 10 6";
-        let black = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 10 6";
-        let mut rng = Rng::new(11);
-        for _ in 0..20 {
-            // Queen to h5 (the other half) or knight to f3 (home): home.
-            assert_eq!(
-                long_game_choice(&legal(&["d1h5", "g1f3"]), start, &mut rng),
-                1
-            );
-            // Black's home is ranks 5-8.
-            assert_eq!(
-                long_game_choice(&legal(&["d8h4", "g8f6"]), black, &mut rng),
-                1
-            );
-            // No home move: the other half rather than a pawn move.
-            assert_eq!(
-                long_game_choice(&legal(&["e2e4", "d1h5"]), start, &mut rng),
-                1
-            );
-        }
-    }
 }

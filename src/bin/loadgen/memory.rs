@@ -15,10 +15,10 @@
 //! settle. The cost of a live game of K sub-moves is (RSS at K - RSS after
 //! setup) / N, and per sub-move that divided by K.
 //!
-//! The players choose like `--long-games` (quiet piece moves while the
-//! 75-move rule is far, then pawn moves; no knight shuffles, which end by
-//! fivefold repetition), so a random game rarely ends before a few thousand
-//! sub-moves. One that does end anyway is closed (the server is started with
+//! The players choose like `--long-games` ([`crate::long_game`]: quiet piece
+//! moves while the 75-move rule is far, then a pawn push or a capture; never a
+//! sub-move that ends the game while another is legal), so a random game
+//! passes 10,000 sub-moves. One that does end anyway is closed (the server is started with
 //! a short `retire-after`, so its finished room leaves memory) and a new game
 //! takes its slot and plays from zero to K: at every reading each slot holds
 //! one live game with exactly K acknowledged sub-moves; the report counts the
@@ -30,7 +30,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use tokio::sync::{Semaphore, mpsc, watch};
 
-use crate::game::{Counted, Drive, Plan, Rng};
+use crate::game::{Counted, Drive, Plan};
+use crate::rng::Rng;
 use crate::server::{self, Memory, ServerCounters};
 use crate::stats::Tally;
 
