@@ -187,7 +187,7 @@ fn play_game(
         if game.position().is_turn_start() && game.repetition_count() >= 3 {
             return (0.5, "threefold repetition".into(), game);
         }
-        if game.submoves().len() >= max_submoves {
+        if game.submove_count() >= max_submoves {
             return (0.5, "adjudicated: move limit".into(), game);
         }
         let mover = match game.position().side_to_move() {
@@ -255,7 +255,7 @@ fn main() -> ExitCode {
                 if a_is_white { "White" } else { "Black" },
                 a_score,
                 reason,
-                game.submoves().len()
+                game.submove_count()
             );
             if args.verbose {
                 let moves: Vec<String> = game.submoves().iter().map(|m| m.to_string()).collect();

@@ -7,6 +7,7 @@ use cozy_chess::Color;
 
 use super::outcome::{Outcome, Termination};
 use super::position::{Phase, PlayError, Position};
+use super::record::Record;
 use super::submove::{SubMove, SubMoveList};
 
 /// A draw the side to move may claim at the start of its turn (rules 3).
@@ -64,13 +65,14 @@ pub struct Turn {
 /// the sub-moves, the repetition keys that can still repeat, the current
 /// position with its legal sub-moves and automatic ending computed once, and
 /// the position before an S1 that may still be taken back. Memory grows by
-/// one [`SubMove`] (3 bytes) per sub-move; the repetition keys are bounded by
-/// the 75-move rule (see [`Game::play_previewed`]). Everything else about
-/// the past is replayed on demand ([`Game::positions`]).
+/// about one byte per sub-move ([`Record`]: each sub-move's index in its
+/// position's legal list); the repetition keys are bounded by the 75-move
+/// rule (see [`Game::play_previewed`]). Everything else about the past is
+/// replayed on demand ([`Game::replay`]).
 #[derive(Clone, Debug)]
 pub struct Game {
     start: Position,
-    submoves: Vec<SubMove>,
+    record: Record,
     /// Keys of the turn-start positions since the last capture or pawn move,
     /// oldest first: earlier ones can never come back.
     keys: Vec<Key>,
@@ -85,7 +87,7 @@ pub struct Game {
 }
 
 /// A repetition key and the index of the position it belongs to (0 is the
-/// start, `i + 1` follows `submoves[i]`).
+/// start, `i + 1` follows the `i`th sub-move).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct Key {
     ply: usize,
@@ -117,6 +119,8 @@ pub struct Preview {
     /// game state it belongs to (a preview of another game is refused too).
     from: Position,
     submove: SubMove,
+    /// Its index in the legal list of `from`: what the record keeps.
+    index: usize,
     /// Whether the sub-move was played at S1 and the turn goes on to S2.
     keeps_turn: bool,
     next: Current,
@@ -178,7 +182,7 @@ impl Game {
         let key = turn_key(&start, &legal);
         Game {
             start,
-            submoves: Vec::new(),
+            record: Record::default(),
             keys: key.map(|key| Key { ply: 0, key }).into_iter().collect(),
             current: Current::judge(start, legal, usize::from(key.is_some())),
             before_first: None,
@@ -202,30 +206,50 @@ impl Game {
         &self.current.legal
     }
 
-    pub fn submoves(&self) -> &[SubMove] {
-        &self.submoves
+    /// How many sub-moves have been played (no replay).
+    pub fn submove_count(&self) -> usize {
+        self.record.len()
     }
 
-    /// Every position from the start, one more than there are sub-moves,
-    /// replayed from the record (no legal-move generation).
+    /// The sub-moves played, replayed from the record ([`Game::replay`]).
+    pub fn submoves(&self) -> Vec<SubMove> {
+        self.replay().map(|(_, mv)| mv).collect()
+    }
+
+    /// Each sub-move played with the position it was played from, first to
+    /// last: one legal-move generation per sub-move, to read its index.
+    pub fn replay(&self) -> impl Iterator<Item = (Position, SubMove)> + '_ {
+        let mut position = self.start;
+        self.record.indices().map(move |index| {
+            let before = position;
+            // The index was taken from this very position's list when the
+            // sub-move was played, and the generation is deterministic.
+            let mv = before.legal_submoves()[index];
+            position.play_in_place(mv);
+            (before, mv)
+        })
+    }
+
+    /// Every position from the start, one more than there are sub-moves
+    /// ([`Game::replay`]).
     pub fn positions(&self) -> Vec<Position> {
         self.positions_iter().collect()
     }
 
     /// [`Game::positions`] without collecting them.
     pub fn positions_iter(&self) -> impl Iterator<Item = Position> + '_ {
-        std::iter::once(self.start).chain(self.submoves.iter().scan(self.start, |position, &mv| {
-            position.play_in_place(mv);
-            Some(*position)
-        }))
+        std::iter::once(self.start)
+            .chain(self.replay().map(|(before, mv)| before.play_unchecked(mv)))
     }
 
     /// The heap memory the game holds beyond `size_of::<Game>()`: the
-    /// record (one [`SubMove`] per sub-move) and the repetition keys that
-    /// can still repeat (at most 151, see [`Game::play_previewed`]).
+    /// record (about a byte per sub-move), the repetition keys that can
+    /// still repeat (at most 151, see [`Game::play_previewed`]) and the
+    /// current position's legal sub-moves.
     pub fn heap_bytes(&self) -> usize {
-        self.submoves.capacity() * std::mem::size_of::<SubMove>()
+        self.record.heap_bytes()
             + self.keys.capacity() * std::mem::size_of::<Key>()
+            + std::mem::size_of_val(&*self.current.legal)
     }
 
     /// How many repetition keys the game keeps: those of the turn starts
@@ -275,9 +299,9 @@ impl Game {
             }
             Some(_) => {}
         }
-        if !self.current.legal.contains(&mv) {
+        let Some(index) = self.current.legal.iter().position(|&legal| legal == mv) else {
             return Err(PlayError::Illegal(mv).into());
-        }
+        };
         let position = here.play_unchecked(mv);
         let legal = position.legal_submoves();
         let key = turn_key(&position, &legal);
@@ -288,6 +312,7 @@ impl Game {
             revision: self.revision,
             from: *here,
             submove: mv,
+            index,
             keeps_turn: position.side_to_move() == here.side_to_move(),
             next: Current::judge(position, legal, repetitions),
             key,
@@ -303,7 +328,7 @@ impl Game {
         if preview.revision != self.revision || preview.from != self.current.position {
             return Err(GameError::StalePreview);
         }
-        let ply = self.submoves.len() + 1;
+        let ply = self.record.len() + 1;
         if let Some(key) = preview.key {
             // A capture or a pawn move can never be undone, so no position
             // before the last one can repeat: the halfmove clock says how
@@ -317,7 +342,7 @@ impl Game {
             self.keys.push(Key { ply, key });
         }
         self.before_first = preview.keeps_turn.then_some(self.current.position);
-        self.submoves.push(preview.submove);
+        self.record.push(preview.index);
         self.current = preview.next;
         self.revision += 1;
         Ok(&self.current.position)
@@ -356,10 +381,11 @@ impl Game {
         let Some(before) = self.before_first else {
             return Err(GameError::NothingToTakeBack);
         };
-        let mv = self.submoves.pop().ok_or(GameError::NothingToTakeBack)?;
+        let index = self.record.pop().ok_or(GameError::NothingToTakeBack)?;
         // The S1 led to a mid-turn position, which added no key: the last
         // key, if it is this position's, is still there.
         let legal = before.legal_submoves();
+        let mv = legal[index];
         let repetitions = match turn_key(&before, &legal) {
             None => 0,
             Some(key) => self.keys.iter().filter(|k| k.key == key).count(),
@@ -425,8 +451,7 @@ impl Game {
     /// The sub-moves grouped into turns, as comma PGN writes them.
     pub fn turns(&self) -> Vec<Turn> {
         let mut turns: Vec<Turn> = Vec::new();
-        for ((index, &mv), before) in self.submoves.iter().enumerate().zip(self.positions_iter()) {
-            let before = &before;
+        for (index, (before, mv)) in self.replay().enumerate() {
             let new_turn = index == 0 || before.is_turn_start();
             if new_turn {
                 turns.push(Turn {

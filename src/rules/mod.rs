@@ -12,6 +12,7 @@
 //! | results and their reasons | [`outcome`] |
 //! | results and draws judged on one position | [`ending`] |
 //! | results and draws that need the history (repetition, claims) | [`game`] |
+//! | a game's sub-moves, a byte each | [`record`] |
 //! | extended FEN, SAN, comma PGN | [`fen`], [`san`], [`pgn`] |
 //! | perft | [`perft`] |
 //! | counting legal-move generations (per thread, for tests of what a path costs) | [`generations`] |
@@ -26,6 +27,7 @@ pub mod outcome;
 pub mod perft;
 pub mod pgn;
 pub mod position;
+pub mod record;
 pub mod san;
 pub mod submove;
 mod zobrist;

@@ -124,5 +124,5 @@ fn a_preview_of_another_game_is_refused() {
     let mut game = Game::new(Position::initial());
     game.play("e2e4".parse().expect("uci")).expect("legal");
     assert_eq!(game.play_previewed(foreign), Err(GameError::StalePreview));
-    assert_eq!(game.submoves().len(), 1);
+    assert_eq!(game.submove_count(), 1);
 }

@@ -62,10 +62,7 @@ fn first_turn_is_one_submove_and_every_later_turn_two() {
     let imported = read_game("1. e4 e5,Nc6 2. Qh5,Nf3 g6,gxh5 *")
         .and_then(Result::ok)
         .map(|imported| imported.game);
-    assert_eq!(
-        imported.map(|g| g.submoves().to_vec()),
-        Some(game.submoves().to_vec())
-    );
+    assert_eq!(imported.map(|g| g.submoves()), Some(game.submoves()));
 }
 
 /// The SAN of each sub-move of `moves` played from `start`, comma-joined.

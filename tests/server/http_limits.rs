@@ -481,7 +481,7 @@ async fn a_wrong_seat_token_is_counted_in_metrics() {
 fn long_game(submoves: usize) -> String {
     let mut game = Game::new(Position::initial());
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-    while game.submoves().len() < submoves && game.outcome().is_none() {
+    while game.submove_count() < submoves && game.outcome().is_none() {
         let moves = game.position().legal_submoves();
         if moves.is_empty() {
             break;

@@ -104,5 +104,5 @@ pub fn audit_game(id: &str, events: &[String]) -> Result<usize, String> {
             "{id}: PGN fails the strict check: {reports:?}\n{text}"
         ));
     }
-    Ok(state.game().submoves().len())
+    Ok(state.game().submove_count())
 }

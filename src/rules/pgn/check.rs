@@ -110,8 +110,7 @@ fn result_problems(raw: &RawGame, game: &Game) -> Vec<CheckReason> {
     if let Some(tag) = termination.filter(|t| t.is_on_board()) {
         problems.push(CheckReason::TerminationNotOnBoard(tag));
     }
-    let stopped_after_first =
-        game.position().phase() == Phase::Second && !game.submoves().is_empty();
+    let stopped_after_first = game.position().phase() == Phase::Second && game.submove_count() > 0;
     let ended_off_board = result == GameResult::Ongoing
         || matches!(
             termination,

@@ -143,9 +143,9 @@ impl Replayer {
         play: impl FnOnce(&mut Self) -> Result<(), PgnError>,
     ) -> Result<(), PgnError> {
         let notes_before = self.notes.len();
-        let played_before = self.game.submoves().len();
+        let played_before = self.game.submove_count();
         let result = play(self);
-        if result.is_err() && self.game.submoves().len() == played_before {
+        if result.is_err() && self.game.submove_count() == played_before {
             self.notes.truncate(notes_before);
         }
         result

@@ -357,7 +357,7 @@ fn fen_position(text: &str) -> Result<Position, ReplayError> {
 
 fn describe(game: &Game, result: GameResult, tags: &[(String, String)]) -> Value {
     let positions = game.positions();
-    let mut moves = Vec::with_capacity(game.submoves().len());
+    let mut moves = Vec::with_capacity(game.submove_count());
     let mut turns = Vec::new();
     for turn in game.turns() {
         let mut indexes = Vec::new();

@@ -70,7 +70,7 @@ async fn analyse_record(
         &app.engines,
         app.analyses.budget,
         *game.start(),
-        game.submoves().to_vec(),
+        game.submoves(),
         slot,
     )
 }

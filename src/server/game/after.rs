@@ -47,7 +47,7 @@ impl GameState {
         let mut seats = Color::ALL.map(|c| self.seat_taken(c));
         let mut users = Color::ALL.map(|c| self.user(c));
         let mut computer = self.computer();
-        let mut sub_moves = self.game.submoves().len();
+        let mut sub_moves = self.game.submove_count();
         let mut ended = self.ended;
         let mut outcome = self.game.outcome().filter(|_| ended);
         let mut updated_ms = self.updated_ms;

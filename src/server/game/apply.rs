@@ -69,7 +69,7 @@ impl GameState {
             Event::Takeback { .. } => {
                 policy::takeback_allowed(
                     self.game.position(),
-                    self.game.submoves().len(),
+                    self.game.submove_count(),
                     0,
                     0,
                     crate::server::game::policy::TakebackLimits {

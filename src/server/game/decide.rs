@@ -482,7 +482,7 @@ impl GameState {
         self.require_turn(color)?;
         policy::takeback_allowed(
             self.game.position(),
-            self.game.submoves().len(),
+            self.game.submove_count(),
             self.takebacks_this_turn,
             self.takebacks[color as usize],
             limits,

@@ -455,9 +455,8 @@ impl GameState {
     /// version for its cached snapshot.
     pub fn record(&self) -> Vec<RecordEntry> {
         self.game
-            .positions_iter()
-            .zip(self.game.submoves())
-            .map(|(position, &mv)| RecordEntry {
+            .replay()
+            .map(|(position, mv)| RecordEntry {
                 mv,
                 san: position.san(mv),
                 color: position.side_to_move(),
