@@ -9,13 +9,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use dashmap::DashMap;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use super::games::LocalGames;
 use super::lane::{AskReply, AskWhat, LaneMsg, WireRefusal, WireRtt};
 use super::link::Link;
 use crate::server::play::protocol::{ErrorCode, Refusal, parse_client};
-use crate::server::play::room::{Command, ConnId, Outbox, Room, fanout::next_conn};
+use crate::server::play::room::{Command, ConnId, Outbox, Room, fanout::next_conn, mailbox};
 use crate::server::players::account::UserId;
 
 /// A remote socket in one of this node's rooms.
@@ -65,7 +65,7 @@ impl Bridge {
             return;
         };
         let local = next_conn();
-        let (queue, rx) = mpsc::channel(rooms.config().outgoing_queue);
+        let (queue, rx) = mailbox::channel(rooms.config().outgoing_queue);
         let lagged = Arc::new(AtomicBool::new(false));
         let key = (from.to_owned(), conn);
         let sent = Arc::new(AtomicU64::new(0));
@@ -230,7 +230,7 @@ async fn drain(
     key: (String, u64),
     local: ConnId,
     game: String,
-    mut rx: mpsc::Receiver<tokio_tungstenite::tungstenite::Utf8Bytes>,
+    mut rx: mailbox::Receiver<tokio_tungstenite::tungstenite::Utf8Bytes>,
     sent: Arc<AtomicU64>,
     lagged: Arc<AtomicBool>,
     moved: Arc<AtomicBool>,

@@ -27,7 +27,7 @@ use tokio_tungstenite::tungstenite::Utf8Bytes;
 use super::lane::{AskReply, AskWhat, LaneMsg, RelayIn, WireAccount};
 use super::link::Link;
 use crate::server::play::protocol::{ClientMsg, ErrorCode, GameSnapshot, Refusal};
-use crate::server::play::room::{Command, ConnId, Outbox, Room};
+use crate::server::play::room::{Command, ConnId, Outbox, Room, mailbox};
 
 /// Commands a relay's inbox holds before senders wait (as a room's).
 const INBOX: usize = 256;
@@ -63,7 +63,7 @@ pub fn spawn(
     retire_after: Duration,
     shutdown: watch::Receiver<bool>,
 ) -> Arc<Room> {
-    let (tx, rx) = mpsc::channel(INBOX);
+    let (tx, rx) = mailbox::channel(INBOX);
     let (lane_tx, lane_rx) = mpsc::unbounded_channel();
     let moved = Arc::new(AtomicBool::new(false));
     let room = Room::relay_handle(game.to_owned(), instance, tx, Arc::clone(&moved));
@@ -107,7 +107,7 @@ struct RelayTask {
 impl RelayTask {
     async fn run(
         mut self,
-        mut rx: mpsc::Receiver<Box<Command>>,
+        mut rx: mailbox::Receiver<Box<Command>>,
         mut lane: mpsc::UnboundedReceiver<RelayIn>,
         mut shutdown: watch::Receiver<bool>,
     ) {
@@ -313,11 +313,11 @@ impl RelayTask {
                 self.heard = Instant::now();
                 match sub.outbox.queue.try_send(Utf8Bytes::from(text)) {
                     Ok(()) => {}
-                    Err(mpsc::error::TrySendError::Full(_)) => {
+                    Err(mailbox::TrySendError::Full(_)) => {
                         sub.outbox.lagged.store(true, Ordering::Relaxed);
                         self.leave(conn);
                     }
-                    Err(mpsc::error::TrySendError::Closed(_)) => self.leave(conn),
+                    Err(mailbox::TrySendError::Closed(_)) => self.leave(conn),
                 }
             }
             RelayIn::Ended { conn, lagged } => {

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::error::ProtocolError;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
@@ -26,7 +26,7 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
 
 use crate::server::metrics::Metrics;
 use crate::server::play::protocol::{ClientMsg, ErrorCode, Refusal, ServerMsg, parse_client};
-use crate::server::play::room::{Command, ConnId, Outbox, Room};
+use crate::server::play::room::{Command, ConnId, Outbox, Room, mailbox};
 use crate::server::play::rooms::Rooms;
 use crate::server::players::account::UserId;
 use crate::server::web::frame_meter::RateExceeded;
@@ -103,7 +103,7 @@ const MAX_WRITE_BATCH: usize = 16;
 pub(crate) async fn send_queued<S>(
     ws: &mut WebSocketStream<S>,
     first: Utf8Bytes,
-    inbox: &mut mpsc::Receiver<Utf8Bytes>,
+    inbox: &mut mailbox::Receiver<Utf8Bytes>,
 ) -> bool
 where
     S: AsyncRead + AsyncWrite + Unpin,
@@ -164,7 +164,7 @@ pub async fn run(
     let _counted = Counted::new(&rooms.metrics);
     let config = Arc::clone(&rooms.config);
     let conn: ConnId = crate::server::play::room::fanout::next_conn();
-    let (queue, mut inbox) = mpsc::channel::<Utf8Bytes>(config.outgoing_queue);
+    let (queue, mut inbox) = mailbox::channel::<Utf8Bytes>(config.outgoing_queue);
     let lagged = Arc::new(AtomicBool::new(false));
 
     // Register with the room; if it retired meanwhile, look it up again once.
@@ -475,7 +475,7 @@ mod tests {
         )
         .await;
         // What the room queues for a mover: its ack, then the move event.
-        let (queue, mut inbox) = mpsc::channel(8);
+        let (queue, mut inbox) = mailbox::channel(8);
         for text in [r#"{"t":"ack","id":"a1"}"#, r#"{"t":"move","v":3}"#] {
             queue
                 .try_send(Utf8Bytes::from(text))

@@ -236,13 +236,12 @@ impl Lobby {
 mod tests {
     use std::sync::atomic::AtomicBool;
 
-    use tokio::sync::mpsc;
     use tokio_tungstenite::tungstenite::Utf8Bytes;
 
     use super::*;
     use crate::server::game::{ClockSpec, TimeControl, Variant};
     use crate::server::play::creation::ColorChoice;
-    use crate::server::play::room::Outbox;
+    use crate::server::play::room::{Outbox, mailbox};
     use crate::server::players::account::Username;
 
     fn account(id: i64, name: &str) -> Account {
@@ -265,14 +264,14 @@ mod tests {
     }
 
     /// Opens a channel for `user` on the lobby's hub; its receiving end.
-    fn page(lobby: &Lobby, user: UserId, conn: u64) -> mpsc::Receiver<Utf8Bytes> {
-        let (queue, rx) = mpsc::channel(16);
+    fn page(lobby: &Lobby, user: UserId, conn: u64) -> mailbox::Receiver<Utf8Bytes> {
+        let (queue, rx) = mailbox::channel(16);
         let lagged = Arc::new(AtomicBool::new(false));
         lobby.hub.open(Some(user), conn, Outbox { queue, lagged });
         rx
     }
 
-    fn texts(rx: &mut mpsc::Receiver<Utf8Bytes>) -> Vec<LobbyMsg> {
+    fn texts(rx: &mut mailbox::Receiver<Utf8Bytes>) -> Vec<LobbyMsg> {
         let mut out = Vec::new();
         while let Ok(text) = rx.try_recv() {
             out.push(LobbyMsg::from_text(text.as_str()).unwrap());

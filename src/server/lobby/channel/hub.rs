@@ -232,12 +232,11 @@ mod tests {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
 
-    use tokio::sync::mpsc;
-
     use super::*;
+    use crate::server::play::room::mailbox;
 
-    fn outbox(capacity: usize) -> (Outbox, mpsc::Receiver<Utf8Bytes>, Arc<AtomicBool>) {
-        let (queue, rx) = mpsc::channel(capacity);
+    fn outbox(capacity: usize) -> (Outbox, mailbox::Receiver<Utf8Bytes>, Arc<AtomicBool>) {
+        let (queue, rx) = mailbox::channel(capacity);
         let lagged = Arc::new(AtomicBool::new(false));
         let outbox = Outbox {
             queue,

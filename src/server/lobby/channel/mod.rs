@@ -23,14 +23,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use futures_util::StreamExt;
-use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
 use crate::server::chat::ChatRate;
 use crate::server::deps::Deps;
 use crate::server::lobby::challenge::Lobby;
 use crate::server::play::protocol::{ClientMsg, ErrorCode, Refusal, ServerMsg};
-use crate::server::play::room::{ConnId, Outbox};
+use crate::server::play::room::{ConnId, Outbox, mailbox};
 use crate::server::play::socket::{
     Counted, Frame, TRY_AGAIN_LATER, close, close_code, close_for, read_frame, send, send_queued,
     send_texts,
@@ -59,7 +58,7 @@ pub async fn run(mut ws: WebSocket, deps: Deps, lobby: Arc<Lobby>, account: Opti
     let _counted = Counted::new(&deps.metrics);
     let config = Arc::clone(&deps.config);
     let conn: ConnId = crate::server::play::room::fanout::next_conn();
-    let (queue, mut inbox) = mpsc::channel::<Utf8Bytes>(config.outgoing_queue);
+    let (queue, mut inbox) = mailbox::channel::<Utf8Bytes>(config.outgoing_queue);
     let lagged = Arc::new(AtomicBool::new(false));
     let user = account.as_ref().map(|a| a.id);
     lobby.hub.open(

@@ -8,18 +8,18 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use super::fanout::{ConnId, Outbox, next_conn};
-use super::{Command, Gone, Room};
+use super::{Command, Gone, Room, mailbox};
 use crate::server::computer::ComputerProof;
 use crate::server::play::protocol::ClientMsg;
 
 pub struct Agent {
     conn: ConnId,
     room: Arc<Room>,
-    inbox: mpsc::Receiver<Utf8Bytes>,
+    inbox: mailbox::Receiver<Utf8Bytes>,
     lagged: Arc<AtomicBool>,
 }
 
@@ -67,7 +67,7 @@ impl Agent {
         connect: impl FnOnce(ConnId, Outbox, oneshot::Sender<()>) -> Command,
     ) -> Result<Agent, Gone> {
         let conn = next_conn();
-        let (tx, inbox) = mpsc::channel(queue.max(1));
+        let (tx, inbox) = mailbox::channel(queue.max(1));
         let lagged = Arc::new(AtomicBool::new(false));
         let (done, registered) = oneshot::channel();
         let outbox = Outbox {

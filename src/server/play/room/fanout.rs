@@ -10,8 +10,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
+
+use super::mailbox;
 
 /// A connection to a room: a socket, or an in-process agent (a computer player).
 pub type ConnId = u64;
@@ -25,7 +26,7 @@ pub fn next_conn() -> ConnId {
 
 /// A subscriber's side of the room: where to send it messages.
 pub struct Outbox {
-    pub queue: mpsc::Sender<Utf8Bytes>,
+    pub queue: mailbox::Sender<Utf8Bytes>,
     /// Set by the room when it drops the subscriber because its queue was full.
     pub lagged: Arc<AtomicBool>,
 }
@@ -92,11 +93,11 @@ impl Fanout for LocalFanout {
 fn offer(outbox: &Outbox, text: Utf8Bytes) -> bool {
     match outbox.queue.try_send(text) {
         Ok(()) => true,
-        Err(mpsc::error::TrySendError::Full(_)) => {
+        Err(mailbox::TrySendError::Full(_)) => {
             outbox.lagged.store(true, Ordering::Relaxed);
             false
         }
-        Err(mpsc::error::TrySendError::Closed(_)) => false,
+        Err(mailbox::TrySendError::Closed(_)) => false,
     }
 }
 
@@ -104,8 +105,8 @@ fn offer(outbox: &Outbox, text: Utf8Bytes) -> bool {
 mod tests {
     use super::*;
 
-    fn outbox(capacity: usize) -> (Outbox, mpsc::Receiver<Utf8Bytes>, Arc<AtomicBool>) {
-        let (queue, rx) = mpsc::channel(capacity);
+    fn outbox(capacity: usize) -> (Outbox, mailbox::Receiver<Utf8Bytes>, Arc<AtomicBool>) {
+        let (queue, rx) = mailbox::channel(capacity);
         let lagged = Arc::new(AtomicBool::new(false));
         (
             Outbox {

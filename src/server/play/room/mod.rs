@@ -23,6 +23,7 @@ mod connect;
 pub mod crowd;
 pub mod fanout;
 pub mod history;
+pub mod mailbox;
 mod path;
 
 use std::panic::AssertUnwindSafe;
@@ -31,7 +32,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{oneshot, watch};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 pub use self::act::rating_now;
@@ -175,11 +176,9 @@ pub struct Room {
     /// Whether the seated players' sockets ping for lag ([`GameState::measures_lag`]), kept
     /// current by the room task after every change of the game.
     lag_pings: Arc<AtomicBool>,
-    /// Boxed: a tokio channel allocates its first block of 32 slots when it is created, and
-    /// `Command` is ~72 bytes, so unboxed that block alone was ~2.3 KiB of every idle room
-    /// (target: 8 KiB per idle room); boxed it is 256 bytes, for one small allocation per
-    /// command.
-    tx: mpsc::Sender<Box<Command>>,
+    /// Boxed, so that a burst of commands queues pointers (a `Command` is 112 bytes), for one
+    /// small allocation per command.
+    tx: mailbox::Sender<Box<Command>>,
 }
 
 /// The room task has stopped (retired or shut down); look the game up again.
@@ -219,7 +218,7 @@ impl Room {
     pub fn relay_handle(
         id: String,
         instance: u64,
-        tx: mpsc::Sender<Box<Command>>,
+        tx: mailbox::Sender<Box<Command>>,
         moved: Arc<AtomicBool>,
     ) -> Arc<Room> {
         Arc::new(Room {
@@ -244,7 +243,7 @@ impl Room {
         instance: u64,
         fence: Option<Fence>,
     ) -> Arc<Room> {
-        let (tx, rx) = mpsc::channel(INBOX);
+        let (tx, rx) = mailbox::channel(INBOX);
         let moved = Arc::new(AtomicBool::new(false));
         let lag_pings = Arc::new(AtomicBool::new(state.measures_lag()));
         let room = Arc::new(Room {
@@ -343,7 +342,7 @@ impl RoomTask {
     /// 1,592).
     async fn run(
         mut self: Box<Self>,
-        mut rx: mpsc::Receiver<Box<Command>>,
+        mut rx: mailbox::Receiver<Box<Command>>,
         mut shutdown: watch::Receiver<bool>,
     ) {
         // The work of a command, a timer or a store read runs in a future of its own on the
