@@ -36,7 +36,7 @@ fn a_games_memory_grows_by_about_a_byte_per_sub_move_and_keeps_few_repetition_ke
         assert!(n >= 100, "seed {seed}: only {n} sub-moves");
         assert!(game.kept_repetition_keys() <= 151);
         // The record: a byte per sub-move, two for one past the 128th of
-        // its position's legal list, and an eighth more (or 32 bytes) of
+        // its position's legal list, and a sixteenth more (or 32 bytes) of
         // slack; the keys' vector at most doubles; the current legal list.
         let far = game
             .replay()
@@ -45,7 +45,7 @@ fn a_games_memory_grows_by_about_a_byte_per_sub_move_and_keeps_few_repetition_ke
             })
             .count();
         let bytes = n + far;
-        let bound = bytes + (bytes / 8).max(32) + 2 * 151 * 16 + 486 * size_of::<SubMove>();
+        let bound = bytes + (bytes / 16).max(32) + 2 * 151 * 16 + 486 * size_of::<SubMove>();
         assert!(
             game.heap_bytes() <= bound,
             "seed {seed}: {} bytes for {n} sub-moves",

@@ -94,27 +94,40 @@ pub struct GameState {
     pub(super) events: u64,
 }
 
-/// The ack ids of the last [`ACK_WINDOW`] accepted sub-moves that had one: (mover, id,
-/// version), oldest first.
+/// The ack ids of the last [`ACK_WINDOW`] accepted sub-moves that had one, oldest first: each
+/// as a 64-bit hash of its mover and id, with the version it was accepted at. Every live game
+/// keeps this table: with the ids themselves (a boxed string each) it was ~3 KiB of a game's
+/// 24 KiB budget, hashed it is 1 KiB. Two ids of one side that hash alike (a chance of 2^-58
+/// in a window of 64) would make the later move look like a re-send of the earlier; the keys
+/// are drawn per process, so a client cannot aim for that, and it could only ever refuse that
+/// side's own move.
 #[derive(Clone, Debug, Default)]
-pub struct RecentAcks(VecDeque<(Color, Box<str>, u64)>);
+pub struct RecentAcks(VecDeque<(u64, u64)>);
 
 impl RecentAcks {
     pub fn push(&mut self, mover: Color, id: String, v: u64) {
         if self.0.len() == ACK_WINDOW {
             self.0.pop_front();
         }
-        self.0.push_back((mover, id.into_boxed_str(), v));
+        self.0.push_back((ack_key(mover, &id), v));
     }
 
     /// The version of `color`'s accepted sub-move with ack id `id`.
     pub fn find(&self, color: Color, id: &str) -> Option<u64> {
+        let key = ack_key(color, id);
         self.0
             .iter()
             .rev()
-            .find(|(by, known, _)| *by == color && &**known == id)
-            .map(|(_, _, v)| *v)
+            .find(|(known, _)| *known == key)
+            .map(|(_, v)| *v)
     }
+}
+
+/// The hash [`RecentAcks`] keeps for an ack id of `mover`.
+fn ack_key(mover: Color, id: &str) -> u64 {
+    static KEYS: std::sync::OnceLock<std::collections::hash_map::RandomState> =
+        std::sync::OnceLock::new();
+    std::hash::BuildHasher::hash_one(KEYS.get_or_init(Default::default), (mover as u8, id))
 }
 
 /// The parts of a [`GameState`] that do not come from its event log but from when things
