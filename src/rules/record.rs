@@ -103,6 +103,7 @@ impl Iterator for Indices<'_> {
         if first & MORE == 0 {
             return Some(usize::from(first));
         }
+        // `push` always writes the second byte of a two-byte index.
         let second = self.bytes.next().copied().unwrap_or(0);
         Some((usize::from(first & !MORE) << 7) | usize::from(second))
     }

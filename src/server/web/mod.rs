@@ -1,9 +1,8 @@
 //! The HTTP and WebSocket edge, which knows no feature: the accept loop and its limits
 //! ([`serve`]), error bodies ([`error`]), request bodies ([`body`]), the WebSocket handshake
 //! ([`upgrade`]), the frames a connection writes ([`outgoing`]) and a connection's frame meter
-//! and round trip ([`frame_meter`], [`rtt`]), the
-//! token bucket behind every rate limit ([`bucket`], [`ratelimit`]) and the embedded client's
-//! files ([`assets`]). Features build on it; it imports none of them.
+//! and round trip ([`frame_meter`], [`rtt`]), the token bucket behind every rate limit
+//! ([`bucket`], [`ratelimit`]) and the embedded client's files ([`assets`]). Features build on it; it imports none of them.
 
 pub mod assets;
 pub mod body;

@@ -2,10 +2,11 @@
 //! limits `axum::serve` does not set.
 //!
 //! - Connections: at most `max_connections` open at once (by default all that
-//!   the process's descriptor limit allows, raised to its hard limit at start), counting upgraded WebSockets; beyond it a
-//!   new connection is closed at accept (logged, counted in
-//!   `marseillais_connections_refused_total`), so that descriptors never run
-//!   out and `/healthz` answers as soon as a slot frees.
+//!   the process's descriptor limit allows, raised to its hard limit at start),
+//!   counting upgraded WebSockets; beyond it a new connection is closed at
+//!   accept (logged, counted in `marseillais_connections_refused_total`), so
+//!   that descriptors never run out and `/healthz` answers as soon as a slot
+//!   frees.
 //! - Headers: hyper's header-read timeout (it also ends idle keep-alive
 //!   connections), which needs a timer: `axum::serve` runs hyper without one.
 //! - Each request: a deadline from its headers to its response (408), a
