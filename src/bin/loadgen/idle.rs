@@ -1,8 +1,10 @@
 //! `--mode idle`: what an idle room, an idle connection and a game being
 //! played that nobody moves in cost the server.
 //! Creates rooms (create + join, no moves, no sockets) and then spectator
-//! connections spread over them, and divides the growth of the server's
-//! resident memory by the counts. RSS deltas are an upper bound on the
+//! connections spread over them, each in two halves, and divides the growth
+//! of the server's resident memory by the counts: over all of them, and over
+//! the second half alone (the marginal cost, without the fixed costs the
+//! first objects bring in). RSS deltas are an upper bound on the
 //! per-object cost: they also include allocator slack and, for rooms, the
 //! growth of SQLite's page cache as the database grows.
 //!
@@ -45,6 +47,15 @@ pub struct IdleReport {
     pub after_connections: Memory,
     pub bytes_per_room: f64,
     pub bytes_per_connection: f64,
+    /// The readings after the first half of the rooms, and of the connections.
+    pub after_half_rooms: Memory,
+    pub after_half_connections: Memory,
+    /// The growth over the second half alone, divided by its count: the cost of one more
+    /// object, without the fixed costs that the first ones bring in (the allocator's pages
+    /// for each size class and thread, SQLite's page cache up to its bound), which
+    /// `bytes_per_room` and `bytes_per_connection` spread over the count.
+    pub marginal_bytes_per_room: f64,
+    pub marginal_bytes_per_connection: f64,
     pub server_connections_metric: f64,
     pub server_live_games_metric: f64,
     /// The length of each CPU window.
@@ -79,18 +90,32 @@ pub async fn run(
     tokio::time::sleep(SETTLE).await;
     report.baseline = server::memory(pid).unwrap_or_default();
 
-    let (ids, failed) = create_rooms(addr, rooms).await;
-    report.rooms = ids.len();
+    let (mut ids, failed) = create_rooms(addr, rooms / 2).await;
     report.rooms_failed = failed;
     tokio::time::sleep(SETTLE).await;
+    report.after_half_rooms = server::memory(pid).unwrap_or_default();
+    let (second_rooms, failed) = create_rooms(addr, rooms - rooms / 2).await;
+    report.rooms_failed += failed;
+    tokio::time::sleep(SETTLE).await;
     report.after_rooms = server::memory(pid).unwrap_or_default();
+    let second_rooms_count = second_rooms.len();
+    ids.extend(second_rooms);
+    report.rooms = ids.len();
     report.window_secs = window.as_secs_f64();
     let base = cpu_per_sec(pid, window).await;
     report.cpu_base_us_per_sec = base;
 
-    let (sockets, failed) = open(addr, &ids, connections).await;
-    report.connections = sockets.1;
+    // Each half of the connections over its own half of the rooms, so that both halves pay
+    // the same per-room part (a room's first watcher builds its shared snapshot).
+    let (first_rooms, second_rooms) = ids.split_at(ids.len() - second_rooms_count);
+    let ((stop_first, first_open), failed) = open(addr, first_rooms, connections / 2).await;
     report.connections_failed = failed;
+    tokio::time::sleep(SETTLE).await;
+    report.after_half_connections = server::memory(pid).unwrap_or_default();
+    let ((stop_second, second_open), failed) =
+        open(addr, second_rooms, connections - connections / 2).await;
+    report.connections = first_open + second_open;
+    report.connections_failed += failed;
     tokio::time::sleep(SETTLE).await;
     report.after_connections = server::memory(pid).unwrap_or_default();
     if let Some(c) = server::counters(addr).await {
@@ -114,10 +139,20 @@ pub async fn run(
         report.after_rooms.rss_kib,
         report.connections,
     );
-    let (stop, _) = sockets;
+    report.marginal_bytes_per_room = per(
+        report.after_rooms.rss_kib,
+        report.after_half_rooms.rss_kib,
+        second_rooms_count,
+    );
+    report.marginal_bytes_per_connection = per(
+        report.after_connections.rss_kib,
+        report.after_half_connections.rss_kib,
+        second_open,
+    );
     report.cpu_us_per_connection_per_sec =
         per_one(cpu_per_sec(pid, window).await - base, report.connections);
-    let _ = stop.send(true);
+    let _ = stop_first.send(true);
+    let _ = stop_second.send(true);
 
     let (stop, untimed, failed) = playing_games(addr, games, UNTIMED).await;
     report.untimed_games = untimed;

@@ -279,6 +279,13 @@ pub fn print_idle(r: &IdleReport, json: bool) {
         r.server_live_games_metric
     );
     println!(
+        "marginal (the second half alone): per room {:.0} B ({:.2} KiB); per connection {:.0} B ({:.2} KiB)",
+        r.marginal_bytes_per_room,
+        r.marginal_bytes_per_room / 1024.0,
+        r.marginal_bytes_per_connection,
+        r.marginal_bytes_per_connection / 1024.0
+    );
+    println!(
         "server CPU over {:.0} s windows: base {:.0} µs/s; per idle connection {:.2} µs/s; games being played, nobody moving ({} failed): per untimed game {:.2} µs/s ({} games), per game with a clock {:.2} µs/s ({} games)",
         r.window_secs,
         r.cpu_base_us_per_sec,
