@@ -120,7 +120,12 @@ async fn idle_mode_opens_the_rooms_connections_and_games_it_measures() {
     assert!(report["after_connections"]["rss_kib"].as_u64().unwrap_or(0) > 0);
     // Both halves were read, for the marginal cost per room and per connection.
     assert!(report["after_half_rooms"]["rss_kib"].as_u64().unwrap_or(0) > 0);
-    assert!(report["after_half_connections"]["rss_kib"].as_u64().unwrap_or(0) > 0);
+    assert!(
+        report["after_half_connections"]["rss_kib"]
+            .as_u64()
+            .unwrap_or(0)
+            > 0
+    );
     server.stop().await;
 }
 
