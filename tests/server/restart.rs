@@ -224,3 +224,27 @@ async fn a_flag_that_cannot_be_saved_is_retried_until_the_store_recovers() {
     assert_eq!(end.d["winner"], "black");
     server.stop().await;
 }
+
+/// What the browser tests stand on when they pause the server: its port stays bound by the rig
+/// (no other socket can take it, so the restart cannot find it in use), refuses connections
+/// while paused, and serves again after the restart.
+#[tokio::test]
+async fn a_kept_port_is_held_while_the_server_is_paused_and_served_again_after() {
+    let mut server = Rig::builder().keep_port().start().await;
+    let addr = server.addr();
+    server.pause().await;
+    let other = tokio::net::TcpSocket::new_v4().expect("a socket");
+    let taken = other
+        .bind(addr)
+        .expect_err("the paused server's port is held");
+    assert_eq!(taken.kind(), std::io::ErrorKind::AddrInUse, "{taken}");
+    let refused = tokio::net::TcpStream::connect(addr)
+        .await
+        .expect_err("nothing listens while paused");
+    assert_eq!(refused.kind(), std::io::ErrorKind::ConnectionRefused);
+    server.resume().await;
+    assert_eq!(server.addr(), addr);
+    let (status, _) = server.http("GET", "/api/games", None).await;
+    assert_eq!(status, 200);
+    server.stop().await;
+}

@@ -8,14 +8,12 @@
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 use marseillais::server::config::Config;
 use marseillais::server::store::{MemoryStore, SqliteOptions, SqliteStore, Store};
 use marseillais::server::{ServerHandle, start, start_with_store};
 use serde_json::{Value, json};
 
-use super::WAIT;
 use super::http::http;
 use super::s;
 use super::ws::Client;
@@ -62,7 +60,9 @@ impl RigBuilder {
         self
     }
 
-    /// Restarts listen on the first start's port (so browsers reconnect).
+    /// Restarts listen on the first start's port (so browsers reconnect). The rig holds that
+    /// port for its whole life ([`reserve_port`]), so that no other socket can take it while
+    /// the server is paused.
     pub fn keep_port(mut self) -> RigBuilder {
         self.keep_port = true;
         self
@@ -74,6 +74,11 @@ impl RigBuilder {
         for tune in self.tunes {
             tune(&mut config);
         }
+        let port = self.keep_port.then(|| {
+            let socket = reserve_port(config.listen);
+            config.listen = socket.local_addr().expect("the reserved port");
+            socket
+        });
         let store: Option<Arc<dyn Store>> = match self.store {
             StoreChoice::InDir => None,
             StoreChoice::Sqlite(options) => Some(Arc::new(
@@ -87,15 +92,27 @@ impl RigBuilder {
             Some(store) => start_with_store(config.clone(), store).await,
         }
         .expect("server starts");
-        if self.keep_port {
-            config.listen = handle.addr();
-        }
         Rig {
             handle: Some(handle),
             dir,
             config,
+            _port: port,
         }
     }
+}
+
+/// A socket bound to `addr` (port 0: any free one) and never listening, with `SO_REUSEADDR`,
+/// which the server's listener also sets (tokio): the server binds and listens on the same
+/// port beside it (Linux allows it when both sockets reuse and the other is not listening),
+/// and while the server is paused the port stays bound. Without it, an outgoing connection of
+/// another test could take the port as its source port during a pause (the kernel gives an
+/// unbound port to `connect`, and skips ports that a `bind` holds), and the restart would
+/// fail with "address in use" for as long as that connection lives.
+fn reserve_port(addr: SocketAddr) -> tokio::net::TcpSocket {
+    let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+    socket.set_reuseaddr(true).expect("SO_REUSEADDR");
+    socket.bind(addr).expect("a port to reserve");
+    socket
 }
 
 /// A running (or paused) in-process server and its data directory.
@@ -103,6 +120,8 @@ pub struct Rig {
     pub handle: Option<ServerHandle>,
     pub dir: tempfile::TempDir,
     pub config: Config,
+    /// With `keep_port`: the port held for the rig's life ([`reserve_port`]).
+    _port: Option<tokio::net::TcpSocket>,
 }
 
 impl Rig {
@@ -148,25 +167,13 @@ impl Rig {
         }
     }
 
-    /// Starts again on the same data directory (and the same port with
-    /// `keep_port`: retried for twice [`WAIT`] while the port is not free).
+    /// Starts again on the same data directory (and the same port with `keep_port`, which the
+    /// rig held meanwhile).
     pub async fn resume(&mut self) {
-        let deadline = tokio::time::Instant::now() + 2 * WAIT;
-        loop {
-            match start(self.config.clone()).await {
-                Ok(handle) => {
-                    self.handle = Some(handle);
-                    return;
-                }
-                Err(e) => {
-                    assert!(
-                        tokio::time::Instant::now() < deadline,
-                        "the server does not restart: {e}"
-                    );
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-            }
-        }
+        let handle = start(self.config.clone())
+            .await
+            .expect("the server restarts");
+        self.handle = Some(handle);
     }
 
     /// Starts again on another store, with the same configuration.
