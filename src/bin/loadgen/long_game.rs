@@ -135,6 +135,7 @@ fn ends_the_game(position: &Position, mv: SubMove) -> bool {
 mod tests {
     use super::*;
     use marseillais::rules::Game;
+    use std::collections::BTreeSet;
 
     fn legal(moves: &[&str]) -> Vec<SubMove> {
         moves.iter().map(|m| m.parse().expect("uci")).collect()
@@ -144,23 +145,26 @@ mod tests {
         format!("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - {halfmove} 1")
     }
 
+    /// Every index [`choose`] gives over 20 draws from one seed.
+    fn choices(moves: &[SubMove], fen: &str, seed: u64) -> BTreeSet<usize> {
+        let mut rng = Rng::new(seed);
+        (0..20).map(|_| choose(moves, fen, &mut rng)).collect()
+    }
+
     #[test]
     fn far_from_the_75_move_limit_a_player_moves_a_piece_in_its_own_half() {
         let moves = legal(&["e2e4", "g1f3", "b1c3"]);
-        let mut rng = Rng::new(7);
-        for _ in 0..20 {
-            let i = choose(&moves, &fen_with_halfmove(10), &mut rng);
-            assert!(i == 1 || i == 2, "{i}");
-        }
+        let chosen = choices(&moves, &fen_with_halfmove(10), 7);
+        assert!(chosen.is_subset(&BTreeSet::from([1, 2])), "{chosen:?}");
     }
 
     #[test]
     fn near_the_75_move_limit_a_player_pushes_a_pawn() {
         let moves = legal(&["g1f3", "e2e4", "b1c3"]);
-        let mut rng = Rng::new(7);
-        for _ in 0..20 {
-            assert_eq!(choose(&moves, &fen_with_halfmove(140), &mut rng), 1);
-        }
+        assert_eq!(
+            choices(&moves, &fen_with_halfmove(140), 7),
+            BTreeSet::from([1])
+        );
     }
 
     #[test]
@@ -168,10 +172,7 @@ mod tests {
         // White has no pawn; its knight can take the pawn on d7 or the knight on f7.
         let fen = "r3k3/3p1n2/8/4N3/8/8/8/4K2R w K - 140 60";
         let moves = legal(&["e5d7", "e5f7", "h1h2"]);
-        let mut rng = Rng::new(3);
-        for _ in 0..20 {
-            assert_eq!(choose(&moves, fen, &mut rng), 0);
-        }
+        assert_eq!(choices(&moves, fen, 3), BTreeSet::from([0]));
     }
 
     #[test]
@@ -181,11 +182,8 @@ mod tests {
         // queen's moves into the other half come before the rook's home moves.
         let fen = "7k/8/6K1/8/8/8/8/R5Q1 w - - 140 60";
         let moves = legal(&["g1g7", "g1g5", "a1a2"]);
-        let mut rng = Rng::new(5);
-        for _ in 0..20 {
-            assert_eq!(choose(&moves, fen, &mut rng), 1);
-        }
-        assert_eq!(choose(&legal(&["g1g7"]), fen, &mut rng), 0);
+        assert_eq!(choices(&moves, fen, 5), BTreeSet::from([1]));
+        assert_eq!(choices(&legal(&["g1g7"]), fen, 5), BTreeSet::from([0]));
     }
 
     /// Plays a game against itself from the initial position; the number of sub-moves played
