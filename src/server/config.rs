@@ -569,6 +569,9 @@ pub struct LobbyLimits {
     /// Longest delay of an `online` count after it changed (changes are coalesced, so that
     /// N pages opening at once cost N messages a period, not N squared).
     pub online_every: Duration,
+    /// Every quick-pairing wave's period, instead of each pool's own 12-40 s and its jitter
+    /// (`None`: the pools' own; tests set a few milliseconds).
+    pub pool_wave: Option<Duration>,
 }
 
 impl Default for LobbyLimits {
@@ -581,6 +584,7 @@ impl Default for LobbyLimits {
             challenge_rate_per_min: 10.0,
             challenge_burst: 10.0,
             online_every: Duration::from_secs(1),
+            pool_wave: None,
         }
     }
 }

@@ -39,6 +39,7 @@ pub mod lobby;
 pub mod metrics;
 pub mod play;
 pub mod players;
+pub mod pool;
 pub mod site;
 pub mod store;
 pub mod web;
@@ -244,11 +245,17 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
         config.replay_wait,
         Arc::clone(&deps.metrics),
     ));
+    let pools = Arc::new(pool::Pools::new(
+        config.lobby.pool_wave,
+        Arc::clone(&deps.metrics),
+    ));
+    pools.spawn(Arc::clone(rooms), deps.shutdown.clone());
     let challenges = lobby::challenge::local::ChallengeState {
         deps: deps.clone(),
         accounts: Arc::clone(&accounts),
         lobby,
         rooms: Arc::clone(rooms),
+        pools: Arc::clone(&pools),
     };
     if let (Some(cluster), Some(link)) = (config.cluster.clone(), rooms.cluster.get()) {
         // The lobby across nodes (challenges on the lobby's owner, notices through the bus),
@@ -284,6 +291,7 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
         }))
         .merge(analysis::router(analysis))
         .merge(lobby::challenge::routes::router(challenges))
+        .merge(pool::routes::router(pools))
         .merge(players::account::routes::router(
             players::account::state::AccountState {
                 deps: deps.clone(),

@@ -250,3 +250,110 @@ pub fn rematch_events(
     };
     vec![created, joined]
 }
+
+/// One seat of a game made for two players at once (a pool's pairing): the hash of its seat
+/// token, and its account (its rating set for the game's speed) or `None` for an anonymous
+/// player.
+#[derive(Clone, Debug)]
+pub struct PairedSeat {
+    pub seat_hash: String,
+    pub user: Option<SeatUser>,
+}
+
+/// The first events of a game made for two players at once, both seated from its first commit
+/// (a pairing is one commit: there is no moment where the game exists with a seat free for a
+/// stranger): `created` with `white` as its creator, then `joined` for `black`. Private (in
+/// no open-games listing). Rated only between two accounts.
+pub fn paired_events(
+    clock: TimeControl,
+    rated: bool,
+    [white, black]: [PairedSeat; 2],
+    at_ms: i64,
+) -> Result<Vec<Event>, CreationRefused> {
+    if rated {
+        rated::joins_as_account(
+            true,
+            black.user.as_ref().map(|u| u.id),
+            white.user.as_ref().map(|u| u.id),
+        )?;
+    }
+    let request = NewGame {
+        color: Some(ColorChoice::White),
+        clock: Some(clock),
+        listed: Some(false),
+        rated: Some(rated),
+        ..NewGame::default()
+    };
+    let (created, _) = created_event(&request, white.seat_hash, white.user, at_ms)?;
+    let joined = Event::Joined {
+        at_ms,
+        color: Color::Black,
+        seat_hash: black.seat_hash,
+        computer: None,
+        user: black.user,
+    };
+    Ok(vec![created, joined])
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::server::domain::user::{UserId, Username};
+    use crate::server::game::ClockSpec;
+
+    fn seat(hash: &str, user: Option<i64>) -> PairedSeat {
+        PairedSeat {
+            seat_hash: ids::token_hash(hash),
+            user: user.map(|id| SeatUser {
+                id: UserId(id),
+                name: Username::parse(&format!("player{id}")).unwrap(),
+                rating: Some(Rating::INITIAL),
+            }),
+        }
+    }
+
+    const BLITZ: TimeControl = TimeControl::Live(ClockSpec {
+        base_secs: 180,
+        increment_secs: 2,
+    });
+
+    #[test]
+    fn a_paired_game_starts_with_both_seats_taken_and_in_no_listing() {
+        let events = paired_events(BLITZ, true, [seat("w", Some(1)), seat("b", Some(2))], 7)
+            .expect("two accounts may play rated");
+        let state = GameState::replay(
+            "g",
+            &events,
+            Duration::from_secs(30),
+            Instant::now(),
+            |_, _, _| {},
+        )
+        .expect("the events replay");
+        assert_eq!(state.free_seat(), None);
+        assert_eq!(state.seat_of("w"), Some(Color::White));
+        assert_eq!(state.seat_of("b"), Some(Color::Black));
+        assert_eq!(state.user(Color::Black).map(|u| u.id), Some(UserId(2)));
+        assert!(state.rated && !state.listed);
+        assert_eq!(state.time_control(), Some(BLITZ));
+    }
+
+    #[test]
+    fn a_rated_pairing_needs_two_different_accounts() {
+        let refused = |w, b| paired_events(BLITZ, true, [seat("w", w), seat("b", b)], 0).err();
+        assert_eq!(
+            refused(Some(1), None),
+            Some(CreationRefused::Rated(RatedRefused::SignInToJoin))
+        );
+        assert_eq!(
+            refused(None, Some(2)),
+            Some(CreationRefused::Rated(RatedRefused::SignInToCreate))
+        );
+        assert_eq!(
+            refused(Some(1), Some(1)),
+            Some(CreationRefused::Rated(RatedRefused::SamePlayer))
+        );
+        assert!(paired_events(BLITZ, false, [seat("w", None), seat("b", None)], 0).is_ok());
+    }
+}

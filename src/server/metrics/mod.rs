@@ -43,6 +43,9 @@ pub struct Metrics {
     /// From receiving a `move` to broadcasting it (commit included).
     pub move_latency: Histogram,
     pub commit_latency: Histogram,
+    /// One pool wave's matching (the queue's blossom solve), and the games quick pairing made.
+    pub pool_wave: Histogram,
+    pub pool_games: AtomicU64,
     /// Game sockets' WebSocket round trips, one sample per matched pong (`server::web::rtt`).
     pub ping_rtt: Histogram,
     /// Lag compensation credited to clocks (`game::lag`): milliseconds, and sub-moves.
@@ -121,6 +124,11 @@ impl Metrics {
                 &self.analysis_positions,
             ),
             (
+                "marseillais_pool_games_total",
+                "Games made by quick pairing (pools).",
+                &self.pool_games,
+            ),
+            (
                 "marseillais_lag_compensation_ms_total",
                 "Milliseconds of measured lag credited back to players' clocks.",
                 &self.lag_compensation_ms,
@@ -186,6 +194,11 @@ impl Metrics {
             &mut out,
             "marseillais_store_commit_seconds",
             "Time for the store to make one commit durable.",
+        );
+        self.pool_wave.write(
+            &mut out,
+            "marseillais_pool_wave_seconds",
+            "Time to match one quick-pairing queue in a wave.",
         );
         self.ping_rtt.write(
             &mut out,

@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use crate::rules::Color;
 use crate::server::config::Config;
-use crate::server::game::creation::{self as rules, CreationRefused};
-use crate::server::game::{Event, GameState, SeatUser};
+use crate::server::game::creation::{self as rules, CreationRefused, PairedSeat};
+use crate::server::game::{Event, GameState, SeatUser, TimeControl};
 use crate::server::ids;
 use crate::server::play::protocol::{ErrorCode, Refusal};
 use crate::server::play::room::replay_history;
@@ -54,6 +54,16 @@ pub fn first_events(
     at_ms: i64,
 ) -> Result<(Vec<Event>, Color), Refusal> {
     rules::first_events(request, seat_hash, user, at_ms).map_err(refusal)
+}
+
+/// The first events of a game made for two players at once ([`rules::paired_events`]).
+pub fn paired_events(
+    clock: TimeControl,
+    rated: bool,
+    seats: [PairedSeat; 2],
+    at_ms: i64,
+) -> Result<Vec<Event>, Refusal> {
+    rules::paired_events(clock, rated, seats, at_ms).map_err(refusal)
 }
 
 /// The rematch of the finished game `old`, ready to commit ([`rules::rematch_events`]).

@@ -102,6 +102,8 @@ pub struct ChallengeState {
     pub accounts: Arc<Accounts>,
     pub lobby: Arc<Lobby>,
     pub rooms: Arc<Rooms>,
+    /// Quick pairing: a lobby page joins and leaves pools on its channel.
+    pub pools: Arc<crate::server::pool::Pools>,
 }
 
 impl FromRef<ChallengeState> for Arc<Accounts> {

@@ -117,9 +117,10 @@ async fn lobby_channel(
 ) -> Response {
     let deps = app.deps.clone();
     let lobby = Arc::clone(&app.lobby);
+    let pools = Arc::clone(&app.pools);
     upgrade.accept(&app.deps.config, move |ws| async move {
         // The connection's slot (--max-connections) is held for as long as the channel lives.
         let _slot = slot;
-        channel::run(ws, deps, lobby, account).await
+        channel::run(ws, deps, (lobby, pools), account).await
     })
 }

@@ -151,7 +151,12 @@ impl Hub {
 
     /// Queues `msg` on one channel (what a channel is told when it opens).
     pub fn send_one(&self, user: Option<UserId>, conn: ConnId, msg: &LobbyMsg) {
-        let text = Utf8Bytes::from(msg.to_text());
+        self.send_text(user, conn, msg.to_text());
+    }
+
+    /// [`Hub::send_one`] of a message already serialized (another feature's: the pools').
+    pub fn send_text(&self, user: Option<UserId>, conn: ConnId, text: String) {
+        let text = Utf8Bytes::from(text);
         let mut inner = self.lock();
         match user {
             Some(user) => {

@@ -1,7 +1,8 @@
 //! The lobby channel, `GET /ws/lobby`: one WebSocket per open page, signed in or not. The
 //! server pushes the players-online count and, to a signed-in user, their challenges
-//! ([`msg::LobbyMsg`]), the lobby chat and the `your_turn` list; the client sends `ping` and
-//! lobby `chat` lines only. It goes through the game socket's
+//! ([`msg::LobbyMsg`]), the lobby chat, the `your_turn` list and the quick-pairing pools'
+//! counts and seats ([`crate::server::pool`]); the client sends `ping`, lobby `chat` lines,
+//! and `pool_in` / `pool_out`. It goes through the game socket's
 //! upgrade ([`crate::server::web::upgrade`]: frame rate limit, size limits) and its frame reader,
 //! writes, close handshake and idle timeout ([`crate::server::play::socket`]), with the same bounded
 //! queue: a page that does not read is closed with 1013 rather than buffered for.
@@ -35,6 +36,9 @@ use crate::server::play::socket::{
     send_texts,
 };
 use crate::server::players::account::Account;
+use crate::server::pool::Pools;
+use crate::server::pool::msg::PoolRequest;
+use crate::server::pool::seek::PageSeek;
 use crate::server::web::upgrade::Ws as WebSocket;
 use msg::{LobbyMsg, OnlineMsg};
 
@@ -54,7 +58,12 @@ impl Drop for Registered<'_> {
 
 /// Runs one lobby channel until it closes. `account`: the signed-in user of the request's
 /// session cookie (`None`: an anonymous page, which sees only the online count).
-pub async fn run(mut ws: WebSocket, deps: Deps, lobby: Arc<Lobby>, account: Option<Account>) {
+pub async fn run(
+    mut ws: WebSocket,
+    deps: Deps,
+    (lobby, pools): (Arc<Lobby>, Arc<Pools>),
+    account: Option<Account>,
+) {
     let _counted = Counted::new(&deps.metrics);
     let config = Arc::clone(&deps.config);
     let conn: ConnId = crate::server::play::room::fanout::next_conn();
@@ -99,6 +108,11 @@ pub async fn run(mut ws: WebSocket, deps: Deps, lobby: Arc<Lobby>, account: Opti
         lobby.hub.send_one(user, conn, &history);
     }
     let mut chat_rate = ChatRate::new(config.chat_burst, config.chat_window, Instant::now());
+    let mut pool_counts = pools.counts();
+    let counts = Arc::clone(&pool_counts.borrow_and_update());
+    lobby.hub.send_text(user, conn, counts.to_string());
+    // Dropped with the channel: a closed page leaves its pool at once.
+    let mut seek = PageSeek::new(Arc::clone(&pools), account.clone(), conn);
 
     let mut last_heard = Instant::now();
     let mut last_ping = Instant::now();
@@ -134,6 +148,21 @@ pub async fn run(mut ws: WebSocket, deps: Deps, lobby: Arc<Lobby>, account: Opti
                     None => break None,
                 };
                 last_heard = Instant::now();
+                if let Some(request) = pool_request(&message, config.max_message_bytes) {
+                    let answer = match request {
+                        Ok(request) => seek.request(&*deps.store, request).await,
+                        Err(refusal) => Err(refusal),
+                    };
+                    let text = match answer {
+                        Ok(Some(msg)) => msg.to_text(),
+                        Ok(None) => continue,
+                        Err(refusal) => ServerMsg::error(&refusal, None).to_text(),
+                    };
+                    if !send_texts(&mut ws, &[text.into()]).await {
+                        break None;
+                    }
+                    continue;
+                }
                 match lobby_frame(message, config.max_message_bytes) {
                     Frame::Nothing => {}
                     Frame::Forward(ClientMsg::Chat { room, text }) => {
@@ -171,6 +200,15 @@ pub async fn run(mut ws: WebSocket, deps: Deps, lobby: Arc<Lobby>, account: Opti
                     Frame::Close(code, why) => break Some((code, why)),
                 }
             }
+            msg = seek.next() => {
+                if !send_texts(&mut ws, &[msg.to_text().into()]).await {
+                    break None;
+                }
+            }
+            Ok(()) = pool_counts.changed() => {
+                let text = Arc::clone(&pool_counts.borrow_and_update());
+                lobby.hub.send_text(user, conn, text.to_string());
+            }
             _ = ticker.tick() => {
                 let now = Instant::now();
                 if now.saturating_duration_since(last_heard) >= config.idle_timeout {
@@ -191,6 +229,18 @@ pub async fn run(mut ws: WebSocket, deps: Deps, lobby: Arc<Lobby>, account: Opti
     }
 }
 
+/// A frame on the lobby channel that is a pool request (within the size limit), read by the
+/// pools; `None` for any other frame.
+fn pool_request(
+    message: &Message,
+    max_message_bytes: usize,
+) -> Option<Result<PoolRequest, Refusal>> {
+    match message {
+        Message::Text(text) if text.len() <= max_message_bytes => PoolRequest::from_text(text),
+        _ => None,
+    }
+}
+
 /// A frame on the lobby channel: the game socket's reader ([`read_frame`]: limits, `ping`,
 /// bad JSON, a chat line's text), then a `chat` goes on to the lobby chat and any game message
 /// is refused, the channel kept.
@@ -200,7 +250,7 @@ fn lobby_frame(message: Message, max_message_bytes: usize) -> Frame {
         Frame::Forward(_) => {
             let refusal = Refusal::new(
                 ErrorCode::UnknownType,
-                "the lobby channel takes only ping and chat; game messages go to /ws/game/{id}",
+                "the lobby channel takes only ping, chat, pool_in and pool_out; game messages go to /ws/game/{id}",
             );
             Frame::Reply(ServerMsg::error(&refusal, None))
         }

@@ -3,9 +3,11 @@
 
 use std::time::Instant;
 
-use crate::server::game::{SeatUser, now_ms};
+use crate::rules::Color;
+use crate::server::game::creation::PairedSeat;
+use crate::server::game::{SeatUser, TimeControl, now_ms};
 use crate::server::ids;
-use crate::server::play::creation::{self, NewGame};
+use crate::server::play::creation::{self, NewGame, Prepared};
 use crate::server::play::protocol::Refusal;
 use crate::server::play::room::{SeatGrant, rating_now};
 use crate::server::players::account::Account;
@@ -40,6 +42,66 @@ impl Rooms {
         let (events, color) =
             creation::first_events(&request, ids::token_hash(&token), user, now_ms())?;
         let prepared = creation::prepare(events, &self.config)?;
+        let id = self.store_and_start(prepared).await?;
+        Ok(SeatGrant {
+            url: format!("/game/{id}"),
+            id,
+            color: color.into(),
+            token,
+        })
+    }
+
+    /// Creates a game for two players at once (a pool's pairing), `players[0]` White: both
+    /// seats are taken in its first commit. Returns each player's seat, White's first.
+    pub async fn create_paired(
+        &self,
+        clock: TimeControl,
+        rated: bool,
+        players: [Option<&Account>; 2],
+    ) -> Result<[SeatGrant; 2], Refusal> {
+        let speed = Speed::of(clock);
+        let tokens = [ids::new_token(), ids::new_token()];
+        let white = self.paired_seat(players[0], &tokens[0], speed).await?;
+        let black = self.paired_seat(players[1], &tokens[1], speed).await?;
+        let events = creation::paired_events(clock, rated, [white, black], now_ms())?;
+        let prepared = creation::prepare(events, &self.config)?;
+        let id = self.store_and_start(prepared).await?;
+        let [white_token, black_token] = tokens;
+        let grant = |color: Color, token: String| SeatGrant {
+            url: format!("/game/{id}"),
+            id: id.clone(),
+            color: color.into(),
+            token,
+        };
+        Ok([
+            grant(Color::White, white_token),
+            grant(Color::Black, black_token),
+        ])
+    }
+
+    /// A paired game's seat for `account` (its rating now, for the game's speed) or for an
+    /// anonymous player, held by `token`.
+    async fn paired_seat(
+        &self,
+        account: Option<&Account>,
+        token: &str,
+        speed: Speed,
+    ) -> Result<PairedSeat, Refusal> {
+        let user = match account {
+            Some(account) => {
+                let rating = rating_now(&*self.store, account.id, speed).await?;
+                Some(SeatUser::of(account, Some(rating)))
+            }
+            None => None,
+        };
+        Ok(PairedSeat {
+            seat_hash: ids::token_hash(token),
+            user,
+        })
+    }
+
+    /// Commits a new game's first events, then schedules and starts its room; its id.
+    async fn store_and_start(&self, prepared: Prepared) -> Result<String, Refusal> {
         let deadline = prepared.commit.deadline;
         let started = Instant::now();
         let result = self.store.commit(prepared.commit).await;
@@ -51,11 +113,6 @@ impl Rooms {
             // Committed: the game exists; the next node that needs it claims it.
             tracing::warn!(game = %id, %error, "could not claim a new game");
         }
-        Ok(SeatGrant {
-            url: format!("/game/{id}"),
-            id,
-            color: color.into(),
-            token,
-        })
+        Ok(id)
     }
 }
