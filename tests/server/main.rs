@@ -27,6 +27,7 @@ mod lifecycle;
 mod lifecycle_limits;
 mod loadgen_smoke;
 mod my_games;
+mod pools;
 mod profiles;
 mod protocol_examples;
 mod rated;

@@ -1,5 +1,7 @@
 //! The test client of the lobby channel (`/ws/lobby`): every frame is read as the server's own
-//! typed [`LobbyMsg`] (unknown or missing fields fail the test), kept in [`LobbyClient::seen`].
+//! typed [`LobbyMsg`] (unknown or missing fields fail the test), kept in [`LobbyClient::seen`],
+//! or as the pools' [`PoolMsg`], kept apart in [`LobbyClient::pool_inbox`] for
+//! [`LobbyClient::pool_until`].
 //! Signed in with a session cookie, or anonymous. Every wait is bounded ([`WAIT`] per message,
 //! a count on every loop).
 
@@ -7,7 +9,10 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
+use std::collections::VecDeque;
+
 use marseillais::server::lobby::channel::msg::LobbyMsg;
+use marseillais::server::pool::msg::PoolMsg;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::{self, Message};
@@ -18,10 +23,21 @@ use super::ws::{ConnectError, Ended, Socket};
 /// How many messages a wait may skip before it gives up.
 const MAX_SKIPPED: usize = 200;
 
+/// What a text frame was.
+enum Frame {
+    Lobby(LobbyMsg),
+    /// A pool message, now in `pool_inbox`.
+    Pool,
+}
+
 pub struct LobbyClient {
     pub ws: Socket,
     /// Every message received, in order.
     pub seen: Vec<LobbyMsg>,
+    /// The pools' messages not yet read by [`LobbyClient::pool_until`].
+    pub pool_inbox: VecDeque<PoolMsg>,
+    /// Every pool message received, in order.
+    pub pool_seen: Vec<PoolMsg>,
 }
 
 impl LobbyClient {
@@ -55,6 +71,8 @@ impl LobbyClient {
         Ok(LobbyClient {
             ws,
             seen: Vec::new(),
+            pool_inbox: VecDeque::new(),
+            pool_seen: Vec::new(),
         })
     }
 
@@ -65,19 +83,35 @@ impl LobbyClient {
         }
     }
 
-    /// The next message within `wait` (pings skipped); `None` on timeout or end.
+    /// The next lobby message within `wait` (pings skipped, pool messages put in
+    /// `pool_inbox`); `None` on timeout or end.
     pub async fn try_recv(&mut self, wait: Duration) -> Option<LobbyMsg> {
         let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            match self.next_frame(deadline).await? {
+                Frame::Lobby(msg) => return Some(msg),
+                Frame::Pool => continue,
+            }
+        }
+    }
+
+    /// The next text frame before `deadline`, read and kept; `None` on timeout or end.
+    async fn next_frame(&mut self, deadline: tokio::time::Instant) -> Option<Frame> {
         loop {
             let next = tokio::time::timeout_at(deadline, self.ws.next())
                 .await
                 .ok()??;
             match next {
                 Ok(Message::Text(text)) => {
+                    if let Ok(pool) = PoolMsg::from_text(text.as_str()) {
+                        self.pool_seen.push(pool.clone());
+                        self.pool_inbox.push_back(pool);
+                        return Some(Frame::Pool);
+                    }
                     let msg = LobbyMsg::from_text(text.as_str())
                         .unwrap_or_else(|e| panic!("not a LobbyMsg: {e}: {text:?}"));
                     self.seen.push(msg.clone());
-                    return Some(msg);
+                    return Some(Frame::Lobby(msg));
                 }
                 Ok(Message::Close(_)) | Err(_) => return None,
                 Ok(_) => continue,
@@ -96,6 +130,56 @@ impl LobbyClient {
             }
         }
         panic!("no {what}; seen {:?}", self.seen);
+    }
+
+    /// The next pool message that `pred` accepts (earlier ones not yet read first, skipping
+    /// others, bounded); panics with what was seen if none comes. Lobby messages read meanwhile
+    /// are kept in `seen`.
+    pub async fn pool_until(
+        &mut self,
+        what: &str,
+        mut pred: impl FnMut(&PoolMsg) -> bool,
+    ) -> PoolMsg {
+        for _ in 0..MAX_SKIPPED {
+            while let Some(msg) = self.pool_inbox.pop_front() {
+                if pred(&msg) {
+                    return msg;
+                }
+            }
+            let deadline = tokio::time::Instant::now() + WAIT;
+            if self.next_frame(deadline).await.is_none() && self.pool_inbox.is_empty() {
+                break;
+            }
+        }
+        panic!(
+            "no {what}; pool messages seen {:?}; lobby {:?}",
+            self.pool_seen, self.seen
+        );
+    }
+
+    /// Whether no pool message `pred` accepts arrives within `wait` (the rest are read).
+    pub async fn pool_quiet_for(
+        &mut self,
+        wait: Duration,
+        mut pred: impl FnMut(&PoolMsg) -> bool,
+    ) -> bool {
+        let deadline = tokio::time::Instant::now() + wait;
+        for _ in 0..MAX_SKIPPED {
+            while let Some(msg) = self.pool_inbox.pop_front() {
+                if pred(&msg) {
+                    return false;
+                }
+            }
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            if left.is_zero() {
+                return true;
+            }
+            let deadline = tokio::time::Instant::now() + left;
+            if self.next_frame(deadline).await.is_none() && self.pool_inbox.is_empty() {
+                return true;
+            }
+        }
+        true
     }
 
     /// Waits for an `online` count of exactly `count` (counts are coalesced, so intermediate
