@@ -1,4 +1,4 @@
-// The lobby (`/`): the create form (rated when signed in), "Play the computer", "My games",
+// The lobby (`/`): quick pairing (pools.js), the create form (rated when signed in), "Play the computer", "My games",
 // the open games to join (with their creator's name and rating, filtered by a rating range),
 // the games in progress to watch, the recently finished games (polled every few seconds), and
 // the count of players online (from the live channel, live.js).
@@ -11,6 +11,7 @@ import { profileUrl } from './account.js';
 import { onLive, nameOf, sendLive } from './live.js';
 import { ChatPanel, isChatError } from './chat.js';
 import { t } from './i18n.js';
+import { poolsPanel } from './pools.js';
 
 const PRESETS = [
   ['3+2', 180, 2], ['5+3', 300, 3], ['10+5', 600, 5], ['15+10', 900, 10],
@@ -89,7 +90,7 @@ export function lobbyPage(main, mePromise = Promise.resolve(null)) {
   let chatAt = null;
   const chat = new ChatPanel({ room: 'lobby', title: t('lobby.chat'), send: (room, text) => { chatAt = performance.now(); return sendLive('chat', { room, text }); } });
   main.replaceChildren(h('div', { class: 'lobby' },
-    h('div', { class: 'lobby-forms' }, form, computerForm),
+    h('div', { class: 'lobby-forms' }, poolsPanel(mePromise), form, computerForm),
     h('div', { class: 'lobby-side' },
       h('section', { class: 'panel' }, online,
         h('h2', {}, t('nav.mine')), myList,

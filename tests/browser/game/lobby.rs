@@ -488,3 +488,56 @@ async fn the_lobby_polls_without_taking_the_keyboard_focus_from_a_game_link() {
     );
     rig.stop(vec![creator, s]).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_players_who_click_the_same_quick_pairing_pool_land_in_one_game_on_opposite_sides() {
+    if !browser_available("two_players_who_click_the_same_quick_pairing_pool...") {
+        return;
+    }
+    let _serial = SERIAL.lock().await;
+    let rig = Rig::start_with(|c| c.lobby.pool_wave = Some(Duration::from_millis(50))).await;
+    let first = rig.driver.session().await;
+    let second = rig.driver.session().await;
+    for s in [&first, &second] {
+        s.client.goto(&rig.url("/")).await.expect("open the lobby");
+        wait_text(s, "#pools h2", "Quick pairing").await;
+        // The live count has come: the channel is open and `pool_in` will be sent.
+        wait_text(s, "#pools [data-pool='3+2'] .pool-waiting", "waiting").await;
+    }
+    click(&first, "#pools [data-pool='3+2']").await;
+    wait_text(&first, "#pool-status", "Looking for an opponent at 3+2").await;
+    wait_text(
+        &second,
+        "#pools [data-pool='3+2'] .pool-waiting",
+        "1 waiting",
+    )
+    .await;
+    click(&second, "#pools [data-pool='3+2']").await;
+    let (path_1, path_2) = (paired_game(&first).await, paired_game(&second).await);
+    assert_eq!(path_1, path_2, "one game for both");
+    // One of them has the move, the other waits for it: two seats, two sides.
+    let statuses = [
+        text(&first, "#status").await,
+        text(&second, "#status").await,
+    ];
+    assert_eq!(
+        statuses
+            .iter()
+            .filter(|s| s.starts_with("Your turn"))
+            .count(),
+        1,
+        "{statuses:?}"
+    );
+    rig.stop(vec![first, second]).await;
+}
+
+/// The path of the game page a quick pairing opened, once it shows its status.
+async fn paired_game(s: &Session) -> String {
+    let path = wait_for(
+        s,
+        "location.pathname.startsWith('/game/') && (document.querySelector('#status') || {}).textContent ? location.pathname : ''",
+        "the paired game's page",
+    )
+    .await;
+    path.as_str().unwrap_or_default().to_owned()
+}
