@@ -27,6 +27,7 @@
 //! | ids and tokens | [`ids`] |
 
 pub mod analysis;
+pub mod arena;
 pub mod chat;
 pub mod cluster;
 pub mod computer;

@@ -1,0 +1,12 @@
+//! Arena tournaments (issue 29, in progress): a tournament with a clock and a duration, whose
+//! players are paired again and again as their games end, scored by lichess's arena rules.
+//! What is here so far is the pure core, tested rule by rule; the store, the routes, the
+//! pairing task under a lease and the pages come next (see the issue's closing note).
+//!
+//! | concept | module |
+//! |---|---|
+//! | the score: wins, draws, the fire streak, berserk, short draws; the tie-break | [`score`] |
+//! | who meets whom: rank factor, no immediate rematch, colours, closing time | [`pairing`] |
+
+pub mod pairing;
+pub mod score;
