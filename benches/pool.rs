@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use marseillais::server::domain::user::UserId;
 use marseillais::server::pool::queue::{Queue, Seek, Seeker};
+use marseillais::server::web::ratelimit::Client;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
@@ -22,6 +23,7 @@ fn queue(n: usize, seed: u64) -> Queue<()> {
         queue.join(Seek {
             seeker: Seeker::Account(UserId(id as i64)),
             conn: id as u64,
+            client: Client::from(std::net::IpAddr::from([127, 0, 0, 1])),
             rating: Some(rng.random_range(1000..2400)),
             blocking: HashSet::new(),
             misses: rng.random_range(0..20),

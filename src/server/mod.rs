@@ -246,8 +246,14 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
         config.replay_wait,
         Arc::clone(&deps.metrics),
     ));
+    // One per-address budget of seats for creating, joining and quick pairing.
+    let seat_grants = Arc::new(web::ratelimit::AddressLimiter::new(
+        config.create_rate_per_sec,
+        config.create_burst,
+    ));
     let pools = Arc::new(pool::Pools::new(
         config.lobby.pool_wave,
+        Arc::clone(&seat_grants),
         Arc::clone(&deps.metrics),
     ));
     pools.spawn(Arc::clone(rooms), deps.shutdown.clone());
@@ -269,10 +275,7 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
         deps: deps.clone(),
         rooms: Arc::clone(rooms),
         accounts: Arc::clone(&accounts),
-        seat_grants: Arc::new(web::ratelimit::AddressLimiter::new(
-            config.create_rate_per_sec,
-            config.create_burst,
-        )),
+        seat_grants,
     };
     let analysis = analysis::AnalysisState {
         deps: deps.clone(),

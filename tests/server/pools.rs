@@ -300,3 +300,54 @@ async fn a_pairing_whose_game_cannot_be_stored_makes_no_game_and_both_wait_to_be
     );
     assert!([Side::White, Side::Black].contains(&seat_a.color));
 }
+
+/// The `error` a page is sent for its last request.
+async fn refused(page: &mut LobbyClient) -> marseillais::server::play::protocol::ErrorMsg {
+    match page
+        .until("error", |m| matches!(m, LobbyMsg::Error(_)))
+        .await
+    {
+        LobbyMsg::Error(error) => error,
+        _ => unreachable!(),
+    }
+}
+
+#[tokio::test]
+async fn one_address_holds_at_most_four_seeks_at_once() {
+    let rig = rig().await;
+    let mut pages = Vec::new();
+    // Four pools, so that no two of these seeks are paired together.
+    for pool in ["1+0", "3+0", "3+2", "5+3"] {
+        let mut p = page(&rig, None).await;
+        join(&mut p, pool, false).await;
+        pages.push(p);
+    }
+    let mut fifth = page(&rig, None).await;
+    pool_in(&mut fifth, "10+5", false).await;
+    let error = refused(&mut fifth).await;
+    assert_eq!(error.code, ErrorCode::RateLimited, "{error:?}");
+    assert!(error.message.contains("4 seeks"), "{}", error.message);
+    // One leaves: once the server has seen it go, the fifth page may wait.
+    pages.pop().expect("four pages").close().await;
+    counts(&mut fifth, "5+3", 0, 0).await;
+    join(&mut fifth, "10+5", false).await;
+}
+
+#[tokio::test]
+async fn joining_a_pool_draws_on_the_addresss_budget_of_games() {
+    let rig = Rig::start_with(|c| {
+        c.lobby.pool_wave = Some(Duration::from_millis(20));
+        c.create_rate_per_sec = 0.001;
+        c.create_burst = 2.0;
+    })
+    .await;
+    let mut a = page(&rig, None).await;
+    join(&mut a, "3+0", false).await;
+    join(&mut a, "5+3", false).await;
+    pool_in(&mut a, "3+0", false).await;
+    let error = refused(&mut a).await;
+    assert_eq!(error.code, ErrorCode::RateLimited, "{error:?}");
+    // The same budget as creating a game over HTTP: spent.
+    let (status, body) = rig.http("POST", "/api/games", Some("{}")).await;
+    assert_eq!(status, 429, "{body}");
+}

@@ -26,6 +26,8 @@ pub mod routes;
 pub mod seek;
 
 use std::collections::HashSet;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -39,6 +41,7 @@ use crate::server::play::room::{ConnId, SeatGrant, rating_now};
 use crate::server::play::rooms::Rooms;
 use crate::server::players::account::Account;
 use crate::server::players::rating::Speed;
+use crate::server::web::ratelimit::{AddressLimiter, Client};
 use catalog::{JITTER, POOLS, QueueKey};
 use msg::{PoolCount, PoolMsg, PoolsMsg};
 use queue::{Queue, Seek, Seeker};
@@ -51,10 +54,29 @@ pub struct Member {
     reply: oneshot::Sender<SeatGrant>,
 }
 
+/// Most seeks waiting at once from one address (an IPv4 address, an IPv6 /64), all pools
+/// together: a household behind one address can look for games side by side, while a
+/// script with many sockets cannot fill a pool and have the server make its games.
+pub const MAX_SEEKS_PER_ADDRESS: usize = 4;
+
+/// The lobby page a seek comes from.
+#[derive(Clone, Copy, Debug)]
+pub struct Page<'a> {
+    pub account: Option<&'a Account>,
+    pub conn: ConnId,
+    pub ip: IpAddr,
+}
+
 /// Every pool's queues, and the latest `pools` message.
 pub struct Pools {
     queues: Mutex<Vec<Queue<Member>>>,
     counts: watch::Sender<Arc<str>>,
+    /// A join or a leave changed the counts since they were last sent (they are sent at the
+    /// next tick: a burst of joins costs each lobby page one message, not one per join).
+    counts_changed: AtomicBool,
+    /// The per-address limit on seats granted, the one `POST /api/games` and `join` draw on:
+    /// every `pool_in` takes a grant, as it asks the server for a game.
+    seat_grants: Arc<AddressLimiter>,
     /// A queue became full: its wave runs now, not at the next tick.
     full: Notify,
     /// Every wave's period, instead of each pool's own (tests); no jitter then.
@@ -65,7 +87,11 @@ pub struct Pools {
 impl Pools {
     /// The pools, empty, their waves not yet running: the composition root starts them
     /// ([`Pools::spawn`]); a test may call [`Pools::waves`] itself instead.
-    pub fn new(wave_every: Option<Duration>, metrics: Arc<Metrics>) -> Pools {
+    pub fn new(
+        wave_every: Option<Duration>,
+        seat_grants: Arc<AddressLimiter>,
+        metrics: Arc<Metrics>,
+    ) -> Pools {
         let now = Instant::now();
         let queues = QueueKey::all()
             .map(|key| Queue::new(now, wave_every.unwrap_or(key.pool().every)))
@@ -73,6 +99,8 @@ impl Pools {
         let pools = Pools {
             queues: Mutex::new(queues),
             counts: watch::Sender::new(Arc::from("")),
+            counts_changed: AtomicBool::new(false),
+            seat_grants,
             full: Notify::new(),
             wave_every,
             metrics,
@@ -107,6 +135,13 @@ impl Pools {
         PoolsMsg { pools }
     }
 
+    /// Sends the `pools` message to every lobby page if a join or a leave changed it.
+    fn publish_changed_counts(&self) {
+        if self.counts_changed.swap(false, Ordering::Relaxed) {
+            self.publish_counts();
+        }
+    }
+
     /// Sends the `pools` message to every lobby page if it changed.
     fn publish_counts(&self) {
         let text: Arc<str> = Arc::from(PoolMsg::Pools(self.census()).to_text());
@@ -119,32 +154,43 @@ impl Pools {
         });
     }
 
-    /// Puts the page `conn` (of `account`, or anonymous) in the queue `key`, out of any other
-    /// (a seeker waits once); the receiver gets its seat when a wave pairs it, and is closed
-    /// if the seek is replaced by another of the same account. `blocking`: whom the account
-    /// has blocked.
+    /// Puts the page `conn` (of `account`, or anonymous, from `page.client`) in the queue
+    /// `key`, out of any other (a seeker waits once); the receiver gets its seat when a wave
+    /// pairs it, and is closed if the seek is replaced by another of the same account.
+    /// `blocking`: whom the account has blocked.
     pub async fn join(
         &self,
         store: &dyn crate::server::store::Store,
         key: QueueKey,
-        account: Option<&Account>,
-        conn: ConnId,
+        page: Page<'_>,
         blocking: HashSet<crate::server::domain::user::UserId>,
     ) -> Result<oneshot::Receiver<SeatGrant>, Refusal> {
-        let rating = match (account, key.rated) {
-            (None, true) => {
-                return Err(Refusal::new(
-                    ErrorCode::NotLoggedIn,
-                    "sign in to play rated games; casual pools take anyone",
-                ));
-            }
-            (None, false) => None,
-            (Some(account), _) => {
+        let Page { account, conn, ip } = page;
+        if account.is_none() && key.rated {
+            return Err(Refusal::new(
+                ErrorCode::NotLoggedIn,
+                "sign in to play rated games; casual pools take anyone",
+            ));
+        }
+        if let Err(limited) = self.seat_grants.check(ip, Instant::now()) {
+            self.metrics.rate_limited.fetch_add(1, Ordering::Relaxed);
+            return Err(Refusal::new(
+                ErrorCode::RateLimited,
+                format!(
+                    "too many games asked for from your address; try again in {} s",
+                    limited.retry_after_secs
+                ),
+            ));
+        }
+        let rating = match account {
+            None => None,
+            Some(account) => {
                 let speed = Speed::of(TimeControl::Live(key.pool().clock));
                 let rating = rating_now(store, account.id, speed).await?;
                 Some(rating.rating.round() as i32)
             }
         };
+        let client = Client::from(ip);
         let seeker = match account {
             Some(account) => Seeker::Account(account.id),
             None => Seeker::Anonymous(conn),
@@ -153,6 +199,7 @@ impl Pools {
         let seek = Seek {
             seeker,
             conn,
+            client,
             rating,
             blocking,
             misses: 0,
@@ -163,6 +210,15 @@ impl Pools {
         };
         let full = {
             let mut queues = self.queues();
+            let from_client: usize = queues.iter().map(|q| q.from_client(client, seeker)).sum();
+            if from_client >= MAX_SEEKS_PER_ADDRESS {
+                return Err(Refusal::new(
+                    ErrorCode::RateLimited,
+                    format!(
+                        "{MAX_SEEKS_PER_ADDRESS} seeks already wait from your address; cancel one first"
+                    ),
+                ));
+            }
             // Any earlier seek of this seeker's, here or in another pool, is dropped: its page
             // hears `replaced`.
             for queue in queues.iter_mut() {
@@ -175,7 +231,7 @@ impl Pools {
         if full {
             self.full.notify_one();
         }
-        self.publish_counts();
+        self.counts_changed.store(true, Ordering::Relaxed);
         Ok(paired)
     }
 
@@ -183,7 +239,7 @@ impl Pools {
     pub fn leave(&self, key: QueueKey, seeker: Seeker, conn: ConnId) -> bool {
         let left = self.queues()[key.index()].leave(seeker, conn).is_some();
         if left {
-            self.publish_counts();
+            self.counts_changed.store(true, Ordering::Relaxed);
         }
         left
     }
@@ -211,6 +267,7 @@ impl Pools {
             }
         }
         if due.is_empty() {
+            self.publish_changed_counts();
             return 0;
         }
         self.publish_counts();
@@ -247,9 +304,7 @@ impl Pools {
                 // ends it.
                 let _ = white.payload.reply.send(white_seat);
                 let _ = black.payload.reply.send(black_seat);
-                self.metrics
-                    .pool_games
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                self.metrics.pool_games.fetch_add(1, Ordering::Relaxed);
                 true
             }
             Err(refusal) => {
@@ -260,6 +315,7 @@ impl Pools {
                         queues[key.index()].put_back(seek);
                     }
                 }
+                self.counts_changed.store(true, Ordering::Relaxed);
                 false
             }
         }

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use crate::server::domain::user::UserId;
 use crate::server::play::room::ConnId;
+use crate::server::web::ratelimit::Client;
 
 use super::matching;
 
@@ -39,6 +40,8 @@ pub struct Seek<T> {
     /// The lobby page that made it: the one told of its game, and the one whose closing
     /// withdraws it.
     pub conn: ConnId,
+    /// The address it came from (seeks are bounded per address).
+    pub client: Client,
     /// The account's rating for the pool's speed when it joined; `None`: anonymous.
     pub rating: Option<i32>,
     /// Whom this account has blocked: never paired with them, nor they with it.
@@ -98,6 +101,14 @@ impl<T> Queue<T> {
 
     pub fn len(&self) -> usize {
         self.seeks.len()
+    }
+
+    /// Seeks from `client` other than `seeker`'s.
+    pub fn from_client(&self, client: Client, seeker: Seeker) -> usize {
+        self.seeks
+            .iter()
+            .filter(|s| s.client == client && s.seeker != seeker)
+            .count()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -187,6 +198,7 @@ mod tests {
         Seek {
             seeker: Seeker::Account(UserId(id)),
             conn: id as u64,
+            client: Client::from(std::net::IpAddr::from([127, 0, 0, 1])),
             rating: Some(rating),
             blocking: HashSet::new(),
             misses: 0,
@@ -198,6 +210,7 @@ mod tests {
         Seek {
             seeker: Seeker::Anonymous(conn),
             conn,
+            client: Client::from(std::net::IpAddr::from([127, 0, 0, 1])),
             rating: None,
             blocking: HashSet::new(),
             misses: 0,

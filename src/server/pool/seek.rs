@@ -3,6 +3,7 @@
 //! leaves the queue at once: no grace, a closed page cannot play).
 
 use std::collections::HashSet;
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use tokio::sync::oneshot;
@@ -12,25 +13,27 @@ use crate::server::play::room::{ConnId, SeatGrant};
 use crate::server::players::account::Account;
 use crate::server::store::Store;
 
-use super::Pools;
 use super::catalog::QueueKey;
 use super::msg::{LeftMsg, LeftReason, PairedMsg, PoolMsg, PoolRequest};
 use super::queue::Seeker;
+use super::{Page, Pools};
 
 /// A lobby page's seek, at most one at a time.
 pub struct PageSeek {
     pools: Arc<Pools>,
     account: Option<Account>,
     conn: ConnId,
+    ip: IpAddr,
     waiting: Option<(QueueKey, oneshot::Receiver<SeatGrant>)>,
 }
 
 impl PageSeek {
-    pub fn new(pools: Arc<Pools>, account: Option<Account>, conn: ConnId) -> PageSeek {
+    pub fn new(pools: Arc<Pools>, account: Option<Account>, conn: ConnId, ip: IpAddr) -> PageSeek {
         PageSeek {
             pools,
             account,
             conn,
+            ip,
             waiting: None,
         }
     }
@@ -53,10 +56,12 @@ impl PageSeek {
             PoolRequest::In(key) => {
                 // Blocks come with issue 32; the rule that honours them is in the queue.
                 let blocking = HashSet::new();
-                let paired = self
-                    .pools
-                    .join(store, key, self.account.as_ref(), self.conn, blocking)
-                    .await?;
+                let page = Page {
+                    account: self.account.as_ref(),
+                    conn: self.conn,
+                    ip: self.ip,
+                };
+                let paired = self.pools.join(store, key, page, blocking).await?;
                 self.waiting = Some((key, paired));
                 Ok(Some(PoolMsg::PoolJoined(key.into())))
             }

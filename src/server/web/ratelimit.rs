@@ -23,9 +23,9 @@ use crate::server::web::bucket::TokenBucket;
 /// Most client addresses remembered at once.
 pub const MAX_ADDRESSES: usize = 16_384;
 
-/// The key a client address is limited by.
+/// The key a client address is limited by (the pools count seeks by it too).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Client {
+pub enum Client {
     V4(u32),
     /// The first 64 bits of an IPv6 address.
     V6(u64),

@@ -2,10 +2,11 @@
 //! route (`/ws/lobby`, "Lobby socket"). Every challenge route needs a signed-in user (the
 //! session cookie; 401 `not_logged_in` otherwise); the lobby channel takes anyone.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{Extension, Path, Request, State};
+use axum::extract::{ConnectInfo, Extension, Path, Request, State};
 use axum::response::Response;
 use axum::routing::{get, post};
 
@@ -111,6 +112,7 @@ async fn cancel(
 
 async fn lobby_channel(
     State(app): State<ChallengeState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     MaybeAccount(account): MaybeAccount,
     slot: Option<Extension<ConnectionSlot>>,
     upgrade: upgrade::Upgrade,
@@ -121,6 +123,6 @@ async fn lobby_channel(
     upgrade.accept(&app.deps.config, move |ws| async move {
         // The connection's slot (--max-connections) is held for as long as the channel lives.
         let _slot = slot;
-        channel::run(ws, deps, (lobby, pools), account).await
+        channel::run(ws, deps, (lobby, pools), (account, peer.ip())).await
     })
 }

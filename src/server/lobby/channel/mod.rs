@@ -19,6 +19,7 @@ pub mod hub;
 pub mod msg;
 
 use std::borrow::Cow;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -57,12 +58,13 @@ impl Drop for Registered<'_> {
 }
 
 /// Runs one lobby channel until it closes. `account`: the signed-in user of the request's
-/// session cookie (`None`: an anonymous page, which sees only the online count).
+/// session cookie (`None`: an anonymous page); `ip`: the page's address (its pool seeks are
+/// bounded by it).
 pub async fn run(
     mut ws: WebSocket,
     deps: Deps,
     (lobby, pools): (Arc<Lobby>, Arc<Pools>),
-    account: Option<Account>,
+    (account, ip): (Option<Account>, IpAddr),
 ) {
     let _counted = Counted::new(&deps.metrics);
     let config = Arc::clone(&deps.config);
@@ -112,7 +114,7 @@ pub async fn run(
     let counts = Arc::clone(&pool_counts.borrow_and_update());
     lobby.hub.send_text(user, conn, counts.to_string());
     // Dropped with the channel: a closed page leaves its pool at once.
-    let mut seek = PageSeek::new(Arc::clone(&pools), account.clone(), conn);
+    let mut seek = PageSeek::new(Arc::clone(&pools), account.clone(), conn, ip);
 
     let mut last_heard = Instant::now();
     let mut last_ping = Instant::now();
