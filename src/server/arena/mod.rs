@@ -7,6 +7,10 @@
 //! |---|---|
 //! | the score: wins, draws, the fire streak, berserk, short draws; the tie-break | [`score`] |
 //! | who meets whom: rank factor, no immediate rematch, colours, closing time | [`pairing`] |
+//! | an arena, checked; its phase; who may join | [`tournament`] |
+//! | the standings and who waits, read from the players and games | [`standings`] |
 
 pub mod pairing;
 pub mod score;
+pub mod standings;
+pub mod tournament;
