@@ -9,8 +9,10 @@
 //! | who meets whom: rank factor, no immediate rematch, colours, closing time | [`pairing`] |
 //! | an arena, checked; its phase; who may join | [`tournament`] |
 //! | the standings and who waits, read from the players and games | [`standings`] |
+//! | the arenas the server makes by itself | [`schedule`] |
 
 pub mod pairing;
+pub mod schedule;
 pub mod score;
 pub mod standings;
 pub mod tournament;
