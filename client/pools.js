@@ -73,9 +73,12 @@ export function poolsPanel(mePromise) {
       waiting = { pool: d.pool, rated: !!d.rated };
       show();
     } else if (msg.t === 'pool_left') {
+      const was = waiting;
       waiting = null;
       status.replaceChildren(d.reason === 'replaced' ? t('pools.replaced') : '');
       show();
+      // The server's pools restarted (several nodes): the same seek again.
+      if (d.reason === 'interrupted' && was) choose(was.pool);
     } else if (msg.t === 'pool_paired' && d.game && d.token) {
       saveSeat(d.game, d.token, d.color);
       status.replaceChildren(t('pools.found'));

@@ -1,12 +1,14 @@
 //! The lobby across three in-process nodes (issue 13): one Postgres database, one private
 //! redis-server, `cluster = Some(..)` on each. Challenges made, answered and seen on different
-//! nodes; the lobby chat and the `online` count over every node.
+//! nodes; the lobby chat and the `online` count over every node; quick pairing, whose pools run
+//! on the lobby's owner for pages of every node.
 
 use crate::support;
 
 use std::time::Duration;
 
 use marseillais::server::lobby::channel::msg::{ChallengeState, GoneReason, LobbyMsg};
+use marseillais::server::pool::msg::{LeftReason, PairedMsg, PoolMsg, PoolsMsg};
 use serde_json::{Value, json};
 use support::lobby::LobbyClient;
 use support::nodes::Nodes;
@@ -21,6 +23,7 @@ async fn cluster(test: &str) -> Option<Cluster> {
         c.lobby.challenge_burst = 100.0;
         c.lobby.online_every = Duration::from_millis(50);
         c.lobby.leave_grace = Duration::from_millis(300);
+        c.lobby.pool_wave = Some(Duration::from_millis(20));
     })
     .await?;
     Some(Cluster(nodes))
@@ -242,4 +245,82 @@ async fn the_online_count_on_every_node_counts_the_pages_of_all_nodes_and_a_user
     // Two anonymous pages and alice (on two nodes): 3.
     one.online(3).await;
     three.online(3).await;
+}
+
+/// Sends `pool_in` and waits for `pool_joined`.
+async fn pool_in(page: &mut LobbyClient, pool: &str) {
+    let msg = json!({"t": "pool_in", "d": {"pool": pool}});
+    page.send_text(&msg.to_string()).await;
+    page.pool_until(
+        "pool_joined",
+        |m| matches!(m, PoolMsg::PoolJoined(q) if q.pool == pool),
+    )
+    .await;
+}
+
+async fn pool_paired(page: &mut LobbyClient) -> PairedMsg {
+    match page
+        .pool_until("pool_paired", |m| matches!(m, PoolMsg::PoolPaired(_)))
+        .await
+    {
+        PoolMsg::PoolPaired(seat) => seat,
+        _ => unreachable!(),
+    }
+}
+
+/// Waits for a `pools` count showing `casual` waiting in `pool`.
+async fn casual_waiting(page: &mut LobbyClient, pool: &str, casual: usize) {
+    page.pool_until(&format!("{casual} waiting in {pool}"), |m| match m {
+        PoolMsg::Pools(PoolsMsg { pools }) => {
+            pools.iter().any(|p| p.id == pool && p.casual == casual)
+        }
+        _ => false,
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn pages_on_two_nodes_are_paired_by_the_pools_of_the_lobbys_owner() {
+    let Some(c) = cluster("cluster_pools_pair").await else {
+        return;
+    };
+    let mut on_2 = c.page(2, None).await;
+    let mut on_3 = c.page(3, None).await;
+    pool_in(&mut on_2, "3+2").await;
+    pool_in(&mut on_3, "3+2").await;
+    let (seat_2, seat_3) = (pool_paired(&mut on_2).await, pool_paired(&mut on_3).await);
+    assert_eq!(
+        seat_2.game, seat_3.game,
+        "one game for the two nodes' pages"
+    );
+    assert_ne!(seat_2.color, seat_3.color);
+    // Each seat is taken on the page's own node.
+    for (n, seat) in [(2, &seat_2), (3, &seat_3)] {
+        let mut player = support::ws::Client::seat(c.addr(n), &seat.game, &seat.token).await;
+        let state = player.recv_type("state").await;
+        assert_eq!(state.d["you"], json!(seat.color), "{state}");
+        assert_eq!(state.d["status"], json!("playing"), "{state}");
+    }
+}
+
+#[tokio::test]
+async fn every_node_shows_the_owners_count_and_a_page_closed_on_node_2_leaves_at_once() {
+    let Some(c) = cluster("cluster_pools_leave").await else {
+        return;
+    };
+    let mut watcher = c.page(3, None).await;
+    let mut leaver = c.page(2, None).await;
+    pool_in(&mut leaver, "5+3").await;
+    casual_waiting(&mut watcher, "5+3", 1).await;
+    leaver.close().await;
+    casual_waiting(&mut watcher, "5+3", 0).await;
+    let mut canceller = c.page(2, None).await;
+    pool_in(&mut canceller, "5+3").await;
+    casual_waiting(&mut watcher, "5+3", 1).await;
+    canceller.send_text(r#"{"t":"pool_out"}"#).await;
+    let left = canceller
+        .pool_until("pool_left", |m| matches!(m, PoolMsg::PoolLeft(_)))
+        .await;
+    assert!(matches!(left, PoolMsg::PoolLeft(l) if l.reason == LeftReason::Cancelled));
+    casual_waiting(&mut watcher, "5+3", 0).await;
 }

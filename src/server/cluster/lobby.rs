@@ -270,10 +270,25 @@ impl LobbyLink {
 
     /// Tells the owner that `user` left this node's lobby (no answer awaited).
     pub fn left(&self, owner: &str, user: UserId) {
+        self.tell_owner(owner, Op::Left { user: user.0 });
+    }
+
+    /// A pool message for the page `conn` of `node`.
+    pub fn pool_told(&self, node: &str, conn: u64, text: String) {
+        self.publish(&node_channel(node), &Wire::PoolTold { conn, text });
+    }
+
+    /// The owner's `pools` message, for every node.
+    pub fn pool_counts(&self, text: String) {
+        self.publish(LOBBY_CHANNEL, &Wire::PoolCounts { text });
+    }
+
+    /// Sends `op` to `owner` without waiting for an answer (a closed page's seek withdrawn).
+    pub fn tell_owner(&self, owner: &str, op: Op) {
         let wire = Wire::Ask {
             id: 0,
             reply_to: self.node.as_str().to_owned(),
-            op: Op::Left { user: user.0 },
+            op,
         };
         self.publish(&node_channel(owner), &wire);
     }

@@ -36,6 +36,21 @@ pub enum Wire {
     Ask { id: u64, reply_to: String, op: Op },
     /// The owner's answer to [`Wire::Ask`] `id`: the HTTP response it would have given.
     Answer { id: u64, outcome: Outcome },
+    /// A quick-pairing message (its text) for one page of the node whose channel it is on:
+    /// its seat, or its seek replaced (the pools run on the lobby's owner).
+    PoolTold { conn: u64, text: String },
+    /// The owner's `pools` message (its text), for every node's lobby pages.
+    PoolCounts { text: String },
+}
+
+/// A lobby page of some node, as a pool operation names it: its node, its connection there,
+/// its account if signed in, and its address (seeks are bounded per address).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WirePage {
+    pub node: String,
+    pub conn: u64,
+    pub account: Option<WireAccount>,
+    pub ip: std::net::IpAddr,
 }
 
 /// A signed-in user as it travels (an [`Account`] has no serde of its own: its name is
@@ -100,6 +115,19 @@ pub enum Op {
     Left {
         user: i64,
     },
+    /// A page's `pool_in`: answered 204 (it waits), or the refusal (a JSON `error` payload).
+    PoolIn {
+        page: WirePage,
+        pool: String,
+        rated: bool,
+    },
+    /// A page's `pool_out`, or the page closed: answered 204 (it left) or 404 (it waited no
+    /// more: a wave took it).
+    PoolOut {
+        page: WirePage,
+        pool: String,
+        rated: bool,
+    },
 }
 
 /// An HTTP response in transit: status, `Retry-After`, JSON body (empty for 204).
@@ -160,6 +188,25 @@ mod tests {
                 reply_to: "n2".into(),
                 op: Op::Left { user: 4 },
             },
+            Wire::Ask {
+                id: 11,
+                reply_to: "n2".into(),
+                op: Op::PoolIn {
+                    page: WirePage {
+                        node: "n2".into(),
+                        conn: 5,
+                        account: Some(me.clone()),
+                        ip: std::net::IpAddr::from([127, 0, 0, 1]),
+                    },
+                    pool: "3+2".into(),
+                    rated: true,
+                },
+            },
+            Wire::PoolTold {
+                conn: 5,
+                text: "{}".into(),
+            },
+            Wire::PoolCounts { text: "{}".into() },
             Wire::Answer {
                 id: 9,
                 outcome: Outcome {

@@ -15,6 +15,7 @@
 //! | the most pairs at the least cost (the blossom algorithm) | [`matching`] |
 //! | the messages | [`msg`] |
 //! | one lobby page's seek | [`seek`] |
+//! | several nodes: the pools on the lobby's owner | [`remote`] |
 //! | `GET /api/pools` | [`routes`] |
 //! | the queues, the waves' task, the games made | [`Pools`] (here) |
 
@@ -22,6 +23,7 @@ pub mod catalog;
 pub mod matching;
 pub mod msg;
 pub mod queue;
+pub mod remote;
 pub mod routes;
 pub mod seek;
 
@@ -67,6 +69,27 @@ pub struct Page<'a> {
     pub ip: IpAddr,
 }
 
+/// The `pool_paired` message of a seat.
+pub(crate) fn paired_msg(key: QueueKey, seat: SeatGrant) -> PoolMsg {
+    PoolMsg::PoolPaired(msg::PairedMsg {
+        pool: key.pool().id.to_owned(),
+        rated: key.rated,
+        game: seat.id,
+        url: seat.url,
+        color: seat.color,
+        token: seat.token,
+    })
+}
+
+/// The `pool_left` message of a seek.
+pub(crate) fn left_msg(key: QueueKey, reason: msg::LeftReason) -> PoolMsg {
+    PoolMsg::PoolLeft(msg::LeftMsg {
+        pool: key.pool().id.to_owned(),
+        rated: key.rated,
+        reason,
+    })
+}
+
 /// Every pool's queues, and the latest `pools` message.
 pub struct Pools {
     queues: Mutex<Vec<Queue<Member>>>,
@@ -77,6 +100,8 @@ pub struct Pools {
     /// The per-address limit on seats granted, the one `POST /api/games` and `join` draw on:
     /// every `pool_in` takes a grant, as it asks the server for a game.
     seat_grants: Arc<AddressLimiter>,
+    /// Several nodes: the link, and the pages waiting across it.
+    remote: Arc<remote::Remote>,
     /// A queue became full: its wave runs now, not at the next tick.
     full: Notify,
     /// Every wave's period, instead of each pool's own (tests); no jitter then.
@@ -101,6 +126,7 @@ impl Pools {
             counts: watch::Sender::new(Arc::from("")),
             counts_changed: AtomicBool::new(false),
             seat_grants,
+            remote: Arc::default(),
             full: Notify::new(),
             wave_every,
             metrics,
@@ -142,16 +168,28 @@ impl Pools {
         }
     }
 
-    /// Sends the `pools` message to every lobby page if it changed.
+    /// Sends the `pools` message to every lobby page if it changed (and, on the node that
+    /// runs the pools for several, to the other nodes).
     fn publish_counts(&self) {
         let text: Arc<str> = Arc::from(PoolMsg::Pools(self.census()).to_text());
-        self.counts.send_if_modified(|old| {
+        let changed = self.counts.send_if_modified(|old| {
             let changed = *old != text;
             if changed {
-                *old = text;
+                *old = Arc::clone(&text);
             }
             changed
         });
+        self.share_counts(&text, changed);
+    }
+
+    /// Takes the seek made by the page `conn` out of every queue.
+    fn withdraw_conn(&self, conn: ConnId) {
+        let mut queues = self.queues();
+        for queue in queues.iter_mut() {
+            if queue.remove_conn(conn).is_some() {
+                self.counts_changed.store(true, Ordering::Relaxed);
+            }
+        }
     }
 
     /// Puts the page `conn` (of `account`, or anonymous, from `page.client`) in the queue
@@ -266,8 +304,11 @@ impl Pools {
                 due.extend(pairs.into_iter().map(|pair| (key, pair)));
             }
         }
+        self.drop_stale_waits();
         if due.is_empty() {
             self.publish_changed_counts();
+            let current = Arc::clone(&self.counts.borrow());
+            self.share_counts(&current, false);
             return 0;
         }
         self.publish_counts();

@@ -155,6 +155,8 @@ pub enum LeftReason {
     Cancelled,
     /// The same account joined a pool from another page (an account waits once).
     Replaced,
+    /// The pools were restarted (several nodes: the node that runs them changed); join again.
+    Interrupted,
 }
 
 /// `pool_left`.

@@ -128,6 +128,11 @@ impl<T> Queue<T> {
         self.take(|s| s.seeker == seeker && s.conn == conn)
     }
 
+    /// Takes out the seek made by the page `conn`, whoever it is.
+    pub fn remove_conn(&mut self, conn: ConnId) -> Option<Seek<T>> {
+        self.take(|s| s.conn == conn)
+    }
+
     /// Takes out the seek of `seeker`, whichever page made it.
     pub fn remove(&mut self, seeker: Seeker) -> Option<Seek<T>> {
         self.take(|s| s.seeker == seeker)

@@ -14,9 +14,17 @@ use crate::server::players::account::Account;
 use crate::server::store::Store;
 
 use super::catalog::QueueKey;
-use super::msg::{LeftMsg, LeftReason, PairedMsg, PoolMsg, PoolRequest};
+use super::msg::{LeftReason, PoolMsg, PoolRequest};
 use super::queue::Seeker;
-use super::{Page, Pools};
+use super::remote::{interrupted, wire_page};
+use super::{Page, Pools, left_msg, paired_msg};
+
+/// How a page's seek ends: from this node's pools, a seat; from the owner's (several nodes),
+/// the text it is to be told.
+enum Waiting {
+    Local(oneshot::Receiver<SeatGrant>),
+    Remote(oneshot::Receiver<String>),
+}
 
 /// A lobby page's seek, at most one at a time.
 pub struct PageSeek {
@@ -24,7 +32,7 @@ pub struct PageSeek {
     account: Option<Account>,
     conn: ConnId,
     ip: IpAddr,
-    waiting: Option<(QueueKey, oneshot::Receiver<SeatGrant>)>,
+    waiting: Option<(QueueKey, Waiting)>,
 }
 
 impl PageSeek {
@@ -45,6 +53,14 @@ impl PageSeek {
         }
     }
 
+    fn page(&self) -> Page<'_> {
+        Page {
+            account: self.account.as_ref(),
+            conn: self.conn,
+            ip: self.ip,
+        }
+    }
+
     /// Carries out one request of the page; what the page is told (nothing for a `pool_out`
     /// that comes too late: the seek is being paired, and its game follows).
     pub async fn request(
@@ -54,66 +70,85 @@ impl PageSeek {
     ) -> Result<Option<PoolMsg>, Refusal> {
         match request {
             PoolRequest::In(key) => {
-                // Blocks come with issue 32; the rule that honours them is in the queue.
-                let blocking = HashSet::new();
-                let page = Page {
-                    account: self.account.as_ref(),
-                    conn: self.conn,
-                    ip: self.ip,
+                let waiting = match self.pools.remote_owner() {
+                    Some((link, owner)) => {
+                        let page = wire_page(&link, self.page());
+                        let told = self.pools.join_remote((link, owner), page, key).await?;
+                        Waiting::Remote(told)
+                    }
+                    None => {
+                        // Blocks come with issue 32; the rule that honours them is in the queue.
+                        let blocking = HashSet::new();
+                        let paired = self.pools.join(store, key, self.page(), blocking).await?;
+                        Waiting::Local(paired)
+                    }
                 };
-                let paired = self.pools.join(store, key, page, blocking).await?;
-                self.waiting = Some((key, paired));
+                self.waiting = Some((key, waiting));
                 Ok(Some(PoolMsg::PoolJoined(key.into())))
             }
             PoolRequest::Out => {
-                let Some((key, _)) = self.waiting else {
+                let Some((key, waiting)) = &self.waiting else {
                     return Ok(None);
                 };
-                if !self.pools.leave(key, self.seeker(), self.conn) {
+                let key = *key;
+                let left = match waiting {
+                    Waiting::Local(_) => self.pools.leave(key, self.seeker(), self.conn),
+                    Waiting::Remote(_) => match self.pools.remote_owner() {
+                        Some((link, owner)) => {
+                            let page = wire_page(&link, self.page());
+                            self.pools.leave_remote((link, owner), page, key).await
+                        }
+                        None => false,
+                    },
+                };
+                if !left {
                     // A wave took it: the game is being made.
                     return Ok(None);
                 }
                 self.waiting = None;
-                Ok(Some(left(key, LeftReason::Cancelled)))
+                Ok(Some(left_msg(key, LeftReason::Cancelled)))
             }
         }
     }
 
-    /// What happens next to the waiting seek: its game, or its replacement by another page of
-    /// the same account. Never ready while nothing waits.
-    pub async fn next(&mut self) -> PoolMsg {
-        let Some((key, paired)) = self.waiting.as_mut() else {
+    /// What happens next to the waiting seek, as the text to send the page: its game, or its
+    /// replacement by another page of the same account (or, several nodes, its end with the
+    /// pools' owner). Never ready while nothing waits.
+    pub async fn next(&mut self) -> String {
+        let Some((key, waiting)) = self.waiting.as_mut() else {
             return std::future::pending().await;
         };
         let key = *key;
-        let outcome = paired.await;
+        let text = match waiting {
+            Waiting::Local(paired) => match paired.await {
+                Ok(seat) => paired_msg(key, seat).to_text(),
+                Err(_) => left_msg(key, LeftReason::Replaced).to_text(),
+            },
+            Waiting::Remote(told) => match told.await {
+                Ok(text) => text,
+                Err(_) => interrupted(key).to_text(),
+            },
+        };
         self.waiting = None;
-        match outcome {
-            Ok(seat) => PoolMsg::PoolPaired(PairedMsg {
-                pool: key.pool().id.to_owned(),
-                rated: key.rated,
-                game: seat.id,
-                url: seat.url,
-                color: seat.color,
-                token: seat.token,
-            }),
-            Err(_) => left(key, LeftReason::Replaced),
-        }
+        text
     }
-}
-
-fn left(key: QueueKey, reason: LeftReason) -> PoolMsg {
-    PoolMsg::PoolLeft(LeftMsg {
-        pool: key.pool().id.to_owned(),
-        rated: key.rated,
-        reason,
-    })
 }
 
 impl Drop for PageSeek {
     fn drop(&mut self) {
-        if let Some((key, _)) = self.waiting.take() {
-            self.pools.leave(key, self.seeker(), self.conn);
+        let Some((key, waiting)) = self.waiting.take() else {
+            return;
+        };
+        match waiting {
+            Waiting::Local(_) => {
+                self.pools.leave(key, self.seeker(), self.conn);
+            }
+            Waiting::Remote(_) => {
+                if let Some(link) = self.pools.remote.link.get() {
+                    let page = wire_page(link, self.page());
+                    self.pools.closed_remote(page, key);
+                }
+            }
         }
     }
 }

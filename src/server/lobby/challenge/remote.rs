@@ -146,7 +146,9 @@ async fn run(app: &ChallengeState, op: Op) -> Response {
         | Op::Accept { me, .. }
         | Op::Decline { me, .. }
         | Op::Cancel { me, .. } => me.account(),
-        Op::Left { .. } => return StatusCode::NO_CONTENT.into_response(),
+        Op::Left { .. } | Op::PoolIn { .. } | Op::PoolOut { .. } => {
+            return StatusCode::NO_CONTENT.into_response();
+        }
     };
     let me = match me {
         Ok(me) => me,
@@ -161,7 +163,9 @@ async fn run(app: &ChallengeState, op: Op) -> Response {
         Op::Accept { id, .. } => accept_here(app, &me, &id).await,
         Op::Decline { id, .. } => decline_here(app, &me, &id),
         Op::Cancel { id, .. } => cancel_here(app, &me, &id),
-        Op::Left { .. } => return StatusCode::NO_CONTENT.into_response(),
+        Op::Left { .. } | Op::PoolIn { .. } | Op::PoolOut { .. } => {
+            return StatusCode::NO_CONTENT.into_response();
+        }
     };
     answer.into_response()
 }
@@ -178,6 +182,7 @@ pub async fn join(app: &ChallengeState, link: Arc<LobbyLink>) -> Result<(), BusE
         .subscribe(&node_channel(link.node().as_str()), QUEUE)
         .await?;
     app.lobby.link(Arc::clone(&link));
+    app.pools.link(Arc::clone(&link));
     let app = app.clone();
     let mut shutdown = app.deps.shutdown.clone();
     let refresh = link.refresh_every().max(Duration::from_millis(100));
@@ -239,6 +244,23 @@ async fn received(app: &ChallengeState, link: &Arc<LobbyLink>, bytes: &[u8]) {
             op: Op::Left { user },
             ..
         } => lobby.left(UserId(user)),
+        Wire::Ask {
+            id,
+            reply_to,
+            op: op @ (Op::PoolIn { .. } | Op::PoolOut { .. }),
+        } => {
+            let app = app.clone();
+            let link = Arc::clone(link);
+            // Off the bus loop: a join reads the player's rating.
+            tokio::spawn(async move {
+                let outcome = app.pools.run_forwarded(&*app.deps.store, op).await;
+                if id != 0 {
+                    link.answer(&reply_to, id, outcome);
+                }
+            });
+        }
+        Wire::PoolTold { conn, text } => app.pools.told(conn, text),
+        Wire::PoolCounts { text } => app.pools.counts_from_owner(text),
         Wire::Ask { id, reply_to, op } => {
             let app = app.clone();
             let link = Arc::clone(link);

@@ -202,8 +202,8 @@ pub async fn run(
                     Frame::Close(code, why) => break Some((code, why)),
                 }
             }
-            msg = seek.next() => {
-                if !send_texts(&mut ws, &[msg.to_text().into()]).await {
+            text = seek.next() => {
+                if !send_texts(&mut ws, &[text.into()]).await {
                     break None;
                 }
             }
