@@ -10,6 +10,9 @@ import { t } from './i18n.js';
 
 /** The clocks the server offers (`GET /api/pools` has them too), fastest first. */
 const POOLS = ['1+0', '3+0', '3+2', '5+3', '10+5', '15+10'];
+/** Tries of a `pool_in` answered `not_available` (the pools' node changing), and their spacing. */
+const MAX_RETRIES = 5;
+const RETRY_MS = 1500;
 
 /** The panel; `mePromise` resolves to the signed-in account or null. */
 export function poolsPanel(mePromise) {
@@ -18,6 +21,7 @@ export function poolsPanel(mePromise) {
   /** The pool asked for and not yet acknowledged, or waited in: `{pool, rated}`. */
   let asked = null;
   let waiting = null;
+  let retries = 0;
   const rated = h('input', { type: 'checkbox', id: 'pool-rated', checked: true });
   const ratedRow = h('p', { class: 'listed', id: 'pool-rated-row', hidden: true },
     h('label', { for: 'pool-rated' }, rated, ` ${t('pools.rated')}`));
@@ -70,6 +74,7 @@ export function poolsPanel(mePromise) {
       show();
     } else if (msg.t === 'pool_joined') {
       asked = null;
+      retries = 0;
       waiting = { pool: d.pool, rated: !!d.rated };
       show();
     } else if (msg.t === 'pool_left') {
@@ -84,7 +89,14 @@ export function poolsPanel(mePromise) {
       status.replaceChildren(t('pools.found'));
       location.assign(d.url || `/game/${d.game}`);
     } else if (msg.t === 'error' && asked) {
+      const again = asked;
       asked = null;
+      // Several nodes: the pools' node is changing; a few more tries, a moment apart.
+      if (d.code === 'not_available' && retries < MAX_RETRIES) {
+        retries += 1;
+        setTimeout(() => choose(again.pool), RETRY_MS);
+        return;
+      }
       status.replaceChildren(errorText(d.code, d.message));
     }
   });

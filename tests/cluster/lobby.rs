@@ -8,6 +8,7 @@ use crate::support;
 use std::time::Duration;
 
 use marseillais::server::lobby::channel::msg::{ChallengeState, GoneReason, LobbyMsg};
+use marseillais::server::play::protocol::ErrorCode;
 use marseillais::server::pool::msg::{LeftReason, PairedMsg, PoolMsg, PoolsMsg};
 use serde_json::{Value, json};
 use support::lobby::LobbyClient;
@@ -258,6 +259,24 @@ async fn pool_in(page: &mut LobbyClient, pool: &str) {
     .await;
 }
 
+/// `pool_in` again after each `not_available` (the lobby's owner is gone and its lease has not
+/// moved yet: each try waits for the ask's timeout), a bounded number of times.
+async fn pool_in_until_the_owner_answers(page: &mut LobbyClient, pool: &str) {
+    for _ in 0..5 {
+        let msg = json!({"t": "pool_in", "d": {"pool": pool}});
+        page.send_text(&msg.to_string()).await;
+        let answer = page
+            .pool_or_error("pool_joined", |m| matches!(m, PoolMsg::PoolJoined(_)))
+            .await;
+        match answer {
+            Ok(_) => return,
+            Err(error) if error.code == ErrorCode::NotAvailable => continue,
+            Err(error) => panic!("{error:?}"),
+        }
+    }
+    panic!("the pools never answered");
+}
+
 async fn pool_paired(page: &mut LobbyClient) -> PairedMsg {
     match page
         .pool_until("pool_paired", |m| matches!(m, PoolMsg::PoolPaired(_)))
@@ -323,4 +342,31 @@ async fn every_node_shows_the_owners_count_and_a_page_closed_on_node_2_leaves_at
         .await;
     assert!(matches!(left, PoolMsg::PoolLeft(l) if l.reason == LeftReason::Cancelled));
     casual_waiting(&mut watcher, "5+3", 0).await;
+}
+
+#[tokio::test]
+async fn when_the_pools_node_stops_a_page_waiting_on_another_node_is_told_and_pairs_on_the_next_owner()
+ {
+    let Some(mut c) = cluster("cluster_pools_owner_gone").await else {
+        return;
+    };
+    let mut on_2 = c.page(2, None).await;
+    pool_in(&mut on_2, "10+5").await;
+    // n1 runs the pools; it stops, and n2 or n3 takes the lobby's lease.
+    c.0.node_mut(1).pause().await;
+    let left = on_2
+        .pool_until("pool_left", |m| matches!(m, PoolMsg::PoolLeft(_)))
+        .await;
+    assert!(
+        matches!(&left, PoolMsg::PoolLeft(l) if l.reason == LeftReason::Interrupted),
+        "{left:?}"
+    );
+    // Joined again (as the client does: again after `not_available` while the lobby's lease
+    // has not moved yet), it meets a page of the third node.
+    let mut on_3 = c.page(3, None).await;
+    for page in [&mut on_2, &mut on_3] {
+        pool_in_until_the_owner_answers(page, "10+5").await;
+    }
+    let (seat_2, seat_3) = (pool_paired(&mut on_2).await, pool_paired(&mut on_3).await);
+    assert_eq!(seat_2.game, seat_3.game);
 }

@@ -157,6 +157,32 @@ impl LobbyClient {
         );
     }
 
+    /// The next pool message that `pred` accepts, or the next `error` if one comes first
+    /// (bounded; panics if neither comes).
+    pub async fn pool_or_error(
+        &mut self,
+        what: &str,
+        mut pred: impl FnMut(&PoolMsg) -> bool,
+    ) -> Result<PoolMsg, marseillais::server::play::protocol::ErrorMsg> {
+        for _ in 0..MAX_SKIPPED {
+            while let Some(msg) = self.pool_inbox.pop_front() {
+                if pred(&msg) {
+                    return Ok(msg);
+                }
+            }
+            let deadline = tokio::time::Instant::now() + WAIT;
+            match self.next_frame(deadline).await {
+                Some(Frame::Lobby(LobbyMsg::Error(error))) => return Err(error),
+                Some(_) => continue,
+                None => break,
+            }
+        }
+        panic!(
+            "no {what} and no error; pool messages seen {:?}; lobby {:?}",
+            self.pool_seen, self.seen
+        );
+    }
+
     /// Whether no pool message `pred` accepts arrives within `wait` (the rest are read).
     pub async fn pool_quiet_for(
         &mut self,

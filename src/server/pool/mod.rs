@@ -53,7 +53,16 @@ use queue::{Queue, Seek, Seeker};
 #[derive(Debug)]
 pub struct Member {
     pub account: Option<Account>,
-    reply: oneshot::Sender<SeatGrant>,
+    reply: oneshot::Sender<SeekEnd>,
+}
+
+/// How a seek ended, as its page is told. A seek dropped without one (the server stopping)
+/// closes its receiver instead.
+#[derive(Debug)]
+pub enum SeekEnd {
+    Paired(SeatGrant),
+    /// The same account joined a pool from another page.
+    Replaced,
 }
 
 /// Most seeks waiting at once from one address (an IPv4 address, an IPv6 /64), all pools
@@ -192,9 +201,9 @@ impl Pools {
         }
     }
 
-    /// Puts the page `conn` (of `account`, or anonymous, from `page.client`) in the queue
-    /// `key`, out of any other (a seeker waits once); the receiver gets its seat when a wave
-    /// pairs it, and is closed if the seek is replaced by another of the same account.
+    /// Puts the page `conn` (of `account`, or anonymous, from `page.ip`) in the queue `key`,
+    /// out of any other (a seeker waits once); the receiver gets its seat when a wave pairs it,
+    /// or `Replaced` if another page of the same account joins.
     /// `blocking`: whom the account has blocked.
     pub async fn join(
         &self,
@@ -202,7 +211,7 @@ impl Pools {
         key: QueueKey,
         page: Page<'_>,
         blocking: HashSet<crate::server::domain::user::UserId>,
-    ) -> Result<oneshot::Receiver<SeatGrant>, Refusal> {
+    ) -> Result<oneshot::Receiver<SeekEnd>, Refusal> {
         let Page { account, conn, ip } = page;
         if account.is_none() && key.rated {
             return Err(Refusal::new(
@@ -257,10 +266,12 @@ impl Pools {
                     ),
                 ));
             }
-            // Any earlier seek of this seeker's, here or in another pool, is dropped: its page
-            // hears `replaced`.
+            // Any earlier seek of this seeker's, here or in another pool, ends: its page hears
+            // `replaced`.
             for queue in queues.iter_mut() {
-                queue.remove(seeker);
+                if let Some(earlier) = queue.remove(seeker) {
+                    let _ = earlier.payload.reply.send(SeekEnd::Replaced);
+                }
             }
             let queue = &mut queues[key.index()];
             queue.join(seek);
@@ -343,8 +354,8 @@ impl Pools {
                 tracing::info!(game = %white_seat.id, pool = key.pool().id, rated = key.rated, "pool pairing");
                 // A page that closed meanwhile misses its seat; the game's first-move limit
                 // ends it.
-                let _ = white.payload.reply.send(white_seat);
-                let _ = black.payload.reply.send(black_seat);
+                let _ = white.payload.reply.send(SeekEnd::Paired(white_seat));
+                let _ = black.payload.reply.send(SeekEnd::Paired(black_seat));
                 self.metrics.pool_games.fetch_add(1, Ordering::Relaxed);
                 true
             }

@@ -26,7 +26,7 @@ use crate::server::store::Store;
 use super::catalog::QueueKey;
 use super::msg::{LeftReason, PoolMsg};
 use super::queue::Seeker;
-use super::{Page, Pools, left_msg, paired_msg};
+use super::{Page, Pools, SeekEnd, left_msg, paired_msg};
 
 /// How often the owner sends its `pools` count even when it did not change: a node that
 /// joined the bus since, or missed a message, is up to date within this.
@@ -228,9 +228,9 @@ impl Pools {
                 let Some(key) = QueueKey::find(&pool, rated) else {
                     return done(404);
                 };
-                let proxy = lock(&self.remote.proxies)
-                    .get(&(page.node.clone(), page.conn))
-                    .copied();
+                // Forgotten first: the seek's end, if it comes meanwhile, is not told (this
+                // answer tells the page).
+                let proxy = lock(&self.remote.proxies).remove(&(page.node.clone(), page.conn));
                 let seeker = match page.account.as_ref().map(|a| a.id) {
                     Some(id) => Seeker::Account(crate::server::domain::user::UserId(id)),
                     None => match proxy {
@@ -239,10 +239,7 @@ impl Pools {
                     },
                 };
                 match proxy {
-                    Some(proxy) if self.leave(key, seeker, proxy) => {
-                        lock(&self.remote.proxies).remove(&(page.node, page.conn));
-                        done(204)
-                    }
+                    Some(proxy) if self.leave(key, seeker, proxy) => done(204),
                     _ => done(404),
                 }
             }
@@ -308,10 +305,12 @@ impl Pools {
             };
             let msg = match outcome {
                 // A seat is always sent: the game exists.
-                Ok(seat) => paired_msg(key, seat),
-                Err(_) if current => left_msg(key, LeftReason::Replaced),
+                Ok(SeekEnd::Paired(seat)) => paired_msg(key, seat),
                 // Left, or replaced by the same page's next join: nothing to tell.
-                Err(_) => return,
+                _ if !current => return,
+                Ok(SeekEnd::Replaced) => left_msg(key, LeftReason::Replaced),
+                // The pools went away (this node stopping): the page joins again elsewhere.
+                Err(_) => interrupted(key),
             };
             link.pool_told(&place.0, place.1, msg.to_text());
         });

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use tokio::sync::oneshot;
 
 use crate::server::play::protocol::Refusal;
-use crate::server::play::room::{ConnId, SeatGrant};
+use crate::server::play::room::ConnId;
 use crate::server::players::account::Account;
 use crate::server::store::Store;
 
@@ -17,12 +17,12 @@ use super::catalog::QueueKey;
 use super::msg::{LeftReason, PoolMsg, PoolRequest};
 use super::queue::Seeker;
 use super::remote::{interrupted, wire_page};
-use super::{Page, Pools, left_msg, paired_msg};
+use super::{Page, Pools, SeekEnd, left_msg, paired_msg};
 
 /// How a page's seek ends: from this node's pools, a seat; from the owner's (several nodes),
 /// the text it is to be told.
 enum Waiting {
-    Local(oneshot::Receiver<SeatGrant>),
+    Local(oneshot::Receiver<SeekEnd>),
     Remote(oneshot::Receiver<String>),
 }
 
@@ -121,8 +121,9 @@ impl PageSeek {
         let key = *key;
         let text = match waiting {
             Waiting::Local(paired) => match paired.await {
-                Ok(seat) => paired_msg(key, seat).to_text(),
-                Err(_) => left_msg(key, LeftReason::Replaced).to_text(),
+                Ok(SeekEnd::Paired(seat)) => paired_msg(key, seat).to_text(),
+                Ok(SeekEnd::Replaced) => left_msg(key, LeftReason::Replaced).to_text(),
+                Err(_) => interrupted(key).to_text(),
             },
             Waiting::Remote(told) => match told.await {
                 Ok(text) => text,
