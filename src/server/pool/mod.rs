@@ -15,13 +15,14 @@
 //! | the most pairs at the least cost (the blossom algorithm) | [`matching`] |
 //! | the messages | [`msg`] |
 //! | one lobby page's seek | [`seek`] |
-//! | several nodes: the pools on the lobby's owner | [`remote`] |
+//! | several nodes: the pools on the lobby's owner | [`remote`], its state `nodes.rs` |
 //! | `GET /api/pools` | [`routes`] |
 //! | the queues, the waves' task, the games made | [`Pools`] (here) |
 
 pub mod catalog;
 pub mod matching;
 pub mod msg;
+mod nodes;
 pub mod queue;
 pub mod remote;
 pub mod routes;
@@ -110,7 +111,7 @@ pub struct Pools {
     /// every `pool_in` takes a grant, as it asks the server for a game.
     seat_grants: Arc<AddressLimiter>,
     /// Several nodes: the link, and the pages waiting across it.
-    remote: Arc<remote::Remote>,
+    remote: Arc<nodes::Remote>,
     /// A queue became full: its wave runs now, not at the next tick.
     full: Notify,
     /// Every wave's period, instead of each pool's own (tests); no jitter then.

@@ -11,7 +11,6 @@
 //! every page that waited through another owner is told `pool_left` (`interrupted`), and the
 //! client joins again.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -25,36 +24,13 @@ use crate::server::store::Store;
 
 use super::catalog::QueueKey;
 use super::msg::{LeftReason, PoolMsg};
+use super::nodes::{RemoteWait, lock};
 use super::queue::Seeker;
 use super::{Page, Pools, SeekEnd, left_msg, paired_msg};
 
 /// How often the owner sends its `pools` count even when it did not change: a node that
 /// joined the bus since, or missed a message, is up to date within this.
 pub const COUNTS_REFRESH: Duration = Duration::from_secs(2);
-
-/// On a page's node: a page waiting in another node's pools.
-#[derive(Debug)]
-pub(super) struct RemoteWait {
-    /// The owner it joined through: if the lobby's lease moves, the seek is gone.
-    owner: String,
-    tell: oneshot::Sender<String>,
-}
-
-/// The cluster side of the pools.
-#[derive(Default)]
-pub(super) struct Remote {
-    pub(super) link: std::sync::OnceLock<Arc<LobbyLink>>,
-    /// On the owner: the proxy connection of each page of another node that waits here.
-    proxies: std::sync::Mutex<HashMap<(String, ConnId), ConnId>>,
-    /// On a page's node: its pages that wait in the owner's pools.
-    waits: std::sync::Mutex<HashMap<ConnId, RemoteWait>>,
-    last_counts: std::sync::Mutex<Option<Instant>>,
-}
-
-fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // Plain maps: still consistent after a panic elsewhere.
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 fn refusal_outcome(refusal: &Refusal) -> Outcome {
     Outcome {
