@@ -182,14 +182,19 @@ impl Pools {
     /// runs the pools for several, to the other nodes).
     fn publish_counts(&self) {
         let text: Arc<str> = Arc::from(PoolMsg::Pools(self.census()).to_text());
-        let changed = self.counts.send_if_modified(|old| {
+        let changed = self.set_counts(Arc::clone(&text));
+        self.share_counts(&text, changed);
+    }
+
+    /// Makes `text` the `pools` message of this node's lobby pages; whether it changed.
+    fn set_counts(&self, text: Arc<str>) -> bool {
+        self.counts.send_if_modified(|old| {
             let changed = *old != text;
             if changed {
-                *old = Arc::clone(&text);
+                *old = text;
             }
             changed
-        });
-        self.share_counts(&text, changed);
+        })
     }
 
     /// Takes the seek made by the page `conn` out of every queue.

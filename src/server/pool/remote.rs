@@ -93,14 +93,7 @@ impl Pools {
         if self.leads() {
             return;
         }
-        let text: Arc<str> = Arc::from(text);
-        self.counts.send_if_modified(|old| {
-            let changed = *old != text;
-            if changed {
-                *old = text;
-            }
-            changed
-        });
+        self.set_counts(Arc::from(text));
     }
 
     /// On the page's node: a page's `pool_in` sent to the owner; the receiver gets what the
@@ -114,7 +107,7 @@ impl Pools {
         let conn = page.conn;
         // Registered first: the seat may come before the answer.
         let (tell, told) = oneshot::channel();
-        lock(&self.remote.waits).insert(
+        let earlier = lock(&self.remote.waits).insert(
             conn,
             RemoteWait {
                 owner: owner.clone(),
@@ -134,7 +127,12 @@ impl Pools {
                 .unwrap_or_else(|_| unavailable()),
             Err(_) => unavailable(),
         };
-        lock(&self.remote.waits).remove(&conn);
+        // Refused: the page's earlier seek, if any, still waits and is still told.
+        let mut waits = lock(&self.remote.waits);
+        match earlier {
+            Some(earlier) => waits.insert(conn, earlier),
+            None => waits.remove(&conn),
+        };
         Err(refused)
     }
 
