@@ -18,6 +18,7 @@
 //! | the fsync floor | `disk` |
 //! | idle memory per room / connection | `idle` |
 //! | memory of a live game as it gets longer | `memory` |
+//! | quick pairing: pages joining a pool again and again | `pools` |
 //! | the server process, its memory and counters | `server` |
 //! | WebSocket client, reading server messages | `ws` |
 //! | tiny HTTP client | `http` |
@@ -44,6 +45,8 @@ mod long_game;
 mod memory;
 #[path = "loadgen/play.rs"]
 mod play;
+#[path = "loadgen/pools.rs"]
+mod pools;
 #[path = "loadgen/report.rs"]
 mod report;
 #[path = "loadgen/rng.rs"]
@@ -131,6 +134,9 @@ struct Args {
     /// Size of an echo message in bytes (about a `move` event).
     #[arg(long, default_value_t = 450)]
     echo_bytes: usize,
+    /// Pools mode: the pool the pages join.
+    #[arg(long, default_value = "1+0")]
+    pool: String,
     /// Idle mode: rooms to create.
     #[arg(long, default_value_t = 1000)]
     idle_rooms: usize,
@@ -336,6 +342,18 @@ fn run(args: Args) -> Result<(), LoadError> {
                     .await
                     .map_err(LoadError::Echo)?;
                 report::print_play(&report, args.json);
+                Ok(())
+            }
+            Mode::Pools => {
+                let report = pools::run(pools::PoolsPlan {
+                    addr,
+                    pid,
+                    pages: games,
+                    pool: args.pool.clone(),
+                    duration: Duration::from_secs_f64(duration),
+                })
+                .await;
+                report::print_pools(&report, args.json);
                 Ok(())
             }
             Mode::Bots => {

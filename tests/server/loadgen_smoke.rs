@@ -288,3 +288,34 @@ async fn bots_mode_measures_human_latency_without_and_with_computer_games_and_th
     );
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pools_mode_pairs_pages_again_and_again_and_measures_their_wait() {
+    // Waves every 20 ms instead of every 20 s: a 3 s run sees many.
+    let server = Rig::start_with(|c| {
+        c.create_rate_per_sec = 0.0;
+        c.lobby.pool_wave = Some(Duration::from_millis(20));
+    })
+    .await;
+    let report = loadgen(
+        server.addr(),
+        &[
+            "--mode",
+            "pools",
+            "--games",
+            "8",
+            "--source-addrs",
+            "2",
+            "--pool",
+            "3+2",
+            "--duration",
+            "3",
+        ],
+    )
+    .await;
+    assert_eq!(report["pages_failed"], 0, "{report}");
+    // At least one game; how many is the machine's business, not this test's.
+    assert!(report["pairings"].as_u64().unwrap_or(0) >= 2, "{report}");
+    assert!(count(&report, "wait_ms") >= 2, "{report}");
+    assert_eq!(report["refused"], 0, "{report}");
+}

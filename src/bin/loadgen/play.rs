@@ -31,6 +31,8 @@ pub enum Mode {
     /// Two steady phases of `--games` human games, the second with
     /// `--bot-games` computer games running: human latency without and with them.
     Bots,
+    /// Quick pairing: `--games` lobby pages join `--pool` again and again (`pools`).
+    Pools,
 }
 
 /// What the command line says of the human games of every phase.

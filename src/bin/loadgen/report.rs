@@ -257,6 +257,25 @@ pub fn print_memory(r: &MemoryReport, json: bool) {
     }
 }
 
+pub fn print_pools(r: &crate::pools::PoolsReport, json: bool) {
+    println!(
+        "pools: {} pages ({} failed) in {} for {:.1} s: {} pairings ({:.1} games/s), {} refused",
+        r.pages, r.pages_failed, r.pool, r.seconds, r.pairings, r.games_per_sec, r.refused
+    );
+    if let Some(w) = &r.wait_ms {
+        println!(
+            "pool_in -> pool_paired: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} samples)",
+            w.p50_ms, w.p99_ms, w.max_ms, w.count
+        );
+    }
+    if let (Some(cpu), Some(per_game)) = (r.server_cpu_secs, r.server_cpu_ms_per_game) {
+        println!("server CPU: {cpu:.2} s, {per_game:.2} ms per game made");
+    }
+    if json {
+        println!("{}", serde_json::to_string(r).unwrap_or_default());
+    }
+}
+
 pub fn print_idle(r: &IdleReport, json: bool) {
     println!(
         "idle: {} rooms ({} failed), {} connections ({} failed)",
