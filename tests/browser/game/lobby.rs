@@ -506,6 +506,7 @@ async fn two_players_who_click_the_same_quick_pairing_pool_land_in_one_game_on_o
     }
     click(&first, "#pools [data-pool='3+2']").await;
     wait_text(&first, "#pool-status", "Looking for an opponent at 3+2").await;
+    maybe_screenshot(&first, "pools-seeking").await;
     wait_text(
         &second,
         "#pools [data-pool='3+2'] .pool-waiting",
