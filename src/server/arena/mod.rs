@@ -10,9 +10,11 @@
 //! | an arena, checked; its phase; who may join | [`tournament`] |
 //! | the standings and who waits, read from the players and games | [`standings`] |
 //! | the arenas the server makes by itself | [`schedule`] |
+//! | one step of a running arena: the games to start, the podium | [`step`] |
 
 pub mod pairing;
 pub mod schedule;
 pub mod score;
 pub mod standings;
+pub mod step;
 pub mod tournament;
