@@ -12,6 +12,7 @@ import { t } from './i18n.js';
 import { profileUrl } from './account.js';
 
 const listeners = new Set();
+const openers = new Set();
 let ws = null;
 let attempt = 0;
 let me = null;
@@ -34,6 +35,16 @@ export function sendLive(t, d) {
   return true;
 }
 
+/**
+ * Calls `fn()` each time the channel opens (after a reconnection too), and at once if it is
+ * open: what a page asks of every new channel (the lobby: `pools_watch`).
+ */
+export function onLiveOpen(fn) {
+  openers.add(fn);
+  if (ws && ws.readyState === WebSocket.OPEN) fn();
+  return () => openers.delete(fn);
+}
+
 /** Calls `fn(msg)` for every message of the channel (the lobby reads `online`). */
 export function onLive(fn) {
   listeners.add(fn);
@@ -46,7 +57,10 @@ function connect() {
   let socket;
   try { socket = new WebSocket(`${proto}//${location.host}/ws/lobby`); } catch (_) { retry(); return; }
   ws = socket;
-  socket.onopen = () => { attempt = 0; };
+  socket.onopen = () => {
+    attempt = 0;
+    for (const fn of openers) fn();
+  };
   socket.onmessage = (e) => {
     let msg;
     try { msg = JSON.parse(e.data); } catch (_) { return; }

@@ -1,11 +1,11 @@
 // Quick pairing (the lobby's first panel): one button per pool clock, with how many wait in
-// it (the live `pools` count), rated for a signed-in player who keeps the box ticked, casual
+// it (the live `pools` count, asked for with `pools_watch`), rated for a signed-in player who keeps the box ticked, casual
 // otherwise. A click sends `pool_in` on the live channel (live.js); the page then shows
 // "looking for an opponent" with a cancel button (`pool_out`) until `pool_paired` brings the
 // seat, and the page opens the game. Leaving the page leaves the pool (the channel closes).
 
 import { saveSeat, h, errorText } from './api.js';
-import { onLive, sendLive } from './live.js';
+import { onLive, onLiveOpen, sendLive } from './live.js';
 import { t } from './i18n.js';
 
 /** The clocks the server offers (`GET /api/pools` has them too), fastest first. */
@@ -54,9 +54,9 @@ export function poolsPanel(mePromise) {
 
   function show() {
     buttons.forEach((button, i) => {
+      // Empty until the first count: then the channel is open and a click is heard.
       const c = counts.get(POOLS[i]);
-      const n = c ? (side() ? c.rated : c.casual) : 0;
-      button.querySelector('.pool-waiting').textContent = t('pools.waiting', { n });
+      button.querySelector('.pool-waiting').textContent = c ? t('pools.waiting', { n: side() ? c.rated : c.casual }) : '';
       const on = !!waiting && waiting.pool === POOLS[i];
       button.setAttribute('aria-pressed', String(on));
       button.classList.toggle('seeking', on);
@@ -67,6 +67,8 @@ export function poolsPanel(mePromise) {
       t(waiting.rated ? 'pools.seeking_rated' : 'pools.seeking', { pool: waiting.pool }), ' ', cancel);
   }
 
+  // The counts come only to a page that asks, on every (re)opened channel.
+  onLiveOpen(() => sendLive('pools_watch'));
   onLive((msg) => {
     const d = msg.d || {};
     if (msg.t === 'pools' && Array.isArray(d.pools)) {

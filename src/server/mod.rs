@@ -252,7 +252,7 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
         config.create_burst,
     ));
     let pools = Arc::new(pool::Pools::new(
-        config.lobby.pool_wave,
+        (config.lobby.pool_wave, config.lobby.online_every),
         Arc::clone(&seat_grants),
         Arc::clone(&deps.metrics),
     ));

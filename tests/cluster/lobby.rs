@@ -328,6 +328,7 @@ async fn every_node_shows_the_owners_count_and_a_page_closed_on_node_2_leaves_at
         return;
     };
     let mut watcher = c.page(3, None).await;
+    watcher.send_text(r#"{"t":"pools_watch"}"#).await;
     let mut leaver = c.page(2, None).await;
     pool_in(&mut leaver, "5+3").await;
     casual_waiting(&mut watcher, "5+3", 1).await;

@@ -18,13 +18,21 @@ use support::lobby::LobbyClient;
 use support::rig::Rig;
 use support::session::Session;
 
-/// A server whose waves run every 20 ms.
+/// A server whose waves run every 20 ms, and whose counts are sent at most every 20 ms.
 async fn rig() -> Rig {
-    Rig::start_with(|c| c.lobby.pool_wave = Some(Duration::from_millis(20))).await
+    Rig::start_with(fast).await
 }
 
+fn fast(c: &mut marseillais::server::config::Config) {
+    c.lobby.pool_wave = Some(Duration::from_millis(20));
+    c.lobby.online_every = Duration::from_millis(20);
+}
+
+/// A lobby page that watches the pools' counts, as the lobby page does.
 async fn page(rig: &Rig, who: Option<&Session>) -> LobbyClient {
-    LobbyClient::connect(rig.addr(), who.map(|s| s.cookie.as_str())).await
+    let mut page = LobbyClient::connect(rig.addr(), who.map(|s| s.cookie.as_str())).await;
+    page.send_text(r#"{"t":"pools_watch"}"#).await;
+    page
 }
 
 async fn pool_in(page: &mut LobbyClient, pool: &str, rated: bool) {
@@ -270,7 +278,7 @@ async fn a_pairing_whose_game_cannot_be_stored_makes_no_game_and_both_wait_to_be
     failing.set_failing(true);
     let rig = Rig::builder()
         .store(failing.clone() as Arc<dyn Store>)
-        .config(|c| c.lobby.pool_wave = Some(Duration::from_millis(20)))
+        .config(fast)
         .start()
         .await;
     let mut a = page(&rig, None).await;
@@ -336,7 +344,7 @@ async fn one_address_holds_at_most_four_seeks_at_once() {
 #[tokio::test]
 async fn joining_a_pool_draws_on_the_addresss_budget_of_games() {
     let rig = Rig::start_with(|c| {
-        c.lobby.pool_wave = Some(Duration::from_millis(20));
+        fast(c);
         c.create_rate_per_sec = 0.001;
         c.create_burst = 2.0;
     })
@@ -350,4 +358,22 @@ async fn joining_a_pool_draws_on_the_addresss_budget_of_games() {
     // The same budget as creating a game over HTTP: spent.
     let (status, body) = rig.http("POST", "/api/games", Some("{}")).await;
     assert_eq!(status, 429, "{body}");
+}
+
+#[tokio::test]
+async fn only_a_page_that_asks_is_sent_the_counts() {
+    let rig = rig().await;
+    let mut quiet = LobbyClient::connect(rig.addr(), None).await;
+    let mut joiner = page(&rig, None).await;
+    join(&mut joiner, "3+0", false).await;
+    counts(&mut joiner, "3+0", 0, 1).await;
+    assert!(
+        quiet
+            .pool_quiet_for(Duration::from_millis(300), |m| matches!(
+                m,
+                PoolMsg::Pools(_)
+            ))
+            .await,
+        "a page that did not send pools_watch gets no counts"
+    );
 }

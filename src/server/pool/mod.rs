@@ -104,9 +104,12 @@ pub(crate) fn left_msg(key: QueueKey, reason: msg::LeftReason) -> PoolMsg {
 pub struct Pools {
     queues: Mutex<Vec<Queue<Member>>>,
     counts: watch::Sender<Arc<str>>,
-    /// A join or a leave changed the counts since they were last sent (they are sent at the
-    /// next tick: a burst of joins costs each lobby page one message, not one per join).
+    /// A join, a leave or a wave changed the counts since they were last sent. They are sent
+    /// at a tick at least `counts_every` after the last time: a burst of joins and waves costs
+    /// each watching lobby page one message a period, not one per change.
     counts_changed: AtomicBool,
+    counts_every: Duration,
+    counts_sent: Mutex<Option<Instant>>,
     /// The per-address limit on seats granted, the one `POST /api/games` and `join` draw on:
     /// every `pool_in` takes a grant, as it asks the server for a game.
     seat_grants: Arc<AddressLimiter>,
@@ -122,8 +125,10 @@ pub struct Pools {
 impl Pools {
     /// The pools, empty, their waves not yet running: the composition root starts them
     /// ([`Pools::spawn`]); a test may call [`Pools::waves`] itself instead.
+    /// `counts_every`: the shortest time between two `pools` messages (the lobby's
+    /// `online_every`).
     pub fn new(
-        wave_every: Option<Duration>,
+        (wave_every, counts_every): (Option<Duration>, Duration),
         seat_grants: Arc<AddressLimiter>,
         metrics: Arc<Metrics>,
     ) -> Pools {
@@ -135,6 +140,8 @@ impl Pools {
             queues: Mutex::new(queues),
             counts: watch::Sender::new(Arc::from("")),
             counts_changed: AtomicBool::new(false),
+            counts_every,
+            counts_sent: Mutex::new(None),
             seat_grants,
             remote: Arc::default(),
             full: Notify::new(),
@@ -171,11 +178,21 @@ impl Pools {
         PoolsMsg { pools }
     }
 
-    /// Sends the `pools` message to every lobby page if a join or a leave changed it.
+    /// Sends the `pools` message to every watching lobby page if something changed it and
+    /// the last one is at least `counts_every` old.
     fn publish_changed_counts(&self) {
-        if self.counts_changed.swap(false, Ordering::Relaxed) {
-            self.publish_counts();
+        let now = Instant::now();
+        {
+            let mut sent = self.counts_sent.lock().unwrap_or_else(|e| e.into_inner());
+            if sent.is_some_and(|at| now.duration_since(at) < self.counts_every) {
+                return;
+            }
+            if !self.counts_changed.swap(false, Ordering::Relaxed) {
+                return;
+            }
+            *sent = Some(now);
         }
+        self.publish_counts();
     }
 
     /// Sends the `pools` message to every lobby page if it changed (and, on the node that
@@ -328,7 +345,8 @@ impl Pools {
             self.share_counts(&current, false);
             return 0;
         }
-        self.publish_counts();
+        self.counts_changed.store(true, Ordering::Relaxed);
+        self.publish_changed_counts();
         let made = futures_util::future::join_all(
             due.into_iter()
                 .map(|(key, pair)| self.make_game(rooms, key, pair)),

@@ -20,6 +20,9 @@ pub enum PoolRequest {
     In(QueueKey),
     /// Stop waiting: `{"t":"pool_out"}`.
     Out,
+    /// Send this page the `pools` counts, now and as they change: `{"t":"pools_watch"}` (a
+    /// lobby page; the other pages of the site keep their channel without them).
+    Watch,
 }
 
 #[derive(Deserialize)]
@@ -74,6 +77,9 @@ impl PoolRequest {
             "pool_out" => serde_json::from_value::<OutData>(data)
                 .map_err(bad)
                 .map(|_| PoolRequest::Out),
+            "pools_watch" => serde_json::from_value::<OutData>(data)
+                .map_err(bad)
+                .map(|_| PoolRequest::Watch),
             _ => return None,
         })
     }
@@ -83,8 +89,8 @@ impl PoolRequest {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "t", content = "d", rename_all = "snake_case")]
 pub enum PoolMsg {
-    /// How many wait in each pool: on connect, then whenever it changes (at most once a
-    /// second).
+    /// How many wait in each pool: to a page that sent `pools_watch`, then whenever it
+    /// changes (at most once a `LobbyLimits::online_every`).
     Pools(PoolsMsg),
     /// This page's seek waits in `pool`.
     PoolJoined(QueueView),
@@ -209,6 +215,10 @@ mod tests {
         assert_eq!(
             PoolRequest::from_text(r#"{"t":"pool_out"}"#),
             Some(Ok(PoolRequest::Out))
+        );
+        assert_eq!(
+            PoolRequest::from_text(r#"{"t":"pools_watch"}"#),
+            Some(Ok(PoolRequest::Watch))
         );
         assert_eq!(PoolRequest::from_text(r#"{"t":"ping"}"#), None);
         assert_eq!(PoolRequest::from_text("not json"), None);

@@ -86,6 +86,8 @@ impl PageSeek {
                 self.waiting = Some((key, waiting));
                 Ok(Some(PoolMsg::PoolJoined(key.into())))
             }
+            // The lobby channel's own business: it forwards the counts.
+            PoolRequest::Watch => Ok(None),
             PoolRequest::Out => {
                 let Some((key, waiting)) = &self.waiting else {
                     return Ok(None);

@@ -1,8 +1,8 @@
 //! The lobby channel, `GET /ws/lobby`: one WebSocket per open page, signed in or not. The
 //! server pushes the players-online count and, to a signed-in user, their challenges
 //! ([`msg::LobbyMsg`]), the lobby chat, the `your_turn` list and the quick-pairing pools'
-//! counts and seats ([`crate::server::pool`]); the client sends `ping`, lobby `chat` lines,
-//! and `pool_in` / `pool_out`. It goes through the game socket's
+//! counts (once asked, `pools_watch`) and seats ([`crate::server::pool`]); the client sends
+//! `ping`, lobby `chat` lines, and `pool_in` / `pool_out` / `pools_watch`. It goes through the game socket's
 //! upgrade ([`crate::server::web::upgrade`]: frame rate limit, size limits) and its frame reader,
 //! writes, close handshake and idle timeout ([`crate::server::play::socket`]), with the same bounded
 //! queue: a page that does not read is closed with 1013 rather than buffered for.
@@ -110,9 +110,9 @@ pub async fn run(
         lobby.hub.send_one(user, conn, &history);
     }
     let mut chat_rate = ChatRate::new(config.chat_burst, config.chat_window, Instant::now());
+    // The pools' counts, once the page asks for them (`pools_watch`: the lobby page).
     let mut pool_counts = pools.counts();
-    let counts = Arc::clone(&pool_counts.borrow_and_update());
-    lobby.hub.send_text(user, conn, counts.to_string());
+    let mut watching_pools = false;
     // Dropped with the channel: a closed page leaves its pool at once.
     let mut seek = PageSeek::new(Arc::clone(&pools), account.clone(), conn, ip);
 
@@ -151,6 +151,12 @@ pub async fn run(
                 };
                 last_heard = Instant::now();
                 if let Some(request) = pool_request(&message, config.max_message_bytes) {
+                    if matches!(request, Ok(PoolRequest::Watch)) {
+                        watching_pools = true;
+                        let text = Arc::clone(&pool_counts.borrow_and_update());
+                        lobby.hub.send_text(user, conn, text.to_string());
+                        continue;
+                    }
                     let answer = match request {
                         Ok(request) => seek.request(&*deps.store, request).await,
                         Err(refusal) => Err(refusal),
@@ -207,7 +213,7 @@ pub async fn run(
                     break None;
                 }
             }
-            Ok(()) = pool_counts.changed() => {
+            Ok(()) = pool_counts.changed(), if watching_pools => {
                 let text = Arc::clone(&pool_counts.borrow_and_update());
                 lobby.hub.send_text(user, conn, text.to_string());
             }
@@ -252,7 +258,7 @@ fn lobby_frame(message: Message, max_message_bytes: usize) -> Frame {
         Frame::Forward(_) => {
             let refusal = Refusal::new(
                 ErrorCode::UnknownType,
-                "the lobby channel takes only ping, chat, pool_in and pool_out; game messages go to /ws/game/{id}",
+                "the lobby channel takes only ping, chat, pool_in, pool_out and pools_watch; game messages go to /ws/game/{id}",
             );
             Frame::Reply(ServerMsg::error(&refusal, None))
         }
