@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use marseillais::server::lobby::channel::msg::{ChallengeState, GoneReason, LobbyMsg};
 use marseillais::server::play::protocol::ErrorCode;
-use marseillais::server::pool::msg::{LeftReason, PairedMsg, PoolMsg, PoolsMsg};
+use marseillais::server::pool::msg::{LeftReason, PoolMsg};
 use serde_json::{Value, json};
 use support::lobby::LobbyClient;
 use support::nodes::Nodes;
@@ -248,23 +248,11 @@ async fn the_online_count_on_every_node_counts_the_pages_of_all_nodes_and_a_user
     three.online(3).await;
 }
 
-/// Sends `pool_in` and waits for `pool_joined`.
-async fn pool_in(page: &mut LobbyClient, pool: &str) {
-    let msg = json!({"t": "pool_in", "d": {"pool": pool}});
-    page.send_text(&msg.to_string()).await;
-    page.pool_until(
-        "pool_joined",
-        |m| matches!(m, PoolMsg::PoolJoined(q) if q.pool == pool),
-    )
-    .await;
-}
-
 /// `pool_in` again after each `not_available` (the lobby's owner is gone and its lease has not
 /// moved yet: each try waits for the ask's timeout), a bounded number of times.
 async fn pool_in_until_the_owner_answers(page: &mut LobbyClient, pool: &str) {
     for _ in 0..5 {
-        let msg = json!({"t": "pool_in", "d": {"pool": pool}});
-        page.send_text(&msg.to_string()).await;
+        page.pool_in(pool, false).await;
         let answer = page
             .pool_or_error("pool_joined", |m| matches!(m, PoolMsg::PoolJoined(_)))
             .await;
@@ -277,27 +265,6 @@ async fn pool_in_until_the_owner_answers(page: &mut LobbyClient, pool: &str) {
     panic!("the pools never answered");
 }
 
-async fn pool_paired(page: &mut LobbyClient) -> PairedMsg {
-    match page
-        .pool_until("pool_paired", |m| matches!(m, PoolMsg::PoolPaired(_)))
-        .await
-    {
-        PoolMsg::PoolPaired(seat) => seat,
-        _ => unreachable!(),
-    }
-}
-
-/// Waits for a `pools` count showing `casual` waiting in `pool`.
-async fn casual_waiting(page: &mut LobbyClient, pool: &str, casual: usize) {
-    page.pool_until(&format!("{casual} waiting in {pool}"), |m| match m {
-        PoolMsg::Pools(PoolsMsg { pools }) => {
-            pools.iter().any(|p| p.id == pool && p.casual == casual)
-        }
-        _ => false,
-    })
-    .await;
-}
-
 #[tokio::test]
 async fn pages_on_two_nodes_are_paired_by_the_pools_of_the_lobbys_owner() {
     let Some(c) = cluster("cluster_pools_pair").await else {
@@ -305,9 +272,9 @@ async fn pages_on_two_nodes_are_paired_by_the_pools_of_the_lobbys_owner() {
     };
     let mut on_2 = c.page(2, None).await;
     let mut on_3 = c.page(3, None).await;
-    pool_in(&mut on_2, "3+2").await;
-    pool_in(&mut on_3, "3+2").await;
-    let (seat_2, seat_3) = (pool_paired(&mut on_2).await, pool_paired(&mut on_3).await);
+    on_2.join_pool("3+2", false).await;
+    on_3.join_pool("3+2", false).await;
+    let (seat_2, seat_3) = (on_2.pool_paired().await, on_3.pool_paired().await);
     assert_eq!(
         seat_2.game, seat_3.game,
         "one game for the two nodes' pages"
@@ -328,21 +295,18 @@ async fn every_node_shows_the_owners_count_and_a_page_closed_on_node_2_leaves_at
         return;
     };
     let mut watcher = c.page(3, None).await;
-    watcher.send_text(r#"{"t":"pools_watch"}"#).await;
+    watcher.watch_pools().await;
     let mut leaver = c.page(2, None).await;
-    pool_in(&mut leaver, "5+3").await;
-    casual_waiting(&mut watcher, "5+3", 1).await;
+    leaver.join_pool("5+3", false).await;
+    watcher.pools_show("5+3", 0, 1).await;
     leaver.close().await;
-    casual_waiting(&mut watcher, "5+3", 0).await;
+    watcher.pools_show("5+3", 0, 0).await;
     let mut canceller = c.page(2, None).await;
-    pool_in(&mut canceller, "5+3").await;
-    casual_waiting(&mut watcher, "5+3", 1).await;
+    canceller.join_pool("5+3", false).await;
+    watcher.pools_show("5+3", 0, 1).await;
     canceller.send_text(r#"{"t":"pool_out"}"#).await;
-    let left = canceller
-        .pool_until("pool_left", |m| matches!(m, PoolMsg::PoolLeft(_)))
-        .await;
-    assert!(matches!(left, PoolMsg::PoolLeft(l) if l.reason == LeftReason::Cancelled));
-    casual_waiting(&mut watcher, "5+3", 0).await;
+    assert_eq!(canceller.pool_left().await.reason, LeftReason::Cancelled);
+    watcher.pools_show("5+3", 0, 0).await;
 }
 
 #[tokio::test]
@@ -352,22 +316,16 @@ async fn when_the_pools_node_stops_a_page_waiting_on_another_node_is_told_and_pa
         return;
     };
     let mut on_2 = c.page(2, None).await;
-    pool_in(&mut on_2, "10+5").await;
+    on_2.join_pool("10+5", false).await;
     // n1 runs the pools; it stops, and n2 or n3 takes the lobby's lease.
     c.0.node_mut(1).pause().await;
-    let left = on_2
-        .pool_until("pool_left", |m| matches!(m, PoolMsg::PoolLeft(_)))
-        .await;
-    assert!(
-        matches!(&left, PoolMsg::PoolLeft(l) if l.reason == LeftReason::Interrupted),
-        "{left:?}"
-    );
+    assert_eq!(on_2.pool_left().await.reason, LeftReason::Interrupted);
     // Joined again (as the client does: again after `not_available` while the lobby's lease
     // has not moved yet), it meets a page of the third node.
     let mut on_3 = c.page(3, None).await;
     for page in [&mut on_2, &mut on_3] {
         pool_in_until_the_owner_answers(page, "10+5").await;
     }
-    let (seat_2, seat_3) = (pool_paired(&mut on_2).await, pool_paired(&mut on_3).await);
+    let (seat_2, seat_3) = (on_2.pool_paired().await, on_3.pool_paired().await);
     assert_eq!(seat_2.game, seat_3.game);
 }

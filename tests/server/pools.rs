@@ -11,7 +11,7 @@ use std::time::Duration;
 use marseillais::server::domain::side::Side;
 use marseillais::server::lobby::channel::msg::LobbyMsg;
 use marseillais::server::play::protocol::ErrorCode;
-use marseillais::server::pool::msg::{LeftReason, PairedMsg, PoolMsg, PoolsMsg};
+use marseillais::server::pool::msg::{LeftReason, PoolMsg, PoolsMsg};
 use marseillais::server::store::{FailingStore, GameStatus, MemoryStore, Store};
 use serde_json::{Value, json};
 use support::lobby::LobbyClient;
@@ -31,55 +31,8 @@ fn fast(c: &mut marseillais::server::config::Config) {
 /// A lobby page that watches the pools' counts, as the lobby page does.
 async fn page(rig: &Rig, who: Option<&Session>) -> LobbyClient {
     let mut page = LobbyClient::connect(rig.addr(), who.map(|s| s.cookie.as_str())).await;
-    page.send_text(r#"{"t":"pools_watch"}"#).await;
+    page.watch_pools().await;
     page
-}
-
-async fn pool_in(page: &mut LobbyClient, pool: &str, rated: bool) {
-    let msg = json!({"t": "pool_in", "d": {"pool": pool, "rated": rated}});
-    page.send_text(&msg.to_string()).await;
-}
-
-/// Joins and waits for the acknowledgement.
-async fn join(page: &mut LobbyClient, pool: &str, rated: bool) {
-    pool_in(page, pool, rated).await;
-    page.pool_until(
-        "pool_joined",
-        |m| matches!(m, PoolMsg::PoolJoined(q) if q.pool == pool && q.rated == rated),
-    )
-    .await;
-}
-
-async fn paired(page: &mut LobbyClient) -> PairedMsg {
-    match page
-        .pool_until("pool_paired", |m| matches!(m, PoolMsg::PoolPaired(_)))
-        .await
-    {
-        PoolMsg::PoolPaired(seat) => seat,
-        _ => unreachable!(),
-    }
-}
-
-/// Waits for the `pools` count to show `rated` and `casual` waiting in `pool`: the latest
-/// count the page has, or a later one.
-async fn counts(page: &mut LobbyClient, pool: &str, rated: usize, casual: usize) {
-    let shows = |m: &PoolMsg| match m {
-        PoolMsg::Pools(PoolsMsg { pools }) => pools
-            .iter()
-            .any(|p| p.id == pool && p.rated == rated && p.casual == casual),
-        _ => false,
-    };
-    page.pool_inbox.clear();
-    let latest = page
-        .pool_seen
-        .iter()
-        .rev()
-        .find(|m| matches!(m, PoolMsg::Pools(_)));
-    if latest.is_some_and(shows) {
-        return;
-    }
-    page.pool_until(&format!("{pool}: {rated} rated, {casual} casual"), shows)
-        .await;
 }
 
 fn is_paired(m: &PoolMsg) -> bool {
@@ -91,9 +44,9 @@ async fn two_anonymous_pages_in_one_pool_get_one_game_and_a_seat_each() {
     let rig = rig().await;
     let mut a = page(&rig, None).await;
     let mut b = page(&rig, None).await;
-    join(&mut a, "3+2", false).await;
-    join(&mut b, "3+2", false).await;
-    let (seat_a, seat_b) = (paired(&mut a).await, paired(&mut b).await);
+    a.join_pool("3+2", false).await;
+    b.join_pool("3+2", false).await;
+    let (seat_a, seat_b) = (a.pool_paired().await, b.pool_paired().await);
     assert_eq!(seat_a.game, seat_b.game, "one game for the pair");
     assert_ne!(seat_a.color, seat_b.color);
     assert_eq!(seat_a.url, format!("/game/{}", seat_a.game));
@@ -123,7 +76,7 @@ async fn two_accounts_in_a_rated_pool_get_a_rated_game_and_anonymous_pages_may_n
     let alice = Session::register(rig.addr(), "alice").await;
     let bob = Session::register(rig.addr(), "bob").await;
     let mut anonymous = page(&rig, None).await;
-    pool_in(&mut anonymous, "5+3", true).await;
+    anonymous.pool_in("5+3", true).await;
     let refused = anonymous
         .until("error", |m| matches!(m, LobbyMsg::Error(_)))
         .await;
@@ -133,9 +86,9 @@ async fn two_accounts_in_a_rated_pool_get_a_rated_game_and_anonymous_pages_may_n
     assert_eq!(error.code, ErrorCode::NotLoggedIn);
     let mut a = page(&rig, Some(&alice)).await;
     let mut b = page(&rig, Some(&bob)).await;
-    join(&mut a, "5+3", true).await;
-    join(&mut b, "5+3", true).await;
-    let (seat_a, seat_b) = (paired(&mut a).await, paired(&mut b).await);
+    a.join_pool("5+3", true).await;
+    b.join_pool("5+3", true).await;
+    let (seat_a, seat_b) = (a.pool_paired().await, b.pool_paired().await);
     assert_eq!(seat_a.game, seat_b.game);
     assert!(seat_a.rated);
     let (status, game) = alice
@@ -164,25 +117,25 @@ async fn an_account_and_an_anonymous_page_are_never_paired() {
     let alice = Session::register(rig.addr(), "alice").await;
     let mut a = page(&rig, Some(&alice)).await;
     let mut x = page(&rig, None).await;
-    join(&mut a, "1+0", false).await;
-    join(&mut x, "1+0", false).await;
+    a.join_pool("1+0", false).await;
+    x.join_pool("1+0", false).await;
     // Twenty waves and more.
     assert!(
         a.pool_quiet_for(Duration::from_millis(500), is_paired)
             .await
     );
     assert!(x.pool_quiet_for(Duration::from_millis(50), is_paired).await);
-    counts(&mut x, "1+0", 0, 2).await;
+    x.pools_show("1+0", 0, 2).await;
 }
 
 #[tokio::test]
 async fn the_lobby_shows_who_waits_live_and_a_closed_page_leaves_at_once() {
     let rig = rig().await;
     let mut watcher = page(&rig, None).await;
-    counts(&mut watcher, "15+10", 0, 0).await;
+    watcher.pools_show("15+10", 0, 0).await;
     let mut leaver = page(&rig, None).await;
-    join(&mut leaver, "15+10", false).await;
-    counts(&mut watcher, "15+10", 0, 1).await;
+    leaver.join_pool("15+10", false).await;
+    watcher.pools_show("15+10", 0, 1).await;
     let (status, census) = rig.http("GET", "/api/pools", None).await;
     assert_eq!(status, 200, "{census}");
     let census: PoolsMsg = serde_json::from_str(&census).expect("the pools' census");
@@ -190,9 +143,9 @@ async fn the_lobby_shows_who_waits_live_and_a_closed_page_leaves_at_once() {
     assert_eq!(ids, ["1+0", "3+0", "3+2", "5+3", "10+5", "15+10"]);
     assert_eq!(census.pools[5].casual, 1);
     leaver.close().await;
-    counts(&mut watcher, "15+10", 0, 0).await;
+    watcher.pools_show("15+10", 0, 0).await;
     // Alone in the pool now, the watcher is not paired with the page that left.
-    join(&mut watcher, "15+10", false).await;
+    watcher.join_pool("15+10", false).await;
     assert!(
         watcher
             .pool_quiet_for(Duration::from_millis(300), is_paired)
@@ -204,18 +157,12 @@ async fn the_lobby_shows_who_waits_live_and_a_closed_page_leaves_at_once() {
 async fn pool_out_leaves_the_pool_and_says_so() {
     let rig = rig().await;
     let mut a = page(&rig, None).await;
-    join(&mut a, "10+5", false).await;
+    a.join_pool("10+5", false).await;
     a.send_text(r#"{"t":"pool_out"}"#).await;
-    let left = a
-        .pool_until("pool_left", |m| matches!(m, PoolMsg::PoolLeft(_)))
-        .await;
-    let PoolMsg::PoolLeft(left) = left else {
-        unreachable!()
-    };
-    assert_eq!(left.reason, LeftReason::Cancelled);
-    counts(&mut a, "10+5", 0, 0).await;
+    assert_eq!(a.pool_left().await.reason, LeftReason::Cancelled);
+    a.pools_show("10+5", 0, 0).await;
     let mut b = page(&rig, None).await;
-    join(&mut b, "10+5", false).await;
+    b.join_pool("10+5", false).await;
     assert!(
         b.pool_quiet_for(Duration::from_millis(300), is_paired)
             .await
@@ -228,16 +175,15 @@ async fn an_account_waits_once_its_second_page_replaces_the_first() {
     let alice = Session::register(rig.addr(), "alice").await;
     let mut first = page(&rig, Some(&alice)).await;
     let mut second = page(&rig, Some(&alice)).await;
-    join(&mut first, "3+0", false).await;
-    join(&mut second, "5+3", false).await;
-    let left = first
-        .pool_until("pool_left", |m| matches!(m, PoolMsg::PoolLeft(_)))
-        .await;
-    assert!(
-        matches!(left, PoolMsg::PoolLeft(l) if l.reason == LeftReason::Replaced && l.pool == "3+0")
+    first.join_pool("3+0", false).await;
+    second.join_pool("5+3", false).await;
+    let left = first.pool_left().await;
+    assert_eq!(
+        (left.reason, left.pool.as_str()),
+        (LeftReason::Replaced, "3+0")
     );
-    counts(&mut second, "3+0", 0, 0).await;
-    counts(&mut second, "5+3", 0, 1).await;
+    second.pools_show("3+0", 0, 0).await;
+    second.pools_show("5+3", 0, 1).await;
 }
 
 #[tokio::test]
@@ -246,20 +192,20 @@ async fn of_three_pages_two_get_one_game_and_the_third_waits_with_no_second_game
     let mut pages = Vec::new();
     for _ in 0..3 {
         let mut p = page(&rig, None).await;
-        join(&mut p, "3+2", false).await;
+        p.join_pool("3+2", false).await;
         pages.push(p);
     }
     // The first two pages told of a game are the pair; the third waits.
     let waits = pages
         .iter_mut()
         .enumerate()
-        .map(|(i, p)| Box::pin(async move { (i, paired(p).await) }));
+        .map(|(i, p)| Box::pin(async move { (i, p.pool_paired().await) }));
     let ((first, seat_1), _, rest) = futures_util::future::select_all(waits).await;
     let ((second, seat_2), _, rest) = futures_util::future::select_all(rest).await;
     drop(rest);
     assert_eq!(seat_1.game, seat_2.game, "two paired together");
     let waiting = 3 - first - second;
-    counts(&mut pages[waiting], "3+2", 0, 1).await;
+    pages[waiting].pools_show("3+2", 0, 1).await;
     // The paired pages hear nothing more: a seek gives one game.
     for (i, p) in pages.iter_mut().enumerate() {
         if i != waiting {
@@ -283,8 +229,8 @@ async fn a_pairing_whose_game_cannot_be_stored_makes_no_game_and_both_wait_to_be
         .await;
     let mut a = page(&rig, None).await;
     let mut b = page(&rig, None).await;
-    join(&mut a, "1+0", false).await;
-    join(&mut b, "1+0", false).await;
+    a.join_pool("1+0", false).await;
+    b.join_pool("1+0", false).await;
     // Waves pair them and fail to store the game, again and again; no page is told of a game
     // that does not exist, and none is stored.
     assert!(
@@ -294,7 +240,7 @@ async fn a_pairing_whose_game_cannot_be_stored_makes_no_game_and_both_wait_to_be
     let playing = store.list(GameStatus::Playing, 10, 0).await.expect("list");
     assert!(playing.is_empty(), "{playing:?}");
     failing.set_failing(false);
-    let (seat_a, seat_b) = (paired(&mut a).await, paired(&mut b).await);
+    let (seat_a, seat_b) = (a.pool_paired().await, b.pool_paired().await);
     assert_eq!(seat_a.game, seat_b.game);
     let (_, events) = store
         .load_game(&seat_a.game)
@@ -327,18 +273,18 @@ async fn one_address_holds_at_most_four_seeks_at_once() {
     // Four pools, so that no two of these seeks are paired together.
     for pool in ["1+0", "3+0", "3+2", "5+3"] {
         let mut p = page(&rig, None).await;
-        join(&mut p, pool, false).await;
+        p.join_pool(pool, false).await;
         pages.push(p);
     }
     let mut fifth = page(&rig, None).await;
-    pool_in(&mut fifth, "10+5", false).await;
+    fifth.pool_in("10+5", false).await;
     let error = refused(&mut fifth).await;
     assert_eq!(error.code, ErrorCode::RateLimited, "{error:?}");
     assert!(error.message.contains("4 seeks"), "{}", error.message);
     // One leaves: once the server has seen it go, the fifth page may wait.
     pages.pop().expect("four pages").close().await;
-    counts(&mut fifth, "5+3", 0, 0).await;
-    join(&mut fifth, "10+5", false).await;
+    fifth.pools_show("5+3", 0, 0).await;
+    fifth.join_pool("10+5", false).await;
 }
 
 #[tokio::test]
@@ -350,9 +296,9 @@ async fn joining_a_pool_draws_on_the_addresss_budget_of_games() {
     })
     .await;
     let mut a = page(&rig, None).await;
-    join(&mut a, "3+0", false).await;
-    join(&mut a, "5+3", false).await;
-    pool_in(&mut a, "3+0", false).await;
+    a.join_pool("3+0", false).await;
+    a.join_pool("5+3", false).await;
+    a.pool_in("3+0", false).await;
     let error = refused(&mut a).await;
     assert_eq!(error.code, ErrorCode::RateLimited, "{error:?}");
     // The same budget as creating a game over HTTP: spent.
@@ -365,8 +311,8 @@ async fn only_a_page_that_asks_is_sent_the_counts() {
     let rig = rig().await;
     let mut quiet = LobbyClient::connect(rig.addr(), None).await;
     let mut joiner = page(&rig, None).await;
-    join(&mut joiner, "3+0", false).await;
-    counts(&mut joiner, "3+0", 0, 1).await;
+    joiner.join_pool("3+0", false).await;
+    joiner.pools_show("3+0", 0, 1).await;
     assert!(
         quiet
             .pool_quiet_for(Duration::from_millis(300), |m| matches!(

@@ -12,7 +12,8 @@ use futures_util::{SinkExt, StreamExt};
 use std::collections::VecDeque;
 
 use marseillais::server::lobby::channel::msg::LobbyMsg;
-use marseillais::server::pool::msg::PoolMsg;
+use marseillais::server::play::protocol::ErrorMsg;
+use marseillais::server::pool::msg::{LeftMsg, PairedMsg, PoolMsg};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::{self, Message};
@@ -135,26 +136,11 @@ impl LobbyClient {
     /// The next pool message that `pred` accepts (earlier ones not yet read first, skipping
     /// others, bounded); panics with what was seen if none comes. Lobby messages read meanwhile
     /// are kept in `seen`.
-    pub async fn pool_until(
-        &mut self,
-        what: &str,
-        mut pred: impl FnMut(&PoolMsg) -> bool,
-    ) -> PoolMsg {
-        for _ in 0..MAX_SKIPPED {
-            while let Some(msg) = self.pool_inbox.pop_front() {
-                if pred(&msg) {
-                    return msg;
-                }
-            }
-            let deadline = tokio::time::Instant::now() + WAIT;
-            if self.next_frame(deadline).await.is_none() && self.pool_inbox.is_empty() {
-                break;
-            }
+    pub async fn pool_until(&mut self, what: &str, pred: impl FnMut(&PoolMsg) -> bool) -> PoolMsg {
+        match self.pool_wait(what, pred, false).await {
+            Ok(msg) => msg,
+            Err(error) => unreachable!("errors are skipped: {error:?}"),
         }
-        panic!(
-            "no {what}; pool messages seen {:?}; lobby {:?}",
-            self.pool_seen, self.seen
-        );
     }
 
     /// The next pool message that `pred` accepts, or the next `error` if one comes first
@@ -162,8 +148,17 @@ impl LobbyClient {
     pub async fn pool_or_error(
         &mut self,
         what: &str,
+        pred: impl FnMut(&PoolMsg) -> bool,
+    ) -> Result<PoolMsg, ErrorMsg> {
+        self.pool_wait(what, pred, true).await
+    }
+
+    async fn pool_wait(
+        &mut self,
+        what: &str,
         mut pred: impl FnMut(&PoolMsg) -> bool,
-    ) -> Result<PoolMsg, marseillais::server::play::protocol::ErrorMsg> {
+        stop_at_error: bool,
+    ) -> Result<PoolMsg, ErrorMsg> {
         for _ in 0..MAX_SKIPPED {
             while let Some(msg) = self.pool_inbox.pop_front() {
                 if pred(&msg) {
@@ -172,15 +167,83 @@ impl LobbyClient {
             }
             let deadline = tokio::time::Instant::now() + WAIT;
             match self.next_frame(deadline).await {
-                Some(Frame::Lobby(LobbyMsg::Error(error))) => return Err(error),
+                Some(Frame::Lobby(LobbyMsg::Error(error))) if stop_at_error => return Err(error),
                 Some(_) => continue,
+                None if !self.pool_inbox.is_empty() => continue,
                 None => break,
             }
         }
         panic!(
-            "no {what} and no error; pool messages seen {:?}; lobby {:?}",
+            "no {what}; pool messages seen {:?}; lobby {:?}",
             self.pool_seen, self.seen
         );
+    }
+
+    /// Sends `pool_in` for `pool` (`rated` or casual).
+    pub async fn pool_in(&mut self, pool: &str, rated: bool) {
+        let msg = serde_json::json!({"t": "pool_in", "d": {"pool": pool, "rated": rated}});
+        self.send_text(&msg.to_string()).await;
+    }
+
+    /// Sends `pool_in` and waits for its `pool_joined`.
+    pub async fn join_pool(&mut self, pool: &str, rated: bool) {
+        self.pool_in(pool, rated).await;
+        self.pool_until(
+            "pool_joined",
+            |m| matches!(m, PoolMsg::PoolJoined(q) if q.pool == pool && q.rated == rated),
+        )
+        .await;
+    }
+
+    /// Asks for the pools' counts, as the lobby page does (`pools_watch`).
+    pub async fn watch_pools(&mut self) {
+        self.send_text(r#"{"t":"pools_watch"}"#).await;
+    }
+
+    /// The next `pool_paired`: this page's seat.
+    pub async fn pool_paired(&mut self) -> PairedMsg {
+        match self
+            .pool_until("pool_paired", |m| matches!(m, PoolMsg::PoolPaired(_)))
+            .await
+        {
+            PoolMsg::PoolPaired(seat) => seat,
+            _ => unreachable!("the predicate takes only pool_paired"),
+        }
+    }
+
+    /// Waits until the pools' counts show `rated` and `casual` waiting in `pool`: the latest
+    /// count this page has, or a later one (counts skipped on the way are dropped; other pool
+    /// messages stay to be read).
+    pub async fn pools_show(&mut self, pool: &str, rated: usize, casual: usize) {
+        let shows = |m: &PoolMsg| match m {
+            PoolMsg::Pools(counts) => counts
+                .pools
+                .iter()
+                .any(|p| p.id == pool && p.rated == rated && p.casual == casual),
+            _ => false,
+        };
+        self.pool_inbox.retain(|m| !matches!(m, PoolMsg::Pools(_)));
+        let latest = self
+            .pool_seen
+            .iter()
+            .rev()
+            .find(|m| matches!(m, PoolMsg::Pools(_)));
+        if latest.is_some_and(shows) {
+            return;
+        }
+        self.pool_until(&format!("{pool}: {rated} rated, {casual} casual"), shows)
+            .await;
+    }
+
+    /// The next `pool_left`.
+    pub async fn pool_left(&mut self) -> LeftMsg {
+        match self
+            .pool_until("pool_left", |m| matches!(m, PoolMsg::PoolLeft(_)))
+            .await
+        {
+            PoolMsg::PoolLeft(left) => left,
+            _ => unreachable!("the predicate takes only pool_left"),
+        }
     }
 
     /// Whether no pool message `pred` accepts arrives within `wait` (the rest are read).

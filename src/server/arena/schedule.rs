@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use crate::server::game::ClockSpec;
 
-use super::tournament::{Creator, NewTournament, Tournament, TournamentRefused};
+use super::tournament::{Creator, Terms, Tournament, TournamentRefused};
 
 /// How often a scheduled arena comes back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -108,8 +108,8 @@ pub fn parse(text: &str) -> Result<Vec<Scheduled>, ScheduleError> {
 }
 
 impl Scheduled {
-    fn request(&self, starts_ms: i64) -> NewTournament {
-        NewTournament {
+    fn request(&self, starts_ms: i64) -> Terms {
+        Terms {
             name: self.name.clone(),
             clock: self.clock,
             starts_ms,
@@ -179,7 +179,7 @@ mod tests {
         let next = announced(&built_in(), NOW, Duration::from_secs(3600));
         let starts: Vec<(&str, i64)> = next
             .iter()
-            .map(|t| (t.name.as_str(), t.starts_ms))
+            .map(|t| (t.terms.name.as_str(), t.terms.starts_ms))
             .collect();
         // 18:30 (5+3), 19:00 (3+2), 19:00 (daily 10+5).
         assert_eq!(
@@ -192,7 +192,7 @@ mod tests {
         );
         assert!(
             next.iter()
-                .all(|t| t.rated && t.creator == Creator::Schedule)
+                .all(|t| t.terms.rated && t.creator == Creator::Schedule)
         );
     }
 
@@ -204,7 +204,7 @@ mod tests {
         for id in ids(&first) {
             if first
                 .iter()
-                .any(|t| t.id == id && t.starts_ms >= NOW + 60_000)
+                .any(|t| t.id == id && t.terms.starts_ms >= NOW + 60_000)
             {
                 assert!(ids(&again).contains(&id), "{id}");
             }

@@ -51,7 +51,7 @@ mod tests {
     use super::*;
     use crate::rules::Color;
     use crate::server::arena::standings::Ending;
-    use crate::server::arena::tournament::Creator;
+    use crate::server::arena::tournament::{Creator, Terms};
     use crate::server::game::ClockSpec;
 
     const MINUTE: i64 = 60_000;
@@ -59,16 +59,18 @@ mod tests {
     fn arena() -> Tournament {
         Tournament {
             id: "t".into(),
-            name: "Test arena".into(),
-            clock: ClockSpec {
-                base_secs: 180,
-                increment_secs: 2,
-            },
-            starts_ms: 0,
-            duration: Duration::from_secs(3600),
-            rated: true,
-            min_rated_games: None,
             creator: Creator::Schedule,
+            terms: Terms {
+                name: "Test arena".into(),
+                clock: ClockSpec {
+                    base_secs: 180,
+                    increment_secs: 2,
+                },
+                starts_ms: 0,
+                duration: Duration::from_secs(3600),
+                rated: true,
+                min_rated_games: None,
+            },
         }
     }
 
@@ -116,7 +118,7 @@ mod tests {
     fn nobody_is_paired_before_the_start_or_once_pairing_has_closed() {
         let players = entrants(2);
         let mut upcoming = arena();
-        upcoming.starts_ms = MINUTE;
+        upcoming.terms.starts_ms = MINUTE;
         assert!(games_to_start(&upcoming, &players, &[], 0, || true).is_empty());
         let closing = arena().ends_ms() - 90_000;
         assert!(games_to_start(&arena(), &players, &[], closing, || true).is_empty());

@@ -30,18 +30,12 @@ pub enum Creator {
     Schedule,
 }
 
-/// An arena, checked.
+/// An arena, checked ([`Terms::check`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tournament {
     pub id: String,
-    pub name: String,
-    pub clock: ClockSpec,
-    pub starts_ms: i64,
-    pub duration: Duration,
-    pub rated: bool,
-    /// Rated games a player needs at the arena's speed to join.
-    pub min_rated_games: Option<u32>,
     pub creator: Creator,
+    pub terms: Terms,
 }
 
 /// Where an arena is at an instant.
@@ -53,14 +47,15 @@ pub enum Phase {
     Finished,
 }
 
-/// What a request to make an arena asks.
+/// What an arena is played on: asked by a request (or the schedule), kept once checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NewTournament {
+pub struct Terms {
     pub name: String,
     pub clock: ClockSpec,
     pub starts_ms: i64,
     pub duration: Duration,
     pub rated: bool,
+    /// Rated games a player needs at the arena's speed to join (`None`: none; 0 reads as none).
     pub min_rated_games: Option<u32>,
 }
 
@@ -92,15 +87,16 @@ pub enum JoinRefused {
     TooFewRatedGames { needed: u32, have: u32 },
 }
 
-impl NewTournament {
-    /// The arena this request makes under `id`, by `creator`, checked at `now_ms`.
+impl Terms {
+    /// The arena these terms make under `id`, by `creator`, checked at `now_ms`.
     pub fn check(
-        self,
+        mut self,
         id: String,
         creator: Creator,
         now_ms: i64,
     ) -> Result<Tournament, TournamentRefused> {
-        let name = self.name.trim().to_owned();
+        self.name = self.name.trim().to_owned();
+        let name = &self.name;
         if !NAME_CHARS.contains(&name.chars().count()) || name.chars().any(char::is_control) {
             return Err(TournamentRefused::Name);
         }
@@ -124,27 +120,24 @@ impl NewTournament {
         {
             return Err(TournamentRefused::MinRatedGames);
         }
+        self.min_rated_games = self.min_rated_games.filter(|&n| n > 0);
         Ok(Tournament {
             id,
-            name,
-            clock,
-            starts_ms: self.starts_ms,
-            duration: self.duration,
-            rated: self.rated,
-            min_rated_games: self.min_rated_games.filter(|&n| n > 0),
             creator,
+            terms: self,
         })
     }
 }
 
 impl Tournament {
     pub fn ends_ms(&self) -> i64 {
-        self.starts_ms
-            .saturating_add(i64::try_from(self.duration.as_millis()).unwrap_or(i64::MAX))
+        self.terms
+            .starts_ms
+            .saturating_add(i64::try_from(self.terms.duration.as_millis()).unwrap_or(i64::MAX))
     }
 
     pub fn phase(&self, now_ms: i64) -> Phase {
-        if now_ms < self.starts_ms {
+        if now_ms < self.terms.starts_ms {
             Phase::Upcoming
         } else if now_ms < self.ends_ms() {
             Phase::Running
@@ -156,7 +149,7 @@ impl Tournament {
     /// Whether new games may be paired at `now_ms`: running, and not within the closing time
     /// of the end ([`closing_time`]).
     pub fn pairing_open(&self, now_ms: i64) -> bool {
-        let closing = closing_time(Duration::from_secs(u64::from(self.clock.base_secs)));
+        let closing = closing_time(Duration::from_secs(u64::from(self.terms.clock.base_secs)));
         self.phase(now_ms) == Phase::Running && now_ms < self.ends_ms() - closing.as_millis() as i64
     }
 
@@ -175,7 +168,7 @@ impl Tournament {
         if self.phase(now_ms) == Phase::Finished {
             return Err(JoinRefused::Finished);
         }
-        match self.min_rated_games {
+        match self.terms.min_rated_games {
             Some(needed) if rated_games < needed => Err(JoinRefused::TooFewRatedGames {
                 needed,
                 have: rated_games,
@@ -191,8 +184,8 @@ mod tests {
 
     const MINUTE: i64 = 60_000;
 
-    fn request() -> NewTournament {
-        NewTournament {
+    fn request() -> Terms {
+        Terms {
             name: "Hourly blitz".into(),
             clock: ClockSpec {
                 base_secs: 180,
@@ -232,7 +225,7 @@ mod tests {
 
     #[test]
     fn a_request_is_checked_field_by_field() {
-        let refused = |edit: fn(&mut NewTournament)| {
+        let refused = |edit: fn(&mut Terms)| {
             let mut r = request();
             edit(&mut r);
             r.check("t".into(), Creator::Schedule, 0).err()
@@ -278,7 +271,7 @@ mod tests {
         );
         assert_eq!(refused(|_| {}), None);
         let trimmed = request().check("t".into(), Creator::Schedule, 0).unwrap();
-        assert_eq!(trimmed.name, "Hourly blitz");
+        assert_eq!(trimmed.terms.name, "Hourly blitz");
     }
 
     #[test]
@@ -292,7 +285,7 @@ mod tests {
             "running: join late"
         );
         assert_eq!(t.may_join(true, 0, t.ends_ms()), Err(JoinRefused::Finished));
-        t.min_rated_games = Some(10);
+        t.terms.min_rated_games = Some(10);
         assert_eq!(
             t.may_join(true, 9, 0),
             Err(JoinRefused::TooFewRatedGames {

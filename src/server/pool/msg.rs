@@ -25,6 +25,13 @@ pub enum PoolRequest {
     Watch,
 }
 
+/// A frame's type, its other fields skipped.
+#[derive(Deserialize)]
+struct Kind<'a> {
+    #[serde(borrow)]
+    t: std::borrow::Cow<'a, str>,
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Envelope {
@@ -50,8 +57,17 @@ impl PoolRequest {
     /// is not `pool_in` or `pool_out`, or it is no envelope at all: the lobby channel's own
     /// reader answers that), or the request, or why it is refused.
     pub fn from_text(text: &str) -> Option<Result<PoolRequest, Refusal>> {
-        let envelope: Envelope = serde_json::from_str(text).ok()?;
+        // Every lobby frame comes here first (chat lines too): its type alone is read, without
+        // building its payload, and only a pool message is read whole.
+        let kind: Kind<'_> = serde_json::from_str(text).ok()?;
+        if !matches!(kind.t.as_ref(), "pool_in" | "pool_out" | "pools_watch") {
+            return None;
+        }
         let bad = |e: serde_json::Error| Refusal::new(ErrorCode::BadMessage, e.to_string());
+        let envelope: Envelope = match serde_json::from_str(text) {
+            Ok(envelope) => envelope,
+            Err(error) => return Some(Err(bad(error))),
+        };
         let data = envelope
             .d
             .filter(|d| !d.is_null())
@@ -221,6 +237,17 @@ mod tests {
             Some(Ok(PoolRequest::Watch))
         );
         assert_eq!(PoolRequest::from_text(r#"{"t":"ping"}"#), None);
+        assert_eq!(
+            PoolRequest::from_text(r#"{"t":"chat","d":{"room":"lobby","text":"pool_in"}}"#),
+            None
+        );
+        assert!(
+            matches!(
+                PoolRequest::from_text(r#"{"t":"pool_in","d":{"pool":"3+2"},"x":1}"#),
+                Some(Err(_))
+            ),
+            "an unknown top-level key is refused"
+        );
         assert_eq!(PoolRequest::from_text("not json"), None);
     }
 
