@@ -329,3 +329,28 @@ async fn when_the_pools_node_stops_a_page_waiting_on_another_node_is_told_and_pa
     let (seat_2, seat_3) = (on_2.pool_paired().await, on_3.pool_paired().await);
     assert_eq!(seat_2.game, seat_3.game);
 }
+
+#[tokio::test]
+async fn a_page_on_node_2_that_moves_to_another_pool_waits_in_that_one_alone_and_is_told_nothing_of_the_first()
+ {
+    let Some(c) = cluster("cluster_pools_move").await else {
+        return;
+    };
+    let mut watcher = c.page(3, None).await;
+    watcher.watch_pools().await;
+    let mut mover = c.page(2, None).await;
+    mover.join_pool("3+2", false).await;
+    watcher.pools_show("3+2", 0, 1).await;
+    mover.join_pool("5+3", false).await;
+    watcher.pools_show("3+2", 0, 0).await;
+    watcher.pools_show("5+3", 0, 1).await;
+    assert!(
+        mover
+            .pool_quiet_for(Duration::from_millis(300), |m| matches!(
+                m,
+                PoolMsg::PoolLeft(_)
+            ))
+            .await,
+        "the page's own second join is no replacement to tell it of"
+    );
+}
