@@ -54,6 +54,7 @@ async fn committer(store: Arc<dyn Store>, game: String, until: Instant) -> Vec<D
                 listed: true,
                 white_user: None,
                 black_user: None,
+                arena: None,
             },
             rating: None,
             deadline: marseillais::server::store::DeadlineChange::Unchanged,

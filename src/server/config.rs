@@ -229,6 +229,10 @@ pub struct ServeArgs {
     /// to the other nodes after this long (renewed every third of it).
     #[arg(long, env = "MARSEILLAIS_LEASE_SECS", default_value_t = 10.0)]
     pub lease_secs: f64,
+    /// The arenas the server makes by itself: `builtin` (an hourly 3+2 and 5+3, a daily
+    /// 10+5), `off`, or the path of a JSON file listing them (docs/protocol.md, "Arenas").
+    #[arg(long, env = "MARSEILLAIS_ARENA_SCHEDULE", default_value = "builtin")]
+    pub arena_schedule: ArenaScheduleChoice,
 }
 
 /// `--public-url` reduced to its origin (`scheme://host[:port]`, lower case, no path).
@@ -366,6 +370,10 @@ impl ServeArgs {
                 max_concurrent: self.max_concurrent_analyses.max(1),
             },
             lobby: LobbyLimits::default(),
+            arena: ArenaSettings {
+                schedule: self.arena_schedule,
+                ..ArenaSettings::default()
+            },
             cluster,
             public_origin: self.public_url.as_deref().map(public_origin).transpose()?,
             accounts: AccountLimits {
@@ -505,6 +513,8 @@ pub struct Config {
     pub analysis: AnalysisLimits,
     /// Challenges and the lobby channel (no flags: tests shorten the times).
     pub lobby: LobbyLimits,
+    /// Arena tournaments: the schedule (`--arena-schedule`) and the pairing's pace.
+    pub arena: ArenaSettings,
     /// Test hook, off (`None`) by default and settable only by code that
     /// builds a `Config` (no flag, no environment variable, nothing on the
     /// wire): see [`PanicOnMove`].
@@ -548,6 +558,48 @@ pub struct AnalysisLimits {
     pub burst: f64,
     /// Analyses streamed at once, over all clients.
     pub max_concurrent: usize,
+}
+
+/// `--arena-schedule`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArenaScheduleChoice {
+    BuiltIn,
+    Off,
+    /// A JSON file, read (and checked) when the server starts.
+    File(PathBuf),
+}
+
+impl std::str::FromStr for ArenaScheduleChoice {
+    type Err = std::convert::Infallible;
+
+    fn from_str(value: &str) -> Result<Self, Self::Err> {
+        Ok(match value {
+            "builtin" => ArenaScheduleChoice::BuiltIn,
+            "off" => ArenaScheduleChoice::Off,
+            path => ArenaScheduleChoice::File(PathBuf::from(path)),
+        })
+    }
+}
+
+/// Arena tournaments (issue 29): what the server schedules and how often it pairs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArenaSettings {
+    pub schedule: ArenaScheduleChoice,
+    /// How often each running arena pairs the players waiting (lichess: every few seconds;
+    /// tests shorten it).
+    pub pairing_every: Duration,
+    /// How far ahead a scheduled arena is made (it shows in the lobby as upcoming).
+    pub announce_ahead: Duration,
+}
+
+impl Default for ArenaSettings {
+    fn default() -> ArenaSettings {
+        ArenaSettings {
+            schedule: ArenaScheduleChoice::BuiltIn,
+            pairing_every: Duration::from_secs(2),
+            announce_ahead: Duration::from_secs(2 * 3600),
+        }
+    }
 }
 
 /// Challenges (`/api/challenges`) and the lobby channel (`/ws/lobby`): docs/protocol.md.
@@ -694,6 +746,7 @@ impl ServeArgs {
             bus: None,
             node_id: None,
             lease_secs: 10.0,
+            arena_schedule: ArenaScheduleChoice::BuiltIn,
         }
     }
 }

@@ -67,6 +67,9 @@ pub enum StartError {
     /// Several nodes: the bus could not be reached at startup.
     #[error("cannot connect the bus: {0}")]
     Bus(#[from] cluster::BusError),
+    /// `--arena-schedule` names a file that cannot be read or is not a schedule.
+    #[error("--arena-schedule: {0}")]
+    ArenaSchedule(String),
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -277,6 +280,27 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
         accounts: Arc::clone(&accounts),
         seat_grants,
     };
+    let schedule = match &config.arena.schedule {
+        config::ArenaScheduleChoice::BuiltIn => arena::schedule::built_in(),
+        config::ArenaScheduleChoice::Off => Vec::new(),
+        config::ArenaScheduleChoice::File(path) => std::fs::read_to_string(path)
+            .map_err(|e| StartError::ArenaSchedule(format!("{}: {e}", path.display())))
+            .and_then(|text| {
+                arena::schedule::parse(&text).map_err(|e| StartError::ArenaSchedule(e.to_string()))
+            })?,
+    };
+    let arenas = Arc::new(arena::service::Arenas::new(
+        Arc::clone(&deps.store),
+        Arc::clone(rooms),
+        Arc::clone(&deps.metrics),
+        config.arena.clone(),
+        schedule,
+    ));
+    let lease = rooms.cluster.get().map(|link| arena::service::Lease {
+        node: link.node.as_str().to_owned(),
+        ttl: cluster::lease_ttl(link.lease),
+    });
+    arena::director::spawn(Arc::clone(&arenas), lease, deps.shutdown.clone());
     let analysis = analysis::AnalysisState {
         deps: deps.clone(),
         analyses: Arc::new(analysis::Analyses::new(&config.analysis)),
@@ -296,6 +320,11 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
         .merge(analysis::router(analysis))
         .merge(lobby::challenge::routes::router(challenges))
         .merge(pool::routes::router(pools))
+        .merge(arena::routes::router(arena::routes::ArenaState {
+            deps: deps.clone(),
+            arenas,
+            accounts: Arc::clone(&accounts),
+        }))
         .merge(players::account::routes::router(
             players::account::state::AccountState {
                 deps: deps.clone(),

@@ -537,6 +537,7 @@ async fn rated_win(store: &Arc<MemoryStore>, winner: &str, loser: &str, game_id:
         listed: false,
         white_user: Some(white),
         black_user: Some(black),
+        arena: None,
     };
     let commit = Commit {
         game_id: game_id.to_string(),

@@ -249,6 +249,7 @@ async fn stored_game(rig: &Rig, turn_began_ms: i64) -> (String, String) {
             listed: true,
             rated: false,
             user: None,
+            arena: None,
         },
         Event::Joined {
             at_ms: turn_began_ms,

@@ -46,6 +46,7 @@ fn game(start: Position) -> GameState {
             listed: true,
             rated: false,
             user: None,
+            arena: None,
         },
         Event::Joined {
             at_ms: 2,

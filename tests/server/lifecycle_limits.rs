@@ -13,8 +13,8 @@ use futures_util::future::BoxFuture;
 use marseillais::server::players::account::{Account, UserId, Username};
 use marseillais::server::players::rating::{Rating, Speed};
 use marseillais::server::store::{
-    Commit, GameListing, GameStatus, LoadedGame, MemoryStore, RatedGame, SessionHash, Store,
-    StoreError, StoreFuture, UserRecord,
+    ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus, LoadedGame, MemoryStore,
+    RatedGame, SessionHash, Store, StoreError, StoreFuture, UserRecord,
 };
 use serde_json::{Value, json};
 use support::rig::Rig;
@@ -258,6 +258,28 @@ impl Store for RefuseOneGame {
         at_ms: i64,
     ) -> StoreFuture<()> {
         self.inner.set_account_settings(user, json, at_ms)
+    }
+
+    fn create_arena(&self, arena: ArenaRecord) -> StoreFuture<bool> {
+        self.inner.create_arena(arena)
+    }
+    fn arena(&self, id: &str) -> StoreFuture<Option<ArenaRecord>> {
+        self.inner.arena(id)
+    }
+    fn arenas(&self, range: ArenaRange, limit: u32) -> StoreFuture<Vec<ArenaRecord>> {
+        self.inner.arenas(range, limit)
+    }
+    fn set_arena_player(&self, arena: &str, player: ArenaPlayer) -> StoreFuture<()> {
+        self.inner.set_arena_player(arena, player)
+    }
+    fn arena_players(&self, arena: &str) -> StoreFuture<Vec<ArenaPlayer>> {
+        self.inner.arena_players(arena)
+    }
+    fn arena_games(&self, arena: &str) -> StoreFuture<Vec<GameListing>> {
+        self.inner.arena_games(arena)
+    }
+    fn user_arenas(&self, user: UserId, limit: u32) -> StoreFuture<Vec<ArenaRecord>> {
+        self.inner.user_arenas(user, limit)
     }
 }
 

@@ -16,8 +16,8 @@ use futures_util::future::BoxFuture;
 use marseillais::server::players::account::{Account, UserId, Username};
 use marseillais::server::players::rating::{Rating, Speed};
 use marseillais::server::store::{
-    Commit, GameListing, GameStatus, LoadedGame, RatedEnd, RatedGame, SessionHash, SqliteStore,
-    Store, StoreError, StoreFuture, UserRecord,
+    ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus, LoadedGame, RatedEnd,
+    RatedGame, SessionHash, SqliteStore, Store, StoreError, StoreFuture, UserRecord,
 };
 use serde_json::{Value, json};
 
@@ -113,6 +113,7 @@ impl World {
             updated_ms,
             white_user: white,
             black_user: black,
+            arena: None,
             ..listing.clone()
         };
         let rating = rated.map(|score_white| RatedEnd {
@@ -695,6 +696,28 @@ impl Store for ReadFailing {
 
     fn set_account_settings(&self, user: UserId, json: String, at_ms: i64) -> StoreFuture<()> {
         self.inner.set_account_settings(user, json, at_ms)
+    }
+
+    fn create_arena(&self, arena: ArenaRecord) -> StoreFuture<bool> {
+        self.inner.create_arena(arena)
+    }
+    fn arena(&self, id: &str) -> StoreFuture<Option<ArenaRecord>> {
+        self.inner.arena(id)
+    }
+    fn arenas(&self, range: ArenaRange, limit: u32) -> StoreFuture<Vec<ArenaRecord>> {
+        self.inner.arenas(range, limit)
+    }
+    fn set_arena_player(&self, arena: &str, player: ArenaPlayer) -> StoreFuture<()> {
+        self.inner.set_arena_player(arena, player)
+    }
+    fn arena_players(&self, arena: &str) -> StoreFuture<Vec<ArenaPlayer>> {
+        self.inner.arena_players(arena)
+    }
+    fn arena_games(&self, arena: &str) -> StoreFuture<Vec<GameListing>> {
+        self.inner.arena_games(arena)
+    }
+    fn user_arenas(&self, user: UserId, limit: u32) -> StoreFuture<Vec<ArenaRecord>> {
+        self.inner.user_arenas(user, limit)
     }
 }
 

@@ -16,6 +16,7 @@ mod migration_v3;
 mod migration_v4;
 mod migration_v5;
 mod migration_v6;
+mod migration_v7;
 mod postgres;
 mod server_postgres;
 mod sqlite;

@@ -1,7 +1,7 @@
-//! Arena tournaments (issue 29, in progress): a tournament with a clock and a duration, whose
-//! players are paired again and again as their games end, scored by lichess's arena rules.
-//! What is here so far is the pure core, tested rule by rule; the store, the routes, the
-//! pairing task under a lease and the pages come next (see the issue's closing note).
+//! Arena tournaments (issue 29): an arena has a clock and a duration; while it runs, its
+//! players are paired again and again as their games end, and scored by lichess's arena rules.
+//! Its state is the store's (the arena, its players, the games that name it), read afresh at
+//! every step, so a restart or another node carries on where it stopped.
 //!
 //! | concept | module |
 //! |---|---|
@@ -11,10 +11,24 @@
 //! | the standings and who waits, read from the players and games | [`standings`] |
 //! | the arenas the server makes by itself | [`schedule`] |
 //! | one step of a running arena: the games to start, the podium | [`step`] |
+//! | an arena as the store keeps it | [`record`] |
+//! | an arena read whole from the store | [`read`] |
+//! | what the routes answer | [`view`] |
+//! | the refusals | [`error`] |
+//! | the actions: make, join, withdraw, list, step | [`service`] |
+//! | the pairing task, under a lease on several nodes | [`director`] |
+//! | the routes | [`routes`] |
 
+pub mod director;
+pub mod error;
 pub mod pairing;
+pub mod read;
+pub mod record;
+pub mod routes;
 pub mod schedule;
 pub mod score;
+pub mod service;
 pub mod standings;
 pub mod step;
 pub mod tournament;
+pub mod view;

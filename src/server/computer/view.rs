@@ -218,6 +218,7 @@ mod tests {
                 listed: false,
                 rated: false,
                 user: None,
+                arena: None,
             },
             Event::Joined {
                 at_ms: 1,

@@ -23,6 +23,8 @@ pub struct After<'a> {
     pub computer: Option<ComputerSeat>,
     /// Sub-moves in the record.
     pub sub_moves: usize,
+    /// Turns completed, both sides' counted ([`GameState`]'s own count).
+    pub turns_completed: u32,
     /// How the game ended, once it is over.
     pub outcome: Option<Outcome>,
     /// Whether the pending events end the game (it was not over before them): what a rated
@@ -48,6 +50,7 @@ impl GameState {
         let mut users = Color::ALL.map(|c| self.user(c));
         let mut computer = self.computer();
         let mut sub_moves = self.game.submove_count();
+        let mut turns_completed = self.turns_completed;
         let mut ended = self.ended;
         let mut outcome = self.game.outcome().filter(|_| ended);
         let mut updated_ms = self.updated_ms;
@@ -82,6 +85,7 @@ impl GameState {
                     if let Some(preview) = &checked.preview {
                         if policy::turn_ended(preview.mover, preview.next(), preview.outcome()) {
                             turn_started_ms = Some(*at_ms);
+                            turns_completed += 1;
                         }
                         turn = preview.next().side_to_move();
                     }
@@ -113,6 +117,7 @@ impl GameState {
             users,
             computer,
             sub_moves,
+            turns_completed,
             outcome,
             ends_now: ended && !self.ended,
             updated_ms,

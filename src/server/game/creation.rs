@@ -152,6 +152,7 @@ pub fn created_event(
         listed: request.listed.unwrap_or(request.computer.is_none()),
         rated,
         user,
+        arena: None,
     };
     Ok((created, color))
 }
@@ -224,6 +225,7 @@ pub fn rematch_events(
             listed: old.listed,
             rated: false,
             user: user(human),
+            arena: None,
         };
         let joined = computer_joined(human, computer.level, at_ms);
         return vec![created, joined];
@@ -240,6 +242,7 @@ pub fn rematch_events(
         listed: old.listed,
         rated: old.rated,
         user: user(Color::White),
+        arena: None,
     };
     let joined = Event::Joined {
         at_ms,
@@ -268,6 +271,7 @@ pub fn paired_events(
     clock: TimeControl,
     rated: bool,
     [white, black]: [PairedSeat; 2],
+    arena: Option<String>,
     at_ms: i64,
 ) -> Result<Vec<Event>, CreationRefused> {
     if rated {
@@ -284,7 +288,10 @@ pub fn paired_events(
         rated: Some(rated),
         ..NewGame::default()
     };
-    let (created, _) = created_event(&request, white.seat_hash, white.user, at_ms)?;
+    let (mut created, _) = created_event(&request, white.seat_hash, white.user, at_ms)?;
+    if let Event::Created { arena: slot, .. } = &mut created {
+        *slot = arena;
+    }
     let joined = Event::Joined {
         at_ms,
         color: Color::Black,
@@ -321,8 +328,14 @@ mod tests {
 
     #[test]
     fn a_paired_game_starts_with_both_seats_taken_and_in_no_listing() {
-        let events = paired_events(BLITZ, true, [seat("w", Some(1)), seat("b", Some(2))], 7)
-            .expect("two accounts may play rated");
+        let events = paired_events(
+            BLITZ,
+            true,
+            [seat("w", Some(1)), seat("b", Some(2))],
+            None,
+            7,
+        )
+        .expect("two accounts may play rated");
         let state = GameState::replay(
             "g",
             &events,
@@ -341,7 +354,8 @@ mod tests {
 
     #[test]
     fn a_rated_pairing_needs_two_different_accounts() {
-        let refused = |w, b| paired_events(BLITZ, true, [seat("w", w), seat("b", b)], 0).err();
+        let refused =
+            |w, b| paired_events(BLITZ, true, [seat("w", w), seat("b", b)], None, 0).err();
         assert_eq!(
             refused(Some(1), None),
             Some(CreationRefused::Rated(RatedRefused::SignInToJoin))
@@ -354,6 +368,6 @@ mod tests {
             refused(Some(1), Some(1)),
             Some(CreationRefused::Rated(RatedRefused::SamePlayer))
         );
-        assert!(paired_events(BLITZ, false, [seat("w", None), seat("b", None)], 0).is_ok());
+        assert!(paired_events(BLITZ, false, [seat("w", None), seat("b", None)], None, 0).is_ok());
     }
 }

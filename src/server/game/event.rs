@@ -193,6 +193,9 @@ pub enum Event {
         rated: bool,
         /// The creator's account, when it was signed in (`None` in older logs).
         user: Option<SeatUser>,
+        /// The arena tournament that paired this game (issue 29); `None` for every other game
+        /// and in older logs.
+        arena: Option<String>,
     },
     /// The second seat was taken; the game starts. `computer`: the seat is the server's
     /// computer player at this level (its `seat_hash` is then [`COMPUTER_SEAT_HASH`], which

@@ -89,6 +89,7 @@ mod tests {
             listed: true,
             rated: false,
             user: None,
+            arena: None,
         }];
         if joined {
             log.push(Event::Joined {

@@ -41,6 +41,8 @@ pub struct GameState {
     pub listed: bool,
     /// Whether the game counts for the players' ratings (see `Event::Created`).
     pub rated: bool,
+    /// The arena tournament that paired the game (see `Event::Created`).
+    pub arena: Option<String>,
     pub(super) game: Game,
     /// The SAN and mover of the last sub-move played (what its `move` message carries).
     pub(super) last_san: Option<String>,
@@ -170,6 +172,7 @@ impl GameState {
             listed,
             rated,
             user,
+            arena,
         } = created
         else {
             return None;
@@ -186,6 +189,7 @@ impl GameState {
             updated_ms: *at_ms,
             listed: *listed,
             rated: *rated,
+            arena: arena.clone(),
             game: Game::new(*start),
             last_san: None,
             last_mover: None,

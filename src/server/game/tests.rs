@@ -59,6 +59,7 @@ fn created(start: Position, clock: Option<ClockSpec>) -> Event {
         listed: true,
         rated: false,
         user: None,
+        arena: None,
     }
 }
 
@@ -423,6 +424,7 @@ fn open_game_of_user_one(rated: bool) -> GameState {
         listed,
         rated,
         user: Some(seat_user(1, "alice")),
+        arena: None,
     }];
     GameState::replay(
         "g",

@@ -46,6 +46,9 @@ pub struct Metrics {
     /// One pool wave's matching (the queue's blossom solve), and the games quick pairing made.
     pub pool_wave: Histogram,
     pub pool_games: AtomicU64,
+    /// One arena pairing step's decision (standings and matching), and the games arenas made.
+    pub arena_pairing: Histogram,
+    pub arena_games: AtomicU64,
     /// Game sockets' WebSocket round trips, one sample per matched pong (`server::web::rtt`).
     pub ping_rtt: Histogram,
     /// Lag compensation credited to clocks (`game::lag`): milliseconds, and sub-moves.
@@ -129,6 +132,11 @@ impl Metrics {
                 &self.pool_games,
             ),
             (
+                "marseillais_arena_games_total",
+                "Games made by arena tournaments' pairing.",
+                &self.arena_games,
+            ),
+            (
                 "marseillais_lag_compensation_ms_total",
                 "Milliseconds of measured lag credited back to players' clocks.",
                 &self.lag_compensation_ms,
@@ -199,6 +207,11 @@ impl Metrics {
             &mut out,
             "marseillais_pool_wave_seconds",
             "Time to match one quick-pairing queue in a wave.",
+        );
+        self.arena_pairing.write(
+            &mut out,
+            "marseillais_arena_pairing_seconds",
+            "Time to decide one arena pairing step that paired players (standings and matching).",
         );
         self.ping_rtt.write(
             &mut out,

@@ -61,9 +61,10 @@ pub fn paired_events(
     clock: TimeControl,
     rated: bool,
     seats: [PairedSeat; 2],
+    arena: Option<String>,
     at_ms: i64,
 ) -> Result<Vec<Event>, Refusal> {
-    rules::paired_events(clock, rated, seats, at_ms).map_err(refusal)
+    rules::paired_events(clock, rated, seats, arena, at_ms).map_err(refusal)
 }
 
 /// The rematch of the finished game `old`, ready to commit ([`rules::rematch_events`]).

@@ -172,6 +172,7 @@ mod tests {
                 listed: true,
                 rated,
                 user: white,
+                arena: None,
             },
             Event::Joined {
                 at_ms: 0,

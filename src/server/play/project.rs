@@ -12,7 +12,7 @@ use crate::server::game::{
     After, Checked, ComputerSeat, Event, GameState, RecordEntry, Refused, SeatUser,
 };
 use crate::server::play::protocol::{
-    ByMsg, ClockView, ComputerView, CorrespondenceView, EndMsg, ErrorCode, GameSnapshot,
+    ArenaMark, ByMsg, ClockView, ComputerView, CorrespondenceView, EndMsg, ErrorCode, GameSnapshot,
     GameSummary, JoinMsg, LiveState, MoveMsg, MoveRecord, OutcomeView, PlayerView, Players,
     PositionFields, RatingChange, RatingView, RatingsMsg, Refusal, RematchMsg, SeatView, Seats,
     SeatsTaken, ServerMsg, SharedState, Side, StateMsg, TakebackMsg,
@@ -297,6 +297,10 @@ pub fn listing_of(state: &GameState, after: &After<'_>) -> GameListing {
         None => (None, None),
     };
     let summary = GameSummary {
+        arena: state.arena.clone().map(|id| ArenaMark {
+            id,
+            turns: after.turns_completed.div_ceil(2),
+        }),
         clock: state.time_control(),
         computer: after.computer.map(computer_view),
         created_ms: state.created_ms,
@@ -323,6 +327,7 @@ pub fn listing_of(state: &GameState, after: &After<'_>) -> GameListing {
         listed: state.listed,
         white_user: white.map(|u| u.id),
         black_user: black.map(|u| u.id),
+        arena: state.arena.clone(),
     }
 }
 
@@ -431,6 +436,7 @@ mod tests {
                 listed: true,
                 rated,
                 user: user(1),
+                arena: None,
             },
             Event::Joined {
                 at_ms: 5,

@@ -373,7 +373,7 @@ impl Pools {
             white.payload.account.as_ref(),
             black.payload.account.as_ref(),
         ];
-        match rooms.create_paired(clock, key.rated, players).await {
+        match rooms.create_paired(clock, key.rated, players, None).await {
             Ok([white_seat, black_seat]) => {
                 tracing::info!(game = %white_seat.id, pool = key.pool().id, rated = key.rated, "pool pairing");
                 // A page that closed meanwhile misses its seat; the game's first-move limit

@@ -109,6 +109,9 @@ enum Stored {
         rated: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         user: Option<StoredUser>,
+        /// Written only for a game an arena paired.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        arena: Option<String>,
     },
     /// `computer`: the level of a computer seat, written only for one; `user` only for a
     /// signed-in player.
@@ -181,6 +184,7 @@ pub fn encode(event: &Event) -> String {
             listed,
             rated,
             user,
+            arena,
         } => Stored::Created {
             at_ms,
             variant,
@@ -191,6 +195,7 @@ pub fn encode(event: &Event) -> String {
             listed,
             rated,
             user: user.map(stored_user),
+            arena,
         },
         Event::Joined {
             at_ms,
@@ -272,6 +277,7 @@ pub fn decode(text: &str) -> Result<Event, CodecError> {
             listed,
             rated,
             user,
+            arena,
         } => Event::Created {
             at_ms,
             variant,
@@ -283,6 +289,7 @@ pub fn decode(text: &str) -> Result<Event, CodecError> {
             listed,
             rated,
             user: user.map(seat_user).transpose()?,
+            arena,
         },
         Stored::Joined {
             at_ms,

@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use futures_util::future::BoxFuture;
 
 use super::{
-    Commit, GameListing, GameStatus, LoadedGame, RatedGame, SessionHash, Store, StoreError,
-    StoreFuture, UserRecord,
+    ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus, LoadedGame, RatedGame,
+    SessionHash, Store, StoreError, StoreFuture, UserRecord,
 };
 use crate::server::domain::chat::ChatRoom;
 use crate::server::domain::chat_line::{ChatLine, NewChatLine};
@@ -188,6 +188,40 @@ impl Store for FailingStore {
             return injected();
         }
         self.inner.set_account_settings(user, json, at_ms)
+    }
+
+    fn create_arena(&self, arena: ArenaRecord) -> StoreFuture<bool> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.create_arena(arena)
+    }
+
+    fn arena(&self, id: &str) -> StoreFuture<Option<ArenaRecord>> {
+        self.inner.arena(id)
+    }
+
+    fn arenas(&self, range: ArenaRange, limit: u32) -> StoreFuture<Vec<ArenaRecord>> {
+        self.inner.arenas(range, limit)
+    }
+
+    fn set_arena_player(&self, arena: &str, player: ArenaPlayer) -> StoreFuture<()> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.set_arena_player(arena, player)
+    }
+
+    fn arena_players(&self, arena: &str) -> StoreFuture<Vec<ArenaPlayer>> {
+        self.inner.arena_players(arena)
+    }
+
+    fn arena_games(&self, arena: &str) -> StoreFuture<Vec<GameListing>> {
+        self.inner.arena_games(arena)
+    }
+
+    fn user_arenas(&self, user: UserId, limit: u32) -> StoreFuture<Vec<ArenaRecord>> {
+        self.inner.user_arenas(user, limit)
     }
 }
 

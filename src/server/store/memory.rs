@@ -6,9 +6,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use futures_util::future::BoxFuture;
 
 use super::{
-    Commit, DeadlineChange, GameListing, GameStatus, LoadedGame, RatedGame, SessionHash, Store,
-    StoreError, StoreFuture, UserRecord, listing_order, rate_end, rated_order, session_alive,
-    session_needs_touch,
+    ArenaPlayer, ArenaRange, ArenaRecord, Commit, DeadlineChange, GameListing, GameStatus,
+    LoadedGame, RatedGame, SessionHash, Store, StoreError, StoreFuture, UserRecord, listing_order,
+    rate_end, rated_order, session_alive, session_needs_touch,
 };
 use crate::server::domain::chat::ChatRoom;
 use crate::server::domain::chat_line::{ChatLine, NewChatLine};
@@ -40,6 +40,9 @@ struct MemoryInner {
     deadlines: HashMap<String, i64>,
     /// Personal settings (schema v5): user -> JSON object.
     settings: HashMap<UserId, String>,
+    arenas: HashMap<String, ArenaRecord>,
+    /// Each arena's players in the order they first joined.
+    arena_players: HashMap<String, Vec<ArenaPlayer>>,
     closed: bool,
 }
 
@@ -437,5 +440,87 @@ impl Store for MemoryStore {
             inner.settings.insert(user, json);
         });
         ready(result)
+    }
+
+    fn create_arena(&self, arena: ArenaRecord) -> StoreFuture<bool> {
+        let mut inner = self.lock();
+        let result = inner.check_open().map(|()| {
+            if inner.arenas.contains_key(&arena.id) {
+                return false;
+            }
+            inner.arenas.insert(arena.id.clone(), arena);
+            true
+        });
+        ready(result)
+    }
+
+    fn arena(&self, id: &str) -> StoreFuture<Option<ArenaRecord>> {
+        ready(Ok(self.lock().arenas.get(id).cloned()))
+    }
+
+    fn arenas(&self, range: ArenaRange, limit: u32) -> StoreFuture<Vec<ArenaRecord>> {
+        let inner = self.lock();
+        let mut found: Vec<ArenaRecord> = inner
+            .arenas
+            .values()
+            .filter(|a| range.holds(a))
+            .cloned()
+            .collect();
+        found.sort_by(|a, b| super::arena_range_order(range, a, b));
+        found.truncate(limit as usize);
+        ready(Ok(found))
+    }
+
+    fn set_arena_player(&self, arena: &str, player: ArenaPlayer) -> StoreFuture<()> {
+        let mut inner = self.lock();
+        if let Err(e) = inner.check_open() {
+            return ready(Err(e));
+        }
+        if !inner.arenas.contains_key(arena) {
+            return ready(Err(StoreError::Io(format!("no arena {arena}"))));
+        }
+        let players = inner.arena_players.entry(arena.to_owned()).or_default();
+        match players.iter_mut().find(|p| p.user == player.user) {
+            Some(known) => known.withdrawn = player.withdrawn,
+            None => players.push(player),
+        }
+        ready(Ok(()))
+    }
+
+    fn arena_players(&self, arena: &str) -> StoreFuture<Vec<ArenaPlayer>> {
+        let mut players = self
+            .lock()
+            .arena_players
+            .get(arena)
+            .cloned()
+            .unwrap_or_default();
+        players.sort_by_key(|p| (p.joined_ms, p.user.0));
+        ready(Ok(players))
+    }
+
+    fn arena_games(&self, arena: &str) -> StoreFuture<Vec<GameListing>> {
+        let inner = self.lock();
+        let mut games: Vec<GameListing> = inner
+            .games
+            .values()
+            .map(|(listing, _)| listing)
+            .filter(|l| l.arena.as_deref() == Some(arena))
+            .cloned()
+            .collect();
+        games.sort_by(|a, b| a.created_ms.cmp(&b.created_ms).then(a.id.cmp(&b.id)));
+        ready(Ok(games))
+    }
+
+    fn user_arenas(&self, user: UserId, limit: u32) -> StoreFuture<Vec<ArenaRecord>> {
+        let inner = self.lock();
+        let mut found: Vec<ArenaRecord> = inner
+            .arena_players
+            .iter()
+            .filter(|(_, players)| players.iter().any(|p| p.user == user))
+            .filter_map(|(id, _)| inner.arenas.get(id).cloned())
+            .collect();
+        found.sort_by(|a, b| b.starts_ms.cmp(&a.starts_ms).then(b.id.cmp(&a.id)));
+        found.truncate(limit as usize);
+        ready(Ok(found))
     }
 }

@@ -103,6 +103,7 @@ fn columns(table: &str) -> &'static [(&'static str, Kind)] {
             ("listed", Bool),
             ("white_user", OptInt),
             ("black_user", OptInt),
+            ("arena", OptText),
         ],
         "events" => &[("game_id", Text), ("seq", Int), ("payload", Text)],
         "rated_games" => &[
@@ -130,6 +131,22 @@ fn columns(table: &str) -> &'static [(&'static str, Kind)] {
             ("black_after_games", Int),
         ],
         "turn_deadlines" => &[("game_id", Text), ("deadline_ms", Int)],
+        "arenas" => &[
+            ("id", Text),
+            ("creator", OptInt),
+            ("terms", Text),
+            ("starts_ms", Int),
+            ("ends_ms", Int),
+            ("created_ms", Int),
+        ],
+        "arena_players" => &[
+            ("arena_id", Text),
+            ("user_id", Int),
+            ("username", Text),
+            ("joined_ms", Int),
+            ("rating", Int),
+            ("withdrawn", Bool),
+        ],
         "chat_lines" => &[
             ("id", Int),
             ("game_id", OptText),

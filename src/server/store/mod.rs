@@ -9,6 +9,7 @@
 //! most once, enforced by the `first_seq` check). The production implementation is
 //! [`sqlite::SqliteStore`].
 
+mod arena;
 pub mod codec;
 mod failing;
 mod memory;
@@ -16,6 +17,7 @@ pub mod migrate;
 pub mod postgres;
 pub mod sqlite;
 
+pub use arena::{ArenaPlayer, ArenaRange, ArenaRecord, range_order as arena_range_order};
 pub use failing::FailingStore;
 pub use memory::MemoryStore;
 pub use postgres::PostgresStore;
@@ -54,6 +56,9 @@ pub struct GameListing {
     /// by. `None` for an anonymous seat, an empty seat and every game stored before schema v3.
     pub white_user: Option<UserId>,
     pub black_user: Option<UserId>,
+    /// The arena tournament that paired the game (schema v7, issue 29): what
+    /// [`Store::arena_games`] finds it by. `None` for every other game.
+    pub arena: Option<String>,
 }
 
 /// One atomic, durable append: events `first_seq, first_seq+1, ...` of one game plus its new listing row.
@@ -344,6 +349,27 @@ pub trait Store: Send + Sync + 'static {
     /// Replaces the user's settings with `json` (the whole object), saved `at_ms`. Through the
     /// writer like the other account writes: durable once `Ok`.
     fn set_account_settings(&self, user: UserId, json: String, at_ms: i64) -> StoreFuture<()>;
+
+    // Arena tournaments (SQLite schema v7, Postgres v4; issue 29): tables `arenas`,
+    // `arena_players`, and `games.arena`. Writes are durable once `Ok`, like the others.
+
+    /// Stores a new arena; `false` (and nothing written) if one with its id exists: the
+    /// server's schedule makes its arenas under ids of their own, so that several nodes (or a
+    /// restart) making the same one store it once.
+    fn create_arena(&self, arena: ArenaRecord) -> StoreFuture<bool>;
+    fn arena(&self, id: &str) -> StoreFuture<Option<ArenaRecord>>;
+    /// Up to `limit` arenas of `range`, in its order ([`ArenaRange`]).
+    fn arenas(&self, range: ArenaRange, limit: u32) -> StoreFuture<Vec<ArenaRecord>>;
+    /// Adds `player` to the arena, or (already there) sets whether they withdrew, keeping
+    /// their first join's time and rating.
+    fn set_arena_player(&self, arena: &str, player: ArenaPlayer) -> StoreFuture<()>;
+    /// The arena's players in the order they first joined (then by id).
+    fn arena_players(&self, arena: &str) -> StoreFuture<Vec<ArenaPlayer>>;
+    /// The listing rows of the games the arena paired, in the order they were made (then by
+    /// id).
+    fn arena_games(&self, arena: &str) -> StoreFuture<Vec<GameListing>>;
+    /// Up to `limit` arenas `user` joined, the last to start first.
+    fn user_arenas(&self, user: UserId, limit: u32) -> StoreFuture<Vec<ArenaRecord>>;
 
     // Ownership leases of several nodes (issue 13): table `game_leases`, and `cluster_nodes`
     // for the nodes' own liveness. Times are the store's clock (Postgres `now()`), never a

@@ -1,7 +1,7 @@
 //! The store contract (docs: src/server/store/mod.rs) as checks on any `&dyn Store`, one file
 //! per part of the store: a game's log and its listing (`games`), accounts, sessions and
 //! ratings (`accounts`), chat lines (`chat`), the turn-deadline index (`deadlines`), personal
-//! settings (`settings`), ownership leases and fencing (`leases`). Each check wants a fresh,
+//! settings (`settings`), arena tournaments (`arenas`), ownership leases and fencing (`leases`). Each check wants a fresh,
 //! empty store.
 //!
 //! This file holds the fixtures the checks share and [`store_contract_tests!`], the one list of
@@ -9,6 +9,7 @@
 //! contract through it, the same way; a new backend runs it unchanged.
 
 mod accounts;
+mod arenas;
 mod chat;
 mod deadlines;
 mod games;
@@ -17,7 +18,7 @@ mod settings;
 
 // Every test binary mounts support/; those without a store leave these unused.
 #[allow(unused_imports)]
-pub use self::{accounts::*, chat::*, deadlines::*, games::*, leases::*, settings::*};
+pub use self::{accounts::*, arenas::*, chat::*, deadlines::*, games::*, leases::*, settings::*};
 
 use std::time::Duration;
 
@@ -44,6 +45,7 @@ pub fn listing(id: &str, status: GameStatus, updated_ms: i64) -> GameListing {
         listed: true,
         white_user: None,
         black_user: None,
+        arena: None,
     }
 }
 
@@ -147,6 +149,10 @@ macro_rules! store_contract_tests {
             arc a_failing_store_writes_no_deadline = check_failing_store_writes_no_deadline;
             ref account_settings_are_kept_per_user_replaced_whole_and_durable = check_account_settings_are_kept_per_user_and_replaced_whole;
             arc settings_saves_fail_while_the_store_is_failing_and_after_close = check_settings_saves_fail_while_failing_and_after_close;
+            ref arenas_are_made_once_and_listed_by_range = check_arenas_are_made_once_and_listed_by_range;
+            ref arena_players_come_back_in_join_order_and_keep_their_first_join = check_arena_players_keep_their_first_join;
+            ref an_arenas_games_are_the_games_that_name_it_in_the_order_made = check_arena_games_are_the_games_that_name_it;
+            arc arena_writes_fail_under_failure_injection_and_after_close = check_arena_writes_fail_while_failing_and_after_close;
         }
     };
     // `ref`: the check takes `&dyn Store`; `arc`: an `Arc<dyn Store>` (it wraps or shares it).

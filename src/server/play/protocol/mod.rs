@@ -38,7 +38,7 @@ pub use server::{
     PositionFields, PresenceMsg, RematchMsg, RematchSeatMsg, ServerMsg, TakebackMsg,
 };
 pub use snapshot::{
-    ComputerView, GameSnapshot, GameSummary, LiveState, MoveRecord, SeatView, Seats, SeatsTaken,
-    SharedState, SharedText, StateMsg,
+    ArenaMark, ComputerView, GameSnapshot, GameSummary, LiveState, MoveRecord, SeatView, Seats,
+    SeatsTaken, SharedState, SharedText, StateMsg,
 };
 pub use views::{ClockView, CorrespondenceView, OutcomeView};

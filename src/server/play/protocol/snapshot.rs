@@ -443,6 +443,9 @@ pub struct SeatsTaken {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GameSummary {
+    /// Set on a game an arena tournament paired (issue 29): what its standings read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arena: Option<ArenaMark>,
     /// A live clock's spec, or `{"days_per_turn"}` (correspondence).
     pub clock: Option<TimeControl>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -468,4 +471,14 @@ pub struct GameSummary {
     pub turn: Option<Side>,
     pub updated_ms: i64,
     pub variant: Variant,
+}
+
+/// The arena part of a game's summary: which arena paired it and how far it went (an arena
+/// scores a short draw and a short berserk win differently).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArenaMark {
+    pub id: String,
+    /// Numbered turns begun (`1. e4 e5,Nc6 2. Qh5` is 2).
+    pub turns: u32,
 }

@@ -53,17 +53,19 @@ impl Rooms {
 
     /// Creates a game for two players at once (a pool's pairing), `players[0]` White: both
     /// seats are taken in its first commit. Returns each player's seat, White's first.
+    /// `arena`: the arena tournament pairing it, written into its first event.
     pub async fn create_paired(
         &self,
         clock: TimeControl,
         rated: bool,
         players: [Option<&Account>; 2],
+        arena: Option<String>,
     ) -> Result<[SeatGrant; 2], Refusal> {
         let speed = Speed::of(clock);
         let tokens = [ids::new_token(), ids::new_token()];
         let white = self.paired_seat(players[0], &tokens[0], speed).await?;
         let black = self.paired_seat(players[1], &tokens[1], speed).await?;
-        let events = creation::paired_events(clock, rated, [white, black], now_ms())?;
+        let events = creation::paired_events(clock, rated, [white, black], arena, now_ms())?;
         let prepared = creation::prepare(events, &self.config)?;
         let id = self.store_and_start(prepared).await?;
         let [white_token, black_token] = tokens;

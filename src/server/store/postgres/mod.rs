@@ -9,6 +9,7 @@
 //! [`StoreError::Io`] (which the server reports as `store_failure`) and nothing is
 //! acknowledged; the pool opens new connections once it is back.
 
+mod arena;
 pub(crate) mod error;
 mod lease;
 mod pipeline;
@@ -35,8 +36,9 @@ use self::rows::*;
 use self::unit::{Done, Pending, Work};
 use self::writer::Counters;
 use super::{
-    Claim, Commit, Fence, GameListing, GameStatus, LoadedGame, RatedGame, SessionHash, Store,
-    StoreError, StoreFuture, UserRecord, session_alive, session_needs_touch,
+    ArenaPlayer, ArenaRange, ArenaRecord, Claim, Commit, Fence, GameListing, GameStatus,
+    LoadedGame, RatedGame, SessionHash, Store, StoreError, StoreFuture, UserRecord, session_alive,
+    session_needs_touch,
 };
 use crate::server::domain::chat::ChatRoom;
 use crate::server::domain::chat_line::{ChatLine, NewChatLine};
@@ -624,6 +626,34 @@ impl Store for PostgresStore {
                 ))
             },
         )
+    }
+
+    fn create_arena(&self, record: ArenaRecord) -> StoreFuture<bool> {
+        arena::create(self, record)
+    }
+
+    fn arena(&self, id: &str) -> StoreFuture<Option<ArenaRecord>> {
+        arena::arena(self, id)
+    }
+
+    fn arenas(&self, range: ArenaRange, limit: u32) -> StoreFuture<Vec<ArenaRecord>> {
+        arena::arenas(self, range, limit)
+    }
+
+    fn set_arena_player(&self, id: &str, player: ArenaPlayer) -> StoreFuture<()> {
+        arena::set_player(self, id, player)
+    }
+
+    fn arena_players(&self, id: &str) -> StoreFuture<Vec<ArenaPlayer>> {
+        arena::players(self, id)
+    }
+
+    fn arena_games(&self, id: &str) -> StoreFuture<Vec<GameListing>> {
+        arena::games(self, id)
+    }
+
+    fn user_arenas(&self, user: UserId, limit: u32) -> StoreFuture<Vec<ArenaRecord>> {
+        arena::user_arenas(self, user, limit)
     }
 
     fn claim_game(&self, game: &str, node: &str, ttl: Duration) -> StoreFuture<Claim> {

@@ -262,9 +262,9 @@ const INSERT_EVENTS: &str = "INSERT INTO events (game_id, seq, payload)
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[])";
 
 const UPSERT_LISTINGS: &str = "INSERT INTO games (id, status, created_ms, updated_ms, summary,
-        listed, white_user, black_user)
+        listed, white_user, black_user, arena)
     SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[],
-        $6::boolean[], $7::bigint[], $8::bigint[])
+        $6::boolean[], $7::bigint[], $8::bigint[], $9::text[])
     ON CONFLICT (id) DO UPDATE SET status = excluded.status, created_ms = excluded.created_ms,
         updated_ms = excluded.updated_ms, summary = excluded.summary, listed = excluded.listed,
         white_user = excluded.white_user, black_user = excluded.black_user";
@@ -323,11 +323,12 @@ async fn write_plan(client: &Object, plan: &Plan<'_>) -> Result<(), UnitFailure>
         .iter()
         .map(|l| l.black_user.map(|u| u.0))
         .collect();
+    let arena: Vec<Option<&str>> = plan.listings.iter().map(|l| l.arena.as_deref()).collect();
     let mut params: Vec<Vec<&(dyn ToSql + Sync)>> = vec![
         vec![],
         vec![&plan.event_games, &plan.event_seqs, &plan.event_payloads],
         vec![
-            &ids, &status, &created, &updated, &summary, &listed, &white, &black,
+            &ids, &status, &created, &updated, &summary, &listed, &white, &black, &arena,
         ],
     ];
     if !set_games.is_empty() {

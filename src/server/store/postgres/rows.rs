@@ -14,6 +14,8 @@ pub(super) enum Param {
     Text(String),
     OptText(Option<String>),
     Int(i64),
+    OptInt(Option<i64>),
+    Bool(bool),
 }
 
 impl Param {
@@ -22,6 +24,8 @@ impl Param {
             Param::Text(v) => v,
             Param::OptText(v) => v,
             Param::Int(v) => v,
+            Param::OptInt(v) => v,
+            Param::Bool(v) => v,
         }
     }
 }
@@ -31,7 +35,7 @@ pub(super) fn text(s: &str) -> Param {
 }
 
 pub(super) const LISTING_COLUMNS: &str =
-    "id, status, created_ms, updated_ms, summary, listed, white_user, black_user";
+    "id, status, created_ms, updated_ms, summary, listed, white_user, black_user, arena";
 
 pub(super) fn listing_from_row(row: &tokio_postgres::Row) -> Result<GameListing, StoreError> {
     let id: String = row.try_get(0).map_err(pg_error)?;
@@ -53,6 +57,7 @@ pub(super) fn listing_from_row(row: &tokio_postgres::Row) -> Result<GameListing,
             .try_get::<_, Option<i64>>(7)
             .map_err(pg_error)?
             .map(UserId),
+        arena: row.try_get(8).map_err(pg_error)?,
         id,
     })
 }

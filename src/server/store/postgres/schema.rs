@@ -18,7 +18,7 @@ use crate::server::store::StoreError;
 
 /// The schema this program writes. A database at a newer version was written by a newer program
 /// and is refused rather than misread.
-pub const SCHEMA_VERSION: i32 = 3;
+pub const SCHEMA_VERSION: i32 = 4;
 
 /// The key of the advisory lock taken while migrating (any constant unique to this program:
 /// "MRSL" in ASCII).
@@ -137,13 +137,43 @@ CREATE TABLE cluster_nodes (
 );
 ";
 
+/// Version 4: arena tournaments (issue 29; SQLite's version 7). An arena's terms are a JSON
+/// object owned by the arena room, opaque here; its start and end are columns for the lists.
+/// `arena_players` is one row per player who ever joined (`withdrawn` set on leaving, so the
+/// join order and the games stay theirs). A game paired by an arena names it in `games.arena`,
+/// written with its first commit and never changed: an arena's games, scores included, are the
+/// games rows that name it, so a score is as durable as the commit that ended its game.
+const SCHEMA_V4: &str = "
+CREATE TABLE arenas (
+    id          TEXT PRIMARY KEY,
+    creator     BIGINT REFERENCES users (id),
+    terms       TEXT NOT NULL,
+    starts_ms   BIGINT NOT NULL,
+    ends_ms     BIGINT NOT NULL,
+    created_ms  BIGINT NOT NULL
+);
+CREATE INDEX arenas_by_end ON arenas (ends_ms);
+CREATE TABLE arena_players (
+    arena_id    TEXT NOT NULL REFERENCES arenas (id),
+    user_id     BIGINT NOT NULL REFERENCES users (id),
+    username    TEXT NOT NULL,
+    joined_ms   BIGINT NOT NULL,
+    rating      BIGINT NOT NULL,
+    withdrawn   BOOLEAN NOT NULL,
+    PRIMARY KEY (arena_id, user_id)
+);
+CREATE INDEX arena_players_by_user ON arena_players (user_id);
+ALTER TABLE games ADD COLUMN arena TEXT;
+CREATE INDEX games_by_arena ON games (arena, created_ms, id) WHERE arena IS NOT NULL;
+";
+
 /// `MIGRATIONS[n]` takes the database from version `n` to `n + 1` (version 0: empty).
-const MIGRATIONS: [&str; 3] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3];
+const MIGRATIONS: [&str; 4] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4];
 
 /// The tables `marseillais migrate` copies and counts, in an order that satisfies the foreign
 /// keys (users before what refers to them). Not the leases (`game_leases`, `cluster_nodes`):
 /// they are no one-node data, a SQLite database has none, and they start empty.
-pub const TABLES: [&str; 9] = [
+pub const TABLES: [&str; 11] = [
     "users",
     "sessions",
     "ratings",
@@ -153,6 +183,8 @@ pub const TABLES: [&str; 9] = [
     "rated_games",
     "turn_deadlines",
     "chat_lines",
+    "arenas",
+    "arena_players",
 ];
 
 /// Brings the database to [`SCHEMA_VERSION`] in one transaction under the migration lock.

@@ -578,8 +578,8 @@ async fn write_one(client: &Object, commit: &Commit) -> Result<(), UnitFailure> 
     execute(
         client,
         "INSERT INTO games (id, status, created_ms, updated_ms, summary, listed, white_user,
-             black_user)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+             black_user, arena)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
          ON CONFLICT (id) DO UPDATE SET status = excluded.status, created_ms = excluded.created_ms,
              updated_ms = excluded.updated_ms, summary = excluded.summary,
              listed = excluded.listed, white_user = excluded.white_user,
@@ -593,6 +593,7 @@ async fn write_one(client: &Object, commit: &Commit) -> Result<(), UnitFailure> 
             &listing.listed,
             &white,
             &black,
+            &listing.arena,
         ],
     )
     .await?;

@@ -7,6 +7,7 @@
 //! of separate connections on tokio's blocking threads, so in WAL mode they never wait for the
 //! writer (they read the last committed snapshot).
 
+mod arena;
 mod checkpoint;
 mod connect;
 mod next_seq;
@@ -27,14 +28,15 @@ use futures_util::future::BoxFuture;
 use rusqlite::{Connection, params};
 use tokio::sync::{Semaphore, oneshot, watch};
 
+use self::arena::ArenaWrite;
 use self::checkpoint::{Checkpointer, Policy};
 use self::connect::{io, open_checkpointer, open_reader, open_writer};
 use self::rows::*;
 use self::stats::Counters;
 use self::writer::{Done, Pending, Work};
 use super::{
-    Commit, GameListing, GameStatus, LoadedGame, RatedGame, SessionHash, Store, StoreError,
-    StoreFuture, UserRecord, session_alive, session_needs_touch,
+    ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus, LoadedGame, RatedGame,
+    SessionHash, Store, StoreError, StoreFuture, UserRecord, session_alive, session_needs_touch,
 };
 use crate::server::domain::chat::ChatRoom;
 use crate::server::domain::chat_line::{ChatLine, NewChatLine};
@@ -325,7 +327,7 @@ impl Store for SqliteStore {
         Box::pin(async move {
             match written.await? {
                 Done::User(id) => Ok(id),
-                Done::Stored | Done::ChatLine(_) => {
+                Done::Stored | Done::ChatLine(_) | Done::Arena(_) => {
                     Err(StoreError::Io("the writer returned no user id".to_owned()))
                 }
             }
@@ -489,7 +491,7 @@ impl Store for SqliteStore {
         Box::pin(async move {
             match written.await? {
                 Done::ChatLine(id) => Ok(id),
-                Done::Stored | Done::User(_) => Err(StoreError::Io(
+                Done::Stored | Done::User(_) | Done::Arena(_) => Err(StoreError::Io(
                     "the writer returned no chat line id".to_owned(),
                 )),
             }
@@ -560,6 +562,40 @@ impl Store for SqliteStore {
     fn set_account_settings(&self, user: UserId, json: String, at_ms: i64) -> StoreFuture<()> {
         let written = self.write(Work::SetSettings { user, json, at_ms });
         Box::pin(async move { written.await.map(|_| ()) })
+    }
+
+    fn create_arena(&self, arena: ArenaRecord) -> StoreFuture<bool> {
+        let written = self.write(Work::Arena(ArenaWrite::Create(arena)));
+        Box::pin(async move { Ok(matches!(written.await?, Done::Arena(true))) })
+    }
+
+    fn arena(&self, id: &str) -> StoreFuture<Option<ArenaRecord>> {
+        let id = id.to_owned();
+        self.read(move |conn| arena::arena(conn, &id))
+    }
+
+    fn arenas(&self, range: ArenaRange, limit: u32) -> StoreFuture<Vec<ArenaRecord>> {
+        self.read(move |conn| arena::arenas(conn, range, limit))
+    }
+
+    fn set_arena_player(&self, arena: &str, player: ArenaPlayer) -> StoreFuture<()> {
+        let arena = arena.to_owned();
+        let written = self.write(Work::Arena(ArenaWrite::Player { arena, player }));
+        Box::pin(async move { written.await.map(|_| ()) })
+    }
+
+    fn arena_players(&self, arena: &str) -> StoreFuture<Vec<ArenaPlayer>> {
+        let arena = arena.to_owned();
+        self.read(move |conn| arena::players(conn, &arena))
+    }
+
+    fn arena_games(&self, arena: &str) -> StoreFuture<Vec<GameListing>> {
+        let arena = arena.to_owned();
+        self.read(move |conn| arena::games(conn, &arena))
+    }
+
+    fn user_arenas(&self, user: UserId, limit: u32) -> StoreFuture<Vec<ArenaRecord>> {
+        self.read(move |conn| arena::user_arenas(conn, user, limit))
     }
 
     fn close(&self) -> BoxFuture<'static, ()> {

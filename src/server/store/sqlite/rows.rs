@@ -29,6 +29,7 @@ pub(super) fn listing_from_row(
         listed: row.get(5)?,
         white_user: row.get::<_, Option<i64>>(6)?.map(UserId),
         black_user: row.get::<_, Option<i64>>(7)?.map(UserId),
+        arena: row.get(8)?,
     }))
 }
 
@@ -59,7 +60,7 @@ pub(super) fn events_of(conn: &Connection, game_id: &str) -> Result<Vec<String>,
 }
 
 pub(super) const LISTING_COLUMNS: &str =
-    "id, status, created_ms, updated_ms, summary, listed, white_user, black_user";
+    "id, status, created_ms, updated_ms, summary, listed, white_user, black_user, arena";
 
 /// Runs a listing query and loads every game it returns with its events, all in one read
 /// transaction (listings and events come from the same snapshot).

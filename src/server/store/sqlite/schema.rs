@@ -8,7 +8,7 @@ use crate::server::store::StoreError;
 /// The schema this program writes (`PRAGMA user_version`). A database with a newer version was
 /// written by a newer program and is refused rather than misread; an older one is migrated
 /// ([`MIGRATIONS`]).
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// Version 1: the games' listing rows and their event logs.
 const SCHEMA_V1: &str = "
@@ -154,10 +154,41 @@ CREATE INDEX games_by_black_user_minute ON games (black_user, active_minute)
     WHERE black_user IS NOT NULL;
 ";
 
+/// Version 7: arena tournaments (issue 29). An arena's terms are a JSON object owned by the
+/// arena room, opaque here (a new term needs no migration); its start and end are columns for
+/// the lists. `arena_players` is one row per player who ever joined (`withdrawn` set on
+/// leaving: the join order and the games stay theirs). A game an arena paired names it in
+/// `games.arena`, written by the game's first commit and never changed (the writer's updates
+/// leave it alone): an arena's games, and so its scores, are the rows that name it, each as
+/// durable as the commit that ended the game. The partial index costs ordinary games nothing.
+const SCHEMA_V7: &str = "
+CREATE TABLE arenas (
+    id          TEXT PRIMARY KEY NOT NULL,
+    creator     INTEGER REFERENCES users (id),
+    terms       TEXT NOT NULL,
+    starts_ms   INTEGER NOT NULL,
+    ends_ms     INTEGER NOT NULL,
+    created_ms  INTEGER NOT NULL
+);
+CREATE INDEX arenas_by_end ON arenas (ends_ms);
+CREATE TABLE arena_players (
+    arena_id    TEXT NOT NULL REFERENCES arenas (id),
+    user_id     INTEGER NOT NULL REFERENCES users (id),
+    username    TEXT NOT NULL,
+    joined_ms   INTEGER NOT NULL,
+    rating      INTEGER NOT NULL,
+    withdrawn   INTEGER NOT NULL,
+    PRIMARY KEY (arena_id, user_id)
+) WITHOUT ROWID;
+CREATE INDEX arena_players_by_user ON arena_players (user_id);
+ALTER TABLE games ADD COLUMN arena TEXT;
+CREATE INDEX games_by_arena ON games (arena, created_ms, id) WHERE arena IS NOT NULL;
+";
+
 /// `MIGRATIONS[n]` takes a database from version `n` to `n + 1` (version 0: empty). Each runs in
 /// the same transaction as the version bump, so a crash mid-migration leaves the old version.
-pub(super) const MIGRATIONS: [&str; 6] = [
-    SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6,
+pub(super) const MIGRATIONS: [&str; 7] = [
+    SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7,
 ];
 
 /// Brings the database to [`SCHEMA_VERSION`]: creates the schema in an empty database, runs the

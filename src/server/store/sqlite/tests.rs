@@ -62,6 +62,7 @@ mod checkpoints {
                 listed: true,
                 white_user: None,
                 black_user: None,
+                arena: None,
             },
             rating: None,
             deadline: crate::server::store::DeadlineChange::Unchanged,

@@ -26,6 +26,7 @@ use std::sync::mpsc::Receiver;
 use rusqlite::{Connection, ErrorCode, params};
 use tokio::sync::{oneshot, watch};
 
+use super::arena::{self, ArenaWrite};
 use super::checkpoint::{self, Checkpointer};
 use super::next_seq::NextSeqs;
 use super::stats::Counters;
@@ -83,6 +84,8 @@ pub(super) enum Work {
         json: String,
         at_ms: i64,
     },
+    /// An arena or a player's entry (issue 29).
+    Arena(ArenaWrite),
 }
 
 /// What a unit of work gave back once stored.
@@ -92,6 +95,8 @@ pub(super) enum Done {
     User(UserId),
     /// The id of a stored chat line.
     ChatLine(i64),
+    /// Whether an arena was new ([`ArenaWrite::Create`]).
+    Arena(bool),
 }
 
 /// A failure while writing a batch: either it concerns one unit of work (the batch goes on
@@ -470,6 +475,7 @@ fn write_work(conn: &Connection, work: &Work) -> Result<Done, CommitFailure> {
             .map_err(classify)?;
             Ok(Done::Stored)
         }
+        Work::Arena(write) => arena::write(conn, write).map(Done::Arena).map_err(classify),
     }
 }
 
@@ -691,7 +697,8 @@ const ACTIVE_MINUTE_MS: i64 = 60_000;
 ///    `UPDATE` that assigns an indexed column rewrites that index's entry even to the same
 ///    value);
 /// 2. anything else about an existing game: every column;
-/// 3. a game's first commit: the insert.
+/// 3. a game's first commit: the insert (the only one that writes `arena`, which never
+///    changes).
 ///
 /// Not an upsert: SQLite's upsert tries the insert (a probe of the primary key), fails it, then
 /// updates through `excluded`; it cost about 9 % of the server's CPU per sub-move more than the
@@ -714,17 +721,18 @@ fn write_listing(
         white,
         black,
         active_minute(listing.updated_ms),
+        listing.arena,
     ];
     let statements = [
         "UPDATE games SET created_ms = ?3, updated_ms = ?4, summary = ?5
          WHERE id = ?1 AND status = ?2 AND listed = ?6 AND white_user IS ?7
-             AND black_user IS ?8 AND active_minute = ?9",
+             AND black_user IS ?8 AND active_minute = ?9 AND arena IS ?10",
         "UPDATE games SET status = ?2, created_ms = ?3, updated_ms = ?4, summary = ?5,
-             listed = ?6, white_user = ?7, black_user = ?8, active_minute = ?9
+             listed = ?6, white_user = ?7, black_user = ?8, active_minute = ?9, arena = ?10
          WHERE id = ?1",
         "INSERT INTO games (id, status, created_ms, updated_ms, summary, listed, white_user,
-             black_user, active_minute)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+             black_user, active_minute, arena)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     ];
     for sql in statements {
         let written = conn
@@ -780,6 +788,7 @@ mod tests {
             listed: true,
             white_user: Some(UserId(1)),
             black_user: Some(UserId(2)),
+            arena: None,
         }
     }
 

@@ -539,6 +539,7 @@ fn a_lobby_summary_writes_every_key_sorted_with_null_result_until_the_end() {
     };
     for (clock, outcome) in [(None, None), (clock, Some(aborted)), (clock, Some(mate))] {
         let summary = GameSummary {
+            arena: None,
             clock: clock.map(TimeControl::Live),
             computer: None,
             created_ms: 1_764_000_000_000,
