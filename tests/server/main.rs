@@ -12,6 +12,7 @@ mod support;
 mod accounts;
 mod agent;
 mod analysis;
+mod arenas;
 mod challenges;
 mod chat;
 mod client_i18n;

@@ -35,6 +35,9 @@ const CACHE_FOR: Duration = Duration::from_millis(500);
 /// Unfinished arenas a user may have made at once (a shared list: one user cannot fill it).
 pub const MAX_OPEN_ARENAS_PER_USER: usize = 3;
 
+/// How far in the past a requested start may be and still mean "now".
+const START_SLACK_MS: i64 = 60_000;
+
 /// Most arenas the lists and the pairing task look at.
 const LIST_LIMIT: u32 = 100;
 
@@ -44,7 +47,7 @@ const LIST_LIMIT: u32 = 100;
 pub struct NewArena {
     pub name: String,
     pub clock: ClockSpec,
-    /// Unix ms; default: in 5 minutes.
+    /// Unix ms (up to a minute ago: now); default: in 5 minutes.
     pub starts_ms: Option<i64>,
     pub duration_minutes: u32,
     /// Default: rated.
@@ -147,7 +150,12 @@ impl Arenas {
         let terms = Terms {
             name: request.name,
             clock: request.clock,
-            starts_ms: request.starts_ms.unwrap_or(now + 5 * 60_000),
+            // A start a little in the past (the asker's clock, the request's flight) is now.
+            starts_ms: match request.starts_ms {
+                None => now + 5 * 60_000,
+                Some(ms) if (now - START_SLACK_MS..now).contains(&ms) => now,
+                Some(ms) => ms,
+            },
             duration: Duration::from_secs(u64::from(request.duration_minutes) * 60),
             rated: request.rated.unwrap_or(true),
             min_rated_games: request.min_rated_games,
@@ -181,7 +189,13 @@ impl Arenas {
             None => ArenaPlayer {
                 user: account.id,
                 name: account.name.clone(),
-                joined_ms: now_ms(),
+                // After every earlier join, even one in the same millisecond: the join order
+                // is the standings' last tie-break.
+                joined_ms: snapshot
+                    .players
+                    .iter()
+                    .map(|p| p.joined_ms + 1)
+                    .fold(now_ms(), i64::max),
                 rating: rating.rating.round() as i32,
                 withdrawn: false,
             },
