@@ -425,3 +425,113 @@ async fn the_built_in_schedule_announces_arenas_in_the_lobby_list() {
         "{lists}"
     );
 }
+
+/// Thirteen turns of pawn moves (1. e4 ... 7. c4,d4), White's first sub-move excluded: seven
+/// numbered turns, no check, no capture, no repetition. `white` has already played `e2e4`.
+const SEVEN_TURNS: [(&str, [&str; 2]); 6] = [
+    ("b", ["e7e5", "d7d6"]),
+    ("w", ["d2d3", "c2c3"]),
+    ("b", ["c7c6", "b7b6"]),
+    ("w", ["b2b3", "a2a3"]),
+    ("b", ["a7a6", "h7h6"]),
+    ("w", ["h2h3", "g2g3"]),
+];
+const SEVEN_TURNS_END: [(&str, [&str; 2]); 5] = [
+    ("b", ["g7g6", "a6a5"]),
+    ("w", ["a3a4", "b3b4"]),
+    ("b", ["h6h5", "b6b5"]),
+    ("w", ["h3h4", "g3g4"]),
+    ("b", ["c6c5", "d6d5"]),
+];
+
+#[tokio::test]
+async fn a_berserk_halves_the_clock_drops_the_increment_and_adds_a_point_to_a_long_win() {
+    let rig = rig().await;
+    let addr = rig.addr();
+    let alice = Session::register(addr, "alice").await;
+    let bob = Session::register(addr, "bob").await;
+    let id = arena_now(addr, &alice, 60).await;
+    join(addr, &alice, &id).await;
+    join(addr, &bob, &id).await;
+    let (game, alice_color) = paired(addr, &alice, &id).await;
+    let (white, black) = if alice_color == "white" {
+        (&alice, &bob)
+    } else {
+        (&bob, &alice)
+    };
+    let mut w = white.connect(addr, &game, "").await;
+    let mut b = black.connect(addr, &game, "").await;
+    let state = w.skip_to("state").await;
+    assert_eq!(
+        state.d["arena"],
+        json!({"berserk": {"black": false, "white": false}, "id": id})
+    );
+    b.skip_to("state").await;
+    // White berserks before their first sub-move: 90 s left, no increment.
+    w.send(json!({"t": "berserk"})).await;
+    let told = b.recv_type("berserk").await;
+    assert_eq!(told.d["by"], json!("white"), "{told}");
+    assert_eq!(told.d["clock"]["white"], json!(90_000), "{told}");
+    assert_eq!(told.d["clock"]["black"], json!(180_000), "{told}");
+    // Word for word the line of tests/data/server_messages.jsonl (the golden of the type).
+    let golden: Value = serde_json::from_str(
+        r#"{"t":"berserk","v":2,"d":{"by":"white","clock":{"base_secs":180,"black":180000,"increment_secs":2,"running":null,"white":90000}}}"#,
+    )
+    .expect("json");
+    assert_eq!(told.json, golden);
+    w.recv_type("berserk").await;
+    w.send(json!({"t": "berserk"})).await;
+    let again = w.recv_type("error").await;
+    assert_eq!(again.d["code"], json!("not_available"), "{again}");
+    w.play("e2e4", "w0").await;
+    let mut n = 0;
+    for (side, pair) in SEVEN_TURNS.iter().chain(SEVEN_TURNS_END.iter()) {
+        let client = if *side == "w" { &mut w } else { &mut b };
+        for uci in pair {
+            n += 1;
+            client.play(uci, &format!("m{n}")).await;
+        }
+    }
+    // Black berserks too late: after their first sub-move.
+    b.send(json!({"t": "berserk"})).await;
+    let late = b.recv_type("error").await;
+    assert_eq!(late.d["code"], json!("not_available"), "{late}");
+    assert!(
+        s(&late.d["message"]).contains("before your first sub-move"),
+        "{late}"
+    );
+    // 7. c4,d4 and Black resigns: White wins a game of seven turns, berserked.
+    w.play("c3c4", "w8").await;
+    w.play("d3d4", "w9").await;
+    b.send(json!({"t": "resign"})).await;
+    w.recv_type("end").await;
+    let page = until(addr, white, &id, |p| {
+        p["games"].as_array().is_some_and(|g| g.len() == 2)
+    })
+    .await;
+    let line = standing(&page, &white.name);
+    assert_eq!(line["points"], json!(3), "{page}");
+    assert_eq!(
+        line["sheet"],
+        json!([{"points": 3, "fire": false, "berserk": true}])
+    );
+    // The end was committed with the berserk: the listing says so.
+    let (_, listing) = rig.http("GET", &format!("/api/games/{game}"), None).await;
+    let listing: Value = serde_json::from_str(&listing).expect("json");
+    assert_eq!(
+        listing["arena"]["berserk"],
+        json!({"black": false, "white": true})
+    );
+}
+
+#[tokio::test]
+async fn berserk_is_refused_outside_an_arena() {
+    let rig = rig().await;
+    let (_, mut white, _black) = rig
+        .players(json!({"clock": {"base_secs": 180, "increment_secs": 2}}))
+        .await;
+    white.send(json!({"t": "berserk"})).await;
+    let refused = white.recv_type("error").await;
+    assert_eq!(refused.d["code"], json!("not_available"), "{refused}");
+    assert!(s(&refused.d["message"]).contains("arena"), "{refused}");
+}

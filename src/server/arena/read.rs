@@ -97,7 +97,7 @@ pub fn game_of(listing: &GameListing, ratings: &HashMap<UserId, i32>) -> Option<
             Some(Ending {
                 winner,
                 turns,
-                berserk: [false; 2],
+                berserk: summary.arena.map_or([false; 2], |mark| mark.berserk),
             })
         }
         _ => None,
@@ -134,7 +134,7 @@ mod tests {
 
     fn summary(result: Option<&str>, reason: Option<&str>, turns: u32) -> serde_json::Value {
         serde_json::json!({
-            "arena": {"id": "a", "turns": turns},
+            "arena": {"id": "a", "turns": turns, "berserk": [true, false]},
             "clock": {"base_secs": 180, "increment_secs": 2},
             "created_ms": 0, "id": "g", "reason": reason, "result": result,
             "seats": {"black": true, "white": true},
@@ -144,7 +144,7 @@ mod tests {
     }
 
     #[test]
-    fn a_finished_arena_game_reads_its_winner_and_turns() {
+    fn a_finished_arena_game_reads_its_winner_turns_and_berserks() {
         let ratings = HashMap::from([(UserId(1), 1600), (UserId(2), 1400)]);
         let row = game_of(
             &listing(
@@ -160,7 +160,7 @@ mod tests {
             Some(Ending {
                 winner: Some(Color::Black),
                 turns: 9,
-                berserk: [false, false]
+                berserk: [true, false]
             })
         );
     }

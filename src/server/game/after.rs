@@ -25,6 +25,8 @@ pub struct After<'a> {
     pub sub_moves: usize,
     /// Turns completed, both sides' counted ([`GameState`]'s own count).
     pub turns_completed: u32,
+    /// Who berserked, White then Black.
+    pub berserk: [bool; 2],
     /// How the game ended, once it is over.
     pub outcome: Option<Outcome>,
     /// Whether the pending events end the game (it was not over before them): what a rated
@@ -51,6 +53,7 @@ impl GameState {
         let mut computer = self.computer();
         let mut sub_moves = self.game.submove_count();
         let mut turns_completed = self.turns_completed;
+        let mut berserk = self.berserk;
         let mut ended = self.ended;
         let mut outcome = self.game.outcome().filter(|_| ended);
         let mut updated_ms = self.updated_ms;
@@ -92,6 +95,7 @@ impl GameState {
                 }
                 // A takeback gives the turn's first sub-move back: same side, same turn.
                 Event::Takeback { .. } => sub_moves = sub_moves.saturating_sub(1),
+                Event::Berserk { by, .. } => berserk[*by as usize] = true,
                 Event::End { outcome: end, .. } => {
                     ended = true;
                     outcome = Some(*end);
@@ -118,6 +122,7 @@ impl GameState {
             computer,
             sub_moves,
             turns_completed,
+            berserk,
             outcome,
             ends_now: ended && !self.ended,
             updated_ms,

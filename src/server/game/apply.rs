@@ -8,7 +8,7 @@ use super::decide::{Checked, MovePreview};
 use super::event::Event;
 use super::policy;
 use super::state::{ComputerSeat, GameState};
-use crate::rules::{Claim, Termination};
+use crate::rules::{Claim, Color, Termination};
 use crate::server::game::clock::Clock;
 
 /// Why a stored log cannot be replayed: it does not describe a game this server could have
@@ -152,6 +152,12 @@ impl GameState {
                 self.draw_offered_at[by as usize] = Some(self.turns_completed);
             }
             Event::DrawDecline { .. } => self.draw_offer = None,
+            Event::Berserk { by, .. } => {
+                self.berserk[by as usize] = true;
+                if let Some(clock) = self.clock.as_mut() {
+                    clock.berserk(by, now);
+                }
+            }
             Event::RematchOffer { by, seat_hash, .. } => {
                 self.rematch_offer = Some(by);
                 self.rematch_offer_seat = seat_hash;
@@ -239,7 +245,12 @@ impl GameState {
         }
         if let (Some(clock), Some(spec)) = (self.clock.as_mut(), self.clock_spec) {
             if let Some(readings) = readings {
-                *clock = Clock::restore(readings, u64::from(spec.increment_secs) * 1000);
+                let increment = u64::from(spec.increment_secs) * 1000;
+                let berserk = self.berserk;
+                *clock = Clock::restore(
+                    readings,
+                    Color::ALL.map(|c| if berserk[c as usize] { 0 } else { increment }),
+                );
             }
             if policy::clocks_run(self.turns_completed) && outcome.is_none() {
                 clock.start(next.side_to_move(), now);

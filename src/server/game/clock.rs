@@ -14,7 +14,8 @@ use cozy_chess::Color;
 /// Remaining times of both sides and which one runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Clock {
-    increment_ms: u64,
+    /// Indexed by `Color as usize`: a berserk side has none.
+    increment_ms: [u64; 2],
     /// Indexed by `Color as usize`: what was left when that side's clock last stopped.
     remaining_ms: [u64; 2],
     /// The running side and since when.
@@ -24,11 +25,12 @@ pub struct Clock {
 impl Clock {
     /// A stopped clock with both sides at `base_ms`.
     pub fn new(base_ms: u64, increment_ms: u64) -> Clock {
-        Clock::restore([base_ms, base_ms], increment_ms)
+        Clock::restore([base_ms, base_ms], [increment_ms; 2])
     }
 
-    /// A stopped clock with these readings (white, black), e.g. from the event log.
-    pub fn restore(remaining_ms: [u64; 2], increment_ms: u64) -> Clock {
+    /// A stopped clock with these readings (white, black) and increments, e.g. from the
+    /// event log.
+    pub fn restore(remaining_ms: [u64; 2], increment_ms: [u64; 2]) -> Clock {
         Clock {
             increment_ms,
             remaining_ms,
@@ -94,9 +96,22 @@ impl Clock {
         if let Some((side, _)) = self.running {
             self.stop(now);
             let left = &mut self.remaining_ms[side as usize];
-            *left = left.saturating_add(self.increment_ms);
+            *left = left.saturating_add(self.increment_ms[side as usize]);
             self.running = Some((!side, now));
         }
+    }
+
+    /// `side` berserks (an arena's rule): half of what it has left, and no increment from
+    /// now on. Only ever before its first sub-move, when its clock does not run.
+    pub fn berserk(&mut self, side: Color, now: Instant) {
+        let left = self.remaining(side, now) / 2;
+        self.remaining_ms[side as usize] = left;
+        if let Some((running, _)) = self.running
+            && running == side
+        {
+            self.running = Some((side, now));
+        }
+        self.increment_ms[side as usize] = 0;
     }
 
     /// The side whose flag has fallen at `now`, if any.
@@ -200,5 +215,26 @@ mod tests {
         clock.stop(t0 + ms(1_234));
         assert_eq!(clock.running(), None);
         assert_eq!(clock.readings(t0 + ms(50_000)), [58_766, 60_000]);
+    }
+
+    #[test]
+    fn a_berserk_side_keeps_half_its_time_and_gets_no_increment() {
+        let t0 = Instant::now();
+        let mut clock = Clock::new(180_000, 2_000);
+        clock.berserk(Color::Black, t0);
+        assert_eq!(clock.readings(t0), [180_000, 90_000]);
+        clock.start(Color::White, t0);
+        clock.end_turn(t0 + ms(1_000));
+        assert_eq!(
+            clock.readings(t0 + ms(1_000)),
+            [181_000, 90_000],
+            "White's increment"
+        );
+        clock.end_turn(t0 + ms(3_000));
+        assert_eq!(
+            clock.readings(t0 + ms(3_000)),
+            [181_000, 88_000],
+            "none for Black"
+        );
     }
 }

@@ -11,7 +11,7 @@ use std::time::Instant;
 use super::event::{Event, SeatUser};
 use super::expiry::Expiry;
 use super::lag::{Lag, LagTracker};
-use super::policy::{self, RematchRefused, TakebackRefused};
+use super::policy::{self, BerserkRefused, RematchRefused, TakebackRefused};
 use super::rated::{self, RatedRefused};
 use super::state::GameState;
 use crate::rules::game::Preview;
@@ -71,6 +71,8 @@ pub enum Request {
     /// A draw claim: the one named, or the first available.
     DrawClaim(Option<Claim>),
     Abort,
+    /// Half the clock and no increment for a point more on a win (arena games).
+    Berserk,
     /// Victory by abandonment; whether the opponent is away is the room's knowledge.
     ClaimVictory {
         opponent_away: bool,
@@ -128,6 +130,8 @@ pub enum Refused {
     SeatsTaken,
     #[error(transparent)]
     Rated(#[from] RatedRefused),
+    #[error(transparent)]
+    Berserk(#[from] BerserkRefused),
 }
 
 /// What a sub-move's decision found out, kept for [`GameState::apply`]: the rules' preview
@@ -295,6 +299,18 @@ impl GameState {
                     now,
                     at_ms,
                 ))
+            }
+            Request::Berserk => {
+                self.require_playing()?;
+                let played = policy::has_played(
+                    color,
+                    self.game.start().side_to_move(),
+                    self.turns_completed,
+                    self.game.position().phase(),
+                );
+                let arena_with_clock = self.arena.is_some() && self.clock.is_some();
+                policy::berserk_allowed(arena_with_clock, self.berserk[color as usize], played)?;
+                one(Checked::plain(Event::Berserk { at_ms, by: color }))
             }
             Request::Abort => {
                 if self.ended {

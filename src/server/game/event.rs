@@ -228,6 +228,12 @@ pub enum Event {
         at_ms: i64,
         by: Color,
     },
+    /// An arena player gave up half their clock and their increment for an extra point on a
+    /// win (issue 29), before their first sub-move.
+    Berserk {
+        at_ms: i64,
+        by: Color,
+    },
     /// `seat_hash` is the hash of the offerer's rematch token
     /// ([`crate::server::ids::rematch_token`]), taken while the offerer is here to present its
     /// token, so that the rematch can be created while it is away. `None` in older logs.
@@ -260,6 +266,7 @@ impl Event {
             | Event::Takeback { at_ms, .. }
             | Event::DrawOffer { at_ms, .. }
             | Event::DrawDecline { at_ms, .. }
+            | Event::Berserk { at_ms, .. }
             | Event::RematchOffer { at_ms, .. }
             | Event::Rematch { at_ms, .. }
             | Event::End { at_ms, .. } => *at_ms,

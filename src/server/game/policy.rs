@@ -18,6 +18,8 @@
 //! | a correspondence turn lasts its days per turn, whatever was left of the last one | [`turn_deadline`] |
 //! | a deadline that passed while the server was down gives the side to move a grace after boot | [`after_downtime`] |
 //! | the players' links are measured for lag only in a game with a live clock being played | [`lag_measured`] |
+//! | whether a side has played a sub-move yet | [`has_played`] |
+//! | berserk: an arena game with a live clock, once, before one's first sub-move | [`berserk_allowed`] |
 
 use std::time::{Duration, Instant};
 
@@ -121,6 +123,48 @@ pub fn takeback_allowed(
     }
     if this_game >= limits.per_game {
         return Err(TakebackRefused::PerGame(limits.per_game));
+    }
+    Ok(())
+}
+
+/// Whether `color` has played a sub-move, in a game whose first turn was `first`'s, with
+/// `turns_completed` turns done and the side to move at `phase` of its turn.
+pub fn has_played(color: Color, first: Color, turns_completed: u32, phase: Phase) -> bool {
+    let mid_turn = phase == Phase::Second;
+    match turns_completed {
+        0 => color == first && mid_turn,
+        1 => color == first || mid_turn,
+        _ => true,
+    }
+}
+
+/// Why a berserk is not allowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BerserkRefused {
+    #[error("berserk is for arena games with a clock")]
+    NotAnArenaGame,
+    #[error("you already berserked")]
+    Already,
+    #[error("berserk only before your first sub-move")]
+    AfterFirstMove,
+}
+
+/// Berserk (an arena's rule, as on lichess): a player of an arena game with a live clock may
+/// give up half their time and their increment, once, before their first sub-move; a win of
+/// at least `arena::score::BERSERK_MIN_TURNS` turns then scores a point more.
+pub fn berserk_allowed(
+    arena_with_clock: bool,
+    already: bool,
+    played: bool,
+) -> Result<(), BerserkRefused> {
+    if !arena_with_clock {
+        return Err(BerserkRefused::NotAnArenaGame);
+    }
+    if already {
+        return Err(BerserkRefused::Already);
+    }
+    if played {
+        return Err(BerserkRefused::AfterFirstMove);
     }
     Ok(())
 }
@@ -418,5 +462,34 @@ mod tests {
         assert!(!lag_measured(true, GameStatus::Finished));
         // Untimed and correspondence games have no live clock.
         assert!(!lag_measured(false, GameStatus::Playing));
+    }
+
+    #[test]
+    fn a_side_has_played_once_its_first_sub_move_is_on_the_board() {
+        use Color::{Black, White};
+        // White opens with its one-sub-move first turn.
+        assert!(!has_played(White, White, 0, Phase::Single));
+        assert!(!has_played(Black, White, 0, Phase::Single));
+        assert!(has_played(White, White, 1, Phase::First));
+        assert!(!has_played(Black, White, 1, Phase::First));
+        assert!(has_played(Black, White, 1, Phase::Second));
+        assert!(has_played(Black, White, 2, Phase::First));
+    }
+
+    #[test]
+    fn berserk_needs_an_arena_game_once_before_ones_first_sub_move() {
+        assert_eq!(berserk_allowed(true, false, false), Ok(()));
+        assert_eq!(
+            berserk_allowed(false, false, false),
+            Err(BerserkRefused::NotAnArenaGame)
+        );
+        assert_eq!(
+            berserk_allowed(true, true, false),
+            Err(BerserkRefused::Already)
+        );
+        assert_eq!(
+            berserk_allowed(true, false, true),
+            Err(BerserkRefused::AfterFirstMove)
+        );
     }
 }

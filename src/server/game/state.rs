@@ -75,6 +75,8 @@ pub struct GameState {
     /// ([`GameState::set_downtime`]), [`policy::Downtime::NONE`] elsewhere.
     pub(super) downtime: policy::Downtime,
     pub(super) ended: bool,
+    /// Who berserked (`Event::Berserk`), indexed by `Color as usize`.
+    pub(super) berserk: [bool; 2],
     pub(super) draw_offer: Option<Color>,
     pub(super) rematch_offer: Option<Color>,
     /// The hash of the standing offer's rematch token (`Event::RematchOffer`).
@@ -212,6 +214,7 @@ impl GameState {
             turn_started_ms: None,
             downtime: policy::Downtime::NONE,
             ended: false,
+            berserk: [false; 2],
             draw_offer: None,
             rematch_offer: None,
             rematch_offer_seat: None,
@@ -428,6 +431,11 @@ impl GameState {
 
     pub fn draw_offer(&self) -> Option<Color> {
         self.draw_offer
+    }
+
+    /// Who berserked, White then Black (arena games).
+    pub fn berserk(&self) -> [bool; 2] {
+        self.berserk
     }
 
     pub fn rematch_offered_by(&self) -> Option<Color> {

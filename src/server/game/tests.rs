@@ -6,9 +6,11 @@ use std::time::{Duration, Instant};
 use super::*;
 use crate::rules::{Color, Outcome, Position, Rules, Termination};
 use crate::server::game::expiry::Expiry;
-use crate::server::game::policy::TakebackLimits;
+use crate::server::game::policy::{BerserkRefused, TakebackLimits};
 use crate::server::game::rated::RatedRefused;
 use crate::server::ids;
+
+mod berserk;
 
 const LIMITS: TakebackLimits = TakebackLimits {
     per_turn: 1,

@@ -12,10 +12,11 @@ use crate::server::game::{
     After, Checked, ComputerSeat, Event, GameState, RecordEntry, Refused, SeatUser,
 };
 use crate::server::play::protocol::{
-    ArenaMark, ByMsg, ClockView, ComputerView, CorrespondenceView, EndMsg, ErrorCode, GameSnapshot,
-    GameSummary, JoinMsg, LiveState, MoveMsg, MoveRecord, OutcomeView, PlayerView, Players,
-    PositionFields, RatingChange, RatingView, RatingsMsg, Refusal, RematchMsg, SeatView, Seats,
-    SeatsTaken, ServerMsg, SharedState, Side, StateMsg, TakebackMsg,
+    ArenaGameView, ArenaMark, BerserkMsg, BerserkView, ByMsg, ClockView, ComputerView,
+    CorrespondenceView, EndMsg, ErrorCode, GameSnapshot, GameSummary, JoinMsg, LiveState, MoveMsg,
+    MoveRecord, OutcomeView, PlayerView, Players, PositionFields, RatingChange, RatingView,
+    RatingsMsg, Refusal, RematchMsg, SeatView, Seats, SeatsTaken, ServerMsg, SharedState, Side,
+    StateMsg, TakebackMsg,
 };
 use crate::server::players::rating::Speed;
 use crate::server::store::{GameListing, GameStatus, RatedEnd, RatedGame};
@@ -63,6 +64,13 @@ pub fn event(state: &GameState, event: &Event, v: u64, now: Instant) -> Option<S
         Event::DrawDecline { by, .. } => ServerMsg::DrawDecline {
             v,
             d: ByMsg { by: (*by).into() },
+        },
+        Event::Berserk { by, .. } => ServerMsg::Berserk {
+            v,
+            d: BerserkMsg {
+                by: (*by).into(),
+                clock: clock_view(state, now),
+            },
         },
         Event::RematchOffer { by, .. } => ServerMsg::RematchOffer {
             v,
@@ -161,6 +169,13 @@ pub fn shared_state(
 ) -> SharedState {
     let position = state.position();
     SharedState {
+        arena: state.arena.clone().map(|id| {
+            let [white, black] = state.berserk();
+            ArenaGameView {
+                berserk: BerserkView { black, white },
+                id,
+            }
+        }),
         check: position.is_check(),
         claims: claims(state),
         computer: state.computer().map(computer_view),
@@ -300,6 +315,7 @@ pub fn listing_of(state: &GameState, after: &After<'_>) -> GameListing {
         arena: state.arena.clone().map(|id| ArenaMark {
             id,
             turns: after.turns_completed.div_ceil(2),
+            berserk: after.berserk,
         }),
         clock: state.time_control(),
         computer: after.computer.map(computer_view),
@@ -385,6 +401,7 @@ pub fn refusal(refused: &Refused) -> Refusal {
         | Refused::OpponentNotAway
         | Refused::NoAbandonmentInCorrespondence
         | Refused::Rematch(_)
+        | Refused::Berserk(_)
         | Refused::RematchAlreadyOffered
         | Refused::NoRematchOffer => ErrorCode::NotAvailable,
     };

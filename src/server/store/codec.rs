@@ -142,6 +142,10 @@ enum Stored {
         at_ms: i64,
         by: Side,
     },
+    Berserk {
+        at_ms: i64,
+        by: Side,
+    },
     RematchOffer {
         at_ms: i64,
         by: Side,
@@ -227,6 +231,10 @@ pub fn encode(event: &Event) -> String {
             by: by.into(),
         },
         Event::DrawDecline { at_ms, by } => Stored::DrawDecline {
+            at_ms,
+            by: by.into(),
+        },
+        Event::Berserk { at_ms, by } => Stored::Berserk {
             at_ms,
             by: by.into(),
         },
@@ -327,6 +335,10 @@ pub fn decode(text: &str) -> Result<Event, CodecError> {
             at_ms,
             by: by.into(),
         },
+        Stored::Berserk { at_ms, by } => Event::Berserk {
+            at_ms,
+            by: by.into(),
+        },
         Stored::RematchOffer {
             at_ms,
             by,
@@ -395,6 +407,21 @@ mod tests {
             let event = decode(text).unwrap_or_else(|e| panic!("{text}: {e}"));
             assert_eq!(encode(&event), text);
         }
+    }
+
+    #[test]
+    fn an_arena_game_stores_its_arena_and_a_berserk_and_reads_them_back() {
+        for text in [
+            r#"{"k":"created","at_ms":1,"variant":"balanced","start_fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1","clock":{"base_secs":180,"increment_secs":2},"creator":"white","seat_hash":"h","listed":false,"rated":true,"arena":"a1"}"#,
+            r#"{"k":"berserk","at_ms":5,"by":"black"}"#,
+        ] {
+            let event = decode(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(encode(&event), text);
+        }
+        let Ok(Event::Created { arena, .. }) = decode(STORED[0]) else {
+            panic!("a created event");
+        };
+        assert_eq!(arena, None, "games before arenas belong to none");
     }
 
     #[test]

@@ -42,6 +42,8 @@ pub enum ClientMsg {
         claim: Option<Claim>,
     },
     Abort,
+    /// Half the clock, no increment, a point more on a win (arena games).
+    Berserk,
     RematchOffer,
     RematchAccept,
     ClaimVictory,
@@ -82,6 +84,7 @@ impl ClientMsg {
             ClientMsg::DrawDecline => "draw_decline",
             ClientMsg::DrawClaim { .. } => "draw_claim",
             ClientMsg::Abort => "abort",
+            ClientMsg::Berserk => "berserk",
             ClientMsg::RematchOffer => "rematch_offer",
             ClientMsg::RematchAccept => "rematch_accept",
             ClientMsg::ClaimVictory => "claim_victory",
@@ -379,6 +382,7 @@ pub fn parse_client(text: &str) -> Result<ClientMsg, Refusal> {
             }
         }
         "abort" => ClientMsg::Abort,
+        "berserk" => ClientMsg::Berserk,
         "rematch_offer" => ClientMsg::RematchOffer,
         "rematch_accept" => ClientMsg::RematchAccept,
         "claim_victory" => ClientMsg::ClaimVictory,
@@ -591,6 +595,7 @@ mod tests {
                 claim: Some(Claim::FiftyMoveRule),
             },
             ClientMsg::Abort,
+            ClientMsg::Berserk,
             ClientMsg::RematchOffer,
             ClientMsg::RematchAccept,
             ClientMsg::ClaimVictory,

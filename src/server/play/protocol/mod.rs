@@ -34,11 +34,11 @@ pub use names::{
 };
 pub use players::{PlayerView, Players, RatingChange, RatingView, RatingsMsg};
 pub use server::{
-    AckMsg, ByMsg, ChatHistoryMsg, ChatLineMsg, ClaimInMs, EndMsg, JoinMsg, MoveMsg, MsgType,
-    PositionFields, PresenceMsg, RematchMsg, RematchSeatMsg, ServerMsg, TakebackMsg,
+    AckMsg, BerserkMsg, ByMsg, ChatHistoryMsg, ChatLineMsg, ClaimInMs, EndMsg, JoinMsg, MoveMsg,
+    MsgType, PositionFields, PresenceMsg, RematchMsg, RematchSeatMsg, ServerMsg, TakebackMsg,
 };
 pub use snapshot::{
-    ArenaMark, ComputerView, GameSnapshot, GameSummary, LiveState, MoveRecord, SeatView, Seats,
-    SeatsTaken, SharedState, SharedText, StateMsg,
+    ArenaGameView, ArenaMark, BerserkView, ComputerView, GameSnapshot, GameSummary, LiveState,
+    MoveRecord, SeatView, Seats, SeatsTaken, SharedState, SharedText, StateMsg,
 };
 pub use views::{ClockView, CorrespondenceView, OutcomeView};

@@ -60,6 +60,11 @@ pub enum ServerMsg {
         v: u64,
         d: ByMsg,
     },
+    /// An arena player berserked: who, and both clocks after it.
+    Berserk {
+        v: u64,
+        d: BerserkMsg,
+    },
     RematchOffer {
         v: u64,
         d: ByMsg,
@@ -99,6 +104,7 @@ pub enum MsgType {
     Takeback,
     DrawOffer,
     DrawDecline,
+    Berserk,
     RematchOffer,
     Rematch,
     End,
@@ -113,13 +119,14 @@ pub enum MsgType {
 }
 
 impl MsgType {
-    pub const ALL: [MsgType; 17] = [
+    pub const ALL: [MsgType; 18] = [
         MsgType::State,
         MsgType::Join,
         MsgType::Move,
         MsgType::Takeback,
         MsgType::DrawOffer,
         MsgType::DrawDecline,
+        MsgType::Berserk,
         MsgType::RematchOffer,
         MsgType::Rematch,
         MsgType::End,
@@ -142,6 +149,7 @@ impl MsgType {
             MsgType::Takeback => "takeback",
             MsgType::DrawOffer => "draw_offer",
             MsgType::DrawDecline => "draw_decline",
+            MsgType::Berserk => "berserk",
             MsgType::RematchOffer => "rematch_offer",
             MsgType::Rematch => "rematch",
             MsgType::End => "end",
@@ -365,6 +373,14 @@ pub struct ByMsg {
     pub by: Side,
 }
 
+/// `berserk`: who berserked, and both clocks after it (theirs halved).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BerserkMsg {
+    pub by: Side,
+    pub clock: Option<ClockView>,
+}
+
 /// `rematch`: the new game's id.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -487,6 +503,7 @@ impl ServerMsg {
             ServerMsg::Takeback { .. } => MsgType::Takeback,
             ServerMsg::DrawOffer { .. } => MsgType::DrawOffer,
             ServerMsg::DrawDecline { .. } => MsgType::DrawDecline,
+            ServerMsg::Berserk { .. } => MsgType::Berserk,
             ServerMsg::RematchOffer { .. } => MsgType::RematchOffer,
             ServerMsg::Rematch { .. } => MsgType::Rematch,
             ServerMsg::End { .. } => MsgType::End,
@@ -510,6 +527,7 @@ impl ServerMsg {
             | ServerMsg::Takeback { v, .. }
             | ServerMsg::DrawOffer { v, .. }
             | ServerMsg::DrawDecline { v, .. }
+            | ServerMsg::Berserk { v, .. }
             | ServerMsg::RematchOffer { v, .. }
             | ServerMsg::Rematch { v, .. }
             | ServerMsg::End { v, .. } => Some(*v),
@@ -575,6 +593,7 @@ impl Serialize for ServerMsg {
             ServerMsg::DrawOffer { d, .. }
             | ServerMsg::DrawDecline { d, .. }
             | ServerMsg::RematchOffer { d, .. } => map.serialize_entry("d", d)?,
+            ServerMsg::Berserk { d, .. } => map.serialize_entry("d", d)?,
             ServerMsg::Rematch { d, .. } => map.serialize_entry("d", d)?,
             ServerMsg::End { d, .. } => map.serialize_entry("d", d)?,
             ServerMsg::Ack(d) => map.serialize_entry("d", d)?,
@@ -597,6 +616,7 @@ enum Payload {
     Move(MoveMsg),
     Takeback(TakebackMsg),
     By(ByMsg),
+    Berserk(BerserkMsg),
     Rematch(RematchMsg),
     End(EndMsg),
     Ack(AckMsg),
@@ -624,6 +644,7 @@ impl<'de> de::DeserializeSeed<'de> for PayloadSeed {
             MsgType::DrawOffer | MsgType::DrawDecline | MsgType::RematchOffer => {
                 Payload::By(ByMsg::deserialize(d)?)
             }
+            MsgType::Berserk => Payload::Berserk(BerserkMsg::deserialize(d)?),
             MsgType::Rematch => Payload::Rematch(RematchMsg::deserialize(d)?),
             MsgType::End => Payload::End(EndMsg::deserialize(d)?),
             MsgType::Ack => Payload::Ack(AckMsg::deserialize(d)?),
@@ -716,6 +737,10 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
                 d,
             },
             (MsgType::DrawDecline, Payload::By(d)) => ServerMsg::DrawDecline {
+                v: versioned(v)?,
+                d,
+            },
+            (MsgType::Berserk, Payload::Berserk(d)) => ServerMsg::Berserk {
                 v: versioned(v)?,
                 d,
             },

@@ -82,6 +82,9 @@ pub struct MoveRecord {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SharedState {
+    /// An arena game's arena and who berserked (absent for every other game).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arena: Option<ArenaGameView>,
     pub check: bool,
     pub claims: Vec<ClaimName>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -111,6 +114,22 @@ pub struct SharedState {
     pub status: GameStatus,
     pub turn: Side,
     pub variant: Variant,
+}
+
+/// The arena part of a game's state.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArenaGameView {
+    pub berserk: BerserkView,
+    pub id: String,
+}
+
+/// Who berserked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BerserkView {
+    pub black: bool,
+    pub white: bool,
 }
 
 /// A [`SharedState`] serialized: built only by [`SharedText::new`], so it
@@ -195,6 +214,8 @@ struct StateFields {
     seats: Seats,
     spectators: usize,
     you: Option<Side>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    arena: Option<ArenaGameView>,
     check: bool,
     claims: Vec<ClaimName>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -232,6 +253,7 @@ impl StateFields {
             you,
         } = live;
         let SharedState {
+            arena,
             check,
             claims,
             computer,
@@ -259,6 +281,7 @@ impl StateFields {
             seats,
             spectators,
             you,
+            arena,
             check,
             claims,
             computer,
@@ -291,6 +314,7 @@ impl StateFields {
             you: self.you,
         };
         let shared = SharedState {
+            arena: self.arena,
             check: self.check,
             claims: self.claims,
             computer: self.computer,
@@ -336,6 +360,9 @@ impl<'de> Deserialize<'de> for StateMsg {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GameSnapshot {
+    /// An arena game's arena and who berserked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arena: Option<ArenaGameView>,
     pub check: bool,
     pub claims: Vec<ClaimName>,
     pub clock: Option<ClockView>,
@@ -379,6 +406,7 @@ impl GameSnapshot {
             seats,
             spectators,
             you: _,
+            arena,
             check,
             claims,
             computer,
@@ -400,6 +428,7 @@ impl GameSnapshot {
             variant,
         } = StateFields::new(live, shared);
         GameSnapshot {
+            arena,
             check,
             claims,
             clock,
@@ -481,4 +510,6 @@ pub struct ArenaMark {
     pub id: String,
     /// Numbered turns begun (`1. e4 e5,Nc6 2. Qh5` is 2).
     pub turns: u32,
+    /// Who berserked, White then Black.
+    pub berserk: [bool; 2],
 }

@@ -119,6 +119,7 @@ impl RoomTask {
             ClientMsg::DrawDecline => Request::DrawDecline,
             ClientMsg::DrawClaim { claim } => Request::DrawClaim(claim),
             ClientMsg::Abort => Request::Abort,
+            ClientMsg::Berserk => Request::Berserk,
             ClientMsg::ClaimVictory => Request::ClaimVictory {
                 opponent_away: self
                     .crowd

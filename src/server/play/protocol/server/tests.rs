@@ -412,6 +412,7 @@ fn live() -> LiveState {
 fn shared() -> SharedState {
     let p = position();
     SharedState {
+        arena: None,
         check: p.check,
         claims: p.claims,
         computer: None,
@@ -592,6 +593,7 @@ fn every_message_type_has_its_wire_name_and_only_game_events_and_state_are_versi
         (MsgType::Takeback, "takeback", true),
         (MsgType::DrawOffer, "draw_offer", true),
         (MsgType::DrawDecline, "draw_decline", true),
+        (MsgType::Berserk, "berserk", true),
         (MsgType::RematchOffer, "rematch_offer", true),
         (MsgType::Rematch, "rematch", true),
         (MsgType::End, "end", true),
