@@ -181,7 +181,16 @@ async fn players_join_withdraw_and_join_again_keeping_their_place() {
     join(addr, &bob, &id).await;
     let page = join(addr, &alice, &id).await;
     assert_eq!(page["players"], json!(2));
-    assert_eq!(page["me"], json!({"joined": true, "withdrawn": false}));
+    assert_eq!(page["me"]["joined"], json!(true));
+    assert_eq!(page["me"]["withdrawn"], json!(false));
+    assert_eq!(page["me"]["rank"], json!(2), "{page}");
+    assert_eq!(
+        (
+            page["standings_page"].clone(),
+            page["standings_pages"].clone()
+        ),
+        (json!(1), json!(1))
+    );
     let names: Vec<&Value> = page["standings"]
         .as_array()
         .expect("lines")

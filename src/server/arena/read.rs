@@ -11,7 +11,7 @@ use crate::server::play::protocol::{GameResult, GameSummary, Reason};
 use crate::server::store::{ArenaPlayer, GameListing, GameStatus, Store, StoreError};
 
 use super::record;
-use super::standings::{ArenaGame, Ending, Entrant};
+use super::standings::{self, ArenaGame, Ending, Entrant, Standing};
 use super::tournament::Tournament;
 
 /// One game of the arena with what its pages show.
@@ -30,6 +30,8 @@ pub struct Snapshot {
     /// Its games that count (an aborted game is none: the pair goes back to waiting), in the
     /// order they were paired.
     pub games: Vec<GameRow>,
+    /// The standings, computed once per read (every page of the arena shows them).
+    pub lines: Vec<Standing>,
 }
 
 impl Snapshot {
@@ -64,16 +66,19 @@ pub async fn load(store: &dyn Store, id: &str) -> Result<Option<Snapshot>, Store
     let (players, listings) =
         futures_util::future::try_join(store.arena_players(id), store.arena_games(id)).await?;
     let ratings: HashMap<UserId, i32> = players.iter().map(|p| (p.user, p.rating)).collect();
-    let games = listings
+    let games: Vec<GameRow> = listings
         .iter()
         .filter_map(|listing| game_of(listing, &ratings))
         .collect();
-    Ok(Some(Snapshot {
+    let mut snapshot = Snapshot {
         tournament,
         creator_name,
         players,
         games,
-    }))
+        lines: Vec::new(),
+    };
+    snapshot.lines = standings::standings(&snapshot.entrants(), &snapshot.arena_games());
+    Ok(Some(snapshot))
 }
 
 /// An arena game as its standings read it, from its listing row; `None` for a game that does

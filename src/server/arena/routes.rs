@@ -3,11 +3,12 @@
 
 use std::sync::Arc;
 
-use axum::extract::{FromRef, Path, Request, State};
+use axum::extract::{FromRef, Path, Query, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use serde::Deserialize;
 
 use crate::server::deps::Deps;
 use crate::server::domain::user::Username;
@@ -68,17 +69,25 @@ async fn create(
     Ok((StatusCode::CREATED, Json(line)).into_response())
 }
 
+/// `?page=N`: which page of the standings (from 1).
+#[derive(Deserialize)]
+struct PageQuery {
+    page: Option<usize>,
+}
+
 async fn show(
     State(app): State<ArenaState>,
     MaybeAccount(me): MaybeAccount,
     Path(id): Path<String>,
+    Query(query): Query<PageQuery>,
 ) -> Result<Response, ApiError> {
     let snapshot = app
         .arenas
         .snapshot(&id)
         .await?
         .ok_or(ArenaError::NotFound)?;
-    let view = arena_view(&snapshot, now_ms(), me.map(|account| account.id));
+    let page = query.page.unwrap_or(1);
+    let view = arena_view(&snapshot, now_ms(), me.map(|account| account.id), page);
     Ok(Json(view).into_response())
 }
 
@@ -90,7 +99,7 @@ async fn join(
 ) -> Result<Response, ApiError> {
     app.arenas.join(&me, &id).await?;
     let snapshot = app.arenas.fresh(&id).await?.ok_or(ArenaError::NotFound)?;
-    Ok(Json(arena_view(&snapshot, now_ms(), Some(me.id))).into_response())
+    Ok(Json(arena_view(&snapshot, now_ms(), Some(me.id), 1)).into_response())
 }
 
 async fn withdraw(
@@ -100,7 +109,7 @@ async fn withdraw(
 ) -> Result<Response, ApiError> {
     app.arenas.withdraw(&me, &id).await?;
     let snapshot = app.arenas.fresh(&id).await?.ok_or(ArenaError::NotFound)?;
-    Ok(Json(arena_view(&snapshot, now_ms(), Some(me.id))).into_response())
+    Ok(Json(arena_view(&snapshot, now_ms(), Some(me.id), 1)).into_response())
 }
 
 /// `{"arenas": [...]}`: the arenas the user joined, the last to start first.

@@ -2,6 +2,8 @@
 //! (in the order they were paired): the same reading after a restart as before it, since
 //! everything it needs is what the store keeps.
 
+use std::collections::HashMap;
+
 use crate::rules::Color;
 use crate::server::domain::user::UserId;
 
@@ -69,11 +71,23 @@ pub struct Standing {
     pub withdrawn: bool,
 }
 
-/// `user`'s finished games, as the scoring reads them.
-fn played(user: UserId, games: &[ArenaGame]) -> Vec<Played> {
-    games
-        .iter()
-        .filter_map(|game| {
+/// Each player's games (indices into the arena's games, in order), read once: the standings
+/// and the waiting list then cost one pass over the games, not one per player (1,000 players
+/// and 6,000 games: 6 million comparisons a step otherwise).
+fn games_by_player(games: &[ArenaGame]) -> HashMap<UserId, Vec<usize>> {
+    let mut by_player: HashMap<UserId, Vec<usize>> = HashMap::new();
+    for (index, game) in games.iter().enumerate() {
+        by_player.entry(game.white).or_default().push(index);
+        by_player.entry(game.black).or_default().push(index);
+    }
+    by_player
+}
+
+/// `user`'s finished games (`mine`: the indices of theirs), as the scoring reads them.
+fn played(user: UserId, mine: &[usize], games: &[ArenaGame]) -> Vec<Played> {
+    mine.iter()
+        .filter_map(|&index| {
+            let game = &games[index];
             let color = game.color_of(user)?;
             let end = game.end?;
             let result = match end.winner {
@@ -94,22 +108,23 @@ fn played(user: UserId, games: &[ArenaGame]) -> Vec<Played> {
 /// The standings: most points first, then the better performance, then who joined first
 /// (`entrants` in the order they joined).
 pub fn standings(entrants: &[Entrant], games: &[ArenaGame]) -> Vec<Standing> {
+    let by_player = games_by_player(games);
+    let none = Vec::new();
     let mut lines: Vec<(usize, Standing)> = entrants
         .iter()
         .enumerate()
         .map(|(joined, entrant)| {
-            let mine = played(entrant.user, games);
-            let sheet = score::sheet(&mine);
+            let mine = by_player.get(&entrant.user).unwrap_or(&none);
+            let played = played(entrant.user, mine, games);
+            let sheet = score::sheet(&played);
             let line = Standing {
                 rank: 0,
                 user: entrant.user,
                 points: sheet.iter().map(|s| s.points).sum(),
-                on_fire: score::on_fire(&mine),
-                performance: score::performance(&mine),
+                on_fire: score::on_fire(&played),
+                performance: score::performance(&played),
                 sheet,
-                playing: games
-                    .iter()
-                    .any(|g| g.end.is_none() && g.color_of(entrant.user).is_some()),
+                playing: mine.iter().any(|&index| games[index].end.is_none()),
                 withdrawn: entrant.withdrawn,
             };
             (joined, line)
@@ -131,17 +146,21 @@ pub fn standings(entrants: &[Entrant], games: &[ArenaGame]) -> Vec<Standing> {
 /// Who waits for a game: in the arena, not withdrawn, no game being played; with their rank,
 /// rating, colours so far and last opponent, as the pairing reads them.
 pub fn waiting(entrants: &[Entrant], games: &[ArenaGame], standings: &[Standing]) -> Vec<Waiting> {
+    let by_player = games_by_player(games);
+    let lines: HashMap<UserId, &Standing> = standings.iter().map(|s| (s.user, s)).collect();
+    let none = Vec::new();
     entrants
         .iter()
         .filter(|e| !e.withdrawn)
         .filter_map(|entrant| {
-            let line = standings.iter().find(|s| s.user == entrant.user)?;
+            let line = lines.get(&entrant.user)?;
             if line.playing {
                 return None;
             }
             let mut colors = Colors::default();
             let mut last_opponent = None;
-            for game in games {
+            for &index in by_player.get(&entrant.user).unwrap_or(&none) {
+                let game = &games[index];
                 if let Some(color) = game.color_of(entrant.user) {
                     colors = colors.after(color == Color::White);
                     last_opponent = Some(if color == Color::White {

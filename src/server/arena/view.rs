@@ -9,12 +9,16 @@ use crate::server::game::ClockSpec;
 use crate::server::play::protocol::Side;
 
 use super::read::Snapshot;
-use super::standings::{self, Standing};
+use super::standings::Standing;
 use super::step;
 use super::tournament::{Creator, Phase, Tournament};
 
 /// The games an arena page lists at most (the latest).
 pub const GAMES_SHOWN: usize = 100;
+
+/// Lines of the standings per page (`?page=`): an arena of a thousand players answers a
+/// page, not the whole table, to every poll.
+pub const STANDINGS_PAGE: usize = 20;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -113,6 +117,11 @@ pub struct GameView {
 pub struct MeView {
     pub joined: bool,
     pub withdrawn: bool,
+    /// Their place, once joined.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub points: Option<u32>,
     /// Their game being played, if any: the page goes there.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub game: Option<MyGame>,
@@ -136,7 +145,10 @@ pub struct ArenaView {
     /// When pairing stops (games still being played then are finished and counted).
     pub pairing_ends_ms: i64,
     pub players: usize,
+    /// One page of the standings (`standings_page` of `standings_pages`, from 1).
     pub standings: Vec<StandingView>,
+    pub standings_page: usize,
+    pub standings_pages: usize,
     /// The first three of a finished arena.
     pub podium: Vec<StandingView>,
     /// The latest games, newest first.
@@ -146,11 +158,13 @@ pub struct ArenaView {
     pub me: Option<MeView>,
 }
 
-/// The page of `snapshot` at `now_ms` for `me` (`None`: nobody signed in).
-pub fn arena_view(snapshot: &Snapshot, now_ms: i64, me: Option<UserId>) -> ArenaView {
+/// The page of `snapshot` at `now_ms` for `me` (`None`: nobody signed in), with page `page`
+/// of the standings (from 1; past the last: the last).
+pub fn arena_view(snapshot: &Snapshot, now_ms: i64, me: Option<UserId>, page: usize) -> ArenaView {
     let tournament = &snapshot.tournament;
-    let games = snapshot.arena_games();
-    let lines = standings::standings(&snapshot.entrants(), &games);
+    let lines = &snapshot.lines;
+    let pages = lines.len().div_ceil(STANDINGS_PAGE).max(1);
+    let page = page.clamp(1, pages);
     let name_of = |user: UserId| {
         snapshot
             .player(user)
@@ -195,6 +209,7 @@ pub fn arena_view(snapshot: &Snapshot, now_ms: i64, me: Option<UserId>) -> Arena
         .collect();
     let me = me.map(|user| {
         let entry = snapshot.player(user);
+        let line = lines.iter().find(|line| line.user == user);
         let game = snapshot
             .games
             .iter()
@@ -214,6 +229,8 @@ pub fn arena_view(snapshot: &Snapshot, now_ms: i64, me: Option<UserId>) -> Arena
         MeView {
             joined: entry.is_some(),
             withdrawn: entry.is_some_and(|p| p.withdrawn),
+            rank: line.map(|line| line.rank),
+            points: line.map(|line| line.points),
             game,
         }
     });
@@ -225,12 +242,86 @@ pub fn arena_view(snapshot: &Snapshot, now_ms: i64, me: Option<UserId>) -> Arena
         creator: snapshot.creator_name.clone(),
         pairing_ends_ms: tournament.ends_ms() - closing.as_millis() as i64,
         players: snapshot.players.len(),
-        podium: step::podium(tournament, &lines, now_ms)
+        podium: step::podium(tournament, lines, now_ms)
             .iter()
             .map(standing)
             .collect(),
-        standings: lines.iter().map(standing).collect(),
+        standings: lines
+            .iter()
+            .skip((page - 1) * STANDINGS_PAGE)
+            .take(STANDINGS_PAGE)
+            .map(standing)
+            .collect(),
+        standings_page: page,
+        standings_pages: pages,
         games: game_views,
         me,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::server::arena::read::Snapshot;
+    use crate::server::arena::tournament::Terms;
+    use crate::server::domain::user::Username;
+    use crate::server::store::ArenaPlayer;
+
+    fn snapshot(players: i64) -> Snapshot {
+        let players: Vec<ArenaPlayer> = (1..=players)
+            .map(|id| ArenaPlayer {
+                user: UserId(id),
+                name: Username::parse(&format!("player{id}")).expect("a name"),
+                joined_ms: id,
+                rating: 1500,
+                withdrawn: false,
+            })
+            .collect();
+        let mut snapshot = Snapshot {
+            tournament: Tournament {
+                id: "a".into(),
+                creator: Creator::Schedule,
+                terms: Terms {
+                    name: "Big arena".into(),
+                    clock: ClockSpec {
+                        base_secs: 180,
+                        increment_secs: 2,
+                    },
+                    starts_ms: 0,
+                    duration: Duration::from_secs(3600),
+                    rated: true,
+                    min_rated_games: None,
+                },
+            },
+            creator_name: None,
+            players,
+            games: Vec::new(),
+            lines: Vec::new(),
+        };
+        snapshot.lines = crate::server::arena::standings::standings(&snapshot.entrants(), &[]);
+        snapshot
+    }
+
+    #[test]
+    fn the_standings_come_a_page_at_a_time_and_the_asker_sees_their_own_place() {
+        let arena = snapshot(45);
+        let first = arena_view(&arena, 1, Some(UserId(44)), 1);
+        assert_eq!((first.standings_page, first.standings_pages), (1, 3));
+        assert_eq!(first.standings.len(), STANDINGS_PAGE);
+        assert_eq!(first.standings[0].rank, 1);
+        let me = first.me.expect("signed in");
+        assert_eq!((me.joined, me.rank), (true, Some(44)));
+        let last = arena_view(&arena, 1, None, 3);
+        assert_eq!(last.standings.len(), 5);
+        assert_eq!(last.standings[0].rank, 41);
+        assert_eq!(
+            arena_view(&arena, 1, None, 99).standings_page,
+            3,
+            "past the last"
+        );
+        assert_eq!(arena_view(&arena, 1, None, 0).standings_page, 1);
+        assert!(last.me.is_none());
     }
 }
