@@ -19,6 +19,7 @@
 //! | idle memory per room / connection | `idle` |
 //! | memory of a live game as it gets longer | `memory` |
 //! | quick pairing: pages joining a pool again and again | `pools` |
+//! | an arena of accounts paired again and again | `tournament` |
 //! | the server process, its memory and counters | `server` |
 //! | WebSocket client, reading server messages | `ws` |
 //! | tiny HTTP client | `http` |
@@ -55,6 +56,8 @@ mod rng;
 mod server;
 #[path = "loadgen/stats.rs"]
 mod stats;
+#[path = "loadgen/tournament.rs"]
+mod tournament;
 #[path = "loadgen/ws.rs"]
 mod ws;
 
@@ -252,6 +255,7 @@ fn run(args: Args) -> Result<(), LoadError> {
     let threads_text = args.engine_threads.map(|n| n.to_string());
     let mut env: Vec<(&str, &str)> = match args.mode {
         Mode::Memory => memory::SERVER_ENV.to_vec(),
+        Mode::Tournament => tournament::SERVER_ENV.to_vec(),
         _ => Vec::new(),
     };
     if let Some(n) = &threads_text {
@@ -354,6 +358,17 @@ fn run(args: Args) -> Result<(), LoadError> {
                 })
                 .await;
                 report::print_pools(&report, args.json);
+                Ok(())
+            }
+            Mode::Tournament => {
+                let report = tournament::run(tournament::TournamentPlan {
+                    addr,
+                    pid,
+                    players: games,
+                    duration: Duration::from_secs_f64(duration),
+                })
+                .await;
+                report::print_tournament(&report, args.json);
                 Ok(())
             }
             Mode::Bots => {

@@ -319,3 +319,24 @@ async fn pools_mode_pairs_pages_again_and_again_and_measures_their_wait() {
     assert!(count(&report, "wait_ms") >= 2, "{report}");
     assert_eq!(report["refused"], 0, "{report}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tournament_mode_pairs_an_arena_again_and_again_and_measures_the_delays() {
+    // Pairing every 20 ms instead of every 2 s; every player registers from one address.
+    let server = Rig::start_with(|c| {
+        c.arena.pairing_every = Duration::from_millis(20);
+        c.arena.schedule = marseillais::server::config::ArenaScheduleChoice::Off;
+        c.accounts.register_per_hour = 0.0;
+    })
+    .await;
+    let report = loadgen(
+        server.addr(),
+        &["--mode", "tournament", "--games", "6", "--duration", "4"],
+    )
+    .await;
+    assert_eq!(report["players_failed"], 0, "{report}");
+    // Every player got a first game; how many more is the machine's business.
+    assert_eq!(count(&report, "first_pairing_ms"), 6, "{report}");
+    assert!(report["games_opened"].as_u64().unwrap_or(0) >= 6, "{report}");
+    assert!(report["pairing_steps"].as_f64().unwrap_or(0.0) >= 1.0, "{report}");
+}

@@ -156,7 +156,7 @@ pub async fn run_slot(plan: std::sync::Arc<BotPlan>, slot: usize) -> BotTally {
                 _ = stop.changed() => break,
             }
         };
-        play(socket, human, &mut stop, &mut rng, &mut tally).await;
+        play(socket, human, None, &mut stop, &mut rng, &mut tally).await;
     }
     tally
 }
@@ -235,10 +235,12 @@ struct Seat {
     awaiting_reply: Option<Instant>,
 }
 
-/// Plays one game to its end (or until `stop`), then closes the socket.
-async fn play(
+/// Plays one game to its end (or until `stop`; or, with `resign_after`, resigns once it has
+/// sent that many sub-moves), then closes the socket.
+pub async fn play(
     mut socket: Ws,
     human: Side,
+    resign_after: Option<u64>,
     stop: &mut watch::Receiver<bool>,
     rng: &mut Rng,
     tally: &mut BotTally,
@@ -255,8 +257,16 @@ async fn play(
     };
     let mut next_id: u64 = 1;
     // Bounded by `stop` (the caller raises it when the run ends) and by the game's end.
+    let mut resigned = false;
     while !seat.over {
-        if !seat.in_flight && seat.turn == Some(human) && !seat.legal.is_empty() {
+        if !resigned && resign_after.is_some_and(|n| next_id > n) {
+            let resign = ClientMsg::Resign.to_text();
+            if socket.send(Message::Text(resign.into())).await.is_err() {
+                break;
+            }
+            resigned = true;
+        }
+        if !resigned && !seat.in_flight && seat.turn == Some(human) && !seat.legal.is_empty() {
             let mv = seat.legal[rng.below(seat.legal.len())];
             let text = ws::move_text(mv, next_id);
             next_id += 1;

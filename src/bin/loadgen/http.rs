@@ -37,7 +37,21 @@ pub async fn request(
     path: &str,
     body: Option<&str>,
 ) -> Result<(u16, String), HttpError> {
-    tokio::time::timeout(TIMEOUT, exchange(addr, method, path, body))
+    let (status, body, _) = request_as(addr, None, method, path, body).await?;
+    Ok((status, body))
+}
+
+/// Sends one request as the account of session cookie `cookie` (`name=value`; with our own
+/// `Origin`, as a page sends it) and returns the status, the body and the session cookie the
+/// reply sets, if any.
+pub async fn request_as(
+    addr: SocketAddr,
+    cookie: Option<&str>,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+) -> Result<(u16, String, Option<String>), HttpError> {
+    tokio::time::timeout(TIMEOUT, exchange(addr, cookie, method, path, body))
         .await
         .map_err(|_| HttpError::Timeout(TIMEOUT))?
 }
@@ -59,15 +73,19 @@ pub async fn expect_ok(
 
 async fn exchange(
     addr: SocketAddr,
+    cookie: Option<&str>,
     method: &str,
     path: &str,
     body: Option<&str>,
-) -> Result<(u16, String), HttpError> {
+) -> Result<(u16, String, Option<String>), HttpError> {
     let mut stream = crate::ws::tcp_connect(addr).await?;
     let body = body.unwrap_or("");
+    let account = cookie
+        .map(|c| format!("Cookie: {c}\r\nOrigin: http://{addr}\r\n"))
+        .unwrap_or_default();
     let head = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n",
+         {account}Content-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
     stream.write_all(head.as_bytes()).await?;
@@ -87,8 +105,9 @@ async fn exchange(
     parse_reply(&reply)
 }
 
-/// Splits a whole HTTP/1.1 reply into status and body (plain or chunked).
-fn parse_reply(reply: &[u8]) -> Result<(u16, String), HttpError> {
+/// Splits a whole HTTP/1.1 reply into status, body (plain or chunked) and the cookie it sets
+/// (`name=value`, attributes left out).
+fn parse_reply(reply: &[u8]) -> Result<(u16, String, Option<String>), HttpError> {
     let split = reply
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
@@ -101,17 +120,27 @@ fn parse_reply(reply: &[u8]) -> Result<(u16, String), HttpError> {
         .and_then(|line| line.split(' ').nth(1))
         .and_then(|code| code.parse::<u16>().ok())
         .ok_or(HttpError::Malformed)?;
-    let chunked = lines.any(|line| {
-        let line = line.to_ascii_lowercase();
-        line.starts_with("transfer-encoding:") && line.contains("chunked")
-    });
+    let mut chunked = false;
+    let mut set_cookie = None;
+    for line in lines {
+        let lower = line.to_ascii_lowercase();
+        if lower.starts_with("transfer-encoding:") && lower.contains("chunked") {
+            chunked = true;
+        }
+        if lower.starts_with("set-cookie:") {
+            set_cookie = line
+                .split_once(':')
+                .and_then(|(_, value)| value.split(';').next())
+                .map(|pair| pair.trim().to_owned());
+        }
+    }
     let body = if chunked {
         dechunk(raw_body)?
     } else {
         raw_body.to_vec()
     };
     let body = String::from_utf8(body).map_err(|_| HttpError::Malformed)?;
-    Ok((status, body))
+    Ok((status, body, set_cookie))
 }
 
 fn dechunk(mut data: &[u8]) -> Result<Vec<u8>, HttpError> {
@@ -155,15 +184,22 @@ mod tests {
     #[test]
     fn a_plain_reply_gives_status_and_body() {
         let reply = b"HTTP/1.1 201 Created\r\ncontent-length: 2\r\n\r\n{}";
-        let (status, body) = parse_reply(reply).expect("parses");
-        assert_eq!((status, body.as_str()), (201, "{}"));
+        let (status, body, cookie) = parse_reply(reply).expect("parses");
+        assert_eq!((status, body.as_str(), cookie), (201, "{}", None));
     }
 
     #[test]
     fn a_chunked_reply_is_reassembled() {
         let reply = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n";
-        let (_, body) = parse_reply(reply).expect("parses");
+        let (_, body, _) = parse_reply(reply).expect("parses");
         assert_eq!(body, "abcde");
+    }
+
+    #[test]
+    fn a_reply_that_sets_a_session_gives_its_cookie_without_attributes() {
+        let reply = b"HTTP/1.1 201 Created\r\nset-cookie: marseillais_session=abc; HttpOnly; Path=/\r\ncontent-length: 2\r\n\r\n{}";
+        let (_, _, cookie) = parse_reply(reply).expect("parses");
+        assert_eq!(cookie.as_deref(), Some("marseillais_session=abc"));
     }
 
     #[test]

@@ -33,6 +33,8 @@ pub enum Mode {
     Bots,
     /// Quick pairing: `--games` lobby pages join `--pool` again and again (`pools`).
     Pools,
+    /// One arena of `--games` players paired again and again (`tournament`).
+    Tournament,
 }
 
 /// What the command line says of the human games of every phase.

@@ -276,6 +276,41 @@ pub fn print_pools(r: &crate::pools::PoolsReport, json: bool) {
     }
 }
 
+pub fn print_tournament(r: &crate::tournament::TournamentReport, json: bool) {
+    println!(
+        "tournament: {} players ({} failed), set up in {:.1} s, {:.1} s of play: {} games opened, {} finished",
+        r.players,
+        r.players_failed,
+        r.setup_seconds,
+        r.seconds,
+        r.games_opened / 2,
+        r.games_finished / 2
+    );
+    for (what, p) in [
+        ("join -> first game", &r.first_pairing_ms),
+        ("game end -> next game", &r.next_pairing_ms),
+    ] {
+        if let Some(p) = p {
+            println!(
+                "{what}: p50 {:.0} ms, p99 {:.0} ms, max {:.0} ms ({} samples)",
+                p.p50_ms, p.p99_ms, p.max_ms, p.count
+            );
+        }
+    }
+    if let (Some(steps), Some(mean)) = (r.pairing_steps, r.pairing_step_mean_ms) {
+        println!(
+            "server pairing steps that paired: {steps:.0}, mean decision {mean:.2} ms, mean whole step {:.0} ms",
+            r.step_mean_ms.unwrap_or(0.0)
+        );
+    }
+    if let (Some(cpu), Some(per_game)) = (r.server_cpu_secs, r.server_cpu_ms_per_game) {
+        println!("server CPU: {cpu:.2} s, {per_game:.2} ms per game made");
+    }
+    if json {
+        println!("{}", serde_json::to_string(r).unwrap_or_default());
+    }
+}
+
 pub fn print_idle(r: &IdleReport, json: bool) {
     println!(
         "idle: {} rooms ({} failed), {} connections ({} failed)",

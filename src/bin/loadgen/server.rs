@@ -249,8 +249,13 @@ pub struct ServerCounters {
     pub connections_refused_total: f64,
 }
 
+/// The server's `/metrics` text.
+pub async fn counters_text(addr: SocketAddr) -> Option<String> {
+    http::expect_ok(addr, "GET", "/metrics", None).await.ok()
+}
+
 pub async fn counters(addr: SocketAddr) -> Option<ServerCounters> {
-    let text = http::expect_ok(addr, "GET", "/metrics", None).await.ok()?;
+    let text = counters_text(addr).await?;
     let m = |name: &str| http::metric(&text, name);
     let mean = |base: &str| {
         let sum = m(&format!("{base}_sum"))?;

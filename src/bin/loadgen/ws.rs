@@ -96,6 +96,30 @@ pub async fn connect(addr: SocketAddr, path: &str) -> Result<Ws, ConnectError> {
     .map_err(|_| ConnectError::Timeout(CONNECT_TIMEOUT))?
 }
 
+/// Like [`connect`], as the account of session cookie `cookie` (with our own `Origin`).
+pub async fn connect_as(addr: SocketAddr, path: &str, cookie: &str) -> Result<Ws, ConnectError> {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    use tokio_tungstenite::tungstenite::http::HeaderValue;
+    tokio::time::timeout(CONNECT_TIMEOUT, async {
+        let tcp = tcp_connect(addr).await?;
+        tcp.set_nodelay(true)?;
+        let mut request = format!("ws://{addr}{path}").into_client_request()?;
+        let headers = request.headers_mut();
+        for (name, value) in [
+            ("cookie", cookie.to_owned()),
+            ("origin", format!("http://{addr}")),
+        ] {
+            let value = HeaderValue::from_str(&value)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+            headers.insert(name, value);
+        }
+        let (ws, _) = client_async_with_config(request, tcp, Some(small_config())).await?;
+        Ok(ws)
+    })
+    .await
+    .map_err(|_| ConnectError::Timeout(CONNECT_TIMEOUT))?
+}
+
 /// Reads a text frame into the server's own message type; `None` when it
 /// is not a message the protocol describes (the payloads refuse unknown
 /// fields, so a server that sends more than `ServerMsg` knows is counted as

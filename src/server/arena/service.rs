@@ -302,6 +302,7 @@ impl Arenas {
     /// One pairing step of arena `id`: reads it afresh, makes the games of the players waiting
     /// ([`step::games_to_start`]), each in one commit with both seats. Returns the games made.
     pub async fn step(&self, id: &str) -> Result<usize, ArenaError> {
+        let began = Instant::now();
         let Some(snapshot) = self.fresh(id).await? else {
             return Ok(0);
         };
@@ -352,6 +353,7 @@ impl Arenas {
         self.metrics
             .arena_games
             .fetch_add(made as u64, std::sync::atomic::Ordering::Relaxed);
+        self.metrics.arena_step.observe(began.elapsed());
         self.cache().remove(id);
         Ok(made)
     }

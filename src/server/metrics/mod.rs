@@ -48,6 +48,9 @@ pub struct Metrics {
     pub pool_games: AtomicU64,
     /// One arena pairing step's decision (standings and matching), and the games arenas made.
     pub arena_pairing: Histogram,
+    /// One whole arena pairing step that paired someone: the arena read, the decision, its
+    /// games made (committed and started).
+    pub arena_step: Histogram,
     pub arena_games: AtomicU64,
     /// Game sockets' WebSocket round trips, one sample per matched pong (`server::web::rtt`).
     pub ping_rtt: Histogram,
@@ -212,6 +215,11 @@ impl Metrics {
             &mut out,
             "marseillais_arena_pairing_seconds",
             "Time to decide one arena pairing step that paired players (standings and matching).",
+        );
+        self.arena_step.write(
+            &mut out,
+            "marseillais_arena_step_seconds",
+            "Time of one arena pairing step that paired players, from its read of the arena to its last game made.",
         );
         self.ping_rtt.write(
             &mut out,
