@@ -1,4 +1,5 @@
-// Arena tournaments: the arena page (`/arena/{id}`).
+// Arena tournaments: the arena page (`/arena/{id}`), then the line of an arena in a list (the
+// lobby's, a profile's "Tournaments") and the lobby's "Arenas" panel with its form.
 //
 // The page reads `GET /api/arenas/{id}` (the `ArenaView` of src/server/arena/view.rs) when it
 // opens, then every 2 s while it is in view, until a reading says the arena is finished. It
@@ -13,11 +14,18 @@
 import { request, h, clockLabel, timeLeftText } from './api.js';
 import { profileUrl } from './account.js';
 import { setTitle } from './notify.js';
-import { t } from './i18n.js';
+import { t, language } from './i18n.js';
 
 const POLL_MS = 2000;
+const LISTS_MS = 30000;
 /** The last game an arena page sent this browser to (each game once, whatever the tab). */
 const SENT_KEY = 'marseillais.arena.sent';
+/** What the server accepts (src/server/arena/tournament.rs), checked here to say it in words. */
+const NAME_CHARS = [2, 30];
+const MAX_BASE_MINUTES = 60;
+const MAX_INCREMENT_SECS = 60;
+const DURATION_MINUTES = [20, 720];
+const MAX_LEAD_MINUTES = 30 * 24 * 60;
 
 export function arenaPage(main, id) {
   const status = h('p', { class: 'status', id: 'arena-status', role: 'status' }, t('page.loading'));
@@ -227,4 +235,133 @@ function drawGames(list, games) {
         h('strong', { class: 'result' }, g.result || t('arena.game_playing'))),
       h('a', { href: g.url, class: 'button' }, g.result ? t('mine.view') : t('lobby.watch'))));
   });
+}
+
+/** "starts in 4 min", "ends in 52 min", "finished on 3 Dec" (coarse: lists are redrawn only when it changes). */
+function whenText(line) {
+  const now = Date.now();
+  if (line.phase === 'upcoming') return t('arena.list_starts_in', { time: timeLeftText(line.starts_ms - now, { coarse: true }) });
+  if (line.phase === 'running') return t('arena.list_ends_in', { time: timeLeftText(line.ends_ms - now, { coarse: true }) });
+  return t('arena.list_finished', { date: new Date(line.ends_ms).toLocaleDateString(language()) });
+}
+
+/** An arena in a list (`ArenaLine`): its name as a link to its page, its terms and when. */
+export function arenaItem(line) {
+  return h('li', { 'data-id': line.id },
+    h('span', { class: 'game-desc' }, h('a', { href: line.url, class: 'arena-link' }, line.name),
+      ` · ${clockLabel(line.clock)} · ${line.rated ? t('lobby.rated') : t('profile.casual')} · ${whenText(line)}`));
+}
+
+/** Fills `list` with arenas (`empty`: the words for none), redrawn only when the words change. */
+export function fillArenas(list, lines, empty) {
+  redraw(list, lines.map((line) => [line, whenText(line)]), () => (lines.length
+    ? lines.map(arenaItem) : [h('li', { class: 'empty' }, empty)]));
+}
+
+/**
+ * The lobby's "Arenas" panel: the running arenas (with "ends in") and the upcoming ones (with
+ * "starts in"), read every 30 s, and for a signed-in user a form that makes an arena and opens
+ * its page.
+ */
+export function arenasPanel(mePromise) {
+  const running = h('ul', { class: 'games arenas', id: 'arenas-running' });
+  const upcoming = h('ul', { class: 'games arenas', id: 'arenas-upcoming' });
+  const error = h('p', { class: 'error', id: 'arenas-error', role: 'status' });
+  const create = h('details', { class: 'arena-create', id: 'arena-create', hidden: true },
+    h('summary', {}, t('arena.create')), createForm());
+  const panel = h('section', { class: 'panel arenas-panel', id: 'arenas' },
+    h('h2', {}, t('arena.arenas')),
+    h('h3', {}, t('arena.running')), running,
+    h('h3', {}, t('arena.upcoming')), upcoming,
+    error, create);
+
+  async function refresh() {
+    try {
+      const lists = await request('GET', '/api/arenas');
+      fillArenas(running, lists.running, t('arena.none_running'));
+      fillArenas(upcoming, lists.upcoming, t('arena.none_upcoming'));
+      error.textContent = '';
+    } catch (err) {
+      error.textContent = t('arena.lists_failed', { error: err.message });
+    }
+  }
+  mePromise.then((account) => { create.hidden = !(account && account.username); });
+  refresh();
+  setInterval(() => { if (!document.hidden) refresh(); }, LISTS_MS);
+  return panel;
+}
+
+/** The "Create an arena" form: name, clock, duration, start, rated; opens the arena made. */
+function createForm() {
+  const numberField = (id, label, value, min, max) => h('p', { class: 'field' },
+    h('label', { for: id }, `${label} `),
+    h('input', { type: 'number', id, min: String(min), max: String(max), step: '1', value: String(value), inputmode: 'numeric' }));
+  const error = h('p', { class: 'error', role: 'alert', id: 'arena-create-error' });
+  const form = h('form', { id: 'arena-form', class: 'create', novalidate: true },
+    h('p', { class: 'field' }, h('label', { for: 'arena-new-name' }, `${t('arena.name')} `),
+      h('input', { type: 'text', id: 'arena-new-name', maxlength: String(NAME_CHARS[1]), autocomplete: 'off' })),
+    numberField('arena-new-minutes', t('lobby.minutes'), 3, 0, MAX_BASE_MINUTES),
+    numberField('arena-new-increment', t('lobby.increment'), 2, 0, MAX_INCREMENT_SECS),
+    numberField('arena-new-duration', t('arena.duration'), 60, ...DURATION_MINUTES),
+    numberField('arena-new-start', t('arena.start_in'), 0, 0, MAX_LEAD_MINUTES),
+    h('p', { class: 'listed' }, h('label', { for: 'arena-new-rated' },
+      h('input', { type: 'checkbox', id: 'arena-new-rated', checked: true }), ` ${t('lobby.rated')}`)),
+    h('button', { type: 'submit', id: 'arena-create-btn', class: 'primary' }, t('arena.create_button')),
+    error);
+  const value = (id) => Number(form.querySelector(`#${id}`).value);
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    error.textContent = '';
+    const name = form.querySelector('#arena-new-name').value.trim();
+    const [minutes, increment, duration, start] = ['minutes', 'increment', 'duration', 'start'].map((f) => value(`arena-new-${f}`));
+    const problem = arenaProblem(name, minutes, increment, duration, start);
+    if (problem) { error.textContent = problem; return; }
+    const body = {
+      name,
+      clock: { base_secs: Math.round(minutes * 60), increment_secs: increment },
+      // "Now" is now by this browser's clock: the server takes a start up to a minute past as now.
+      starts_ms: Date.now() + start * 60000,
+      duration_minutes: duration,
+      rated: form.querySelector('#arena-new-rated').checked,
+    };
+    const button = form.querySelector('#arena-create-btn');
+    button.disabled = true;
+    try {
+      const line = await request('POST', '/api/arenas', body);
+      location.assign(line.url);
+    } catch (err) {
+      error.textContent = createErrorText(err);
+      button.disabled = false;
+    }
+  });
+  return form;
+}
+
+/** Why these terms would be refused, in words, or null. */
+function arenaProblem(name, minutes, increment, duration, start) {
+  const whole = (n, lo, hi) => Number.isInteger(n) && n >= lo && n <= hi;
+  if (name.length < NAME_CHARS[0] || name.length > NAME_CHARS[1]) return t('arena.bad_name');
+  if (!(Number.isFinite(minutes) && minutes >= 0 && minutes <= MAX_BASE_MINUTES)
+    || !whole(increment, 0, MAX_INCREMENT_SECS) || Math.round(minutes * 60) + increment === 0) {
+    return t('arena.bad_clock', { base: MAX_BASE_MINUTES, inc: MAX_INCREMENT_SECS });
+  }
+  if (!whole(duration, ...DURATION_MINUTES)) return t('arena.bad_duration');
+  if (!whole(start, 0, MAX_LEAD_MINUTES)) return t('arena.bad_start');
+  return null;
+}
+
+/** A refused arena in words: `bad_request`'s message starts with the field's name. */
+function createErrorText(err) {
+  if (err.code === 'not_logged_in') return t('arena.create_needs_login');
+  if (err.code === 'bad_request') {
+    const field = String(err.serverMessage || '').split(':')[0];
+    const words = {
+      name: t('arena.bad_name'),
+      clock: t('arena.bad_clock', { base: MAX_BASE_MINUTES, inc: MAX_INCREMENT_SECS }),
+      duration: t('arena.bad_duration'),
+      starts_ms: t('arena.bad_start'),
+    };
+    return words[field] || err.message;
+  }
+  return err.message;
 }
