@@ -1,7 +1,7 @@
 // Entry point of every page (index.html and profile.html): the account in
 // the header, the live channel (players online, challenges, your turn), then
 // the page chosen from the address (`/`, `/game/{id}`, `/games/mine`,
-// `/replay`, `/@/{name}`).
+// `/replay`, `/@/{name}`, `/arena/{id}`).
 
 // First: its top-level await loads the catalogue before any page draws.
 import { t } from './i18n.js';
@@ -10,6 +10,7 @@ import { gamePage } from './game.js';
 import { replayPage } from './replay.js';
 import { profilePage } from './profile.js';
 import { minePage } from './mine.js';
+import { arenaPage } from './arena.js';
 import { accountHeader } from './account.js';
 import { startLive } from './live.js';
 import { startNotify, alertsButton } from './notify.js';
@@ -20,6 +21,7 @@ const main = document.getElementById('app');
 const path = location.pathname;
 const game = path.match(/^\/game\/([0-9A-Za-z]{1,32})\/?$/);
 const profile = path.match(/^\/@\/([^/]{1,200})\/?$/);
+const arena = path.match(/^\/arena\/([0-9A-Za-z]{1,32})\/?$/);
 applyLook();
 settingsButton();
 const me = accountHeader();
@@ -44,6 +46,7 @@ if (game) gamePage(main, game[1], me);
 else if (path === '/replay' || path === '/replay/') replayPage(main);
 else if (path === '/games/mine' || path === '/games/mine/') minePage(main, me);
 else if (profile) profilePage(main, safeDecode(profile[1]), me);
+else if (arena) arenaPage(main, arena[1]);
 else lobbyPage(main, me);
 
 function markActive() {

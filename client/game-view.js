@@ -1,8 +1,8 @@
 // The game page's view: the page built once (`build`), then drawn from the
 // model on every change (`render` and the `render*` parts: board, status,
-// words, banner, join offer, invite, move list, actions, seats, clocks and the
-// correspondence time left). Methods of GamePage (game.js installs them on its
-// prototype): `this` is the page.
+// words, banner, the way back to an arena, join offer, invite, move list,
+// actions, seats, clocks and the correspondence time left). Methods of
+// GamePage (game.js installs them on its prototype): `this` is the page.
 
 import {
   h, clockLabel, outcomeText, ratingText, diffText, timeControlOf, timeLeftText, deadlineText,
@@ -43,6 +43,8 @@ export const gameView = {
     // A correspondence game's time left for the side to move (its `clock` is null).
     this.corrNote = el('p', { class: 'note corr-left', id: 'corr-left', hidden: true });
     this.banner = el('div', { class: 'banner', id: 'banner', hidden: true });
+    // An arena game's way back to its arena (the state's `arena`), a button once the game is over.
+    this.arenaLink = el('a', { id: 'arena-back', hidden: true }, t('game.back_to_arena'));
     this.invite = el('div', { class: 'invite', id: 'invite', hidden: true });
     this.notice = el('p', { class: 'notice', id: 'notice', role: 'alert' });
     this.moveInput = el('input', {
@@ -84,7 +86,7 @@ export const gameView = {
     this.main.replaceChildren(el('div', { class: 'game' },
       el('div', { class: 'board-col' }, this.bars.top, this.boardWrap, this.bars.bottom, this.confirmBar, this.premoveNote),
       el('aside', { class: 'side panel' },
-        this.info, this.status, this.corrNote, this.backBtn, this.saidEl, this.awayNote, this.note, this.banner,
+        this.info, this.status, this.arenaLink, this.corrNote, this.backBtn, this.saidEl, this.awayNote, this.note, this.banner,
         this.joinOffer, this.invite, this.notice,
         this.moveList, this.reviewBar, this.reviewNote, this.moveForm, this.actions, this.meta, this.chat.el)));
     this.board = new Board(this.boardWrap, { onMove: (uci) => this.boardMove(uci), onCancel: () => this.premoves.cancel() });
@@ -154,6 +156,7 @@ export const gameView = {
     this.saidEl.textContent = this.saidLine();
     this.moveForm.hidden = !this.you || S.status !== 'playing';
     this.renderBanner();
+    this.renderArenaLink();
     this.renderJoinOffer();
     this.renderInvite();
     this.renderMoves(shown);
@@ -285,6 +288,15 @@ export const gameView = {
       }).join(' · ')));
     }
     this.banner.replaceChildren(...parts);
+  },
+
+  /** "Back to the arena" in an arena game (`arena: {id}`, absent otherwise): most visible at the end. */
+  renderArenaLink() {
+    const arena = this.S.arena;
+    this.arenaLink.hidden = !(arena && arena.id);
+    if (this.arenaLink.hidden) return;
+    this.arenaLink.href = `/arena/${encodeURIComponent(arena.id)}`;
+    this.arenaLink.className = this.S.status === 'finished' ? 'button primary arena-back' : 'arena-back';
   },
 
   renderInvite() {

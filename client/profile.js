@@ -1,13 +1,15 @@
 // The profile page (`/@/{name}`): the player's ratings per speed (with
 // deviation and games), a rating history graph (inline SVG, no library),
-// the games list (newest first, paginated) linking to each game, and, for a
-// signed-in visitor who is someone else, "Challenge" (clock, colour, rated).
+// the games list (newest first, paginated) linking to each game, the arenas
+// the player joined ("Tournaments"), and, for a signed-in visitor who is
+// someone else, "Challenge" (clock, colour, rated).
 
 import { request, h, clockLabel, colorName, ratingText, diffText, SPEEDS } from './api.js';
 import { t, language } from './i18n.js';
 import { clockChoice, radio } from './lobby.js';
 import { setTitle } from './notify.js';
 import { trackOutgoing, nameOf } from './live.js';
+import { fillArenas } from './arena.js';
 
 const PAGE = 20;
 
@@ -39,12 +41,25 @@ export async function profilePage(main, name, mePromise = Promise.resolve(null))
   }
   const graph = h('div', { class: 'rating-graph', id: 'rating-graph' });
   const games = h('div', { class: 'profile-games', id: 'profile-games' });
+  const arenas = h('ul', { class: 'games arenas', id: 'profile-arenas' });
   main.replaceChildren(h('div', { class: 'profile' },
     h('section', { class: 'panel' }, header, challengeBox, ratingTable(ratings)),
     h('section', { class: 'panel' }, h('h2', {}, t('profile.rating_history')), graph),
-    h('section', { class: 'panel' }, h('h2', {}, t('profile.games')), games)));
+    h('section', { class: 'panel' }, h('h2', {}, t('profile.games')), games),
+    h('section', { class: 'panel' }, h('h2', {}, t('profile.arenas')), arenas)));
   historyGraph(graph, username, ratings);
   gamesList(games, username, 0);
+  arenasList(arenas, username);
+}
+
+/** The arenas the player joined, the last to start first, each a link to its page. */
+async function arenasList(list, name) {
+  try {
+    const reply = await request('GET', `/api/users/${encodeURIComponent(name)}/arenas`);
+    fillArenas(list, reply.arenas, t('profile.no_arena'));
+  } catch (err) {
+    list.replaceChildren(h('li', { class: 'empty' }, t('profile.arenas_failed', { error: err.message })));
+  }
 }
 
 /** One row per speed: rating (with "?" while provisional), deviation, games. */

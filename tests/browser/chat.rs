@@ -19,24 +19,6 @@ const PASSWORD: &str = "correct horse battery";
 
 use browser::BrowserRig as Rig;
 
-/// Registers `name` from inside a page of the site (the session cookie lands in this browser).
-async fn register(rig: &Rig, s: &Session, name: &str) {
-    s.goto(&rig.url("/healthz")).await;
-    let status = js_async(
-        s,
-        "const [name, password, done] = arguments;
-         fetch('/api/account/register', {method: 'POST', headers: {'Content-Type': 'application/json'},
-           body: JSON.stringify({username: name, password})})
-           .then((r) => done(r.status), (e) => done(String(e)));",
-        vec![json!(name), json!(PASSWORD)],
-    )
-    .await;
-    assert!(
-        status.as_u64().is_some_and(|s| (200..300).contains(&s)),
-        "register {name}: {status}"
-    );
-}
-
 /// Keeps the game WebSockets of the page in `window.__gameSockets`: those it opens from now on,
 /// and the one open already once it sends.
 const COUNT_GAME_SOCKETS: &str = "if (!window.__gameSockets) {
@@ -284,7 +266,7 @@ async fn the_lobby_chat_carries_a_line_from_one_visitor_to_another() {
     let rig = Rig::start().await;
     let alice = rig.driver.session().await;
     let anon = rig.driver.session().await;
-    register(&rig, &alice, "alice").await;
+    rig.register(&alice, "alice").await;
     alice.goto(&rig.url("/")).await;
     anon.goto(&rig.url("/")).await;
     wait_text(&alice, "#account-name", "alice").await;
@@ -509,8 +491,8 @@ async fn a_signed_in_players_my_games_and_lobby_title_show_the_turn_pushed_by_th
     let alice = rig.driver.session().await;
     let bob = rig.driver.session().await;
     let device = rig.driver.session().await;
-    register(&rig, &alice, "alice").await;
-    register(&rig, &bob, "bob").await;
+    rig.register(&alice, "alice").await;
+    rig.register(&bob, "bob").await;
     let id = api_seat(
         &alice,
         &rig.base,
@@ -622,8 +604,8 @@ async fn turn_alerts_are_asked_for_only_on_a_click_and_two_open_tabs_show_one_no
     let rig = Rig::start().await;
     let alice = rig.driver.session().await;
     let bob = rig.driver.session().await;
-    register(&rig, &alice, "alice").await;
-    register(&rig, &bob, "bob").await;
+    rig.register(&alice, "alice").await;
+    rig.register(&bob, "bob").await;
     let id = api_seat(
         &alice,
         &rig.base,

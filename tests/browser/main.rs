@@ -10,6 +10,7 @@ mod browser;
 mod support;
 
 mod accounts;
+mod arena;
 mod chat;
 mod game;
 mod i18n;

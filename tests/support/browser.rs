@@ -64,7 +64,17 @@ pub struct BrowserRig {
 
 impl BrowserRig {
     pub async fn start() -> BrowserRig {
-        let server = crate::support::rig::Rig::builder().start().await;
+        BrowserRig::start_with(|_| {}).await
+    }
+
+    /// [`BrowserRig::start`] with some settings changed first.
+    pub async fn start_with(
+        edit: impl FnOnce(&mut marseillais::server::config::Config) + 'static,
+    ) -> BrowserRig {
+        let server = crate::support::rig::Rig::builder()
+            .config(edit)
+            .start()
+            .await;
         let base = format!("http://{}", server.addr());
         BrowserRig {
             server,
@@ -76,6 +86,24 @@ impl BrowserRig {
     /// The page at `path` on this server.
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
+    }
+
+    /// Registers `name` from inside a page of this server: the session cookie lands in `s`.
+    pub async fn register(&self, s: &Session, name: &str) {
+        s.goto(&self.url("/healthz")).await;
+        let status = js_async(
+            s,
+            "const [name, password, done] = arguments;
+             fetch('/api/account/register', {method: 'POST', headers: {'Content-Type': 'application/json'},
+               body: JSON.stringify({username: name, password})})
+               .then((r) => done(r.status), (e) => done(String(e)));",
+            vec![json!(name), json!(crate::support::session::PASSWORD)],
+        )
+        .await;
+        assert!(
+            status.as_u64().is_some_and(|s| (200..300).contains(&s)),
+            "register {name}: {status}"
+        );
     }
 
     /// Closes the browsers, then stops the server.

@@ -43,6 +43,7 @@ pub const ASSETS: &[(&str, &str, &[u8])] = &[
     asset!("game-view.js", JS),
     asset!("lobby.js", JS),
     asset!("pools.js", JS),
+    asset!("arena.js", JS),
     asset!("pieces.js", JS),
     asset!("premove.js", JS),
     asset!("replay.js", JS),
