@@ -155,6 +155,12 @@ export const gameState = {
         S.draw_offer = d.by;
         this.saidText = '';
         break;
+      case 'berserk':
+        // An arena player gave up half their clock (and their increment) for a point more.
+        if (S.arena) S.arena.berserk[d.by] = true;
+        if (d.clock) { S.clock = d.clock; this.clockAt = performance.now(); }
+        this.saidText = t('game.said_berserk', { color: colorName(d.by) });
+        break;
       case 'draw_decline':
         S.draw_offer = null;
         this.saidText = t('game.said_draw_declined', { color: colorName(d.by) });

@@ -362,6 +362,11 @@ export const gameView = {
       } else {
         out.push(btn('btn-draw-offer', S.draw_offer === you ? t('game.draw_offered') : t('game.draw_offer'), () => this.send('draw_offer'), { disabled: S.draw_offer === you }));
       }
+      // Berserk (arena games): before your first sub-move, once (the server checks it too).
+      if (S.arena && S.clock && !S.arena.berserk[you] && !S.moves.some((m) => m.color === you)) {
+        out.push(btn('btn-berserk', t('game.berserk'), () => this.send('berserk'),
+          { title: t('game.berserk_title') }));
+      }
       if (S.turn === you && S.claims && S.claims.length) {
         out.push(btn('btn-claim-draw', t('game.claim_draw', { claim: claimText(S.claims[0]) }), () => this.send('draw_claim', { claim: S.claims[0] }), { class: 'primary' }));
       }

@@ -168,12 +168,32 @@ async fn three_players_join_an_arena_two_are_paired_and_play_and_the_third_sees_
     assert!(!plays_white(bl).await, "one White, one Black");
     wait_text(w, "#player-white", names[white]).await;
     wait_text(w, "#player-black", names[black]).await;
+    // Black goes berserk before its first sub-move: both pages say so, and the button is gone.
+    click(bl, "#btn-berserk").await;
+    for s in [w, bl] {
+        wait_text(s, "#said", "went berserk").await;
+    }
+    wait_for(
+        bl,
+        "!document.querySelector('#btn-berserk')",
+        "no second berserk",
+    )
+    .await;
     click_move(w, "e2", "e4").await;
     click_move(bl, "f7", "f6").await;
     click_move(bl, "g7", "g5").await;
     click_move(w, "d1", "h5").await;
     for s in [w, bl] {
         wait_text(s, "#status", "White wins by checkmate").await;
+        // The way back to the arena, a button once the game is over.
+        wait_for(
+            s,
+            &format!(
+                "document.querySelector('#arena-back.primary')?.getAttribute('href') === '{arena}'"
+            ),
+            "Back to the arena",
+        )
+        .await;
     }
 
     // The third's arena page, read every 2 s, shows the win: 2 points on a sheet of one game,

@@ -337,6 +337,12 @@ async fn tournament_mode_pairs_an_arena_again_and_again_and_measures_the_delays(
     assert_eq!(report["players_failed"], 0, "{report}");
     // Every player got a first game; how many more is the machine's business.
     assert_eq!(count(&report, "first_pairing_ms"), 6, "{report}");
-    assert!(report["games_opened"].as_u64().unwrap_or(0) >= 6, "{report}");
-    assert!(report["pairing_steps"].as_f64().unwrap_or(0.0) >= 1.0, "{report}");
+    assert!(
+        report["games_opened"].as_u64().unwrap_or(0) >= 6,
+        "{report}"
+    );
+    assert!(
+        report["pairing_steps"].as_f64().unwrap_or(0.0) >= 1.0,
+        "{report}"
+    );
 }

@@ -121,7 +121,7 @@ async fn player(
     mut stop: watch::Receiver<bool>,
 ) -> PlayerTally {
     let mut tally = PlayerTally::default();
-    let mut rng = Rng::new(0xA2E_4A ^ (slot as u64).wrapping_mul(0x9E37_79B9));
+    let mut rng = Rng::new(0x000A_2E4A ^ (slot as u64).wrapping_mul(0x9E37_79B9));
     let mut bot = BotTally::default();
     let mut last_game: Option<String> = None;
     let mut waiting_since = Instant::now();
