@@ -7,6 +7,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod arenas;
 mod bus_redis;
 mod crash;
 mod failover;

@@ -8,6 +8,7 @@
 mod support;
 
 mod abuse;
+mod arena_kill;
 mod crash;
 mod soak;
 mod store_faults;

@@ -113,9 +113,10 @@ async fn an_injected_commit_failure_is_refused_and_the_same_move_is_accepted_lat
 #[tokio::test]
 async fn a_database_at_its_size_limit_refuses_moves_and_keeps_every_acknowledged_one() {
     // 48 KiB of room as with schema v2, plus the 10 pages (40 KiB) the v3 schema's account
-    // tables and indexes take in an empty database.
+    // tables and indexes take in an empty database, plus the 6 pages (24 KiB) of the v7
+    // schema's arena tables and indexes.
     let options = SqliteOptions {
-        max_db_bytes: Some((48 + 40) * 1024),
+        max_db_bytes: Some((48 + 40 + 24) * 1024),
     };
     let mut server = Rig::builder().config(fast).sqlite(options).start().await;
     let data = server.data_dir().to_path_buf();

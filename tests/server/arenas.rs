@@ -5,13 +5,11 @@
 
 use crate::support;
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use marseillais::server::config::{ArenaScheduleChoice, Config};
-use marseillais::server::game::now_ms;
 use serde_json::{Value, json};
-use support::game::play_until_white_mates_in_one;
+use support::arena::{arena_now, join, paired, show, standing, until, white_mates};
 use support::rig::Rig;
 use support::s;
 use support::session::Session;
@@ -23,77 +21,6 @@ fn fast(c: &mut Config) {
 
 async fn rig() -> Rig {
     Rig::builder().config(fast).keep_port().start().await
-}
-
-/// An arena of `minutes` on 3+2 that starts now, made by `who`; its id.
-async fn arena_now(addr: SocketAddr, who: &Session, minutes: u32) -> String {
-    let body = json!({
-        "name": "Test arena",
-        "clock": {"base_secs": 180, "increment_secs": 2},
-        "starts_ms": now_ms(),
-        "duration_minutes": minutes,
-    });
-    let (status, reply) = who.call(addr, "POST", "/api/arenas", Some(&body)).await;
-    assert_eq!(status, 201, "{reply}");
-    assert_eq!(reply["phase"], json!("running"), "{reply}");
-    s(&reply["id"])
-}
-
-async fn show(addr: SocketAddr, who: &Session, id: &str) -> Value {
-    let (status, reply) = who
-        .call(addr, "GET", &format!("/api/arenas/{id}"), None)
-        .await;
-    assert_eq!(status, 200, "{reply}");
-    reply
-}
-
-async fn join(addr: SocketAddr, who: &Session, id: &str) -> Value {
-    let (status, reply) = who
-        .call(addr, "POST", &format!("/api/arenas/{id}/join"), None)
-        .await;
-    assert_eq!(status, 200, "{reply}");
-    reply
-}
-
-/// The arena's page for `who` once `ready` holds (polled: the pairing runs every 20 ms).
-async fn until(addr: SocketAddr, who: &Session, id: &str, ready: impl Fn(&Value) -> bool) -> Value {
-    for _ in 0..500 {
-        let page = show(addr, who, id).await;
-        if ready(&page) {
-            return page;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("the arena's page never showed what was awaited");
-}
-
-/// `who`'s game in the arena once paired: (game id, colour).
-async fn paired(addr: SocketAddr, who: &Session, id: &str) -> (String, String) {
-    let page = until(addr, who, id, |p| p["me"]["game"].is_object()).await;
-    (
-        s(&page["me"]["game"]["id"]),
-        s(&page["me"]["game"]["color"]),
-    )
-}
-
-fn standing<'a>(page: &'a Value, name: &str) -> &'a Value {
-    page["standings"]
-        .as_array()
-        .expect("standings")
-        .iter()
-        .find(|line| line["name"] == json!(name))
-        .unwrap_or_else(|| panic!("{name} in {page}"))
-}
-
-/// Plays `game` between the two sessions to White's mate in two turns.
-async fn white_mates(addr: SocketAddr, white: &Session, black: &Session, game: &str) {
-    let mut w = white.connect(addr, game, "").await;
-    let mut b = black.connect(addr, game, "").await;
-    w.skip_to("state").await;
-    b.skip_to("state").await;
-    play_until_white_mates_in_one(&mut w, &mut b).await;
-    w.play("d1h5", "w2").await;
-    w.recv_type("end").await;
 }
 
 #[tokio::test]

@@ -583,3 +583,50 @@ async fn a_node_holding_a_thousand_leases_renews_them_all_in_one_statement() {
     );
     bounded(store.close()).await;
 }
+
+#[tokio::test]
+async fn a_version_3_database_gains_the_arena_tables_and_its_games_belong_to_no_arena() {
+    let Some(server) = server_url("migrate_v3") else {
+        return;
+    };
+    let db = TestDatabase::create(&server, "migrate_v3").await;
+    // The database as the previous program left it: schema version 3, one game in it.
+    let mut raw = db.connect().await;
+    migrate_to(&mut raw, 3)
+        .await
+        .expect("build schema version 3");
+    raw.batch_execute(
+        r#"INSERT INTO games (id, status, created_ms, updated_ms, summary, listed)
+               VALUES ('old', 'finished', 1000, 2000, '{"id":"old"}', TRUE);
+           INSERT INTO events (game_id, seq, payload) VALUES
+               ('old', 0, '{"t":"move","game":"old","v":0}');"#,
+    )
+    .await
+    .expect("a game of version 3");
+    let store = bounded(PostgresStore::open(&db.url))
+        .await
+        .expect("open migrates");
+    let version: i32 = raw
+        .query_one("SELECT version FROM schema_version", &[])
+        .await
+        .expect("version")
+        .get(0);
+    assert_eq!(version, SCHEMA_VERSION);
+    let (listing, _) = bounded(store.load_game("old"))
+        .await
+        .expect("load")
+        .expect("the old game is there");
+    assert_eq!(
+        (listing.status, listing.arena),
+        (GameStatus::Finished, None)
+    );
+    bounded(check_arena_players_keep_their_first_join(&store)).await;
+    assert!(
+        bounded(store.arena_games("a"))
+            .await
+            .expect("read")
+            .is_empty(),
+        "the old game is no arena's"
+    );
+    bounded(store.close()).await;
+}

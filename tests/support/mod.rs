@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 
 pub mod account;
+pub mod arena;
 pub mod audit;
 pub mod cluster;
 pub mod game;

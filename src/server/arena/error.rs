@@ -34,7 +34,7 @@ pub enum ArenaError {
     NotJoined,
     #[error(
         "you already have {} arenas to come; wait for one to end",
-        super::service::MAX_OPEN_ARENAS_PER_USER
+        super::tournament::MAX_OPEN_ARENAS_PER_USER
     )]
     TooManyArenas,
     #[error("the store failed; try again")]

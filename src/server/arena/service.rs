@@ -25,15 +25,12 @@ use super::read::{self, Snapshot};
 use super::record;
 use super::schedule::{self, Scheduled};
 use super::step;
-use super::tournament::{Creator, Phase, Terms, Tournament};
+use super::tournament::{Creator, MAX_OPEN_ARENAS_PER_USER, Phase, Terms, Tournament};
 use super::view::ArenaLine;
 
 /// How long a read arena serves the pages that ask for it. The pairing task and every write
 /// of this node read it afresh; a page polling every 2 s sees standings at most this stale.
 const CACHE_FOR: Duration = Duration::from_millis(500);
-
-/// Unfinished arenas a user may have made at once (a shared list: one user cannot fill it).
-pub const MAX_OPEN_ARENAS_PER_USER: usize = 3;
 
 /// How far in the past a requested start may be and still mean "now".
 const START_SLACK_MS: i64 = 60_000;

@@ -19,6 +19,8 @@ pub const MAX_INCREMENT_SECS: u32 = 60;
 pub const MAX_LEAD: Duration = Duration::from_secs(30 * 86_400);
 /// A name is 2-30 characters.
 pub const NAME_CHARS: std::ops::RangeInclusive<usize> = 2..=30;
+/// Unfinished arenas a user may have made at once (a shared list: one user cannot fill it).
+pub const MAX_OPEN_ARENAS_PER_USER: usize = 3;
 /// The most rated games an arena may ask of its players before they join.
 pub const MAX_MIN_RATED_GAMES: u32 = 100;
 

@@ -629,31 +629,31 @@ impl Store for PostgresStore {
     }
 
     fn create_arena(&self, record: ArenaRecord) -> StoreFuture<bool> {
-        arena::create(self, record)
+        self.arena_insert(record)
     }
 
     fn arena(&self, id: &str) -> StoreFuture<Option<ArenaRecord>> {
-        arena::arena(self, id)
+        self.arena_row(id)
     }
 
     fn arenas(&self, range: ArenaRange, limit: u32) -> StoreFuture<Vec<ArenaRecord>> {
-        arena::arenas(self, range, limit)
+        self.arena_rows(range, limit)
     }
 
     fn set_arena_player(&self, id: &str, player: ArenaPlayer) -> StoreFuture<()> {
-        arena::set_player(self, id, player)
+        self.arena_player_upsert(id, player)
     }
 
     fn arena_players(&self, id: &str) -> StoreFuture<Vec<ArenaPlayer>> {
-        arena::players(self, id)
+        self.arena_player_rows(id)
     }
 
     fn arena_games(&self, id: &str) -> StoreFuture<Vec<GameListing>> {
-        arena::games(self, id)
+        self.arena_game_rows(id)
     }
 
     fn user_arenas(&self, user: UserId, limit: u32) -> StoreFuture<Vec<ArenaRecord>> {
-        arena::user_arenas(self, user, limit)
+        self.user_arena_rows(user, limit)
     }
 
     fn claim_game(&self, game: &str, node: &str, ttl: Duration) -> StoreFuture<Claim> {
