@@ -4,7 +4,7 @@
 
 use crate::support;
 
-use support::arena::{arena_now, games, join, paired, standing, until, white_mates};
+use support::arena::{arena_for_two, games, next_game, paired, standing, until, white_mates};
 use support::process::{Scratch, ServerProcess};
 use support::session::Session;
 
@@ -16,15 +16,8 @@ async fn a_kill_9_mid_arena_loses_no_pairing_and_no_score_and_pairing_resumes() 
     let addr = server.addr;
     let alice = Session::register(addr, "alice").await;
     let bob = Session::register(addr, "bob").await;
-    let id = arena_now(addr, &alice, 60).await;
-    join(addr, &alice, &id).await;
-    join(addr, &bob, &id).await;
-    let (game, alice_color) = paired(addr, &alice, &id).await;
-    let (white, black) = if alice_color == "white" {
-        (&alice, &bob)
-    } else {
-        (&bob, &alice)
-    };
+    let id = arena_for_two(addr, &alice, &bob).await;
+    let (game, white, black) = next_game(addr, &alice, &bob, &id).await;
     white_mates(addr, white, black, &game).await;
     // The end is told (so committed); the two are paired again (the only two in).
     let before = until(addr, &alice, &id, |p| games(p) == 2).await;
@@ -43,12 +36,7 @@ async fn a_kill_9_mid_arena_loses_no_pairing_and_no_score_and_pairing_resumes() 
         "the game being played"
     );
     // Pairing resumes: the second game's end pairs them a third time.
-    let (_, alice_color) = paired(addr, &alice, &id).await;
-    let (white, black) = if alice_color == "white" {
-        (&alice, &bob)
-    } else {
-        (&bob, &alice)
-    };
+    let (_, white, black) = next_game(addr, &alice, &bob, &id).await;
     white_mates(addr, white, black, &second).await;
     let page = until(addr, &bob, &id, |p| games(p) == 3).await;
     assert_eq!(standing(&page, &white.name)["games"], 2, "{page}");

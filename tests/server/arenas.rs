@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use marseillais::server::config::{ArenaScheduleChoice, Config};
 use serde_json::{Value, json};
-use support::arena::{arena_now, join, paired, show, standing, until, white_mates};
+use support::arena::{
+    arena_for_two, arena_now, join, next_game, paired, show, standing, until, white_mates,
+};
 use support::rig::Rig;
 use support::s;
 use support::session::Session;
@@ -184,9 +186,7 @@ async fn a_running_arena_pairs_its_players_scores_their_games_and_pairs_them_aga
     let addr = rig.addr();
     let alice = Session::register(addr, "alice").await;
     let bob = Session::register(addr, "bob").await;
-    let id = arena_now(addr, &alice, 60).await;
-    join(addr, &alice, &id).await;
-    join(addr, &bob, &id).await;
+    let id = arena_for_two(addr, &alice, &bob).await;
     let (game, alice_color) = paired(addr, &alice, &id).await;
     let (bobs_game, bob_color) = paired(addr, &bob, &id).await;
     assert_eq!(game, bobs_game, "one game for the pair");
@@ -292,15 +292,8 @@ async fn a_restart_mid_arena_loses_no_score_and_pairing_resumes() {
     let addr = rig.addr();
     let alice = Session::register(addr, "alice").await;
     let bob = Session::register(addr, "bob").await;
-    let id = arena_now(addr, &alice, 60).await;
-    join(addr, &alice, &id).await;
-    join(addr, &bob, &id).await;
-    let (game, alice_color) = paired(addr, &alice, &id).await;
-    let (white, black) = if alice_color == "white" {
-        (&alice, &bob)
-    } else {
-        (&bob, &alice)
-    };
+    let id = arena_for_two(addr, &alice, &bob).await;
+    let (game, white, black) = next_game(addr, &alice, &bob, &id).await;
     white_mates(addr, white, black, &game).await;
     let before = until(addr, &alice, &id, |p| {
         p["games"].as_array().is_some_and(|g| g.len() == 2)
@@ -312,12 +305,7 @@ async fn a_restart_mid_arena_loses_no_score_and_pairing_resumes() {
     assert_eq!(after["standings"], before["standings"], "every score kept");
     assert_eq!(after["games"], before["games"], "every pairing kept");
     // The game made before the restart is played on; its end pairs them again.
-    let (second, alice_color) = paired(addr, &alice, &id).await;
-    let (white, black) = if alice_color == "white" {
-        (&alice, &bob)
-    } else {
-        (&bob, &alice)
-    };
+    let (second, white, black) = next_game(addr, &alice, &bob, &id).await;
     white_mates(addr, white, black, &second).await;
     let page = until(addr, &alice, &id, |p| {
         p["games"].as_array().is_some_and(|g| g.len() == 3)
@@ -386,15 +374,8 @@ async fn a_berserk_halves_the_clock_drops_the_increment_and_adds_a_point_to_a_lo
     let addr = rig.addr();
     let alice = Session::register(addr, "alice").await;
     let bob = Session::register(addr, "bob").await;
-    let id = arena_now(addr, &alice, 60).await;
-    join(addr, &alice, &id).await;
-    join(addr, &bob, &id).await;
-    let (game, alice_color) = paired(addr, &alice, &id).await;
-    let (white, black) = if alice_color == "white" {
-        (&alice, &bob)
-    } else {
-        (&bob, &alice)
-    };
+    let id = arena_for_two(addr, &alice, &bob).await;
+    let (game, white, black) = next_game(addr, &alice, &bob, &id).await;
     let mut w = white.connect(addr, &game, "").await;
     let mut b = black.connect(addr, &game, "").await;
     let state = w.skip_to("state").await;

@@ -95,3 +95,26 @@ pub async fn white_mates(addr: SocketAddr, white: &Session, black: &Session, gam
     w.play("d1h5", "w2").await;
     w.recv_type("end").await;
 }
+
+/// A new arena that starts now, made by `a`, with `a` and `b` in it; its id.
+pub async fn arena_for_two(addr: SocketAddr, a: &Session, b: &Session) -> String {
+    let id = arena_now(addr, a, 60).await;
+    join(addr, a, &id).await;
+    join(addr, b, &id).await;
+    id
+}
+
+/// The next game of the only two players of arena `id`, once paired: (game, White, Black).
+pub async fn next_game<'a>(
+    addr: SocketAddr,
+    a: &'a Session,
+    b: &'a Session,
+    id: &str,
+) -> (String, &'a Session, &'a Session) {
+    let (game, a_color) = paired(addr, a, id).await;
+    if a_color == "white" {
+        (game, a, b)
+    } else {
+        (game, b, a)
+    }
+}
