@@ -154,6 +154,7 @@ fuzz_target!(|data: &[u8]| {
         listed: request.listed.unwrap_or(computer.is_none()),
         rated: false,
         user: None,
+        arena: None,
     };
     let mut events = vec![created];
     if let Some(level) = computer {
