@@ -83,6 +83,21 @@ async fn making_an_arena_needs_an_account_and_terms_that_hold() {
     assert_eq!(status, 200);
     let (status, reply) = rig.http("GET", "/api/arenas/nope", None).await;
     assert_eq!(status, 404, "{reply}");
+    // Malformed input gets a typed JSON error, not a crash: a body that is not JSON, a page
+    // that is not a number.
+    let (status, reply) = alice
+        .call(addr, "POST", "/api/arenas", Some(&json!("not an object")))
+        .await;
+    assert_eq!(
+        (status, reply["code"].clone()),
+        (400, json!("bad_request")),
+        "{reply}"
+    );
+    let (status, reply) = rig
+        .http("GET", &format!("/api/arenas/{id}?page=first"), None)
+        .await;
+    assert_eq!(status, 400, "{reply}");
+    assert!(reply.contains("\"code\""), "a JSON error: {reply}");
     // A user may have three arenas to come, not a fourth.
     for _ in 0..2 {
         let (status, _) = alice.call(addr, "POST", "/api/arenas", Some(&body)).await;
