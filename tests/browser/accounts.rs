@@ -4,7 +4,7 @@
 //! directory, so its own cookie jar: two sessions of one user are two
 //! devices. Waits poll with a deadline; nothing measures wall-clock time.
 
-use crate::browser;
+use crate::support::browser;
 
 use browser::{
     SERIAL, Session, browser_available, click, click_move, js, text, type_into, wait_for,

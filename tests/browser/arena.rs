@@ -5,7 +5,7 @@
 //! shows the standings change. Waits poll what the pages show, with a deadline; nothing
 //! measures wall-clock time.
 
-use crate::browser;
+use crate::support::browser;
 
 use std::time::{Duration, Instant};
 

@@ -6,8 +6,8 @@
 //! Each browser session has its own profile (cookies, localStorage). Waits
 //! poll with a deadline; nothing measures wall-clock time.
 
-use crate::browser;
 use crate::support;
+use crate::support::browser;
 
 use browser::{
     SERIAL, Session, api_seat, browser_available, click, click_move, confirm_move, js, js_async,

@@ -4,7 +4,7 @@
 //! wins over the browser's; plural forms follow each language's rule.
 //! Real headless Chromium, one scenario at a time (see tests/browser/game/mod.rs).
 
-use crate::browser;
+use crate::support::browser;
 
 use browser::{
     SERIAL, Session, api_seat, browser_available, click, js, js_async, text, type_into, wait_for,

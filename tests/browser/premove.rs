@@ -8,8 +8,8 @@
 //! sent" and "sent within the same frame" are read from the page, not timed.
 //! Waits poll with a deadline; no assertion measures wall-clock time.
 
-use crate::browser;
 use crate::support;
+use crate::support::browser;
 
 use browser::{
     SERIAL, Session, api_seat, browser_available, click, click_move, js, js_async, square, text,

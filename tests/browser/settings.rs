@@ -5,7 +5,7 @@
 //! made in one browser appears in another browser of the same account (the account's copy wins
 //! over the browser's). Waits poll with a deadline; nothing measures wall-clock time.
 
-use crate::browser;
+use crate::support::browser;
 
 use browser::{
     SERIAL, Session, browser_available, click, js, js_async, square, two_player_game, wait_for,

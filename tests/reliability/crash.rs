@@ -8,7 +8,7 @@
 //!
 //! Short run (the default, part of `cargo test`): 20 kills, 20 tables.
 //! Longer: `MARSEILLAIS_CRASH_KILLS=200 MARSEILLAIS_CRASH_GAMES=40 cargo test
-//! --release --test reliability crash:: -- --nocapture`; replay a run with
+//! --release --test system reliability::crash:: -- --nocapture`; replay a run with
 //! `MARSEILLAIS_CRASH_SEED=<the printed seed>` (the kill times repeat; the
 //! interleaving of the clients does not). Without it the seed is
 //! `MARSEILLAIS_TEST_SEED` or a fixed one; `random` draws a new one.

@@ -9,7 +9,7 @@
 //! connection is open, and reads the server's resident memory.
 //!
 //! The short version runs in `cargo test` (about 20 s of load). The full one:
-//! `MARSEILLAIS_SOAK_SECS=600 cargo test --release --test reliability soak:: -- --nocapture`.
+//! `MARSEILLAIS_SOAK_SECS=600 cargo test --release --test system reliability::soak:: -- --nocapture`.
 
 use crate::support;
 

@@ -442,7 +442,7 @@ fn percentile_ms(sorted: &[std::time::Duration], p: usize) -> f64 {
 /// The figures of docs/performance.md "Accounts": one Argon2id hash, and login latency with 1
 /// and 8 logins at once (`--max-concurrent-password-hashes` at its default, 2). Not a check
 /// (timing on a shared machine); run by hand:
-/// `cargo test --release --test server accounts::measure -- --ignored --nocapture`.
+/// `cargo test --release --test system server::accounts::measure -- --ignored --nocapture`.
 #[tokio::test(flavor = "multi_thread")]
 #[ignore]
 async fn measure_argon2id_hash_time_and_login_latency() {

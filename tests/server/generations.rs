@@ -4,7 +4,7 @@
 //! `apply`, and the projection of each event into its message; this test runs exactly those
 //! calls (the store and the sockets add no generation). Target (issue 9): at most 2; it was
 //! 8 to 11 before the typed core. Run with
-//! `cargo test --release --test server generations::`.
+//! `cargo test --release --test system server::generations::`.
 
 use std::time::{Duration, Instant};
 

@@ -573,7 +573,7 @@ async fn a_replay_that_waits_too_long_for_a_slot_is_refused_503_busy() {
 /// four clients replay a long game in a loop. Figures go to
 /// docs/performance.md.
 ///
-/// `cargo test --release --test server http_limits::healthz_latency -- --ignored --nocapture`
+/// `cargo test --release --test system server::http_limits::healthz_latency -- --ignored --nocapture`
 #[tokio::test(flavor = "multi_thread")]
 #[ignore]
 async fn healthz_latency_under_four_looping_replay_clients() {

@@ -508,7 +508,7 @@ async fn a_submove_arriving_in_the_flag_grace_is_accepted_with_its_compensation_
 
 /// The closing figure of issue 14: the time a 200 ms link costs over a 40-turn game, with
 /// and without compensation (same game, same think times). Prints; asserts nothing about
-/// time. `cargo test --release --test server lag:: -- --ignored --nocapture`.
+/// time. `cargo test --release --test system server::lag:: -- --ignored --nocapture`.
 #[tokio::test]
 #[ignore = "a measuring run (about two minutes): docs/performance.md"]
 async fn measure_the_time_a_200_ms_link_costs_over_40_turns() {

@@ -17,7 +17,7 @@
 //! Every step waits for exactly the frames it causes on every connected
 //! client before the next step, so the transcript does not depend on timing.
 //! To rewrite the golden files from the current server (for an intended wire
-//! change only): `MARSEILLAIS_BLESS=1 cargo test --release --test server wire_golden::`.
+//! change only): `MARSEILLAIS_BLESS=1 cargo test --release --test system server::wire_golden::`.
 
 use crate::support;
 

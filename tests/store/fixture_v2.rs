@@ -11,7 +11,7 @@
 //! fixture proves nothing about old databases). To write it again from the
 //! current server, on purpose (e.g. for a schema version 3 fixture, in a new
 //! directory):
-//! `MARSEILLAIS_FIXTURE_V2_GENERATE=1 cargo test --release --test store fixture_v2::generate`.
+//! `MARSEILLAIS_FIXTURE_V2_GENERATE=1 cargo test --release --test system store::fixture_v2::generate`.
 //! That writes `marseillais.sqlite3`, `tokens.json` (the seat tokens of the
 //! fixture's games: test data, needed to continue a game) and `served.txt`.
 //! `MARSEILLAIS_BLESS=1` rewrites only `served.txt`, from the committed

@@ -3,9 +3,7 @@
 //! tests/browser/game/ and tests/browser/accounts.rs: a chromedriver on a free loopback port, one
 //! browser per [`Session`] (its own profile directory, so its own cookie
 //! jar and localStorage), and waits that poll a JavaScript expression with a
-//! deadline. Not listed in `support/mod.rs`: only the browser test files
-//! include it (`#[path = "support/browser.rs"] mod browser;`), so that the
-//! other test binaries do not compile it.
+//! deadline.
 //!
 //! Without Chromium and chromedriver a test is skipped with a loud message,
 //! except when `CI` is set (`.ci/run`), where it fails.

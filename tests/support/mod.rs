@@ -10,6 +10,7 @@
 pub mod account;
 pub mod arena;
 pub mod audit;
+pub mod browser;
 pub mod cluster;
 pub mod game;
 pub mod golden;

@@ -25,7 +25,7 @@ pub fn server_url(test: &str) -> Option<String> {
     }
     let message = format!(
         "test `{test}` needs PostgreSQL: run it through scripts/test-services.sh \
-         (which sets {URL_VARIABLE}), e.g. scripts/test-services.sh cargo test --release --test store postgres::"
+         (which sets {URL_VARIABLE}), e.g. scripts/test-services.sh cargo test --release --test system store::postgres::"
     );
     if std::env::var_os("CI").is_some() {
         panic!("CI is set: {message}");

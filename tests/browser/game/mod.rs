@@ -16,7 +16,7 @@
 //! scenarios run one at a time (a static mutex: the machine has two cores)
 //! and every wait polls with a deadline; nothing measures wall-clock time.
 //!
-//! `cargo test --test browser game::flow::capture_screenshots -- --ignored` rewrites the
+//! `cargo test --test system browser::game::flow::capture_screenshots -- --ignored` rewrites the
 //! PNGs of docs/screenshots/ (lobby, game in progress, finished game, phone).
 
 mod flow;
@@ -24,8 +24,8 @@ mod lobby;
 mod page;
 mod turns;
 
-use crate::browser;
 use crate::support;
+use crate::support::browser;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

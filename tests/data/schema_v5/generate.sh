@@ -6,4 +6,4 @@ set -eu
 server=${1:?usage: generate.sh PATH-TO-A-SCHEMA-V5-marseillais-BINARY}
 cd "$(dirname "$0")/../../.."
 MARSEILLAIS_FIXTURE_V5_SERVER="$(realpath "$server")" \
-    cargo test --release --test store migration_v6::generate -- --exact
+    cargo test --release --test system store::migration_v6::generate -- --exact

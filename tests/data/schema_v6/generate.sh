@@ -6,4 +6,4 @@ set -eu
 server=${1:?usage: generate.sh PATH-TO-A-SCHEMA-V6-marseillais-BINARY}
 cd "$(dirname "$0")/../../.."
 MARSEILLAIS_FIXTURE_V6_SERVER="$(realpath "$server")" \
-    cargo test --release --test store migration_v7::generate -- --exact
+    cargo test --release --test system store::migration_v7::generate -- --exact

@@ -2,12 +2,6 @@
 //! port (in process through `support::rig`, or the binary), one module per feature, plus the
 //! protocol's documented examples, the golden JSON messages, the client's translations and the
 //! load generator's smoke test.
-//!
-//! One test binary per area (issue 26): each binary links the whole crate, so a handful of
-//! them instead of one per file is most of what a clean build of the tests costs.
-
-#[path = "../support/mod.rs"]
-mod support;
 
 mod accounts;
 mod agent;

@@ -1,0 +1,10 @@
+//! The browser client in headless Chromium through chromedriver, against a real server.
+//! One browser at a time (`browser::SERIAL`): two Chromiums on two cores starve each other.
+
+mod accounts;
+mod arena;
+mod chat;
+mod game;
+mod i18n;
+mod premove;
+mod settings;
