@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts a private PostgreSQL for the tests, runs a command with it, and stops it.
 #
-#   scripts/test-services.sh cargo test --release --test store postgres::
+#   scripts/test-services.sh cargo test --release --test system store::postgres::
 #
 # The server is initdb'd into a fresh temporary directory (as the `postgres` user through
 # `runuser` when run as root, as yourself otherwise), listens only on a unix socket inside that
