@@ -13,9 +13,13 @@
 //! So after each background checkpoint this thread raises `Counters::catch_up_wanted` (stats.rs), and the
 //! writer, between two batches, copies the few frames written meanwhile (a small PASSIVE
 //! checkpoint of its own, one fsync of the database): then every frame is copied and the next
-//! transaction starts the WAL over. Should the WAL still pass [`Policy::limit_frames`] (a reader
-//! holding an old snapshot at every catch-up), the thread raises `Counters::truncate_wanted` and
-//! the writer runs a TRUNCATE checkpoint, which waits for readers and empties the file.
+//! transaction starts the WAL over. Should the WAL file still pass [`Policy::limit_bytes`] (a
+//! reader holding an old snapshot at every catch-up, or commits faster than a checkpoint a
+//! second copies: a chat flood grew it from 12 to 175 MB, issue 34), the writer, which looks at
+//! the file's size after every batch, runs a TRUNCATE checkpoint, which waits for readers and
+//! empties the file. So the WAL never holds more than the bound and one batch. And when the
+//! WAL starts over, SQLite cuts the file back to [`JOURNAL_SIZE_LIMIT`] (`journal_size_limit`),
+//! so a burst does not leave a large file behind.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -35,17 +39,24 @@ pub(super) struct Policy {
     /// ... or as soon as this many commits were made since the last one (a commit writes a page
     /// or less on average once batched, so this is about SQLite's own 1000-page threshold).
     pub(super) commits: u64,
-    /// A WAL of this many frames (pages) or more is truncated by the writer: 16,384 frames is
-    /// 64 MiB with 4 KiB pages, several seconds of saturation without a catch-up.
-    pub(super) limit_frames: i64,
+    /// A WAL file larger than this after a batch is emptied by the writer (TRUNCATE).
+    pub(super) limit_bytes: u64,
 }
+
+/// The WAL's bound: 16 MiB is 4,096 pages of 4 KiB, more than a second of the heaviest load
+/// measured (a chat flood: about 4,300 pages a second with one line per commit), so the
+/// background checkpoint's catch-up keeps the WAL below it and a TRUNCATE is rare.
+pub(super) const WAL_LIMIT_BYTES: u64 = 16 << 20;
+
+/// The size SQLite cuts the WAL file back to when it starts over (`PRAGMA journal_size_limit`).
+pub(super) const JOURNAL_SIZE_LIMIT: u64 = 4 << 20;
 
 impl Default for Policy {
     fn default() -> Self {
         Policy {
             interval: Duration::from_secs(1),
             commits: 2000,
-            limit_frames: 16_384,
+            limit_bytes: WAL_LIMIT_BYTES,
         }
     }
 }
@@ -101,11 +112,8 @@ fn run(conn: &Connection, stopped: &mpsc::Receiver<()>, counters: &Counters, pol
         last_commits = commits;
         last_at = Instant::now();
         match checkpoint(conn, "PASSIVE") {
-            Ok(frames) => {
+            Ok(_) => {
                 counters.checkpoints.fetch_add(1, Ordering::Relaxed);
-                if frames >= policy.limit_frames {
-                    counters.truncate_wanted.store(true, Ordering::Relaxed);
-                }
                 counters.catch_up_wanted.store(true, Ordering::Relaxed);
             }
             // Nothing is lost (the WAL is durable); the next round tries again.

@@ -61,6 +61,16 @@ pub(super) fn open_writer(path: &Path, options: SqliteOptions) -> Result<Connect
     // crosses 1000 WAL pages, which every acknowledgement of that batch would wait for.
     conn.pragma_update(None, "wal_autocheckpoint", 0)
         .map_err(io)?;
+    // A WAL that starts over is cut back to this size: a burst leaves no large file behind.
+    conn.query_row(
+        &format!(
+            "PRAGMA journal_size_limit = {}",
+            super::checkpoint::JOURNAL_SIZE_LIMIT
+        ),
+        [],
+        |_| Ok(()),
+    )
+    .map_err(io)?;
     if let Some(bytes) = options.max_db_bytes {
         let page_size: i64 = conn
             .query_row("PRAGMA page_size", [], |row| row.get(0))

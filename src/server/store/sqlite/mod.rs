@@ -105,13 +105,17 @@ impl SqliteStore {
                 |e| StoreError::Io(format!("cannot start the store checkpoint thread: {e}")),
             )?;
         let writer_counters = Arc::clone(&counters);
+        let wal = writer::WalBound {
+            path: data_dir.join(format!("{DB_FILE_NAME}-wal")),
+            limit_bytes: policy.limit_bytes,
+        };
         std::thread::Builder::new()
             .name("store-writer".to_owned())
             .spawn(move || {
                 writer::run(
                     conn,
                     from_callers,
-                    writer_counters,
+                    (writer_counters, wal),
                     checkpointer,
                     stopped_tx,
                 )

@@ -51,9 +51,6 @@ pub(super) struct Counters {
     /// Set by the checkpoint thread after each background checkpoint: the writer copies the few
     /// frames written meanwhile, between two batches (see checkpoint.rs).
     pub(super) catch_up_wanted: AtomicBool,
-    /// Set by the checkpoint thread when the WAL passed its bound; the writer truncates it
-    /// between two batches.
-    pub(super) truncate_wanted: AtomicBool,
 }
 
 impl Counters {

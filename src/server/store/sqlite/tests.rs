@@ -75,11 +75,11 @@ mod checkpoints {
 
     /// Commits `GAMES` x `COMMITS` events from concurrent tasks with checkpoints every few
     /// milliseconds; returns the store (still open) and the WAL file's size at the end.
-    async fn sustained_commits(dir: &std::path::Path, limit_frames: i64) -> (SqliteStore, u64) {
+    async fn sustained_commits(dir: &std::path::Path, limit_bytes: u64) -> (SqliteStore, u64) {
         let policy = Policy {
             interval: Duration::from_millis(5),
             commits: 1,
-            limit_frames,
+            limit_bytes,
         };
         let store =
             SqliteStore::open_with_policy(dir, SqliteOptions::default(), policy).expect("open");
@@ -118,7 +118,7 @@ mod checkpoints {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn under_sustained_commits_the_wal_starts_over_instead_of_growing() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let (store, wal_len) = sustained_commits(dir.path(), i64::MAX).await;
+        let (store, wal_len) = sustained_commits(dir.path(), u64::MAX).await;
         let stats = store.stats();
         assert!(stats.checkpoints >= 1 && stats.catch_ups >= 1, "{stats:?}");
         assert_eq!(stats.wal_truncations, 0);
@@ -142,5 +142,72 @@ mod checkpoints {
         // close() stopped the checkpoint thread and truncated the WAL.
         let wal = dir.path().join(format!("{DB_FILE_NAME}-wal"));
         assert_eq!(std::fs::metadata(&wal).map_or(0, |m| m.len()), 0);
+    }
+
+    /// A chat flood (issue 34: 8,625 lines in 10 s grew the WAL from 12 to 175 MB), with the
+    /// background checkpoint held off so that only the bound stops the WAL: one 140-character
+    /// line per commit from 32 tasks, the WAL file's size read after every acknowledged line.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_chat_flood_never_grows_the_wal_past_its_bound_and_one_batch() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicU64, Ordering};
+
+        use crate::server::domain::chat::{ChatRoom, ChatText};
+        use crate::server::domain::chat_line::NewChatLine;
+
+        const LIMIT: u64 = 1 << 20;
+        // One batch of 32 lines touches a few pages of the table and each index: far less.
+        const ONE_BATCH: u64 = 1 << 20;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let policy = Policy {
+            interval: Duration::from_secs(3600),
+            commits: u64::MAX,
+            limit_bytes: LIMIT,
+        };
+        let store = SqliteStore::open_with_policy(dir.path(), SqliteOptions::default(), policy)
+            .expect("open");
+        let wal = dir.path().join(format!("{DB_FILE_NAME}-wal"));
+        let largest = Arc::new(AtomicU64::new(0));
+        let text = ChatText::parse(&"é".repeat(140)).expect("a line");
+        let tasks: Vec<_> = (0..32)
+            .map(|task| {
+                let (store, wal, largest, text) = (
+                    store.clone(),
+                    wal.clone(),
+                    Arc::clone(&largest),
+                    text.clone(),
+                );
+                tokio::spawn(async move {
+                    for i in 0..100 {
+                        let line = NewChatLine {
+                            game_id: None,
+                            room: ChatRoom::Lobby,
+                            at_ms: i64::from(task * 1000 + i),
+                            user_id: None,
+                            author: "anonymous".to_owned(),
+                            text: text.clone(),
+                        };
+                        store.append_chat(line).await.expect("stored");
+                        let len = std::fs::metadata(&wal).map_or(0, |m| m.len());
+                        largest.fetch_max(len, Ordering::Relaxed);
+                    }
+                })
+            })
+            .collect();
+        for task in tasks {
+            tokio::time::timeout(Duration::from_secs(120), task)
+                .await
+                .expect("bounded")
+                .expect("task");
+        }
+        let largest = largest.load(Ordering::Relaxed);
+        let stats = store.stats();
+        eprintln!("3,200 lines: the largest WAL {largest} B, {stats:?}");
+        assert!(stats.wal_truncations >= 1, "{stats:?}");
+        assert!(
+            largest <= LIMIT + ONE_BATCH,
+            "the WAL reached {largest} B for a bound of {LIMIT} B"
+        );
+        store.close().await;
     }
 }

@@ -138,7 +138,7 @@ fn is_storage_failure(e: &rusqlite::Error) -> bool {
 pub(super) fn run(
     mut conn: Connection,
     rx: Receiver<Pending>,
-    counters: Arc<Counters>,
+    (counters, wal): (Arc<Counters>, WalBound),
     checkpointer: Checkpointer,
     stopped: watch::Sender<bool>,
 ) {
@@ -154,7 +154,8 @@ pub(super) fn run(
         }
         write_batch(&mut conn, &mut batch, &counters, &mut seqs);
         let catch_up = counters.catch_up_wanted.swap(false, Ordering::Relaxed);
-        if counters.truncate_wanted.swap(false, Ordering::Relaxed) {
+        // One stat(2) per batch (a batch costs an fsync): the bound holds after every batch.
+        if wal.over_its_bound() {
             truncate_wal(&conn, &counters);
         } else if catch_up {
             catch_up_wal(&conn, &counters);
@@ -168,6 +169,18 @@ pub(super) fn run(
     }
     drop(conn);
     stopped.send_replace(true);
+}
+
+/// The WAL file and the size it must not keep past a batch ([`super::checkpoint::Policy`]).
+pub(super) struct WalBound {
+    pub(super) path: std::path::PathBuf,
+    pub(super) limit_bytes: u64,
+}
+
+impl WalBound {
+    fn over_its_bound(&self) -> bool {
+        std::fs::metadata(&self.path).is_ok_and(|m| m.len() > self.limit_bytes)
+    }
 }
 
 /// The WAL grew past its bound (it could not start over, e.g. a reader held an old snapshot at
