@@ -233,6 +233,73 @@ pub struct ServeArgs {
     /// 10+5), `off`, or the path of a JSON file listing them (docs/protocol.md, "Arenas").
     #[arg(long, env = "MARSEILLAIS_ARENA_SCHEDULE", default_value = "builtin")]
     pub arena_schedule: ArenaScheduleChoice,
+    #[command(flatten)]
+    pub clients: ClientLimitArgs,
+}
+
+/// What one client (an address, and an account when signed in) may hold and send at once, over
+/// all its connections (issue 34): the per-connection limits above stop a socket, these stop
+/// a client that opens sockets. docs/protocol.md, "Limits per client".
+#[derive(clap::Args, Debug, Clone, PartialEq)]
+pub struct ClientLimitArgs {
+    /// Lobby channels (`/ws/lobby`) open at once per client address and per account (0: no
+    /// cap; more: `429 rate_limited`).
+    #[arg(
+        long,
+        env = "MARSEILLAIS_LOBBY_SOCKETS_PER_CLIENT",
+        default_value_t = 10
+    )]
+    pub lobby_sockets_per_client: u32,
+    /// Game sockets (`/ws/game/{id}`) open at once per client address and per account (0: no
+    /// cap; more: `429 rate_limited`).
+    #[arg(
+        long,
+        env = "MARSEILLAIS_GAME_SOCKETS_PER_CLIENT",
+        default_value_t = 64
+    )]
+    pub game_sockets_per_client: u32,
+    /// Chat lines per client address and per account in one room, per `--chat-window-secs`
+    /// (0: no limit; more: `rate_limited`).
+    #[arg(
+        long,
+        env = "MARSEILLAIS_CHAT_ROOM_BURST_PER_CLIENT",
+        default_value_t = 6
+    )]
+    pub chat_room_burst_per_client: u32,
+    /// Chat lines per client address and per account over all rooms, per `--chat-window-secs`
+    /// (0: no limit).
+    #[arg(long, env = "MARSEILLAIS_CHAT_BURST_PER_CLIENT", default_value_t = 15)]
+    pub chat_burst_per_client: u32,
+    /// A game's spectator room takes no new line this long after the game ended (the players'
+    /// room stays open).
+    #[arg(
+        long,
+        env = "MARSEILLAIS_SPECTATOR_CHAT_SECS_AFTER_END",
+        default_value_t = 600.0
+    )]
+    pub spectator_chat_secs_after_end: f64,
+}
+
+impl Default for ClientLimitArgs {
+    fn default() -> ClientLimitArgs {
+        ClientLimitArgs {
+            lobby_sockets_per_client: 10,
+            game_sockets_per_client: 64,
+            chat_room_burst_per_client: 6,
+            chat_burst_per_client: 15,
+            spectator_chat_secs_after_end: 600.0,
+        }
+    }
+}
+
+/// [`ClientLimitArgs`] checked: see each flag.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientLimits {
+    pub lobby_sockets: u32,
+    pub game_sockets: u32,
+    pub chat_room_burst: u32,
+    pub chat_burst: u32,
+    pub spectator_chat_after_end: Duration,
 }
 
 /// `--public-url` reduced to its origin (`scheme://host[:port]`, lower case, no path).
@@ -373,6 +440,16 @@ impl ServeArgs {
             arena: ArenaSettings {
                 schedule: self.arena_schedule,
                 ..ArenaSettings::default()
+            },
+            clients: ClientLimits {
+                lobby_sockets: self.clients.lobby_sockets_per_client,
+                game_sockets: self.clients.game_sockets_per_client,
+                chat_room_burst: self.clients.chat_room_burst_per_client,
+                chat_burst: self.clients.chat_burst_per_client,
+                spectator_chat_after_end: secs(
+                    "spectator-chat-secs-after-end",
+                    self.clients.spectator_chat_secs_after_end,
+                )?,
             },
             cluster,
             public_origin: self.public_url.as_deref().map(public_origin).transpose()?,
@@ -515,6 +592,8 @@ pub struct Config {
     pub lobby: LobbyLimits,
     /// Arena tournaments: the schedule (`--arena-schedule`) and the pairing's pace.
     pub arena: ArenaSettings,
+    /// What one client may hold and send at once (see [`ClientLimitArgs`]).
+    pub clients: ClientLimits,
     /// Test hook, off (`None`) by default and settable only by code that
     /// builds a `Config` (no flag, no environment variable, nothing on the
     /// wire): see [`PanicOnMove`].
@@ -747,6 +826,7 @@ impl ServeArgs {
             node_id: None,
             lease_secs: 10.0,
             arena_schedule: ArenaScheduleChoice::BuiltIn,
+            clients: ClientLimitArgs::default(),
         }
     }
 }

@@ -38,6 +38,7 @@ pub mod game;
 pub mod ids;
 pub mod lobby;
 pub mod metrics;
+pub mod per_client;
 pub mod play;
 pub mod players;
 pub mod pool;
@@ -170,12 +171,7 @@ pub async fn start_with_store(
         max_connections: config.max_connections,
         metrics: Arc::clone(&metrics),
     };
-    let deps = Deps {
-        store: Arc::clone(&store),
-        config: Arc::new(config),
-        metrics,
-        shutdown: shutdown_rx.clone(),
-    };
+    let deps = Deps::new(Arc::clone(&store), config, metrics, shutdown_rx.clone());
     let engines = Arc::new(computer::engine_pool::EnginePool::new(
         deps.config.engine_threads,
         Arc::clone(&deps.metrics),

@@ -11,7 +11,9 @@
 //! | the rooms, who may write and read which, the author's label | [`rules`] |
 //! | a stored line's wire form | [`line`] |
 //! | a connection's chat rate | [`rate`] |
+//! | a client's chat lines over all its connections | [`flood`] |
 
+pub mod flood;
 pub mod line;
 pub mod rate;
 pub mod rules;
@@ -19,7 +21,7 @@ pub mod rules;
 pub use crate::server::domain::chat::{ChatText, ChatTextError, MAX_CHAT_CHARS};
 pub use crate::server::domain::chat_line::{ChatLine, NewChatLine};
 pub use rate::ChatRate;
-pub use rules::{ChatRole, ChatRoom, NotAllowed, author_label};
+pub use rules::{ChatRole, ChatRoom, NotAllowed, author_label, spectator_room_open};
 
 /// Most lines of one room sent on connect (`chat_history`).
 pub const HISTORY_LINES: u32 = 50;

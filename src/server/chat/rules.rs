@@ -10,6 +10,8 @@
 //! its best moves) where the players would otherwise read it. A spectator never reads the
 //! players' room (it is the players' conversation, not a broadcast).
 
+use std::time::Duration;
+
 use crate::rules::Color;
 pub use crate::server::domain::chat::ChatRoom;
 
@@ -67,6 +69,15 @@ impl ChatRole {
             _ => false,
         }
     }
+}
+
+/// Whether a game's spectators may still write in their room at `now_ms`: until `after_end`
+/// has passed since the game ended (`ended_ms`). A finished game's room used to stay writable
+/// by anyone for ever (issue 34); lichess closes it too. The players' room never closes: they
+/// may still say "good game" or arrange a rematch.
+pub fn spectator_room_open(ended_ms: Option<i64>, now_ms: i64, after_end: Duration) -> bool {
+    let after_ms = i64::try_from(after_end.as_millis()).unwrap_or(i64::MAX);
+    ended_ms.is_none_or(|ended| now_ms < ended.saturating_add(after_ms))
 }
 
 /// The name a line is shown under: the signed-in account's username, else the player's colour
@@ -135,6 +146,20 @@ mod tests {
         assert_eq!(author_label(ChatRole::Spectator, None), "anonymous");
         assert_eq!(author_label(ChatRole::Lobby, None), "anonymous");
         assert_eq!(author_label(ChatRole::Spectator, Some("bob")), "bob");
+    }
+
+    #[test]
+    fn the_spectator_room_closes_its_delay_after_the_end_and_is_open_while_the_game_runs() {
+        let ten_min = Duration::from_secs(600);
+        assert!(spectator_room_open(None, i64::MAX, ten_min));
+        assert!(spectator_room_open(Some(1_000), 1_000 + 599_999, ten_min));
+        assert!(!spectator_room_open(Some(1_000), 1_000 + 600_000, ten_min));
+        assert!(!spectator_room_open(Some(1_000), 1_000, Duration::ZERO));
+        assert!(spectator_room_open(
+            Some(i64::MAX - 5),
+            i64::MAX - 1,
+            Duration::MAX
+        ));
     }
 
     #[test]

@@ -31,12 +31,12 @@ async fn first_state(agent: &mut Agent) -> Option<Side> {
 async fn the_computers_proof_seats_it_only_in_a_computer_seat() {
     let (_keep, shutdown) = watch::channel(false);
     let config = Config::new(SocketAddr::from(([127, 0, 0, 1], 0)), "unused");
-    let deps = Deps {
-        store: Arc::new(MemoryStore::new()),
-        config: Arc::new(config),
-        metrics: Arc::new(Metrics::default()),
+    let deps = Deps::new(
+        Arc::new(MemoryStore::new()),
+        config,
+        Arc::new(Metrics::default()),
         shutdown,
-    };
+    );
     let engines = Arc::new(EnginePool::new(1, Arc::clone(&deps.metrics)));
     let rooms = Rooms::new(&deps, engines);
     let human = rooms

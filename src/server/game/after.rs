@@ -54,7 +54,7 @@ impl GameState {
         let mut sub_moves = self.game.submove_count();
         let mut turns_completed = self.turns_completed;
         let mut berserk = self.berserk;
-        let mut ended = self.ended;
+        let mut ended = self.ended_ms.is_some();
         let mut outcome = self.game.outcome().filter(|_| ended);
         let mut updated_ms = self.updated_ms;
         let mut turn = self.game.position().side_to_move();
@@ -124,7 +124,7 @@ impl GameState {
             turns_completed,
             berserk,
             outcome,
-            ends_now: ended && !self.ended,
+            ends_now: ended && !self.ended_ms.is_some(),
             updated_ms,
             status,
             turn,

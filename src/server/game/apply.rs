@@ -51,7 +51,9 @@ impl GameState {
     pub fn check(&self, event: Event) -> Result<Checked, ReplayError> {
         let index = self.events;
         let inconsistent = |reason: String| ReplayError::Inconsistent { index, reason };
-        if self.ended && !matches!(event, Event::RematchOffer { .. } | Event::Rematch { .. }) {
+        if self.ended_ms.is_some()
+            && !matches!(event, Event::RematchOffer { .. } | Event::Rematch { .. })
+        {
             return Err(inconsistent("event after the end".into()));
         }
         match &event {
@@ -183,7 +185,7 @@ impl GameState {
                         _ => self.game.declare(outcome),
                     };
                 }
-                self.ended = true;
+                self.ended_ms = Some(self.updated_ms);
                 self.draw_offer = None;
                 self.first_move_since = None;
                 self.end_clock = clock.or_else(|| self.clock.as_ref().map(|c| c.readings(now)));

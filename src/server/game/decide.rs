@@ -313,7 +313,7 @@ impl GameState {
                 one(Checked::plain(Event::Berserk { at_ms, by: color }))
             }
             Request::Abort => {
-                if self.ended {
+                if self.ended_ms.is_some() {
                     return Err(Refused::GameOver);
                 }
                 if !policy::abortable(self.turns_completed) {
@@ -382,7 +382,7 @@ impl GameState {
     }
 
     fn require_playing(&self) -> Result<(), Refused> {
-        if self.ended {
+        if self.ended_ms.is_some() {
             return Err(Refused::GameOver);
         }
         if self.status() == GameStatus::Open {
@@ -550,7 +550,7 @@ impl GameState {
     }
 
     fn require_rematch_possible(&self) -> Result<(), Refused> {
-        let outcome = self.game.outcome().filter(|_| self.ended);
+        let outcome = self.game.outcome().filter(|_| self.ended_ms.is_some());
         let both = self.seat_taken(Color::White) && self.seat_taken(Color::Black);
         Ok(policy::rematch_possible(
             outcome,
@@ -578,7 +578,7 @@ impl GameState {
         user: Option<SeatUser>,
         at_ms: i64,
     ) -> Result<Checked, Refused> {
-        let color = self.free_seat().ok_or(if self.ended {
+        let color = self.free_seat().ok_or(if self.ended_ms.is_some() {
             Refused::GameOver
         } else {
             Refused::SeatsTaken

@@ -74,7 +74,8 @@ pub struct GameState {
     /// This process's boot and the grace for deadlines that passed before it: set by the room
     /// ([`GameState::set_downtime`]), [`policy::Downtime::NONE`] elsewhere.
     pub(super) downtime: policy::Downtime,
-    pub(super) ended: bool,
+    /// When the game ended (the `end` event's time); `None` while it is not over.
+    pub(super) ended_ms: Option<i64>,
     /// Who berserked (`Event::Berserk`), indexed by `Color as usize`.
     pub(super) berserk: [bool; 2],
     pub(super) draw_offer: Option<Color>,
@@ -213,7 +214,7 @@ impl GameState {
             days_per_turn: clock.and_then(TimeControl::days_per_turn),
             turn_started_ms: None,
             downtime: policy::Downtime::NONE,
-            ended: false,
+            ended_ms: None,
             berserk: [false; 2],
             draw_offer: None,
             rematch_offer: None,
@@ -344,7 +345,12 @@ impl GameState {
     }
 
     pub fn is_finished(&self) -> bool {
-        self.ended
+        self.ended_ms.is_some()
+    }
+
+    /// When the game ended (unix ms of its `end` event), if it has.
+    pub fn ended_ms(&self) -> Option<i64> {
+        self.ended_ms
     }
 
     /// Whether the players' links are measured for lag compensation now
@@ -354,7 +360,7 @@ impl GameState {
     }
 
     pub fn status(&self) -> GameStatus {
-        if self.ended {
+        if self.ended_ms.is_some() {
             GameStatus::Finished
         } else if self.seats.iter().all(Option::is_some) {
             GameStatus::Playing
@@ -404,7 +410,7 @@ impl GameState {
 
     /// The free seat, if the game can still be joined.
     pub fn free_seat(&self) -> Option<Color> {
-        if self.ended {
+        if self.ended_ms.is_some() {
             return None;
         }
         Color::ALL.into_iter().find(|&c| !self.seat_taken(c))

@@ -46,7 +46,7 @@ impl GameState {
     /// turn not played in time (abort), or a correspondence turn past its deadline (after the
     /// downtime grace: [`GameState::effective_deadline_ms`]), which loses on time like a flag.
     fn due_timeout(&self, now: Instant, at_ms: i64) -> Option<Event> {
-        if self.ended || self.status() != GameStatus::Playing {
+        if self.ended_ms.is_some() || self.status() != GameStatus::Playing {
             return None;
         }
         let grace = self.flag_grace();
@@ -85,7 +85,7 @@ impl GameState {
     /// `now_ms` at `now` (a correspondence deadline is wall-clock time; one in the past is
     /// `now`).
     pub(super) fn next_deadline(&self, now: Instant, now_ms: i64) -> Option<Instant> {
-        if self.ended || self.status() != GameStatus::Playing {
+        if self.ended_ms.is_some() || self.status() != GameStatus::Playing {
             return None;
         }
         let flag = self

@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
 use crate::server::deps::Deps;
+use crate::server::per_client::SocketKind;
 use crate::server::play::creation::NewGame;
 use crate::server::play::protocol::{ErrorCode, Refusal};
 use crate::server::play::rating_filter::{self, RatingRange};
@@ -249,20 +250,26 @@ struct WsQuery {
 /// the connection its account's: it holds the seat the account owns, token or not.
 async fn websocket(
     State(app): State<PlayState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     MaybeAccount(account): MaybeAccount,
     Path(id): Path<String>,
     Query(query): Query<WsQuery>,
     slot: Option<Extension<ConnectionSlot>>,
     upgrade: upgrade::Upgrade,
 ) -> Result<Response, ApiError> {
+    let account = account.map(|a| a.id);
+    let hold = app
+        .deps
+        .clients
+        .socket(SocketKind::Game, peer.ip(), account)?;
     let room = room_of(&app.rooms, &id).await?;
     let rooms = Arc::clone(&app.rooms);
     let shutdown = app.deps.shutdown.clone();
-    let account = account.map(|a| a.id);
     Ok(upgrade.accept(&app.deps.config, move |ws| async move {
-        // The connection's slot (--max-connections) is held for as long as
-        // the socket lives, not just the upgrade request.
-        let _slot = slot;
-        socket::run(ws, rooms, room, query.token, account, query.v, shutdown).await
+        // The connection's slot (--max-connections) and its share of its client's sockets
+        // are held for as long as the socket lives, not just the upgrade request.
+        let (_slot, _hold) = (slot, hold);
+        let guest = (account, peer.ip());
+        socket::run(ws, rooms, room, query.token, guest, query.v, shutdown).await
     }))
 }

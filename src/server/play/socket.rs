@@ -11,6 +11,7 @@
 //! `pong`), or a close.
 
 use std::borrow::Cow;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -24,6 +25,7 @@ use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
 
+use crate::server::chat::flood::ChatPlace;
 use crate::server::metrics::Metrics;
 use crate::server::play::protocol::{ClientMsg, ErrorCode, Refusal, ServerMsg, parse_client};
 use crate::server::play::room::{Command, ConnId, Outbox, Room, mailbox};
@@ -153,7 +155,7 @@ pub async fn run(
     rooms: Arc<Rooms>,
     mut room: Arc<Room>,
     token: Option<String>,
-    account: Option<UserId>,
+    (account, ip): (Option<UserId>, IpAddr),
     since: Option<u64>,
     shutdown: tokio::sync::watch::Receiver<bool>,
 ) {
@@ -270,6 +272,13 @@ pub async fn run(
                         }
                     }
                     Frame::Forward(msg) => {
+                        if let Some(refusal) = over_client_chat(&rooms, &room.id, (account, ip), &msg, now) {
+                            let reply = ServerMsg::error(&refusal, None);
+                            if !Box::pin(send_texts(&mut ws, &[reply.to_text().into()])).await {
+                                break None;
+                            }
+                            continue;
+                        }
                         let rtt = rtt.estimate();
                         if room.send(Command::Act { conn, msg, received: now, rtt }).await.is_err() {
                             break Some(ended_reason(false, &room, *shutting_down.borrow()));
@@ -354,6 +363,34 @@ pub(crate) fn read_frame(message: Message, max_message_bytes: usize) -> Frame {
         Ok(ClientMsg::Ping) => Frame::Reply(ServerMsg::Pong),
         Ok(msg) => Frame::Forward(msg),
     }
+}
+
+/// A chat line over its client's share ([`crate::server::chat::flood`]), refused here: the
+/// room never sees it. Anything else passes.
+fn over_client_chat(
+    rooms: &Rooms,
+    game: &str,
+    (account, ip): (Option<UserId>, IpAddr),
+    msg: &ClientMsg,
+    now: Instant,
+) -> Option<Refusal> {
+    let ClientMsg::Chat { room, .. } = msg else {
+        return None;
+    };
+    let place = ChatPlace::game(game, *room);
+    let limited = rooms.clients.chat.check(ip, account, &place, now).err()?;
+    Some(client_chat_refusal(limited.retry_after_secs))
+}
+
+/// `rate_limited` for a chat line over its client's share, with when to try again.
+pub(crate) fn client_chat_refusal(retry_after_secs: u64) -> Refusal {
+    Refusal::new(
+        ErrorCode::RateLimited,
+        format!(
+            "too many chat lines from your address or account; the line was not sent, try again in {retry_after_secs} s"
+        ),
+    )
+    .retry_after(retry_after_secs)
 }
 
 /// Longest close reason: a close frame's payload is at most 125 bytes, two

@@ -2,13 +2,14 @@
 //! ([`serve`]), error bodies ([`error`]), request bodies ([`body`]), the WebSocket handshake
 //! ([`upgrade`]), the frames a connection writes ([`outgoing`]) and a connection's frame meter
 //! and round trip ([`frame_meter`], [`rtt`]), the token bucket behind every rate limit
-//! ([`bucket`], [`ratelimit`]) and the embedded client's files ([`assets`]). Features build on it; it imports none of them.
+//! ([`bucket`], [`ratelimit`]), what a client holds at once ([`holdings`]) and the embedded client's files ([`assets`]). Features build on it; it imports none of them.
 
 pub mod assets;
 pub mod body;
 pub mod bucket;
 pub mod error;
 pub mod frame_meter;
+pub mod holdings;
 pub mod outgoing;
 pub mod ratelimit;
 pub mod rtt;

@@ -267,7 +267,10 @@ mod tests {
     fn page(lobby: &Lobby, user: UserId, conn: u64) -> mailbox::Receiver<Utf8Bytes> {
         let (queue, rx) = mailbox::channel(16);
         let lagged = Arc::new(AtomicBool::new(false));
-        lobby.hub.open(Some(user), conn, Outbox { queue, lagged });
+        let at = crate::server::web::ratelimit::Client::V4(0x7f00_0001);
+        lobby
+            .hub
+            .open(Some(user), at, conn, Outbox { queue, lagged });
         rx
     }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{ConnectInfo, Extension, Path, Request, State};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 
 use super::local::{
@@ -17,6 +17,7 @@ use super::local::{
 use super::remote::forward;
 use crate::server::cluster::lobby_wire::Op;
 use crate::server::lobby::channel;
+use crate::server::per_client::SocketKind;
 use crate::server::players::account::{MaybeAccount, RequireAccount};
 use crate::server::web::serve::ConnectionSlot;
 use crate::server::web::upgrade;
@@ -117,12 +118,22 @@ async fn lobby_channel(
     slot: Option<Extension<ConnectionSlot>>,
     upgrade: upgrade::Upgrade,
 ) -> Response {
+    let hold =
+        match app
+            .deps
+            .clients
+            .socket(SocketKind::Lobby, peer.ip(), account.as_ref().map(|a| a.id))
+        {
+            Ok(hold) => hold,
+            Err(refused) => return refused.into_response(),
+        };
     let deps = app.deps.clone();
     let lobby = Arc::clone(&app.lobby);
     let pools = Arc::clone(&app.pools);
     upgrade.accept(&app.deps.config, move |ws| async move {
-        // The connection's slot (--max-connections) is held for as long as the channel lives.
-        let _slot = slot;
+        // The connection's slot (--max-connections) and its share of its client's lobby
+        // channels are held for as long as the channel lives.
+        let (_slot, _hold) = (slot, hold);
         channel::run(ws, deps, (lobby, pools), (account, peer.ip())).await
     })
 }

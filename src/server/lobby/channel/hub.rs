@@ -17,6 +17,7 @@ use super::msg::{LobbyMsg, OnlineMsg};
 use crate::server::play::room::fanout::{Fanout, LocalFanout};
 use crate::server::play::room::{ConnId, Outbox};
 use crate::server::players::account::UserId;
+use crate::server::web::ratelimit::Client;
 
 /// One user's open channels.
 #[derive(Default)]
@@ -30,7 +31,11 @@ struct Channels {
 struct Inner {
     users: HashMap<UserId, Channels>,
     anonymous: LocalFanout,
-    anonymous_count: usize,
+    /// The address of each anonymous channel, and the channels open per address: the online
+    /// figure counts an address once however many pages it opens (issue 34: 50 sockets of one
+    /// address made the figure whatever it wanted).
+    anonymous_at: HashMap<ConnId, Client>,
+    anonymous_clients: HashMap<Client, usize>,
     /// Users whose last channel closed, and when (cleared when one opens again).
     left: HashMap<UserId, Instant>,
     /// The count last broadcast.
@@ -39,7 +44,20 @@ struct Inner {
 
 impl Inner {
     fn online(&self) -> u64 {
-        (self.users.len() + self.anonymous_count) as u64
+        (self.users.len() + self.anonymous_clients.len()) as u64
+    }
+
+    /// Forgets the anonymous channel `conn` (closed, or dropped as too slow).
+    fn anonymous_gone(&mut self, conn: ConnId) {
+        let Some(client) = self.anonymous_at.remove(&conn) else {
+            return;
+        };
+        if let Some(open) = self.anonymous_clients.get_mut(&client) {
+            *open = open.saturating_sub(1);
+            if *open == 0 {
+                self.anonymous_clients.remove(&client);
+            }
+        }
     }
 
     /// Forgets the channels `dropped` from `user`'s (dropped by the fanout as too slow).
@@ -47,8 +65,9 @@ impl Inner {
     /// are dropped (and counted as gone).
     fn publish_all(&mut self, text: &Utf8Bytes) {
         let now = Instant::now();
-        let dropped = self.anonymous.publish(text.clone()).len();
-        self.anonymous_count = self.anonymous_count.saturating_sub(dropped);
+        for conn in self.anonymous.publish(text.clone()) {
+            self.anonymous_gone(conn);
+        }
         let users: Vec<UserId> = self.users.keys().copied().collect();
         for user in users {
             let dropped = match self.users.get_mut(&user) {
@@ -85,8 +104,8 @@ impl Hub {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Registers a channel: of `user`, or anonymous.
-    pub fn open(&self, user: Option<UserId>, conn: ConnId, outbox: Outbox) {
+    /// Registers a channel: of `user`, or anonymous (counted online by its `client` address).
+    pub fn open(&self, user: Option<UserId>, client: Client, conn: ConnId, outbox: Outbox) {
         let mut inner = self.lock();
         match user {
             Some(user) => {
@@ -97,7 +116,8 @@ impl Hub {
             }
             None => {
                 inner.anonymous.subscribe(conn, outbox);
-                inner.anonymous_count += 1;
+                inner.anonymous_at.insert(conn, client);
+                *inner.anonymous_clients.entry(client).or_insert(0) += 1;
             }
         }
     }
@@ -117,9 +137,8 @@ impl Hub {
                 }
             }
             None => {
-                if inner.anonymous.unsubscribe(conn) {
-                    inner.anonymous_count = inner.anonymous_count.saturating_sub(1);
-                }
+                inner.anonymous.unsubscribe(conn);
+                inner.anonymous_gone(conn);
             }
         }
     }
@@ -169,7 +188,7 @@ impl Hub {
             }
             None => {
                 if !inner.anonymous.send(conn, text) {
-                    inner.anonymous_count = inner.anonymous_count.saturating_sub(1);
+                    inner.anonymous_gone(conn);
                 }
             }
         }
@@ -185,12 +204,12 @@ impl Hub {
         self.lock().publish_all(text);
     }
 
-    /// This hub's anonymous channels and the users with a channel open (what a node reports
+    /// This hub's anonymous addresses (each counted once) and the users with a channel open (what a node reports
     /// to the others, [`crate::server::cluster::lobby`]).
     pub fn snapshot(&self) -> (u64, Vec<UserId>) {
         let inner = self.lock();
         (
-            inner.anonymous_count as u64,
+            inner.anonymous_clients.len() as u64,
             inner.users.keys().copied().collect(),
         )
     }
@@ -252,18 +271,46 @@ mod tests {
 
     const ALICE: UserId = UserId(1);
     const BOB: UserId = UserId(2);
+    const AT: Client = Client::V4(0x7f00_0002);
+    const ELSEWHERE: Client = Client::V4(0x7f00_0003);
 
     #[test]
-    fn online_counts_distinct_users_and_each_anonymous_channel() {
+    fn anonymous_channels_of_one_address_count_once_online_until_the_last_closes() {
+        let hub = Hub::default();
+        let mut keep = Vec::new();
+        for conn in 0..50 {
+            let (o, rx, _) = outbox(8);
+            keep.push(rx);
+            hub.open(None, AT, conn, o);
+        }
+        assert_eq!(hub.online(), 1, "50 pages of one address");
+        let (o, _r, _) = outbox(8);
+        hub.open(None, ELSEWHERE, 99, o);
+        assert_eq!(hub.online(), 2);
+        let now = Instant::now();
+        for conn in 0..49 {
+            hub.close(None, conn, now);
+        }
+        assert_eq!(
+            hub.online(),
+            2,
+            "one page of the first address is still open"
+        );
+        hub.close(None, 49, now);
+        assert_eq!(hub.online(), 1);
+    }
+
+    #[test]
+    fn online_counts_distinct_users_and_anonymous_addresses() {
         let hub = Hub::default();
         let (a1, _r1, _) = outbox(8);
         let (a2, _r2, _) = outbox(8);
         let (b, _r3, _) = outbox(8);
         let (x, _r4, _) = outbox(8);
-        hub.open(Some(ALICE), 1, a1);
-        hub.open(Some(ALICE), 2, a2);
-        hub.open(Some(BOB), 3, b);
-        hub.open(None, 4, x);
+        hub.open(Some(ALICE), AT, 1, a1);
+        hub.open(Some(ALICE), AT, 2, a2);
+        hub.open(Some(BOB), AT, 3, b);
+        hub.open(None, AT, 4, x);
         assert_eq!(hub.online(), 3);
         let now = Instant::now();
         hub.close(Some(ALICE), 1, now);
@@ -281,12 +328,12 @@ mod tests {
         let grace = Duration::from_secs(5);
         let t0 = Instant::now();
         let (a1, _r1, _) = outbox(8);
-        hub.open(Some(ALICE), 1, a1);
+        hub.open(Some(ALICE), AT, 1, a1);
         hub.close(Some(ALICE), 1, t0);
         assert!(hub.departed(t0 + Duration::from_secs(4), grace).is_empty());
         // A reload: a new channel within the grace.
         let (a2, _r2, _) = outbox(8);
-        hub.open(Some(ALICE), 2, a2);
+        hub.open(Some(ALICE), AT, 2, a2);
         assert!(hub.departed(t0 + Duration::from_secs(9), grace).is_empty());
         hub.close(Some(ALICE), 2, t0 + Duration::from_secs(10));
         assert_eq!(hub.departed(t0 + Duration::from_secs(15), grace), [ALICE]);
@@ -302,9 +349,9 @@ mod tests {
         let (a1, mut r1, _) = outbox(8);
         let (a2, mut r2, _) = outbox(8);
         let (b, mut r3, _) = outbox(8);
-        hub.open(Some(ALICE), 1, a1);
-        hub.open(Some(ALICE), 2, a2);
-        hub.open(Some(BOB), 3, b);
+        hub.open(Some(ALICE), AT, 1, a1);
+        hub.open(Some(ALICE), AT, 2, a2);
+        hub.open(Some(BOB), AT, 3, b);
         hub.send_to(ALICE, &LobbyMsg::Online(OnlineMsg { count: 9 }));
         assert!(r1.try_recv().is_ok());
         assert!(r2.try_recv().is_ok());
@@ -315,7 +362,7 @@ mod tests {
     fn a_channel_whose_queue_is_full_is_dropped_lagged_and_no_longer_counted() {
         let hub = Hub::default();
         let (slow, _rx, lagged) = outbox(1);
-        hub.open(Some(ALICE), 1, slow);
+        hub.open(Some(ALICE), AT, 1, slow);
         let msg = LobbyMsg::Online(OnlineMsg { count: 1 });
         hub.send_to(ALICE, &msg);
         hub.send_to(ALICE, &msg);
@@ -333,9 +380,9 @@ mod tests {
         let (a, mut ra, _) = outbox(8);
         let (b, mut rb, _) = outbox(8);
         let (x, mut rx, _) = outbox(8);
-        hub.open(Some(ALICE), 1, a);
-        hub.open(Some(BOB), 2, b);
-        hub.open(None, 3, x);
+        hub.open(Some(ALICE), AT, 1, a);
+        hub.open(Some(BOB), AT, 2, b);
+        hub.open(None, AT, 3, x);
         hub.send_all(&LobbyMsg::Online(OnlineMsg { count: 9 }));
         assert!(ra.try_recv().is_ok());
         assert!(rb.try_recv().is_ok());
@@ -346,7 +393,7 @@ mod tests {
     fn the_online_count_is_announced_only_when_it_changed() {
         let hub = Hub::default();
         let (x, mut rx, _) = outbox(8);
-        hub.open(None, 1, x);
+        hub.open(None, AT, 1, x);
         assert!(hub.announce_online());
         assert!(!hub.announce_online());
         assert_eq!(
@@ -354,7 +401,7 @@ mod tests {
             Some(r#"{"t":"online","d":{"count":1}}"#.to_string())
         );
         let (y, _ry, _) = outbox(8);
-        hub.open(None, 2, y);
+        hub.open(None, ELSEWHERE, 2, y);
         assert!(hub.announce_online());
         assert_eq!(
             rx.try_recv().ok().map(|t| t.to_string()),

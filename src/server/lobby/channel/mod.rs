@@ -28,18 +28,20 @@ use futures_util::StreamExt;
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
 use crate::server::chat::ChatRate;
+use crate::server::chat::flood::ChatPlace;
 use crate::server::deps::Deps;
 use crate::server::lobby::challenge::Lobby;
 use crate::server::play::protocol::{ClientMsg, ErrorCode, Refusal, ServerMsg};
 use crate::server::play::room::{ConnId, Outbox, mailbox};
 use crate::server::play::socket::{
-    Counted, Frame, TRY_AGAIN_LATER, close, close_code, close_for, read_frame, send, send_queued,
-    send_texts,
+    Counted, Frame, TRY_AGAIN_LATER, client_chat_refusal, close, close_code, close_for, read_frame,
+    send, send_queued, send_texts,
 };
 use crate::server::players::account::Account;
 use crate::server::pool::Pools;
 use crate::server::pool::msg::PoolRequest;
 use crate::server::pool::seek::PageSeek;
+use crate::server::web::ratelimit::Client;
 use crate::server::web::upgrade::Ws as WebSocket;
 use msg::{LobbyMsg, OnlineMsg};
 
@@ -74,6 +76,7 @@ pub async fn run(
     let user = account.as_ref().map(|a| a.id);
     lobby.hub.open(
         user,
+        Client::from(ip),
         conn,
         Outbox {
             queue,
@@ -174,16 +177,20 @@ pub async fn run(
                 match lobby_frame(message, config.max_message_bytes) {
                     Frame::Nothing => {}
                     Frame::Forward(ClientMsg::Chat { room, text }) => {
-                        let said = lobby
-                            .chat
-                            .say(
-                                &*deps.store,
-                                (&lobby.hub, lobby.cluster()),
-                                account.as_ref(),
-                                (room, text),
-                                &mut chat_rate,
-                            )
-                            .await;
+                        let place = ChatPlace::lobby();
+                        let said = match deps.clients.chat.check(ip, user, &place, Instant::now()) {
+                            Err(limited) => Err(client_chat_refusal(limited.retry_after_secs)),
+                            Ok(()) => lobby
+                                .chat
+                                .say(
+                                    &*deps.store,
+                                    (&lobby.hub, lobby.cluster()),
+                                    account.as_ref(),
+                                    (room, text),
+                                    &mut chat_rate,
+                                )
+                                .await,
+                        };
                         if let Err(refusal) = said {
                             let reply = ServerMsg::error(&refusal, None);
                             if !send_texts(&mut ws, &[reply.to_text().into()]).await {

@@ -52,6 +52,10 @@ pub struct ErrorMsg {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     pub message: String,
+    /// A `rate_limited` refusal: seconds until the client may try again (the `Retry-After`
+    /// of an HTTP 429); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_secs: Option<u64>,
 }
 
 impl ErrorMsg {
@@ -60,6 +64,7 @@ impl ErrorMsg {
             code: refusal.code,
             id: id.map(str::to_string),
             message: refusal.message.clone(),
+            retry_after_secs: refusal.retry_after_secs,
         }
     }
 }
@@ -70,6 +75,8 @@ impl ErrorMsg {
 pub struct Refusal {
     pub code: ErrorCode,
     pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_after_secs: Option<u64>,
 }
 
 impl Refusal {
@@ -77,7 +84,14 @@ impl Refusal {
         Refusal {
             code,
             message: message.into(),
+            retry_after_secs: None,
         }
+    }
+
+    /// The same refusal, telling the client when to try again.
+    pub fn retry_after(mut self, secs: u64) -> Refusal {
+        self.retry_after_secs = Some(secs);
+        self
     }
 }
 

@@ -17,6 +17,11 @@ impl From<Refusal> for ApiError {
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             _ => StatusCode::BAD_REQUEST,
         };
-        ApiError::new(status, refusal.code, refusal.message)
+        let retry_after = refusal.retry_after_secs;
+        let error = ApiError::new(status, refusal.code, refusal.message);
+        match retry_after {
+            Some(secs) => error.retry_after(secs),
+            None => error,
+        }
     }
 }

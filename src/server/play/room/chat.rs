@@ -16,7 +16,9 @@ use tokio_tungstenite::tungstenite::Utf8Bytes;
 use super::RoomTask;
 use super::chat_member::slot;
 use super::fanout::ConnId;
-use crate::server::chat::{ChatRole, ChatRoom, ChatText, HISTORY_LINES, NewChatLine, author_label};
+use crate::server::chat::{
+    ChatRole, ChatRoom, ChatText, HISTORY_LINES, NewChatLine, author_label, spectator_room_open,
+};
 use crate::server::game::now_ms;
 use crate::server::play::protocol::{ChatHistoryMsg, ChatLineMsg, ErrorCode, Refusal, ServerMsg};
 use crate::server::players::account::UserId;
@@ -112,6 +114,18 @@ impl RoomTask {
         };
         role.may_write(room)
             .map_err(|e| Refusal::new(ErrorCode::NotAllowed, e.to_string()))?;
+        let after_end = self.deps.config.clients.spectator_chat_after_end;
+        if room == ChatRoom::Spectator
+            && !spectator_room_open(self.state.ended_ms(), now_ms(), after_end)
+        {
+            return Err(Refusal::new(
+                ErrorCode::NotAllowed,
+                format!(
+                    "the spectators' room closed {} s after the game ended",
+                    after_end.as_secs()
+                ),
+            ));
+        }
         let allowed = self
             .crowd
             .get_mut(conn)

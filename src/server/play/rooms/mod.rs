@@ -40,6 +40,8 @@ pub struct Rooms {
     /// Where every engine search of the server runs (computer moves, analysis).
     pub engines: Arc<EnginePool>,
     shutdown: watch::Receiver<bool>,
+    /// What one client may hold and send at once (its game sockets, its chat lines).
+    pub clients: Arc<crate::server::per_client::PerClient>,
     /// The turn deadlines of the correspondence games being played, in or out of memory.
     pub schedule: Arc<Schedule>,
     /// Accounts whose `your_turn` list may have changed ([`crate::server::play::turn_signal`]).
@@ -127,6 +129,7 @@ impl Rooms {
             config,
             metrics,
             shutdown,
+            clients,
         } = deps.clone();
         let schedule = Arc::new(Schedule::new(Downtime {
             boot_ms: config.boot_ms,
@@ -139,6 +142,7 @@ impl Rooms {
             metrics,
             engines,
             shutdown,
+            clients,
             schedule,
             your_turn: Default::default(),
             next_instance: AtomicU64::new(1),
