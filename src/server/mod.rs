@@ -169,6 +169,7 @@ pub async fn start_with_store(
         request_timeout: config.request_timeout,
         max_connections: config.max_connections,
         metrics: Arc::clone(&metrics),
+        trusted_proxies: Arc::new(config.trusted_proxies.clone()),
     };
     let deps = Deps {
         store: Arc::clone(&store),
