@@ -10,6 +10,7 @@ use crate::server::game::HouseRules;
 use crate::server::game::expiry::Expiry;
 use crate::server::game::policy::TakebackLimits;
 use crate::server::store::postgres::PostgresUrl;
+use crate::server::web::client_addr::TrustedProxies;
 
 /// `marseillais serve` flags.
 #[derive(clap::Args, Debug, Clone)]
@@ -195,6 +196,11 @@ pub struct ServeArgs {
     /// (without it: with the request's Host), and an https one makes cookies `Secure`.
     #[arg(long, env = "MARSEILLAIS_PUBLIC_URL")]
     pub public_url: Option<String>,
+    /// Reverse proxies whose `X-Forwarded-For` (else `Forwarded`) names the client, and whose
+    /// `X-Forwarded-Proto` the scheme: a comma list of networks (`127.0.0.1/32,::1/128`). The
+    /// per-address limits then count the client, not the proxy. Default: nobody's headers.
+    #[arg(long, env = "MARSEILLAIS_TRUSTED_PROXIES")]
+    pub trusted_proxies: Option<TrustedProxies>,
     /// Accounts created per client address per hour (0: no limit).
     #[arg(long, env = "MARSEILLAIS_REGISTER_PER_HOUR", default_value_t = 5.0)]
     pub register_per_hour: f64,
@@ -453,6 +459,7 @@ impl ServeArgs {
             },
             cluster,
             public_origin: self.public_url.as_deref().map(public_origin).transpose()?,
+            trusted_proxies: self.trusted_proxies.unwrap_or_default(),
             accounts: AccountLimits {
                 register_per_hour: rate("register-per-hour", self.register_per_hour)?,
                 login_per_min: rate("login-per-min", self.login_per_min)?,
@@ -604,6 +611,8 @@ pub struct Config {
     pub lag_compensation: LagCompensation,
     /// `--public-url`'s origin (`https://host`), if set: see [`ServeArgs::public_url`].
     pub public_origin: Option<String>,
+    /// `--trusted-proxies` (empty: the TCP peer is the client): [`crate::server::web::client_addr`].
+    pub trusted_proxies: TrustedProxies,
     /// The account routes' limits (see [`AccountLimits`]).
     pub accounts: AccountLimits,
     /// `--bus` and its companions: `Some` when this server is one node of several.
@@ -818,6 +827,7 @@ impl ServeArgs {
             analysis_burst: 3.0,
             max_concurrent_analyses: 2,
             public_url: None,
+            trusted_proxies: None,
             register_per_hour: 5.0,
             login_per_min: 10.0,
             login_per_min_per_username: 5.0,
@@ -923,6 +933,24 @@ mod tests {
                 .into_config()
                 .map(|c| c.public_origin),
             Ok(None)
+        );
+    }
+
+    #[test]
+    fn trusted_proxies_are_a_list_of_networks_and_a_bad_one_is_refused() {
+        let parse = |list: &str| Cli::try_parse_from(["serve", "--trusted-proxies", list]);
+        let config = parse("127.0.0.1/32,::1/128").map(|cli| {
+            cli.args
+                .into_config()
+                .map(|c| c.trusted_proxies.to_string())
+        });
+        assert_eq!(config.ok(), Some(Ok("127.0.0.1/32,::1/128".to_owned())));
+        let error = parse("10.0.0.1/8").err().map(|e| e.to_string());
+        assert!(
+            error
+                .as_deref()
+                .is_some_and(|e| e.contains("the network is 10.0.0.0/8")),
+            "{error:?}"
         );
     }
 

@@ -170,6 +170,7 @@ pub async fn start_with_store(
         request_timeout: config.request_timeout,
         max_connections: config.max_connections,
         metrics: Arc::clone(&metrics),
+        trusted_proxies: Arc::new(config.trusted_proxies.clone()),
     };
     let deps = Deps::new(Arc::clone(&store), config, metrics, shutdown_rx.clone());
     let engines = Arc::new(computer::engine_pool::EnginePool::new(

@@ -9,6 +9,7 @@ mod analysis;
 mod arenas;
 mod challenges;
 mod chat;
+mod client_address;
 mod client_i18n;
 mod computer;
 mod correspondence;

@@ -1,15 +1,16 @@
 //! The one HTTP/1.1 client of the tests: a `Connection: close` request
 //! written by hand on a TcpStream (so no HTTP client crate is needed, and
 //! limit tests can send bytes no client library would), the status line,
-//! headers and body parsed back, chunked bodies decoded. `try_*` and
-//! [`exchange`] return failures as values; the rest panic within [`WAIT`].
+//! headers and body parsed back, chunked bodies decoded; from any loopback
+//! source address if asked ([`exchange_from`]). `try_*` and [`exchange`]
+//! return failures as values; the rest panic within [`WAIT`].
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 
 use super::WAIT;
 
@@ -104,8 +105,35 @@ impl Reply {
 /// Writes `request` (raw bytes, whatever they are) on a new connection and
 /// reads until the server closes it, bounded by `wait`.
 pub async fn exchange(addr: SocketAddr, request: &[u8], wait: Duration) -> Result<Reply, String> {
+    exchange_from(None, addr, request, wait).await
+}
+
+/// A connection to `addr` from `source` (port chosen by the kernel), or from the address the
+/// kernel picks. Any of 127.0.0.0/8 is a source on Linux with no setup, so tests can be many
+/// clients of distinct addresses on one machine.
+pub async fn connect_from(source: Option<IpAddr>, addr: SocketAddr) -> std::io::Result<TcpStream> {
+    let Some(source) = source else {
+        return TcpStream::connect(addr).await;
+    };
+    let socket = match source {
+        IpAddr::V4(_) => TcpSocket::new_v4()?,
+        IpAddr::V6(_) => TcpSocket::new_v6()?,
+    };
+    socket.bind(SocketAddr::new(source, 0))?;
+    socket.connect(addr).await
+}
+
+/// [`exchange`] from the source address `source` ([`connect_from`]).
+pub async fn exchange_from(
+    source: Option<IpAddr>,
+    addr: SocketAddr,
+    request: &[u8],
+    wait: Duration,
+) -> Result<Reply, String> {
     let exchange = async {
-        let mut stream = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
+        let mut stream = connect_from(source, addr)
+            .await
+            .map_err(|e| e.to_string())?;
         // The server may answer (413, 400) before reading a large body and
         // close: a failed write is then not a failure of the exchange, and
         // whatever was read decides.

@@ -2,7 +2,8 @@
 //! a server, a store or the binary does `mod support;` and uses these
 //! modules, so that there is one HTTP client, one WebSocket client, one raw
 //! frame writer, one process spawner and one in-process server rig to keep
-//! right (and to port to a second store backend). Only 127.0.0.1; every wait
+//! right (and to port to a second store backend). Only loopback (127.0.0.1, and other
+//! 127.0.0.0/8 source addresses where a test needs distinct clients); every wait
 //! is bounded; functions named `try_*` return failures as values (a killed
 //! server is expected in some tests), the others panic with a message.
 #![allow(dead_code)]
@@ -12,6 +13,7 @@ pub mod arena;
 pub mod audit;
 pub mod browser;
 pub mod cluster;
+pub mod forwarding;
 pub mod game;
 pub mod golden;
 pub mod http;

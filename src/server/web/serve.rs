@@ -13,6 +13,11 @@
 //!   request-target length limit (414). Bodies have their own timeout and
 //!   size limits where they are read ([`crate::server::web::read_json_body`]).
 //!
+//! Each request carries, as extensions, `ConnectInfo` with its client's address (the TCP peer,
+//! or behind a `--trusted-proxies` proxy the address that proxy names: [`super::client_addr`]),
+//! the peer itself ([`PeerAddr`]) and the scheme the browser used
+//! ([`super::client_addr::Scheme`]).
+//!
 //! WebSocket upgrades still work (`with_upgrades`); the deadline covers the
 //! upgrade request only, and once upgraded a connection is the socket task's
 //! business (idle timeout, ping/pong: see [`crate::server::play::socket`]).
@@ -35,6 +40,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 
 use crate::server::metrics::Metrics;
+use crate::server::web::client_addr::{PeerAddr, TrustedProxies};
 use crate::server::web::{ApiError, EdgeCode, MAX_URI_BYTES};
 
 /// How long a graceful shutdown waits for requests in flight.
@@ -52,6 +58,8 @@ pub struct Limits {
     /// `None`: as many as the descriptor limit allows.
     pub max_connections: Option<usize>,
     pub metrics: Arc<Metrics>,
+    /// Whose forwarding headers name the client ([`super::client_addr`]).
+    pub trusted_proxies: Arc<TrustedProxies>,
 }
 
 /// One of the `max_connections` slots, held by the connection's task and,
@@ -69,6 +77,12 @@ pub async fn serve(
 ) {
     let max = max_connections(limits.max_connections, open_files_limit());
     tracing::info!(max_connections = max, "accepting connections");
+    if !limits.trusted_proxies.is_empty() {
+        tracing::info!(
+            trusted_proxies = %limits.trusted_proxies,
+            "client addresses from X-Forwarded-For / Forwarded of these proxies"
+        );
+    }
     let slots = Arc::new(Semaphore::new(max));
     let mut refusals = RefusalLog::default();
     let mut connections = JoinSet::new();
@@ -154,9 +168,17 @@ async fn serve_connection(
     // Nagle's algorithm would hold the second for a delayed ACK.
     let _ = stream.set_nodelay(true);
     let deadline = limits.request_timeout;
+    let proxies = Arc::clone(&limits.trusted_proxies);
     let service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
-        request.extensions_mut().insert(ConnectInfo(peer));
-        request.extensions_mut().insert(slot.clone());
+        // Every per-address limit reads `ConnectInfo`: it holds the client (the peer itself
+        // unless the peer is a trusted proxy), so none of them needs to know about proxies.
+        let client = proxies.client(peer, request.headers());
+        let scheme = proxies.scheme(peer, request.headers());
+        let extensions = request.extensions_mut();
+        extensions.insert(ConnectInfo(client));
+        extensions.insert(PeerAddr(peer));
+        extensions.insert(scheme);
+        extensions.insert(slot.clone());
         let app = app.clone();
         async move { Ok::<_, Infallible>(answer(app, request, deadline).await) }
     });

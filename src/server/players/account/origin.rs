@@ -4,8 +4,11 @@
 //! even without the cookie when the request has an `Origin`: another site must not be able to
 //! log a visitor into an account of its choosing.
 //!
-//! "This site" is `--public-url`'s origin when set, else the request's own `Host` (over http or
-//! https). Browsers send `Origin` on every cross-site POST and on every WebSocket handshake, so
+//! "This site" is `--public-url`'s origin when set, else the request's scheme and its own `Host`:
+//! `http://` + `Host`, since this server speaks plain HTTP, or `https://` + `Host` when a trusted
+//! proxy (`--trusted-proxies`) says it terminated TLS (`X-Forwarded-Proto` or `Forwarded`'s
+//! `proto=`; the edge puts the scheme in the request's extensions, [`Scheme`]). The scheme
+//! counts: `https://host:port` is another origin than `http://host:port`. Browsers send `Origin` on every cross-site POST and on every WebSocket handshake, so
 //! a request with the cookie and no `Origin` is not from a browser page and is refused too.
 //! `SameSite=Lax` already keeps the cookie off most cross-site requests; this check does not
 //! rely on it (same-site but cross-origin pages, older browsers).
@@ -17,12 +20,14 @@ use axum::http::{HeaderMap, Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use crate::server::web::client_addr::Scheme;
+
 use super::Accounts;
 use super::error::bad_origin;
 use super::session;
 
-/// Whether the request's `Origin` is this site's.
-pub fn same_origin(headers: &HeaderMap, public_origin: Option<&str>) -> bool {
+/// Whether the request's `Origin` is this site's; `scheme` is the request's (see the module).
+pub fn same_origin(headers: &HeaderMap, public_origin: Option<&str>, scheme: Scheme) -> bool {
     let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
         return false;
     };
@@ -32,10 +37,10 @@ pub fn same_origin(headers: &HeaderMap, public_origin: Option<&str>) -> bool {
             let Some(host) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) else {
                 return false;
             };
-            origin
-                .strip_prefix("http://")
-                .or_else(|| origin.strip_prefix("https://"))
-                .is_some_and(|rest| rest.eq_ignore_ascii_case(host))
+            let scheme = scheme.as_str();
+            origin.split_once("://").is_some_and(|(theirs, rest)| {
+                theirs.eq_ignore_ascii_case(scheme) && rest.eq_ignore_ascii_case(host)
+            })
         }
     }
 }
@@ -64,8 +69,14 @@ pub async fn check(
     request: Request,
     next: Next,
 ) -> Response {
+    // No scheme in the extensions (a router served without the edge): this server's own.
+    let scheme = request
+        .extensions()
+        .get::<Scheme>()
+        .copied()
+        .unwrap_or_default();
     if needs_check(request.method(), request.uri().path(), request.headers())
-        && !same_origin(request.headers(), accounts.public_origin())
+        && !same_origin(request.headers(), accounts.public_origin(), scheme)
     {
         return bad_origin().into_response();
     }
@@ -92,21 +103,72 @@ mod tests {
             (header::HOST, "127.0.0.1:8080"),
             (header::ORIGIN, "http://127.0.0.1:8080"),
         ]);
-        assert!(same_origin(&ours, None));
+        assert!(same_origin(&ours, None, Scheme::Http));
         let theirs = headers(&[
             (header::HOST, "127.0.0.1:8080"),
             (header::ORIGIN, "http://evil.example"),
         ]);
-        assert!(!same_origin(&theirs, None));
+        assert!(!same_origin(&theirs, None, Scheme::Http));
         let other_port = headers(&[
             (header::HOST, "127.0.0.1:8080"),
             (header::ORIGIN, "http://127.0.0.1:9"),
         ]);
-        assert!(!same_origin(&other_port, None));
+        assert!(!same_origin(&other_port, None, Scheme::Http));
         let none = headers(&[(header::HOST, "127.0.0.1:8080")]);
-        assert!(!same_origin(&none, None));
+        assert!(!same_origin(&none, None, Scheme::Http));
         let null = headers(&[(header::HOST, "127.0.0.1:8080"), (header::ORIGIN, "null")]);
-        assert!(!same_origin(&null, None));
+        assert!(!same_origin(&null, None, Scheme::Http));
+    }
+
+    #[test]
+    fn an_https_origin_is_refused_by_a_plain_http_request_for_the_same_host() {
+        let https = headers(&[
+            (header::HOST, "127.0.0.1:8080"),
+            (header::ORIGIN, "https://127.0.0.1:8080"),
+        ]);
+        assert!(!same_origin(&https, None, Scheme::Http));
+    }
+
+    #[test]
+    fn behind_a_proxy_that_terminated_tls_the_https_origin_passes_and_the_http_one_does_not() {
+        let https = headers(&[
+            (header::HOST, "play.example"),
+            (header::ORIGIN, "https://play.example"),
+        ]);
+        assert!(same_origin(&https, None, Scheme::Https));
+        let http = headers(&[
+            (header::HOST, "play.example"),
+            (header::ORIGIN, "http://play.example"),
+        ]);
+        assert!(!same_origin(&http, None, Scheme::Https));
+    }
+
+    #[test]
+    fn the_scheme_and_host_compare_without_regard_to_case() {
+        let shouted = headers(&[
+            (header::HOST, "Play.Example"),
+            (header::ORIGIN, "HTTPS://play.example"),
+        ]);
+        assert!(same_origin(&shouted, None, Scheme::Https));
+    }
+
+    #[test]
+    fn an_origin_without_a_scheme_or_with_another_one_is_refused() {
+        for origin in ["127.0.0.1:8080", "ws://127.0.0.1:8080", "://127.0.0.1:8080"] {
+            let map = headers(&[(header::HOST, "127.0.0.1:8080"), (header::ORIGIN, origin)]);
+            assert!(!same_origin(&map, None, Scheme::Http), "{origin}");
+        }
+    }
+
+    #[test]
+    fn with_a_public_url_the_requests_own_scheme_does_not_matter() {
+        let proxied = headers(&[
+            (header::HOST, "127.0.0.1:8080"),
+            (header::ORIGIN, "https://play.example"),
+        ]);
+        for scheme in [Scheme::Http, Scheme::Https] {
+            assert!(same_origin(&proxied, Some("https://play.example"), scheme));
+        }
     }
 
     #[test]
@@ -115,14 +177,22 @@ mod tests {
             (header::HOST, "127.0.0.1:8080"),
             (header::ORIGIN, "https://play.example"),
         ]);
-        assert!(same_origin(&proxied, Some("https://play.example")));
-        assert!(!same_origin(&proxied, Some("https://other.example")));
+        assert!(same_origin(
+            &proxied,
+            Some("https://play.example"),
+            Scheme::Http
+        ));
+        assert!(!same_origin(
+            &proxied,
+            Some("https://other.example"),
+            Scheme::Http
+        ));
         let host_only = headers(&[
             (header::HOST, "play.example"),
             (header::ORIGIN, "http://play.example"),
         ]);
         assert!(
-            !same_origin(&host_only, Some("https://play.example")),
+            !same_origin(&host_only, Some("https://play.example"), Scheme::Http),
             "the scheme counts"
         );
     }
