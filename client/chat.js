@@ -3,8 +3,11 @@
 // messages (docs/protocol.md). Every name and line is put in the page as
 // text (`textContent` through `h`), never as HTML. The panel dedupes lines
 // (a reconnect sends the recent lines again), keeps at most MAX_LINES, says
-// a refusal (`too_long`, `rate_limited`, `not_allowed`) near its input and
-// counts the lines that arrived while it was hidden.
+// a refusal (`too_long`, `rate_limited`, `not_allowed`, `bad_message`) near
+// its input and counts the lines that arrived while it was hidden. An author
+// who is signed in is shown as a link to their profile; one who is not as a
+// label (White, Black, Anonymous) in muted italics, so that an account whose
+// name reads like a label never looks like one (issue 34).
 
 import { h, colorName } from './api.js';
 import { t, language } from './i18n.js';
@@ -13,6 +16,8 @@ import { nameOf } from './live.js';
 
 /** The server's limit on a line (docs/protocol.md); the input's `maxlength`. */
 export const MAX_CHARS = 140;
+/** The server's limit on the accents (combining marks) stacked on one letter (docs/protocol.md). */
+export const MAX_MARKS = 4;
 /** Lines kept in a panel (the server sends up to 50 on connect). */
 const MAX_LINES = 200;
 
@@ -21,7 +26,9 @@ export const CHAT_ERRORS = {
   too_long: t('chat.too_long', { max: MAX_CHARS }),
   rate_limited: t('chat.rate_limited'),
   not_allowed: t('error.not_allowed'),
-  bad_message: t('chat.empty'),
+  // The input sends no empty line: what the server refuses is a line with nothing visible
+  // (zero-width characters, fillers) or a letter under too many accents.
+  bad_message: t('chat.bad_line', { max: MAX_MARKS }),
   offline: t('chat.offline'),
 };
 
@@ -38,6 +45,22 @@ export function authorText(line) {
   if (a === 'white' || a === 'black') return colorName(a);
   if (a === 'anonymous' || !a) return t('lobby.anonymous');
   return a;
+}
+
+/**
+ * How a line's author is shown: a signed-in author (`user` set) as a link to
+ * the profile (`chat-name`, the normal style); anyone else as a label
+ * (`chat-label`: muted italics, a dot of the piece colour for a player, "Not
+ * signed in" on hover), so that an account named like a label still reads
+ * as a name and the label as no name.
+ */
+function authorNode(line) {
+  const who = authorText(line);
+  const user = nameOf(line.user);
+  if (user) return h('a', { href: profileUrl(user), class: 'chat-author chat-name' }, who);
+  const a = String(line.author || '');
+  const colour = a === 'white' || a === 'black' ? ` chat-label-${a}` : '';
+  return h('span', { class: `chat-author chat-label${colour}`, title: t('chat.not_signed_in') }, who);
 }
 
 /** A line's identity: its `id` when the server sends one, else time, author and text. */
@@ -174,14 +197,10 @@ export class ChatPanel {
 
   render() {
     const atBottom = this.list.scrollHeight - this.list.scrollTop - this.list.clientHeight < 24;
-    this.list.replaceChildren(...this.lines.map((line) => {
-      const who = authorText(line);
-      const user = nameOf(line.user);
-      return h('li', { class: 'chat-line', title: timeOf(line.at_ms) },
-        user ? h('a', { href: profileUrl(user), class: 'chat-author' }, who) : h('span', { class: 'chat-author' }, who),
-        h('span', { class: 'chat-sep', 'aria-hidden': 'true' }, ': '),
-        h('span', { class: 'chat-text' }, line.text));
-    }));
+    this.list.replaceChildren(...this.lines.map((line) => h('li', { class: 'chat-line', title: timeOf(line.at_ms) },
+      authorNode(line),
+      h('span', { class: 'chat-sep', 'aria-hidden': 'true' }, ': '),
+      h('span', { class: 'chat-text' }, line.text))));
     if (atBottom) this.scrollDown();
   }
 

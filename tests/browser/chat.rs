@@ -59,6 +59,22 @@ async fn lines(s: &Session, room: &str) -> Value {
     .await
 }
 
+/// How each author of a room reads, as `[tag, classes, font style, dot]`: a signed-in author is
+/// `["A", "chat-author chat-name", "normal", "none"]`, a label a span in italics, with the piece
+/// colour's dot (`::before`) for a player. What a reader sees, not only what the DOM says.
+async fn author_looks(s: &Session, room: &str) -> Value {
+    js(
+        s,
+        &format!(
+            "return [...document.querySelectorAll('#chat-lines-{room} .chat-author')].map((e) => {{
+               const dot = getComputedStyle(e, '::before').content;
+               return [e.tagName, e.className, getComputedStyle(e).fontStyle, dot === 'none' ? 'none' : 'dot'];
+             }})"
+        ),
+    )
+    .await
+}
+
 /// Waits until a room shows a line with this text.
 async fn wait_line(s: &Session, room: &str, line: &str) {
     wait_for(
@@ -100,6 +116,24 @@ async fn two_players_chat_in_the_player_room_and_each_sees_the_others_line_under
     assert_eq!(
         lines(&white, "player").await,
         json!([["White", "good luck"], ["Black", "you too"]])
+    );
+    // Anonymous players are labels: italics and a dot of their colour, not a link.
+    assert_eq!(
+        author_looks(&white, "player").await,
+        json!([
+            [
+                "SPAN",
+                "chat-author chat-label chat-label-white",
+                "italic",
+                "dot"
+            ],
+            [
+                "SPAN",
+                "chat-author chat-label chat-label-black",
+                "italic",
+                "dot"
+            ]
+        ])
     );
     assert_eq!(
         js(
@@ -289,6 +323,34 @@ async fn the_lobby_chat_carries_a_line_from_one_visitor_to_another() {
             ["Anonymous", "<b>me</b>"]
         ])
     );
+    // A signed-in author is a link to the profile in the normal style; an anonymous one a label
+    // in italics (no dot: not a player), so the two never read alike.
+    assert_eq!(
+        author_looks(&alice, "lobby").await,
+        json!([
+            ["A", "chat-author chat-name", "normal", "none"],
+            ["SPAN", "chat-author chat-label", "italic", "none"]
+        ])
+    );
+    assert_eq!(
+        js(
+            &alice,
+            "return [...document.querySelectorAll('#chat-lines-lobby .chat-author')]
+               .map((e) => [e.getAttribute('href'), e.getAttribute('title')])"
+        )
+        .await,
+        json!([["/@/alice", null], [null, "Not signed in"]])
+    );
+    // A line of a Hangul filler and a zero-width space (what no keyboard types: set as the
+    // input's value) is refused, said in words near the input.
+    js(
+        &anon,
+        "document.querySelector('#chat-input-lobby').value = '\\u3164\\u200b';
+         document.querySelector('#chat-send-lobby').click();
+         return true;",
+    )
+    .await;
+    wait_text(&anon, "#chat-error-lobby", "visible text").await;
     assert_eq!(
         js(
             &alice,

@@ -1,12 +1,19 @@
 //! Accounts and sessions on the real server (issue 11, docs/protocol.md "Accounts"): register,
 //! log in, log out and `GET /api/account` with every error they answer, the session cookie,
-//! the Origin check, and the limits (registrations per address, password guessing per username).
+//! the Origin check, the limits (registrations per address, password guessing per username), and
+//! the names reserved for new accounts (issue 34).
 
 use crate::support;
 
+use std::sync::Arc;
+
+use marseillais::server::domain::user::Username;
+use marseillais::server::players::account::password::{Password, hash_blocking};
+use marseillais::server::store::{MemoryStore, Store};
 use serde_json::{Value, json};
 use support::account::{Browser, body_json, code, head_without_date};
 use support::rig::Rig;
+use support::session::{PASSWORD, Session};
 
 /// A server whose account limits are lifted (tests that are not about limits register and log
 /// in more than the defaults allow from one address).
@@ -102,6 +109,78 @@ async fn confusable_huge_and_malformed_usernames_are_bad_username() {
     }
     assert!(browser.session.is_none());
     server.stop().await;
+}
+
+#[tokio::test]
+async fn a_chat_label_or_staff_name_is_reserved_for_new_accounts_in_any_case() {
+    let server = server().await;
+    let mut browser = Browser::new(server.addr());
+    for name in ["White", "BLACK", "anonymous", "System", "moderator"] {
+        let reply = browser.register(name, "a fine password").await;
+        assert_eq!(reply.status, 400, "{name}: {}", reply.body);
+        assert_eq!(code(&reply), "bad_username", "{name}");
+        assert!(
+            body_json(&reply)["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("reserved")),
+            "{name}: {}",
+            reply.body
+        );
+        assert!(reply.header("set-cookie").is_none());
+    }
+    assert!(browser.session.is_none());
+    // Only the exact names: a name that starts like one is a name.
+    let reply = browser.register("whiteknight", "a fine password").await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    server.stop().await;
+}
+
+/// A database may hold an account named `White` from before the names were reserved: it logs in,
+/// plays and chats under its name as before (only registration checks the list), and its lines
+/// still carry `user`, which the anonymous Black player's do not.
+#[tokio::test]
+async fn an_account_that_already_has_a_reserved_name_still_logs_in_and_chats_under_it() {
+    let store = Arc::new(MemoryStore::new());
+    let password = Password::parse(PASSWORD).expect("a valid password");
+    let hash = hash_blocking(&password).expect("a hash");
+    let name = Username::parse("White").expect("a well-formed name");
+    store
+        .create_user(name, hash, 1_764_612_345_000)
+        .await
+        .expect("stored");
+    let rig = Rig::builder().store(store).start().await;
+    let white = Session::login(rig.addr(), "White").await;
+    let (status, me) = white.call(rig.addr(), "GET", "/api/account", None).await;
+    assert_eq!((status, &me["username"]), (200, &json!("White")), "{me}");
+    let (status, created) = white
+        .call(
+            rig.addr(),
+            "POST",
+            "/api/games",
+            Some(&json!({"color": "white"})),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let id = support::s(&created["id"]);
+    let (black_token, _) = rig.join(&id).await;
+    let mut white_ws = white.connect(rig.addr(), &id, "").await;
+    let mut black_ws = rig.seat(&id, &black_token).await;
+    white_ws
+        .send(json!({"t": "chat", "d": {"room": "player", "text": "hello"}}))
+        .await;
+    let got = black_ws.skip_to("chat").await;
+    assert_eq!(got.d["text"], "hello");
+    assert_eq!(got.d["author"], "White");
+    assert_eq!(got.d["user"], "White");
+    black_ws
+        .send(json!({"t": "chat", "d": {"room": "player", "text": "hi"}}))
+        .await;
+    let got = white_ws
+        .until("black's line", |m| m.t == "chat" && m.d["text"] == "hi")
+        .await;
+    assert_eq!(got.d["author"], "black");
+    assert!(got.d.get("user").is_none(), "{got}");
+    rig.stop().await;
 }
 
 #[tokio::test]

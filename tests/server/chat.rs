@@ -1,7 +1,7 @@
 //! Chat against the real server (issue 12, docs/protocol.md 3.8): who receives which room's
-//! lines, the limits (length, rate, control characters), HTML kept as text, lines stored before
-//! they are sent and back after a restart in `chat_history`, the game's `v` numbering untouched,
-//! and the lobby chat on `/ws/lobby`.
+//! lines, the limits (length, rate, control characters, invisible and zalgo lines: issue 34),
+//! HTML kept as text, lines stored before they are sent and back after a restart in
+//! `chat_history`, the game's `v` numbering untouched, and the lobby chat on `/ws/lobby`.
 
 use crate::support;
 
@@ -199,6 +199,39 @@ async fn control_characters_are_stripped_and_html_is_stored_and_sent_verbatim() 
     line(&mut white).await;
     white.send(json!({"t": "hello"})).await;
     assert_eq!(texts(&history(&mut white, "player").await), ["ab cd", html]);
+    rig.stop().await;
+}
+
+#[tokio::test]
+async fn an_invisible_or_zalgo_line_is_a_bad_message_and_emoji_sequences_pass_whole() {
+    let rig = Rig::builder().memory().start().await;
+    let (_id, mut white, mut black) = rig.players(json!({})).await;
+    let zalgo = format!("a{}", "\u{0336}".repeat(139));
+    for text in [
+        "\u{200B}\u{200C}\u{200D}\u{2060}\u{FEFF}",
+        "\u{3164}",
+        "\u{0301}\u{FE0F}",
+        zalgo.as_str(),
+    ] {
+        say(&mut white, "player", text).await;
+        let refusal = white.skip_to("error").await;
+        assert_eq!(refusal.str("code"), "bad_message", "{text:?}");
+    }
+    // The refusals took no chat token (3 a connection): this line goes through, its zero-width
+    // space and filler gone, its family emoji (joined by ZWJ) whole.
+    let family = "\u{1F469}\u{200D}\u{1F469}\u{200D}\u{1F467}";
+    say(
+        &mut white,
+        "player",
+        &format!("g\u{200B}g\u{3164} {family} Tr\u{00E8}s bien"),
+    )
+    .await;
+    assert_eq!(
+        line(&mut black).await.d["text"],
+        format!("gg {family} Tr\u{00E8}s bien").as_str(),
+        "{:?}",
+        black.seen
+    );
     rig.stop().await;
 }
 
@@ -426,6 +459,8 @@ async fn the_lobby_chat_has_the_game_rooms_limits_and_keeps_the_channel() {
     let mut page = LobbyClient::connect(rig.addr(), None).await;
     lobby_say(&mut page, "lobby", &"x".repeat(141)).await;
     assert_eq!(lobby_error(&mut page).await, ErrorCode::TooLong);
+    lobby_say(&mut page, "lobby", "\u{200B}\u{3164}").await;
+    assert_eq!(lobby_error(&mut page).await, ErrorCode::BadMessage);
     lobby_say(&mut page, "player", "wrong room").await;
     assert_eq!(lobby_error(&mut page).await, ErrorCode::NotAllowed);
     for n in 0..3 {

@@ -17,7 +17,22 @@ pub enum UsernameError {
     Length,
     #[error("a username has only the letters A-Z and a-z, digits, '_' and '-'")]
     Character,
+    /// Only for a new account ([`Username::parse_new`]).
+    #[error("this name is reserved: chat shows it for players who are not signed in")]
+    Reserved,
 }
+
+/// Names no new account may take, compared case-insensitively: the labels chat shows for an
+/// author who is not signed in (`white`, `black`, `anonymous`: src/server/chat/rules.rs,
+/// `author_label`) and the names a reader would take for the site speaking (`system`,
+/// `moderator`). Chat shows a signed-in author by name, so an account named `White` would read
+/// exactly like the anonymous White player.
+///
+/// Only these exact names: `Anonymous1` or `whiteknight` read as a person's name, not as a
+/// label, and look-alike spellings (Cyrillic letters, zero-width characters) cannot be
+/// usernames at all. Accounts that already have one of these names keep it: only registration
+/// checks the list, never login or the store.
+pub const RESERVED_USERNAMES: [&str; 5] = ["white", "black", "anonymous", "system", "moderator"];
 
 /// A username as the user spelled it: 2-20 characters of `[A-Za-z0-9_-]`.
 ///
@@ -44,6 +59,24 @@ impl Username {
             return Err(UsernameError::Character);
         }
         Ok(Username(text.to_owned()))
+    }
+
+    /// Checks the name of a new account: [`Username::parse`], and not one of
+    /// [`RESERVED_USERNAMES`]. Everything that reads an existing name (login, the store, a
+    /// profile) uses [`Username::parse`], so an account made before the list keeps working.
+    pub fn parse_new(text: &str) -> Result<Username, UsernameError> {
+        let name = Username::parse(text)?;
+        if name.is_reserved() {
+            return Err(UsernameError::Reserved);
+        }
+        Ok(name)
+    }
+
+    /// Whether this name is one of [`RESERVED_USERNAMES`], in any case.
+    pub fn is_reserved(&self) -> bool {
+        RESERVED_USERNAMES
+            .iter()
+            .any(|reserved| self.0.eq_ignore_ascii_case(reserved))
     }
 
     /// The spelling the user chose (shown everywhere).
@@ -113,6 +146,54 @@ mod tests {
             Username::parse(&"a".repeat(10_000)),
             Err(UsernameError::Length)
         );
+    }
+
+    #[test]
+    fn a_new_account_may_not_take_a_chat_label_or_a_staff_name_in_any_case() {
+        for name in [
+            "white",
+            "White",
+            "WHITE",
+            "black",
+            "BLACK",
+            "bLaCk",
+            "anonymous",
+            "Anonymous",
+            "system",
+            "System",
+            "moderator",
+            "MODERATOR",
+        ] {
+            assert_eq!(
+                Username::parse_new(name),
+                Err(UsernameError::Reserved),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_the_exact_reserved_names_are_refused_and_the_usual_checks_come_first() {
+        for name in [
+            "whiteknight",
+            "Anonymous1",
+            "black_",
+            "sys",
+            "mod",
+            "White-Rook",
+        ] {
+            assert!(Username::parse_new(name).is_ok(), "{name}");
+        }
+        assert_eq!(Username::parse_new("w"), Err(UsernameError::Length));
+        assert_eq!(Username::parse_new("white!"), Err(UsernameError::Character));
+    }
+
+    #[test]
+    fn an_existing_reserved_name_still_parses_for_login_and_the_store() {
+        let name = Username::parse("White").unwrap();
+        assert!(name.is_reserved());
+        assert_eq!(name.as_str(), "White");
+        assert_eq!(name.key(), "white");
     }
 
     #[test]

@@ -391,7 +391,13 @@ pub fn parse_client(text: &str) -> Result<ClientMsg, Refusal> {
             let d: ChatData = serde_json::from_value(data(envelope.d.value)).map_err(bad)?;
             let text = ChatText::parse(&d.text).map_err(|e| match e {
                 ChatTextError::TooLong { .. } => Refusal::new(ErrorCode::TooLong, e.to_string()),
-                ChatTextError::Empty => Refusal::new(ErrorCode::BadMessage, e.to_string()),
+                // No new wire code: a line that is not one is a `bad_message`, and the message
+                // says which rule it broke.
+                ChatTextError::Empty
+                | ChatTextError::Invisible
+                | ChatTextError::TooManyMarks { .. } => {
+                    Refusal::new(ErrorCode::BadMessage, e.to_string())
+                }
             })?;
             ClientMsg::Chat { room: d.room, text }
         }
@@ -650,6 +656,28 @@ mod tests {
             ErrorCode::BadMessage
         );
         assert_eq!(code(r#"{"t":"chat_watch","d":{}}"#), ErrorCode::BadMessage);
+    }
+
+    #[test]
+    fn an_invisible_or_zalgo_chat_line_is_a_bad_message_saying_why() {
+        let refusal = |text: &str| {
+            let frame = serde_json::json!({"t": "chat", "d": {"room": "player", "text": text}});
+            parse_client(&frame.to_string()).unwrap_err()
+        };
+        let invisible = refusal("\u{200B}\u{3164}");
+        assert_eq!(invisible.code, ErrorCode::BadMessage);
+        assert!(
+            invisible.message.contains("visible"),
+            "{}",
+            invisible.message
+        );
+        let zalgo = refusal(&format!("a{}", "\u{0301}".repeat(139)));
+        assert_eq!(zalgo.code, ErrorCode::BadMessage);
+        assert!(
+            zalgo.message.contains("combining marks"),
+            "{}",
+            zalgo.message
+        );
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::server::web::ApiError;
 pub enum AccountCode {
     /// 409: another user has this name (in any case).
     UsernameTaken,
-    /// 400: not 2-20 characters of `[A-Za-z0-9_-]`.
+    /// 400: not 2-20 characters of `[A-Za-z0-9_-]`, or, for a new account, a reserved name.
     BadUsername,
     /// 400: a password of fewer than 8 or more than 128 characters.
     WeakPassword,
@@ -44,6 +44,16 @@ pub fn bad_username() -> ApiError {
         StatusCode::BAD_REQUEST,
         AccountCode::BadUsername,
         "a username has 2 to 20 characters: letters A-Z a-z, digits, '_' and '-'",
+    )
+}
+
+/// A new account asked for a reserved name (`white`, `anonymous`...): the code of a bad
+/// username, so that clients need nothing new, with a message that says why.
+pub fn reserved_username() -> ApiError {
+    error(
+        StatusCode::BAD_REQUEST,
+        AccountCode::BadUsername,
+        "this name is reserved: chat shows it for players who are not signed in",
     )
 }
 

@@ -12,7 +12,7 @@ use super::limits::KeyedLimiter;
 use super::password::{Password, Passwords};
 use super::session::{self, SessionId};
 use crate::server::config::AccountLimits;
-use crate::server::domain::user::{Account, Username};
+use crate::server::domain::user::{Account, Username, UsernameError};
 use crate::server::game::now_ms;
 use crate::server::store::{SessionHash, Store, StoreError};
 use crate::server::web::ApiError;
@@ -92,7 +92,12 @@ impl Accounts {
         username: &str,
         password: &str,
     ) -> Result<NewSession, ApiError> {
-        let name = Username::parse(username).map_err(|_| error::bad_username())?;
+        // Only here is the reserved list checked: login and everything else read a name with
+        // `Username::parse`, so an account that has such a name from before keeps working.
+        let name = Username::parse_new(username).map_err(|e| match e {
+            UsernameError::Reserved => error::reserved_username(),
+            UsernameError::Length | UsernameError::Character => error::bad_username(),
+        })?;
         let password = Password::parse(password).map_err(|_| error::weak_password())?;
         self.register_by_address
             .check(peer, Instant::now())
