@@ -343,7 +343,14 @@ async fn the_built_in_schedule_announces_arenas_in_the_lobby_list() {
         let (status, body) = rig.http("GET", "/api/arenas", None).await;
         assert_eq!(status, 200);
         lists = serde_json::from_str(&body).expect("json");
-        if lists["upcoming"].as_array().is_some_and(|u| !u.is_empty()) {
+        // The schedule's arenas are made one by one: wait for both clocks, not for the first.
+        let clocks: Vec<Value> = lists["upcoming"]
+            .as_array()
+            .map(|u| u.iter().map(|a| a["clock"].clone()).collect())
+            .unwrap_or_default();
+        if clocks.contains(&json!({"base_secs": 180, "increment_secs": 2}))
+            && clocks.contains(&json!({"base_secs": 300, "increment_secs": 3}))
+        {
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;

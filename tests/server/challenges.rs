@@ -453,7 +453,7 @@ async fn challenges_are_bounded_in_total_and_rate_limited_per_challenger() {
 }
 
 #[tokio::test]
-async fn the_online_count_goes_up_and_down_with_pages_and_counts_a_user_once() {
+async fn the_online_count_goes_up_and_down_with_pages_and_counts_a_user_and_an_address_once() {
     let rig = rig_with(|c| c.lobby.online_every = Duration::from_millis(50)).await;
     let alice = sign_up(&rig, "alice").await;
     let mut watcher = page(&rig, None).await;
@@ -463,7 +463,11 @@ async fn the_online_count_goes_up_and_down_with_pages_and_counts_a_user_once() {
     // Alice's second page: still one Alice.
     let mut alice_two = page(&rig, Some(&alice)).await;
     alice_two.online(2).await;
-    let anonymous = page(&rig, None).await;
+    // An anonymous page of another address (two of one address count once: client_limits.rs).
+    let elsewhere = Some(std::net::IpAddr::from([127, 0, 0, 2]));
+    let anonymous = LobbyClient::try_connect_from(elsewhere, rig.addr(), None)
+        .await
+        .expect("a page of 127.0.0.2");
     watcher.online(3).await;
     anonymous.close().await;
     watcher.online(2).await;

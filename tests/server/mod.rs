@@ -11,6 +11,7 @@ mod challenges;
 mod chat;
 mod client_address;
 mod client_i18n;
+mod client_limits;
 mod computer;
 mod correspondence;
 mod correspondence_schedule;

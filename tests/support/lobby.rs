@@ -5,7 +5,7 @@
 //! Signed in with a session cookie, or anonymous. Every wait is bounded ([`WAIT`] per message,
 //! a count on every loop).
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
@@ -14,12 +14,10 @@ use std::collections::VecDeque;
 use marseillais::server::lobby::channel::msg::LobbyMsg;
 use marseillais::server::play::protocol::ErrorMsg;
 use marseillais::server::pool::msg::{LeftMsg, PairedMsg, PoolMsg};
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-use tokio_tungstenite::tungstenite::http::HeaderValue;
-use tokio_tungstenite::tungstenite::{self, Message};
+use tokio_tungstenite::tungstenite::Message;
 
 use super::WAIT;
-use super::ws::{ConnectError, Ended, Socket};
+use super::ws::{ConnectError, Ended, Socket, open_socket};
 
 /// How many messages a wait may skip before it gives up.
 const MAX_SKIPPED: usize = 200;
@@ -49,26 +47,21 @@ impl LobbyClient {
         addr: SocketAddr,
         cookie: Option<&str>,
     ) -> Result<LobbyClient, ConnectError> {
-        let mut request = format!("ws://{addr}/ws/lobby")
-            .into_client_request()
-            .map_err(|e| ConnectError::Failed(e.to_string()))?;
-        let origin = HeaderValue::from_str(&format!("http://{addr}"))
-            .map_err(|e| ConnectError::Failed(e.to_string()))?;
-        request.headers_mut().insert("origin", origin);
+        LobbyClient::try_connect_from(None, addr, cookie).await
+    }
+
+    /// [`LobbyClient::try_connect`] from the loopback address `source` (a client of its own).
+    pub async fn try_connect_from(
+        source: Option<IpAddr>,
+        addr: SocketAddr,
+        cookie: Option<&str>,
+    ) -> Result<LobbyClient, ConnectError> {
+        let origin = format!("http://{addr}");
+        let mut headers = vec![("origin", origin.as_str())];
         if let Some(cookie) = cookie {
-            let value =
-                HeaderValue::from_str(cookie).map_err(|e| ConnectError::Failed(e.to_string()))?;
-            request.headers_mut().insert("cookie", value);
+            headers.push(("cookie", cookie));
         }
-        let (ws, _) = tokio::time::timeout(WAIT, tokio_tungstenite::connect_async(request))
-            .await
-            .map_err(|_| ConnectError::Timeout)?
-            .map_err(|e| match e {
-                tungstenite::Error::Http(response) => {
-                    ConnectError::Refused(response.status().as_u16())
-                }
-                other => ConnectError::Failed(other.to_string()),
-            })?;
+        let ws = open_socket(source, addr, "/ws/lobby", &headers).await?;
         Ok(LobbyClient {
             ws,
             seen: Vec::new(),

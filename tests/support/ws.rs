@@ -8,7 +8,7 @@
 //! purpose); the others panic with what was seen.
 
 use std::fmt;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
@@ -22,6 +22,47 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use super::WAIT;
 
 pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// Opens the WebSocket `path` of the server at `addr`, from `source` if given (any address of
+/// 127.0.0.0/8: [`super::http::connect_from`]), with extra request `headers`. The one place
+/// the tests' WebSocket clients (game and lobby) connect.
+pub async fn open_socket(
+    source: Option<IpAddr>,
+    addr: SocketAddr,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> Result<Socket, ConnectError> {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
+    let mut request = format!("ws://{addr}{path}")
+        .into_client_request()
+        .map_err(|e| ConnectError::Failed(e.to_string()))?;
+    for (name, value) in headers {
+        let name = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|e| ConnectError::Failed(e.to_string()))?;
+        let value =
+            HeaderValue::from_str(value).map_err(|e| ConnectError::Failed(e.to_string()))?;
+        request.headers_mut().insert(name, value);
+    }
+    let opened = async {
+        let tcp = super::http::connect_from(source, addr)
+            .await
+            .map_err(|e| ConnectError::Failed(e.to_string()))?;
+        let _ = tcp.set_nodelay(true);
+        tokio_tungstenite::client_async(request, MaybeTlsStream::Plain(tcp))
+            .await
+            .map_err(|e| match e {
+                tungstenite::Error::Http(response) => {
+                    ConnectError::Refused(response.status().as_u16())
+                }
+                other => ConnectError::Failed(other.to_string()),
+            })
+    };
+    let (ws, _) = tokio::time::timeout(WAIT, opened)
+        .await
+        .map_err(|_| ConnectError::Timeout)??;
+    Ok(ws)
+}
 
 /// How many messages a "wait for the next X" may skip before it gives up.
 const MAX_SKIPPED: usize = 200;
@@ -145,26 +186,7 @@ impl Client {
         id: &str,
         query: &str,
     ) -> Result<Client, ConnectError> {
-        let url = if query.is_empty() {
-            format!("ws://{addr}/ws/game/{id}")
-        } else {
-            format!("ws://{addr}/ws/game/{id}?{query}")
-        };
-        let (ws, _) = tokio::time::timeout(WAIT, tokio_tungstenite::connect_async(url))
-            .await
-            .map_err(|_| ConnectError::Timeout)?
-            .map_err(|e| match e {
-                tungstenite::Error::Http(response) => {
-                    ConnectError::Refused(response.status().as_u16())
-                }
-                other => ConnectError::Failed(other.to_string()),
-            })?;
-        Ok(Client {
-            ws,
-            seen: Vec::new(),
-            ended: None,
-            unread: std::collections::VecDeque::new(),
-        })
+        Client::try_connect_with(addr, id, query, &[]).await
     }
 
     /// [`Client::try_connect`] with extra request headers (a session `Cookie`, an `Origin`).
@@ -174,32 +196,22 @@ impl Client {
         query: &str,
         headers: &[(&str, &str)],
     ) -> Result<Client, ConnectError> {
-        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-        use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
-        let url = if query.is_empty() {
-            format!("ws://{addr}/ws/game/{id}")
+        Client::try_connect_from(None, addr, (id, query), headers).await
+    }
+
+    /// [`Client::try_connect_with`] from the loopback address `source` (a client of its own).
+    pub async fn try_connect_from(
+        source: Option<IpAddr>,
+        addr: SocketAddr,
+        (id, query): (&str, &str),
+        headers: &[(&str, &str)],
+    ) -> Result<Client, ConnectError> {
+        let path = if query.is_empty() {
+            format!("/ws/game/{id}")
         } else {
-            format!("ws://{addr}/ws/game/{id}?{query}")
+            format!("/ws/game/{id}?{query}")
         };
-        let mut request = url
-            .into_client_request()
-            .map_err(|e| ConnectError::Failed(e.to_string()))?;
-        for (name, value) in headers {
-            let name = HeaderName::from_bytes(name.as_bytes())
-                .map_err(|e| ConnectError::Failed(e.to_string()))?;
-            let value =
-                HeaderValue::from_str(value).map_err(|e| ConnectError::Failed(e.to_string()))?;
-            request.headers_mut().insert(name, value);
-        }
-        let (ws, _) = tokio::time::timeout(WAIT, tokio_tungstenite::connect_async(request))
-            .await
-            .map_err(|_| ConnectError::Timeout)?
-            .map_err(|e| match e {
-                tungstenite::Error::Http(response) => {
-                    ConnectError::Refused(response.status().as_u16())
-                }
-                other => ConnectError::Failed(other.to_string()),
-            })?;
+        let ws = open_socket(source, addr, &path, headers).await?;
         Ok(Client {
             ws,
             seen: Vec::new(),

@@ -124,7 +124,7 @@ impl GameState {
             turns_completed,
             berserk,
             outcome,
-            ends_now: ended && !self.ended_ms.is_some(),
+            ends_now: ended && self.ended_ms.is_none(),
             updated_ms,
             status,
             turn,

@@ -43,13 +43,15 @@ pub(super) struct Policy {
     pub(super) limit_bytes: u64,
 }
 
-/// The WAL's bound: 16 MiB is 4,096 pages of 4 KiB, more than a second of the heaviest load
-/// measured (a chat flood: about 4,300 pages a second with one line per commit), so the
-/// background checkpoint's catch-up keeps the WAL below it and a TRUNCATE is rare.
-pub(super) const WAL_LIMIT_BYTES: u64 = 16 << 20;
+/// The WAL's bound: 64 MiB, above what saturation keeps it at (~35 MB: the catch-up starts it
+/// over about once a second, docs/performance.md), so that a TRUNCATE, which stalls the writer
+/// while it copies and fsyncs, only happens when the catch-up cannot keep up.
+pub(super) const WAL_LIMIT_BYTES: u64 = 64 << 20;
 
-/// The size SQLite cuts the WAL file back to when it starts over (`PRAGMA journal_size_limit`).
-pub(super) const JOURNAL_SIZE_LIMIT: u64 = 4 << 20;
+/// The size SQLite cuts the WAL file back to when it starts over (`PRAGMA journal_size_limit`):
+/// the bound itself. A smaller one would shrink and regrow the file at every start-over under
+/// load, and each fsync of a growing file also commits its size.
+pub(super) const JOURNAL_SIZE_LIMIT: u64 = WAL_LIMIT_BYTES;
 
 impl Default for Policy {
     fn default() -> Self {

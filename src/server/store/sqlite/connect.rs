@@ -61,7 +61,7 @@ pub(super) fn open_writer(path: &Path, options: SqliteOptions) -> Result<Connect
     // crosses 1000 WAL pages, which every acknowledgement of that batch would wait for.
     conn.pragma_update(None, "wal_autocheckpoint", 0)
         .map_err(io)?;
-    // A WAL that starts over is cut back to this size: a burst leaves no large file behind.
+    // A WAL that starts over is cut back to the bound: no burst leaves a larger file behind.
     conn.query_row(
         &format!(
             "PRAGMA journal_size_limit = {}",
