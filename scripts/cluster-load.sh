@@ -47,7 +47,9 @@ for k in 1 2 3; do
     mkfifo "$fifo"
     MARSEILLAIS_CREATE_RATE_PER_SEC=0 MARSEILLAIS_GAME_RATE_PER_SEC=1000000 \
     MARSEILLAIS_GAME_RATE_BURST=1000000 \
-        "$bin/marseillais" serve --listen 127.0.0.1:0 --data-dir "$dir/n$k" --store "$store" \
+        # One machine stands in for every client (as loadgen does for a server it starts).
+        MARSEILLAIS_GAME_SOCKETS_PER_CLIENT=0 MARSEILLAIS_LOBBY_SOCKETS_PER_CLIENT=0 \
+            "$bin/marseillais" serve --listen 127.0.0.1:0 --data-dir "$dir/n$k" --store "$store" \
         --bus "redis+unix://$dir/redis.sock" --node-id "n$k" --lease-secs 10 \
         >"$fifo" 2>"$dir/n$k.log" &
     pids+=($!)

@@ -258,6 +258,7 @@ fn run(args: Args) -> Result<(), LoadError> {
         Mode::Tournament => tournament::SERVER_ENV.to_vec(),
         _ => Vec::new(),
     };
+    env.extend_from_slice(server::PER_CLIENT_LIFTED);
     if let Some(n) = &threads_text {
         env.push(("MARSEILLAIS_ENGINE_THREADS", n));
     }

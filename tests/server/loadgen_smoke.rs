@@ -42,8 +42,14 @@ async fn loadgen(addr: SocketAddr, args: &[&str]) -> Value {
 }
 
 async fn server() -> Rig {
-    // One address creating many games is what the creation limit refuses.
-    Rig::start_with(|c| c.create_rate_per_sec = 0.0).await
+    // One address creating many games is what the creation limit refuses, and holding
+    // thousands of sockets what the limits per client refuse (loadgen lifts them too).
+    Rig::start_with(|c| {
+        c.create_rate_per_sec = 0.0;
+        c.clients.game_sockets = 0;
+        c.clients.lobby_sockets = 0;
+    })
+    .await
 }
 
 fn count(report: &Value, series: &str) -> u64 {

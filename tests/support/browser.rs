@@ -116,8 +116,14 @@ impl BrowserRig {
 /// How many ports chromedriver is tried on before giving up.
 const DRIVER_PORT_TRIES: usize = 5;
 
+/// A port free on every address: chromedriver listens on the wildcard (`*:port`, IPv4 and
+/// IPv6), which fails if any address holds the port. A port free on 127.0.0.1 alone was not
+/// enough: the tests that connect from other addresses of 127.0.0.0/8 (client_limits.rs,
+/// client_address.rs, the pools' load generator) hold ephemeral ports on those, and every
+/// browser test after them failed with chromedriver's "bind() failed: Address already in use".
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
+    TcpListener::bind("[::]:0")
+        .or_else(|_| TcpListener::bind("0.0.0.0:0"))
         .and_then(|l| l.local_addr())
         .expect("a free port")
         .port()
@@ -135,29 +141,43 @@ impl Driver {
     /// take it before chromedriver binds it (the suite opens thousands of loopback connections
     /// at once): chromedriver then exits at once, and it is started again on another port.
     pub fn start() -> Driver {
+        let mut said = String::new();
         for _ in 0..DRIVER_PORT_TRIES {
-            if let Some(driver) = Driver::start_on(free_port()) {
-                return driver;
+            match Driver::start_on(free_port()) {
+                Ok(driver) => return driver,
+                Err(output) => said = output,
             }
         }
-        panic!("chromedriver exited {DRIVER_PORT_TRIES} times without listening (ports taken?)");
+        panic!(
+            "chromedriver exited {DRIVER_PORT_TRIES} times without listening (ports taken?); \
+             the last one said: {said}"
+        );
     }
 
-    /// chromedriver listening on `port`, or `None` if it exited first (the port was taken).
-    fn start_on(port: u16) -> Option<Driver> {
+    /// chromedriver listening on `port`, or what it wrote if it exited first (the port was
+    /// taken, or anything else: the failure names it).
+    fn start_on(port: u16) -> Result<Driver, String> {
+        let output = tempfile::NamedTempFile::new().expect("a file for chromedriver's output");
+        let sink = || {
+            output
+                .reopen()
+                .map(Stdio::from)
+                .unwrap_or_else(|_| Stdio::null())
+        };
         let child = Command::new(chromedriver())
             .arg(format!("--port={port}"))
             .arg("--allowed-ips=127.0.0.1")
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stdout(sink())
+            .stderr(sink())
             .spawn()
             .expect("chromedriver starts");
         let mut driver = Driver { child, port };
         let deadline = Instant::now() + WAIT;
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if matches!(driver.child.try_wait(), Ok(Some(_))) {
-                return None;
+            if let Ok(Some(status)) = driver.child.try_wait() {
+                let said = std::fs::read_to_string(output.path()).unwrap_or_default();
+                return Err(format!("{status}: {said}"));
             }
             assert!(
                 Instant::now() < deadline,
@@ -165,7 +185,7 @@ impl Driver {
             );
             std::thread::sleep(Duration::from_millis(50));
         }
-        Some(driver)
+        Ok(driver)
     }
 
     /// A fresh browser with its own profile directory (cookies, localStorage).

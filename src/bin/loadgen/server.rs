@@ -14,6 +14,17 @@ use serde::Serialize;
 
 use crate::http;
 
+/// The limits per client a server started here runs without (environment, so that a
+/// `--server-arg` flag still wins): the load generator is one machine standing in for thousands
+/// of clients, over a few source addresses, where a real client is one address (docs/protocol.md
+/// 3.9). The load measured is the server's, not its defence against one address.
+pub const PER_CLIENT_LIFTED: &[(&str, &str)] = &[
+    ("MARSEILLAIS_LOBBY_SOCKETS_PER_CLIENT", "0"),
+    ("MARSEILLAIS_GAME_SOCKETS_PER_CLIENT", "0"),
+    ("MARSEILLAIS_CHAT_ROOM_BURST_PER_CLIENT", "0"),
+    ("MARSEILLAIS_CHAT_BURST_PER_CLIENT", "0"),
+];
+
 /// The server must print its address within this long.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
