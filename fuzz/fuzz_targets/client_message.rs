@@ -30,6 +30,10 @@ mod uci;
 #[allow(dead_code)]
 #[path = "../../src/server/domain/chat.rs"]
 mod chat_values;
+// What of a text a reader sees, at the path chat.rs names it by (`super::visible`).
+#[allow(dead_code)]
+#[path = "../../src/server/domain/visible.rs"]
+mod visible;
 // The wire name of a colour, at the path names.rs re-exports it from.
 #[allow(dead_code)]
 #[path = "../../src/server/domain/side.rs"]
