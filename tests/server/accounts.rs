@@ -152,17 +152,7 @@ async fn an_account_that_already_has_a_reserved_name_still_logs_in_and_chats_und
     let white = Session::login(rig.addr(), "White").await;
     let (status, me) = white.call(rig.addr(), "GET", "/api/account", None).await;
     assert_eq!((status, &me["username"]), (200, &json!("White")), "{me}");
-    let (status, created) = white
-        .call(
-            rig.addr(),
-            "POST",
-            "/api/games",
-            Some(&json!({"color": "white"})),
-        )
-        .await;
-    assert_eq!(status, 201, "{created}");
-    let id = support::s(&created["id"]);
-    let (black_token, _) = rig.join(&id).await;
+    let (id, _, black_token) = white.against_anonymous(&rig).await;
     let mut white_ws = white.connect(rig.addr(), &id, "").await;
     let mut black_ws = rig.seat(&id, &black_token).await;
     white_ws

@@ -333,17 +333,7 @@ async fn a_signed_in_author_chats_under_their_username_with_user_set() {
     let rig = Rig::builder().memory().start().await;
     let alice = Session::register(rig.addr(), "Alice").await;
     let carol = Session::register(rig.addr(), "carol").await;
-    let (status, created) = alice
-        .call(
-            rig.addr(),
-            "POST",
-            "/api/games",
-            Some(&json!({"color": "white"})),
-        )
-        .await;
-    assert_eq!(status, 201, "{created}");
-    let id = support::s(&created["id"]);
-    let (black_token, _) = rig.join(&id).await;
+    let (id, _, black_token) = alice.against_anonymous(&rig).await;
     let mut white = alice.connect(rig.addr(), &id, "").await;
     let mut black = rig.seat(&id, &black_token).await;
     say(&mut white, "player", "hello").await;

@@ -29,11 +29,16 @@ fn at(last: u8) -> Option<IpAddr> {
     Some(IpAddr::V4(Ipv4Addr::new(127, 0, 0, last)))
 }
 
+/// An anonymous lobby page from `source`, once the server counts it: the upgrade is answered
+/// before the channel's task registers it, and its first `online` is sent after.
 async fn lobby_from(addr: SocketAddr, source: Option<IpAddr>) -> LobbyClient {
-    match LobbyClient::try_connect_from(source, addr, None).await {
+    let mut page = match LobbyClient::try_connect_from(source, addr, None).await {
         Ok(page) => page,
         Err(why) => panic!("a lobby page from {source:?}: {why}"),
-    }
+    };
+    page.until("its first online", |m| matches!(m, LobbyMsg::Online(_)))
+        .await;
+    page
 }
 
 async fn spectator_from(addr: SocketAddr, source: Option<IpAddr>, id: &str) -> Client {
@@ -157,7 +162,9 @@ async fn the_online_figure_counts_an_address_once_however_many_pages_it_opens() 
         pages.push(lobby_from(addr, at(4)).await);
     }
     pages.push(lobby_from(addr, at(5)).await);
-    let mut newcomer = lobby_from(addr, at(6)).await;
+    let mut newcomer = LobbyClient::try_connect_from(at(6), addr, None)
+        .await
+        .expect("the newcomer's page");
     let online = newcomer
         .until("online", |m| matches!(m, LobbyMsg::Online(_)))
         .await;

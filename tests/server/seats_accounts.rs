@@ -11,34 +11,12 @@ use support::rig::Rig;
 use support::s;
 use support::session::Session;
 
-/// A game created by `alice` (signed in, White) and joined by an anonymous player:
-/// (id, alice's token, the anonymous player's token).
-async fn alice_against_anonymous(rig: &Rig, alice: &Session) -> (String, String, String) {
-    let (status, created) = alice
-        .call(
-            rig.addr(),
-            "POST",
-            "/api/games",
-            Some(&json!({"color": "white"})),
-        )
-        .await;
-    assert_eq!(status, 201, "{created}");
-    let id = s(&created["id"]);
-    assert_eq!(
-        s(&created["token"]).len(),
-        32,
-        "the token is returned as today"
-    );
-    let (black, color) = rig.join(&id).await;
-    assert_eq!(color, "black");
-    (id, s(&created["token"]), black)
-}
-
 #[tokio::test]
 async fn the_seat_of_a_signed_in_player_moves_from_a_second_device_without_its_token() {
     let rig = Rig::start().await;
     let first_device = Session::register(rig.addr(), "alice").await;
-    let (id, _alice_token, black_token) = alice_against_anonymous(&rig, &first_device).await;
+    let (id, alice_token, black_token) = first_device.against_anonymous(&rig).await;
+    assert_eq!(alice_token.len(), 32, "the token is returned as today");
     let mut black = rig.seat(&id, &black_token).await;
     black.skip_to("state").await;
 
@@ -57,7 +35,7 @@ async fn the_seat_of_a_signed_in_player_moves_from_a_second_device_without_its_t
 async fn a_wrong_token_with_the_seats_session_is_seated_without_an_error() {
     let rig = Rig::start().await;
     let alice = Session::register(rig.addr(), "alice").await;
-    let (id, _, _) = alice_against_anonymous(&rig, &alice).await;
+    let (id, _, _) = alice.against_anonymous(&rig).await;
     let wrong = "0".repeat(32);
     let mut white = alice
         .connect(rig.addr(), &id, &format!("token={wrong}"))
@@ -81,7 +59,7 @@ async fn a_spectator_signed_in_as_another_account_stays_a_spectator() {
     let rig = Rig::start().await;
     let alice = Session::register(rig.addr(), "alice").await;
     let carol = Session::register(rig.addr(), "carol").await;
-    let (id, _, _) = alice_against_anonymous(&rig, &alice).await;
+    let (id, _, _) = alice.against_anonymous(&rig).await;
     let mut spectator = carol.connect(rig.addr(), &id, "").await;
     let state = spectator.skip_to("state").await;
     assert_eq!(state.d["you"], Value::Null);

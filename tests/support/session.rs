@@ -6,9 +6,11 @@
 
 use std::net::SocketAddr;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::account::{Browser, COOKIE};
+use super::rig::Rig;
+use super::s;
 use super::ws::Client;
 
 /// One signed-in browser: the account's name and this device's session cookie
@@ -71,6 +73,20 @@ impl Session {
     /// A WebSocket to game `id` with this device's cookie (and `query`: `token=...`, `v=...`).
     /// `addr` may be another port of the same server (after a restart): the session is in its
     /// store.
+    /// A game this account creates as White, joined by an anonymous player through `rig`:
+    /// (id, this account's token, the anonymous player's token).
+    pub async fn against_anonymous(&self, rig: &Rig) -> (String, String, String) {
+        let body = json!({"color": "white"});
+        let (status, created) = self
+            .call(rig.addr(), "POST", "/api/games", Some(&body))
+            .await;
+        assert_eq!(status, 201, "{created}");
+        let id = s(&created["id"]);
+        let (black, color) = rig.join(&id).await;
+        assert_eq!(color, "black");
+        (id, s(&created["token"]), black)
+    }
+
     pub async fn connect(&self, addr: SocketAddr, id: &str, query: &str) -> Client {
         let origin = format!("http://{addr}");
         let headers = [

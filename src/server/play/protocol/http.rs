@@ -25,3 +25,21 @@ impl From<Refusal> for ApiError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rate_limited_refusal_over_http_is_429_and_keeps_when_to_try_again() {
+        let limited =
+            ApiError::from(Refusal::new(ErrorCode::RateLimited, "slow down").retry_after(7));
+        assert_eq!(limited.status, StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(limited.retry_after_secs, Some(7));
+        let plain = ApiError::from(Refusal::new(ErrorCode::NotFound, "no such game"));
+        assert_eq!(
+            (plain.status, plain.retry_after_secs),
+            (StatusCode::NOT_FOUND, None)
+        );
+    }
+}
