@@ -139,9 +139,11 @@ pub struct SearchResult {
     pub info: Option<SearchInfo>,
 }
 
-/// The S2 the S1 search expects to play, and the turn's time left for it.
-#[derive(Clone, Copy, Debug)]
-struct TurnPlan {
+/// The S2 the S1 search expects to play, and the turn's time left for it. Opaque outside the
+/// engine: a server that lends one engine to many games keeps each game's plan itself
+/// ([`Engine::take_plan`], [`Engine::resume_plan`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TurnPlan {
     /// Hash of the position after the planned S1.
     expect: u64,
     reply: SubMove,
@@ -209,6 +211,18 @@ impl Engine {
         self.tt.clear();
         self.heur.clear();
         self.plan = None;
+    }
+
+    /// The plan the last search made for the rest of its turn, taken out of the engine (a
+    /// few bytes): the engine can search another game's position, and the plan be given back
+    /// with [`Engine::resume_plan`] before this game's next search.
+    pub fn take_plan(&mut self) -> Option<TurnPlan> {
+        self.plan.take()
+    }
+
+    /// Gives back the plan a game's last search made ([`Engine::take_plan`]).
+    pub fn resume_plan(&mut self, plan: Option<TurnPlan>) {
+        self.plan = plan;
     }
 
     /// The S2 that the last S1 search planned, if `pos` is the position it

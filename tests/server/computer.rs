@@ -486,3 +486,74 @@ async fn a_computer_whose_move_is_always_refused_gives_up_after_a_few_tries_inst
     assert_eq!(snapshot["seats"]["black"]["connected"], false);
     rig.stop().await;
 }
+
+/// `POST /api/games` with `body`, raw: the status, the `Retry-After` and the body.
+async fn create_raw(addr: std::net::SocketAddr, body: &Value) -> (u16, Option<String>, String) {
+    let body = body.to_string();
+    let mut request = support::http::head(
+        "POST",
+        "/api/games",
+        &[
+            "Content-Type: application/json",
+            &format!("Content-Length: {}", body.len()),
+        ],
+    );
+    request.extend_from_slice(body.as_bytes());
+    let reply = support::http::exchange(addr, &request, WAIT)
+        .await
+        .expect("an answer");
+    let retry = reply.header("retry-after").map(str::to_string);
+    (reply.status, retry, reply.body)
+}
+
+#[tokio::test]
+async fn a_new_computer_game_is_refused_busy_while_the_engine_queue_is_long_and_taken_after() {
+    let rig = Rig::start_with(|c| {
+        c.engine_threads = 1;
+        c.engine_max_wait = std::time::Duration::ZERO;
+        // The computer's first sub-move thinks a quarter of it at most.
+        c.first_move = std::time::Duration::from_secs(8);
+    })
+    .await;
+    let level_8 = json!({"computer": {"level": 8}, "color": "black",
+                         "clock": {"base_secs": 1800, "increment_secs": 0}});
+    let (_, mut client) = seated(&rig, level_8.clone()).await;
+    let state = client.recv_type("state").await;
+    computer_has_moved(&mut client, &state, "white").await;
+    // Legal after any first White sub-move, and neither gives check.
+    client.play("e7e6", "p1").await;
+    client.play("d7d6", "p2").await;
+    // The computer's second turn, on a 30-minute clock: tens of seconds of search.
+    let searching = support::eventually(WAIT, || async {
+        metric(rig.addr(), "marseillais_engine_searches_running").await == Some(1.0)
+    })
+    .await;
+    assert!(
+        searching,
+        "the computer's second turn never started searching"
+    );
+    let (status, retry, body) = create_raw(rig.addr(), &level_8).await;
+    assert_eq!(status, 503, "{body}");
+    let body: Value = serde_json::from_str(&body).expect("json");
+    assert_eq!(body["code"], "busy");
+    let retry: u64 = retry.and_then(|r| r.parse().ok()).expect("a Retry-After");
+    assert!((1..=60).contains(&retry), "{retry}");
+    assert_eq!(
+        metric(rig.addr(), "marseillais_computer_games_refused_total").await,
+        Some(1.0)
+    );
+    // A game between two people is never refused for the engine's sake.
+    let (status, _, body) = create_raw(rig.addr(), &json!({"color": "white"})).await;
+    assert_eq!(status, 201, "{body}");
+    // Once the game ends its search stops, the queue is empty, and a new game is taken.
+    client.send(json!({"t": "resign"})).await;
+    client.recv_type("end").await;
+    let idle = support::eventually(WAIT, || async {
+        metric(rig.addr(), "marseillais_engine_searches_running").await == Some(0.0)
+    })
+    .await;
+    assert!(idle, "the ended game's search went on");
+    let (status, _, body) = create_raw(rig.addr(), &level_8).await;
+    assert_eq!(status, 201, "{body}");
+    rig.stop().await;
+}

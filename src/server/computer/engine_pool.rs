@@ -21,9 +21,11 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
+use super::backlog::Backlog;
 use crate::server::metrics::Metrics;
 
 /// The nice value of the engine threads (0 is the server's; 19 the lowest priority). At 10 a
@@ -38,28 +40,9 @@ pub struct EnginePool {
     threads: usize,
     /// Searches waiting for a thread now (the pool's own count; the metrics gauge may be shared).
     waiting: Arc<AtomicUsize>,
+    /// What the queue holds, and how long it would make a new search wait.
+    backlog: Arc<Backlog>,
     metrics: Arc<Metrics>,
-}
-
-/// How crowded the pool was when a search got its thread: what a search that is one of many
-/// (a computer move among fifty computer games) uses to shorten itself, so that the ones
-/// behind it are not kept waiting past their clocks and first-move timers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Crowd {
-    /// Searches still waiting for a thread when this one started.
-    pub waiting: usize,
-    pub threads: usize,
-}
-
-impl Crowd {
-    /// A search's fair share of its own time: 1 when nobody waits, `1 + waiting / threads`
-    /// (rounded up) otherwise; a search divides its time by it. With 50 computer games on
-    /// one thread, a 2 s think becomes 40 ms, and every computer in the queue moves within
-    /// about the 2 s one of them would have taken alone.
-    pub fn share(self) -> u32 {
-        let behind = self.waiting.div_ceil(self.threads.max(1));
-        u32::try_from(behind).unwrap_or(u32::MAX).saturating_add(1)
-    }
 }
 
 /// A search that could not give an answer.
@@ -94,6 +77,7 @@ impl EnginePool {
             queue,
             threads: started,
             waiting: Arc::new(AtomicUsize::new(0)),
+            backlog: Arc::new(Backlog::default()),
             metrics,
         }
     }
@@ -103,12 +87,19 @@ impl EnginePool {
         self.threads
     }
 
-    /// Runs `search` on an engine thread once one is free. `search` gets the stop flag to
+    /// How long a search asked for now would wait for a thread, from the searches ahead of
+    /// it and how long a search has lately taken ([`Backlog`]).
+    pub fn expected_wait(&self) -> Duration {
+        self.backlog.expected_wait(self.threads)
+    }
+
+    /// Runs `search` on an engine thread once one is free, with the whole budget its caller
+    /// gave it however many wait (first come, first served). `search` gets the stop flag to
     /// hand to [`crate::engine::Engine::search`] (it is raised if this future is dropped
-    /// before the search returns) and the [`Crowd`] it started in.
+    /// before the search returns).
     pub async fn run<R, F>(&self, search: F) -> Result<R, EngineFailed>
     where
-        F: FnOnce(&AtomicBool, Crowd) -> R + Send + 'static,
+        F: FnOnce(&AtomicBool) -> R + Send + 'static,
         R: Send + 'static,
     {
         let stop = Arc::new(AtomicBool::new(false));
@@ -116,24 +107,30 @@ impl EnginePool {
         let (answer_tx, answer_rx) = oneshot::channel();
         let metrics = Arc::clone(&self.metrics);
         let queue = Arc::clone(&self.waiting);
-        let threads = self.threads;
+        let backlog = Arc::clone(&self.backlog);
+        let asked = Instant::now();
         queue.fetch_add(1, Ordering::Relaxed);
+        let queued = backlog.queued();
         metrics.engine_waiting.fetch_add(1, Ordering::Relaxed);
         let job: Job = Box::new(move || {
             queue.fetch_sub(1, Ordering::Relaxed);
             metrics.engine_waiting.fetch_sub(1, Ordering::Relaxed);
             if stop.load(Ordering::Relaxed) {
-                return; // given up while it waited
+                return; // given up while it waited (`queued` leaves the backlog on drop)
             }
-            let crowd = Crowd {
-                waiting: queue.load(Ordering::Relaxed),
-                threads,
-            };
+            let started = Instant::now();
+            metrics.engine_searches.fetch_add(1, Ordering::Relaxed);
+            metrics.engine_wait_micros.fetch_add(
+                u64::try_from(started.duration_since(asked).as_micros()).unwrap_or(u64::MAX),
+                Ordering::Relaxed,
+            );
             let answer = {
                 let _running =
                     Gauge::up(&metrics.engine_running, Some(&metrics.engine_running_peak));
-                catch_unwind(AssertUnwindSafe(|| search(&stop, crowd)))
+                catch_unwind(AssertUnwindSafe(|| search(&stop)))
             };
+            backlog.took(started.elapsed());
+            drop(queued);
             let _ = answer_tx.send(answer);
         });
         if let Err(mpsc::SendError(job)) = self.queue.send(job) {
@@ -245,7 +242,7 @@ mod tests {
         let mut searches = tokio::task::JoinSet::new();
         for _ in 0..6 {
             let pool = Arc::clone(&pool);
-            searches.spawn(async move { pool.run(|stop, _| spin(stop, 20)).await });
+            searches.spawn(async move { pool.run(|stop| spin(stop, 20)).await });
         }
         while let Some(done) = searches.join_next().await {
             assert_eq!(done.unwrap(), Ok(20));
@@ -263,7 +260,7 @@ mod tests {
         let abandoned = {
             let pool = Arc::clone(&pool);
             tokio::spawn(async move {
-                pool.run(move |stop, _| {
+                pool.run(move |stop| {
                     let _ = polls_tx.send(spin(stop, 60_000));
                 })
                 .await
@@ -276,66 +273,60 @@ mod tests {
             .await
             .unwrap();
         assert!(polls < 60_000, "the abandoned search ran to its end");
-        assert_eq!(pool.run(|_, _| 7).await, Ok(7));
-    }
-
-    #[test]
-    fn a_search_shares_its_time_with_those_waiting_per_thread() {
-        let share = |waiting, threads| Crowd { waiting, threads }.share();
-        assert_eq!(share(0, 1), 1);
-        assert_eq!(share(49, 1), 50);
-        assert_eq!(share(49, 2), 26);
-        assert_eq!(share(1, 4), 2);
+        assert_eq!(pool.run(|_| 7).await, Ok(7));
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_search_learns_how_many_searches_wait_behind_it() {
+    async fn searches_run_in_the_order_asked_and_the_backlog_tells_the_wait() {
         let metrics = Arc::new(Metrics::default());
         let pool = Arc::new(EnginePool::new(1, Arc::clone(&metrics)));
+        // One search of 20 ms teaches the pool how long a search takes.
+        pool.run(|_| std::thread::sleep(Duration::from_millis(20)))
+            .await
+            .unwrap();
+        assert_eq!(pool.expected_wait(), Duration::ZERO);
         let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
         let first = {
             let pool = Arc::clone(&pool);
             tokio::spawn(async move {
-                pool.run(move |_, crowd| {
+                pool.run(move |_| {
                     let _ = release_rx.recv_timeout(Duration::from_secs(60));
-                    crowd
                 })
                 .await
             })
         };
-        for _ in 0..10_000 {
-            if metrics.engine_running.load(Ordering::Relaxed) == 1 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
+        wait_until(|| metrics.engine_running.load(Ordering::Relaxed) == 1).await;
+        let order = Arc::new(Mutex::new(Vec::new()));
         let mut behind = Vec::new();
-        for _ in 0..3 {
-            let pool = Arc::clone(&pool);
-            behind.push(tokio::spawn(
-                async move { pool.run(|_, crowd| crowd).await },
-            ));
+        for n in 0..3 {
+            let (runner, order) = (Arc::clone(&pool), Arc::clone(&order));
+            behind.push(tokio::spawn(async move {
+                runner.run(move |_| order.lock().unwrap().push(n)).await
+            }));
+            wait_until(|| pool.waiting.load(Ordering::Relaxed) == n + 1).await;
         }
-        wait_until(|| pool.waiting.load(Ordering::Relaxed) == 3).await;
+        // Four ahead of a newcomer (one running, three waiting), each about 20 ms.
+        let wait = pool.expected_wait();
+        assert!(wait >= Duration::from_millis(4 * 20), "{wait:?}");
         release_tx.send(()).unwrap();
-        assert_eq!(first.await.unwrap().unwrap().waiting, 0);
-        let mut seen = Vec::new();
+        first.await.unwrap().unwrap();
         for search in behind {
-            seen.push(search.await.unwrap().unwrap().waiting);
+            search.await.unwrap().unwrap();
         }
-        seen.sort();
         assert_eq!(
-            seen,
+            *order.lock().unwrap(),
             vec![0, 1, 2],
-            "each started with those still behind it"
+            "first come, first served"
         );
+        assert_eq!(pool.expected_wait(), Duration::ZERO);
+        assert_eq!(metrics.engine_searches.load(Ordering::Relaxed), 5);
     }
 
     #[tokio::test]
     async fn searches_run_at_the_engine_threads_lower_priority() {
         let pool = EnginePool::new(1, Arc::new(Metrics::default()));
         let nice = pool
-            .run(|_, _| rustix::process::getpriority_process(Some(rustix::thread::gettid())))
+            .run(|_| rustix::process::getpriority_process(Some(rustix::thread::gettid())))
             .await;
         assert_eq!(nice.unwrap().unwrap(), ENGINE_NICE);
         // The server's own threads keep theirs.
@@ -351,7 +342,7 @@ mod tests {
         let first = {
             let pool = Arc::clone(&pool);
             tokio::spawn(async move {
-                pool.run(move |_, _| release_rx.recv_timeout(Duration::from_secs(60)).is_ok())
+                pool.run(move |_| release_rx.recv_timeout(Duration::from_secs(60)).is_ok())
                     .await
             })
         };
@@ -359,7 +350,7 @@ mod tests {
         let given_up = {
             let (pool, started) = (Arc::clone(&pool), Arc::clone(&started));
             tokio::spawn(async move {
-                pool.run(move |_, _| started.store(true, Ordering::Relaxed))
+                pool.run(move |_| started.store(true, Ordering::Relaxed))
                     .await
             })
         };
@@ -369,7 +360,7 @@ mod tests {
         release_tx.send(()).unwrap();
         assert_eq!(first.await.unwrap(), Ok(true));
         // The next search runs after the given-up one was taken off the queue.
-        assert_eq!(pool.run(|_, _| 3).await, Ok(3));
+        assert_eq!(pool.run(|_| 3).await, Ok(3));
         assert!(!started.load(Ordering::Relaxed), "the given-up search ran");
         assert_eq!(metrics.engine_waiting.load(Ordering::Relaxed), 0);
     }
@@ -377,8 +368,8 @@ mod tests {
     #[tokio::test]
     async fn a_panicking_search_is_an_error_not_a_crash() {
         let pool = EnginePool::new(1, Arc::new(Metrics::default()));
-        let failed = pool.run(|_, _| -> u32 { panic!("engine bug") }).await;
+        let failed = pool.run(|_| -> u32 { panic!("engine bug") }).await;
         assert_eq!(failed, Err(EngineFailed::Panicked));
-        assert_eq!(pool.run(|_, _| 1).await, Ok(1));
+        assert_eq!(pool.run(|_| 1).await, Ok(1));
     }
 }

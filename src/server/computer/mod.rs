@@ -2,8 +2,9 @@
 //! driver), started by the registry whenever such a game's room is installed (create,
 //! restore at startup, reload from the store, rematch). It joins the room as an in-process
 //! [`Agent`] holding the computer's seat by a [`ComputerProof`] (no token), follows the game
-//! from the same messages a socket gets, and on its turn searches with the game's own
-//! [`Engine`] on the server's [`EnginePool`] (never on an async worker), then sends the move as
+//! from the same messages a socket gets, and on its turn searches on the server's
+//! [`EnginePool`] (never on an async worker) with the engine of the thread it runs on and the
+//! few bytes the game keeps between searches ([`thread_engine`]), then sends the move as
 //! a socket would: a `move` with an ack id, decided, committed and acknowledged like a human's.
 //!
 //! What it answers: a draw offer is declined (the computer plays on; a person who wants a
@@ -17,32 +18,33 @@
 //! re-attached at most [`MAX_ATTACHES`] times; a search in flight is cancelled by dropping
 //! its future when the position it was for is gone (the pool raises its stop flag).
 
+pub mod admission;
+pub mod backlog;
 pub mod engine_pool;
 pub mod seat;
 pub mod think;
+pub mod thread_engine;
 mod view;
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 pub use seat::ComputerProof;
+use thread_engine::GameMemory;
 use view::View;
 
+use crate::engine::SearchResult;
 use crate::engine::level::splitmix;
-use crate::engine::{Engine, SearchResult};
 use crate::rules::Color;
 use crate::server::computer::engine_pool::{EngineFailed, EnginePool};
 use crate::server::game::ComputerSeat;
+use crate::server::metrics::Metrics;
 use crate::server::play::protocol::{ClientMsg, ServerMsg};
 use crate::server::play::room::Room;
 use crate::server::play::room::agent::Agent;
-
-/// The transposition table of one computer game, in MB. Small on purpose: fifty games
-/// against the computer at 16 MB each would be 800 MB; at 2 MB they are 100 MB, and the low
-/// levels (node-capped) do not fill even that.
-pub const HASH_MB: usize = 2;
 
 /// Refused moves in a row before the driver gives up on the game (a bug: it should never
 /// happen). The person can then claim victory on abandonment, or the clock ends the game.
@@ -60,18 +62,26 @@ pub const LINGER_AWAY: Duration = Duration::from_secs(5);
 /// After the end: the longest the driver waits for a rematch offer at all.
 pub const LINGER_MAX: Duration = Duration::from_secs(600);
 
-/// A search on the pool, with the engine it borrowed.
-type Search = Pin<Box<dyn Future<Output = Result<(Engine, SearchResult), EngineFailed>> + Send>>;
+/// A search on the pool, with the game's memory it took along.
+type Search =
+    Pin<Box<dyn Future<Output = Result<(GameMemory, SearchResult), EngineFailed>> + Send>>;
 
 /// Starts the driver of the computer's seat of the game in `room`.
-pub fn spawn(room: Arc<Room>, engines: Arc<EnginePool>, seat: ComputerSeat, queue: usize) {
+pub fn spawn(
+    room: Arc<Room>,
+    engines: Arc<EnginePool>,
+    metrics: Arc<Metrics>,
+    seat: ComputerSeat,
+    queue: usize,
+) {
+    let memory = GameMemory::new(seat.level, game_seed(&room.id));
     let driver = Driver {
-        seed: game_seed(&room.id),
         room,
         engines,
+        metrics,
         seat,
         queue,
-        engine: None,
+        memory: Some(memory),
         moves_sent: 0,
     };
     tokio::spawn(driver.run());
@@ -95,11 +105,12 @@ enum Exit {
 struct Driver {
     room: Arc<Room>,
     engines: Arc<EnginePool>,
+    metrics: Arc<Metrics>,
     seat: ComputerSeat,
     queue: usize,
-    seed: u64,
-    /// The game's engine, between searches (in the blocking closure during one).
-    engine: Option<Engine>,
+    /// What the game keeps between searches (with the search during one; a fresh one if that
+    /// search was given up).
+    memory: Option<GameMemory>,
     /// Ack ids are unique per driver run: `c{version}-{count}`.
     moves_sent: u64,
 }
@@ -188,8 +199,8 @@ impl Driver {
                 answer = async { search.as_mut().map(|(_, s)| s).expect("guarded").await }, if search.is_some() => {
                     let searched = search.take().map(|(at, _)| at);
                     match answer {
-                        Ok((engine, result)) => {
-                            self.engine = Some(engine);
+                        Ok((memory, result)) => {
+                            self.memory = Some(memory);
                             let current = view.as_ref().filter(|v| Some(v.position_version()) == searched && v.to_move(me));
                             if let (Some(v), Some(mv)) = (current, result.best) {
                                 self.moves_sent += 1;
@@ -311,28 +322,28 @@ impl Driver {
         Heard::Ok
     }
 
-    /// Starts the search of the position in `view` on the pool, with the game's engine.
+    /// Starts the search of the position in `view` on the pool, with the game's memory.
     fn start_search(&mut self, view: &View) -> Search {
         let game = view.game().clone();
         let (clock, first_move) = (view.clock(), view.first_move());
-        let engine = self.engine.take();
-        let (me, level, seed) = (self.seat.color, self.seat.level, self.seed);
+        let (me, level) = (self.seat.color, self.seat.level);
+        let mut memory = self
+            .memory
+            .take()
+            .unwrap_or_else(|| GameMemory::new(level, game_seed(&self.room.id)));
         let engines = Arc::clone(&self.engines);
+        let metrics = Arc::clone(&self.metrics);
         Box::pin(async move {
             engines
-                .run(move |stop, crowd| {
+                .run(move |stop| {
                     // Read the clocks when the search starts, not when it was asked for:
                     // the wait for a free engine thread is time off the computer's clock.
                     let limits = think::limits(me, level, clock, first_move, Instant::now());
-                    let limits = think::shared(limits, me, crowd.share());
-                    let mut engine = engine.unwrap_or_else(|| {
-                        let mut engine = Engine::with_hash_mb(HASH_MB);
-                        engine.set_level(level);
-                        engine.set_seed(seed);
-                        engine
-                    });
-                    let result = engine.search(&game, &limits, stop, |_| {});
-                    (engine, result)
+                    let result = thread_engine::search(&mut memory, &game, &limits, stop);
+                    let nodes = result.info.as_ref().map_or(0, |info| info.nodes);
+                    metrics.computer_searches.fetch_add(1, Ordering::Relaxed);
+                    metrics.computer_nodes.fetch_add(nodes, Ordering::Relaxed);
+                    (memory, result)
                 })
                 .await
         })

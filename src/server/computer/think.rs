@@ -11,10 +11,10 @@
 //! - While the first-turn timer runs (the first turns, before the clocks start), a sub-move
 //!   gets at most a quarter of what is left of it: a turn has at most two sub-moves, so the
 //!   timer cannot fall on the computer.
-//! - When other searches wait for an engine thread, the computer thinks for its share of that
-//!   time only ([`shared`]): fifty computer games on one thread each think a fiftieth as long,
-//!   so none of them waits past its clock or first-move timer behind the others (measured in
-//!   docs/performance.md, "Computer games and human latency").
+//! - However many searches wait for an engine thread, the computer thinks for the whole of
+//!   this (issue 35: a level keeps its promise under load). The wait itself is time off the
+//!   clock (the clocks are read when the search starts); it is bounded by refusing new
+//!   computer games while the queue is long ([`super::admission`]).
 
 use std::time::{Duration, Instant};
 
@@ -93,25 +93,6 @@ pub fn limits(
         let think = limits.movetime.unwrap_or(untimed_think(level)).min(cap);
         limits.movetime = Some(think);
     }
-    limits
-}
-
-/// `limits` for a search that is one of `share` waiting for the same engine thread: it
-/// thinks as if it had `1/share` of its time (movetime, its own clock and increment). The
-/// opponent's clock is left as it is: it only tells the time manager who is short of time.
-pub fn shared(mut limits: Limits, me: Color, share: u32) -> Limits {
-    if share <= 1 {
-        return limits;
-    }
-    limits.movetime = limits
-        .movetime
-        .map(|t| (t / share).max(Duration::from_millis(1)));
-    let (time, increment) = match me {
-        Color::White => (&mut limits.wtime, &mut limits.winc),
-        Color::Black => (&mut limits.btime, &mut limits.binc),
-    };
-    *time = time.map(|t| (t / share).max(Duration::from_millis(1)));
-    *increment /= share;
     limits
 }
 
@@ -208,25 +189,5 @@ mod tests {
             at,
         );
         assert_eq!(timed.movetime, Some(Duration::from_secs(2)));
-    }
-
-    #[test]
-    fn a_computer_behind_others_in_the_engine_queue_thinks_for_its_share_of_the_time() {
-        let alone = Limits {
-            movetime: Some(Duration::from_secs(2)),
-            wtime: Some(Duration::from_secs(100)),
-            btime: Some(Duration::from_secs(100)),
-            winc: Duration::from_secs(2),
-            binc: Duration::from_secs(2),
-            ..Limits::default()
-        };
-        assert_eq!(shared(alone, Color::Black, 1), alone);
-        let crowded = shared(alone, Color::Black, 50);
-        assert_eq!(crowded.movetime, Some(Duration::from_millis(40)));
-        assert_eq!(crowded.btime, Some(Duration::from_secs(2)));
-        assert_eq!(crowded.binc, Duration::from_millis(40));
-        // The opponent's clock is what it is.
-        assert_eq!(crowded.wtime, alone.wtime);
-        assert_eq!(crowded.winc, alone.winc);
     }
 }

@@ -34,6 +34,15 @@ pub struct Metrics {
     pub engine_running: AtomicI64,
     pub engine_waiting: AtomicI64,
     pub engine_running_peak: AtomicI64,
+    /// Engine searches started, and the microseconds they waited for a thread in all.
+    pub engine_searches: AtomicU64,
+    pub engine_wait_micros: AtomicU64,
+    /// The computer's searches (one per sub-move) and the nodes they searched: the mean is
+    /// the strength a level kept under load (issue 35).
+    pub computer_searches: AtomicU64,
+    pub computer_nodes: AtomicU64,
+    /// New computer games refused because the engine queue was too long (`503 busy`).
+    pub computer_games_refused: AtomicU64,
     /// Analyses being streamed now, started, refused (rate limit or the global cap), and
     /// positions searched for them (see [`crate::server::analysis`]).
     pub analyses_running: AtomicI64,
@@ -138,6 +147,31 @@ impl Metrics {
                 "marseillais_arena_games_total",
                 "Games made by arena tournaments' pairing.",
                 &self.arena_games,
+            ),
+            (
+                "marseillais_engine_searches_total",
+                "Engine searches started (computer moves, analysis positions).",
+                &self.engine_searches,
+            ),
+            (
+                "marseillais_engine_wait_microseconds_total",
+                "Microseconds engine searches waited for a thread, in all.",
+                &self.engine_wait_micros,
+            ),
+            (
+                "marseillais_computer_searches_total",
+                "Searches of the computer opponent (one per sub-move).",
+                &self.computer_searches,
+            ),
+            (
+                "marseillais_computer_nodes_total",
+                "Nodes searched by the computer opponent, in all.",
+                &self.computer_nodes,
+            ),
+            (
+                "marseillais_computer_games_refused_total",
+                "New computer games refused because the engine queue was too long.",
+                &self.computer_games_refused,
             ),
             (
                 "marseillais_lag_compensation_ms_total",

@@ -15,6 +15,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
+use crate::server::computer::admission;
 use crate::server::deps::Deps;
 use crate::server::per_client::SocketKind;
 use crate::server::play::creation::NewGame;
@@ -152,6 +153,13 @@ async fn create(
         serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(e.to_string()))?
     };
     app.grant_seat(peer)?;
+    if request.computer.is_some() {
+        admission::admit_http(
+            &app.rooms.engines,
+            config.engine_max_wait,
+            &app.deps.metrics,
+        )?;
+    }
     let grant = app
         .rooms
         .create(request, account)

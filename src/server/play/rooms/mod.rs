@@ -206,6 +206,7 @@ impl Rooms {
             computer::spawn(
                 new_room,
                 Arc::clone(&self.engines),
+                Arc::clone(&self.metrics),
                 seat,
                 self.config.outgoing_queue,
             );
