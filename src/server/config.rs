@@ -167,6 +167,19 @@ pub struct ServeArgs {
     /// at a lower priority.
     #[arg(long, env = "MARSEILLAIS_ENGINE_THREADS", default_value_t = 0)]
     pub engine_threads: usize,
+    /// A new game against the computer is refused `503 busy` while a search asked for now
+    /// would wait longer than this for an engine thread (the games already playing keep the
+    /// whole budget of their level instead of sharing it).
+    #[arg(long, env = "MARSEILLAIS_ENGINE_MAX_WAIT_SECS", default_value_t = 5.0)]
+    pub engine_max_wait_secs: f64,
+    /// An untimed game against the computer in which the person has not played a sub-move
+    /// within this long of its creation (nobody opened it, or left at once) ends as aborted.
+    #[arg(
+        long,
+        env = "MARSEILLAIS_UNPLAYED_COMPUTER_GAME_TTL_SECS",
+        default_value_t = 600.0
+    )]
+    pub unplayed_computer_game_ttl_secs: f64,
     /// Engine time one analysis may spend, spread over its positions (each gets between
     /// 20 ms and `--analysis-position-max-ms`; see docs/protocol.md).
     #[arg(long, env = "MARSEILLAIS_ANALYSIS_BUDGET_SECS", default_value_t = 20.0)]
@@ -181,6 +194,14 @@ pub struct ServeArgs {
     /// Most nodes searched for one position of an analysis.
     #[arg(long, env = "MARSEILLAIS_ANALYSIS_NODES", default_value_t = 1_000_000)]
     pub analysis_nodes: u64,
+    /// Most positions one analysis covers (the start and one per sub-move): a longer record
+    /// is refused `413 too_large` before any search.
+    #[arg(
+        long,
+        env = "MARSEILLAIS_ANALYSIS_MAX_POSITIONS",
+        default_value_t = 1_001
+    )]
+    pub analysis_max_positions: usize,
     /// Analyses started per minute per client address, sustained (0: no limit).
     #[arg(long, env = "MARSEILLAIS_ANALYSIS_RATE_PER_MIN", default_value_t = 6.0)]
     pub analysis_rate_per_min: f64,
@@ -428,10 +449,16 @@ impl ServeArgs {
                 0 => default_engine_threads(),
                 n => n,
             },
+            engine_max_wait: secs("engine-max-wait-secs", self.engine_max_wait_secs)?,
+            unplayed_computer_game_ttl: secs(
+                "unplayed-computer-game-ttl-secs",
+                self.unplayed_computer_game_ttl_secs,
+            )?,
             analysis: AnalysisLimits {
                 budget: secs("analysis-budget-secs", self.analysis_budget_secs)?,
                 position_max: Duration::from_millis(self.analysis_position_max_ms.max(1)),
                 nodes: self.analysis_nodes.max(1),
+                max_positions: self.analysis_max_positions.max(1),
                 rate_per_min: if self.analysis_rate_per_min.is_finite() {
                     self.analysis_rate_per_min.max(0.0)
                 } else {
@@ -593,6 +620,10 @@ pub struct Config {
     pub boot_ms: i64,
     /// Engine searches at once (resolved: never 0).
     pub engine_threads: usize,
+    /// See [`ServeArgs::engine_max_wait_secs`].
+    pub engine_max_wait: Duration,
+    /// See [`ServeArgs::unplayed_computer_game_ttl_secs`].
+    pub unplayed_computer_game_ttl: Duration,
     /// `/api/analysis` budget, limits and rate (see [`AnalysisLimits`]).
     pub analysis: AnalysisLimits,
     /// Challenges and the lobby channel (no flags: tests shorten the times).
@@ -641,6 +672,8 @@ pub struct AnalysisLimits {
     pub position_max: Duration,
     /// Most nodes of one position's search.
     pub nodes: u64,
+    /// Most positions of one analysis (the start included).
+    pub max_positions: usize,
     /// Per client address; 0 means no limit.
     pub rate_per_min: f64,
     pub burst: f64,
@@ -759,6 +792,7 @@ impl Config {
                 open: self.open_game_ttl,
                 open_correspondence: self.open_correspondence_ttl,
                 idle_untimed: self.idle_game_ttl,
+                unplayed_computer: self.unplayed_computer_game_ttl,
             },
         }
     }
@@ -820,9 +854,12 @@ impl ServeArgs {
             open_correspondence_ttl_secs: 259_200.0,
             correspondence_grace_secs: 3600.0,
             engine_threads: 0,
+            engine_max_wait_secs: 5.0,
+            unplayed_computer_game_ttl_secs: 600.0,
             analysis_budget_secs: 20.0,
             analysis_position_max_ms: 500,
             analysis_nodes: 1_000_000,
+            analysis_max_positions: 1_001,
             analysis_rate_per_min: 6.0,
             analysis_burst: 3.0,
             max_concurrent_analyses: 2,

@@ -303,6 +303,7 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
         analyses: Arc::new(analysis::Analyses::new(&config.analysis)),
         engines: Arc::clone(&rooms.engines),
         rooms: Arc::clone(rooms),
+        accounts: Arc::clone(&accounts),
     };
     Ok(axum::Router::new()
         .merge(site::router(site::SiteState {

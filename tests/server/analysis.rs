@@ -1,7 +1,8 @@
 //! Analysis over HTTP (`POST /api/analysis`, `GET /api/games/{id}/analysis`), on the real
 //! server: one NDJSON line per position in order then `done`, mate scores and the best turn,
-//! the replay's errors for bad records, finished games only, the per-address limit and the
-//! global cap, and a client that goes away stopping the engine.
+//! the replay's errors for bad records, finished games only, the per-address limit, one
+//! analysis at a time per client, the global cap, the longest record, and a client that goes
+//! away stopping the engine.
 
 use crate::support;
 
@@ -10,7 +11,9 @@ use std::time::Duration;
 use marseillais::server::config::Config;
 use serde_json::{Value, json};
 use support::game::play_until_white_mates_in_one;
-use support::http::{connect_and_send, exchange, head, metric};
+use support::http::{
+    connect_and_send, connect_and_send_from, exchange, exchange_from, head, metric,
+};
 use support::rig::Rig;
 use support::{WAIT, eventually, s, strings};
 
@@ -265,7 +268,8 @@ async fn an_analysis_past_the_global_cap_is_refused_busy() {
         .await
         .expect("sent");
     assert!(gauge_reaches(&server, "marseillais_engine_searches_running", 1.0).await);
-    let reply = exchange(server.addr(), &request, WAIT)
+    // Another client: the one running has its one analysis already.
+    let reply = exchange_from(Some(OTHER), server.addr(), &request, WAIT)
         .await
         .expect("an answer");
     assert_eq!(reply.status, 503, "{}", reply.body);
@@ -274,6 +278,71 @@ async fn an_analysis_past_the_global_cap_is_refused_busy() {
     assert!(reply.header("retry-after").is_some());
     drop(first);
     assert!(gauge_reaches(&server, "marseillais_analyses_running", 0.0).await);
+}
+
+/// A second client's address (any of 127.0.0.0/8 is a source on Linux).
+const OTHER: std::net::IpAddr = std::net::IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 0, 2));
+
+#[tokio::test]
+async fn a_client_runs_one_analysis_at_a_time_and_another_address_is_served() {
+    let server = Rig::start_with(endless).await;
+    let request = post_analysis(&json!({"pgn": "1. e4 e5,Nf6"}));
+    let first = connect_and_send(server.addr(), &request)
+        .await
+        .expect("sent");
+    assert!(gauge_reaches(&server, "marseillais_analyses_running", 1.0).await);
+    let reply = exchange(server.addr(), &request, WAIT)
+        .await
+        .expect("an answer");
+    assert_eq!(reply.status, 429, "{}", reply.body);
+    let body: Value = serde_json::from_str(&reply.body).expect("json");
+    assert_eq!(body["code"], "rate_limited");
+    assert!(reply.header("retry-after").is_some());
+    // The second slot goes to another address.
+    let other = connect_and_send_from(Some(OTHER), server.addr(), &request)
+        .await
+        .expect("sent");
+    assert!(gauge_reaches(&server, "marseillais_analyses_running", 2.0).await);
+    // Once its analysis ends (its client went away), the first address may start another.
+    drop(first);
+    assert!(gauge_reaches(&server, "marseillais_analyses_running", 1.0).await);
+    let again = connect_and_send(server.addr(), &request)
+        .await
+        .expect("sent");
+    assert!(gauge_reaches(&server, "marseillais_analyses_running", 2.0).await);
+    drop((other, again));
+    assert!(gauge_reaches(&server, "marseillais_analyses_running", 0.0).await);
+}
+
+#[tokio::test]
+async fn a_record_longer_than_an_analysis_covers_is_refused_before_any_search() {
+    let server = Rig::start_with(|config| {
+        quick(config);
+        config.analysis.max_positions = 2;
+    })
+    .await;
+    // Three sub-moves: four positions, where two are the most.
+    let (status, _, lines) =
+        analyse(&server, &post_analysis(&json!({"pgn": "1. e4 e5,Nf6"}))).await;
+    assert_eq!(
+        (status, lines[0]["code"].clone()),
+        (413, json!("too_large"))
+    );
+    assert!(
+        lines[0]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("at most 2"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(
+        metric(server.addr(), "marseillais_engine_searches_total").await,
+        Some(0.0)
+    );
+    let (status, _, lines) = analyse(&server, &post_analysis(&json!({"pgn": "1. e4"}))).await;
+    assert_eq!(status, 200);
+    assert_one_line_per_position_then_done(&lines, 1);
 }
 
 #[tokio::test]

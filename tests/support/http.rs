@@ -163,7 +163,18 @@ pub async fn half_open(addr: SocketAddr, prefix: &[u8]) -> Option<TcpStream> {
 /// A connection that has sent all of `bytes`; Err if it cannot connect or
 /// the write fails.
 pub async fn connect_and_send(addr: SocketAddr, bytes: &[u8]) -> Result<TcpStream, String> {
-    let mut stream = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
+    connect_and_send_from(None, addr, bytes).await
+}
+
+/// [`connect_and_send`] from the source address `source` ([`connect_from`]).
+pub async fn connect_and_send_from(
+    source: Option<IpAddr>,
+    addr: SocketAddr,
+    bytes: &[u8],
+) -> Result<TcpStream, String> {
+    let mut stream = connect_from(source, addr)
+        .await
+        .map_err(|e| e.to_string())?;
     stream.write_all(bytes).await.map_err(|e| e.to_string())?;
     Ok(stream)
 }

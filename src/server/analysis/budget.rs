@@ -1,5 +1,14 @@
 //! What an analysis may cost: its engine time spread over its positions ([`Budget`]), and
-//! how many run at once and how often one address may start one ([`Analyses`]).
+//! how many run at once, how many one client runs at once, and how often one address may
+//! start one ([`Analyses`]).
+//!
+//! Fair shares (issue 35): a client (an address, and an account when signed in) runs one
+//! analysis at a time, so the `--max-concurrent-analyses` slots (2) go to as many clients; at
+//! 6 a minute one address used to hold both slots with long records and every other address
+//! got `503 busy`. A record is analysed up to `--analysis-max-positions` (1,001: the start
+//! and 1,000 sub-moves); a longer one is refused before any search, so one analysis streams at
+//! most that many lines in about `--analysis-budget-secs` plus a quick search per position
+//! past the budget.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -11,19 +20,24 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::engine::Limits;
 use crate::server::config::AnalysisLimits;
+use crate::server::domain::user::UserId;
 use crate::server::metrics::Metrics;
 use crate::server::play::protocol::{ErrorCode, Refusal};
 use crate::server::web::ApiError;
 use crate::server::web::EdgeCode;
-use crate::server::web::ratelimit::AddressLimiter;
+use crate::server::web::holdings::{Hold, Holdings};
+use crate::server::web::ratelimit::{AddressLimiter, Holder};
 
 /// Shortest search of one position while the budget lasts.
 pub const POSITION_MIN: Duration = Duration::from_millis(20);
 /// Nodes of each position searched once the budget is spent (a depth or two: a game so long
 /// that [`POSITION_MIN`] each would overrun the budget still gets a line per position).
 pub const QUICK_NODES: u64 = 2_000;
-/// `Retry-After` of a `503 busy`: an analysis takes seconds.
+/// `Retry-After` of a `503 busy`, and of a client's second analysis while its first runs:
+/// an analysis takes seconds.
 const BUSY_RETRY_SECS: u64 = 5;
+/// Analyses one client (an address; an account) runs at once.
+pub const PER_CLIENT: u32 = 1;
 
 /// How the engine time of one analysis is spread over its positions.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -68,33 +82,54 @@ impl Budget {
     }
 }
 
-/// The analyses of the server: the per-address limit and the global cap.
+/// The analyses of the server: the per-address rate, the per-client hold and the global cap.
 pub struct Analyses {
     pub(super) budget: Budget,
+    pub(super) max_positions: usize,
     slots: Arc<Semaphore>,
+    running: Arc<Holdings<Holder<UserId>>>,
     addresses: AddressLimiter,
+}
+
+/// An admitted analysis: its global slot and its client's share, held while it streams.
+pub struct Admitted {
+    _slot: OwnedSemaphorePermit,
+    _hold: Hold<Holder<UserId>>,
 }
 
 impl Analyses {
     pub fn new(limits: &AnalysisLimits) -> Analyses {
         Analyses {
             budget: Budget::of(limits),
+            max_positions: limits.max_positions,
             slots: Arc::new(Semaphore::new(limits.max_concurrent.max(1))),
+            running: Holdings::new(PER_CLIENT),
             addresses: AddressLimiter::new(limits.rate_per_min / 60.0, limits.burst),
         }
     }
 
-    /// One analysis for `ip`: 429 past its rate, 503 when `--max-concurrent-analyses` run.
-    /// The permit is held for as long as the stream lives.
+    /// One analysis for the client at `ip` (signed in as `account`): 429 while it runs one
+    /// already or past its rate, 503 when `--max-concurrent-analyses` run. The slot and the
+    /// hold are kept for as long as the stream lives.
     pub(super) fn admit(
         &self,
         ip: IpAddr,
+        account: Option<UserId>,
         metrics: &Metrics,
-    ) -> Result<OwnedSemaphorePermit, ApiError> {
+    ) -> Result<Admitted, ApiError> {
         let refused = |error: ApiError| {
             metrics.analyses_refused.fetch_add(1, Ordering::Relaxed);
             error
         };
+        let hold = self.running.take(Holder::of(ip, account)).map_err(|_| {
+            refused(
+                ApiError::from(Refusal::new(
+                    ErrorCode::RateLimited,
+                    "an analysis of yours is running: one at a time from one address or account",
+                ))
+                .retry_after(BUSY_RETRY_SECS),
+            )
+        })?;
         self.addresses
             .check(ip, Instant::now())
             .map_err(|limited| {
@@ -109,7 +144,7 @@ impl Analyses {
                     .retry_after(limited.retry_after_secs),
                 )
             })?;
-        Arc::clone(&self.slots).try_acquire_owned().map_err(|_| {
+        let slot = Arc::clone(&self.slots).try_acquire_owned().map_err(|_| {
             refused(
                 ApiError::http(
                     StatusCode::SERVICE_UNAVAILABLE,
@@ -118,7 +153,27 @@ impl Analyses {
                 )
                 .retry_after(BUSY_RETRY_SECS),
             )
+        })?;
+        Ok(Admitted {
+            _slot: slot,
+            _hold: hold,
         })
+    }
+
+    /// Refuses a record of more positions than one analysis covers (`positions`: the start
+    /// and one per sub-move).
+    pub(super) fn check_length(&self, positions: usize) -> Result<(), ApiError> {
+        if positions <= self.max_positions {
+            return Ok(());
+        }
+        Err(ApiError::http(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            EdgeCode::TooLarge,
+            format!(
+                "the record has {positions} positions; an analysis covers at most {}",
+                self.max_positions
+            ),
+        ))
     }
 }
 

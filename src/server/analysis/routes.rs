@@ -4,15 +4,7 @@
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
-use axum::Router;
-use axum::extract::{ConnectInfo, Path, Request, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use serde::Serialize;
-use tokio::sync::OwnedSemaphorePermit;
-
-use super::budget::Analyses;
+use super::budget::{Admitted, Analyses};
 use super::stream::stream;
 use crate::rules::{Position, Rules, SubMove};
 use crate::server::analysis::replay::{MAX_REPLAY_BYTES, game_of_body};
@@ -22,8 +14,15 @@ use crate::server::play::protocol::GameStatus;
 use crate::server::play::room::Command;
 use crate::server::play::rooms::Rooms;
 use crate::server::play::routes::ask;
+use crate::server::players::account::{Accounts, MaybeAccount};
 use crate::server::web::ApiError;
 use crate::server::web::{EdgeCode, read_json_body};
+use axum::Router;
+use axum::extract::{ConnectInfo, FromRef, Path, Request, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::Serialize;
 
 /// What the analysis routes need: the limits and slots of analyses, the engine pool, and the
 /// games (to analyse a finished one).
@@ -33,6 +32,14 @@ pub struct AnalysisState {
     pub analyses: Arc<Analyses>,
     pub engines: Arc<EnginePool>,
     pub rooms: Arc<Rooms>,
+    /// A signed-in client's analysis counts for its account too.
+    pub accounts: Arc<Accounts>,
+}
+
+impl FromRef<AnalysisState> for Arc<Accounts> {
+    fn from_ref(state: &AnalysisState) -> Arc<Accounts> {
+        Arc::clone(&state.accounts)
+    }
 }
 
 pub fn router(state: AnalysisState) -> Router {
@@ -45,6 +52,7 @@ pub fn router(state: AnalysisState) -> Router {
 async fn analyse_record(
     State(app): State<AnalysisState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    MaybeAccount(account): MaybeAccount,
     request: Request,
 ) -> Response {
     let timeout = app.deps.config.body_read_timeout;
@@ -52,8 +60,9 @@ async fn analyse_record(
         Ok(body) => body,
         Err(error) => return error.into_response(),
     };
-    let slot = match app.analyses.admit(peer.ip(), &app.deps.metrics) {
-        Ok(slot) => slot,
+    let account = account.map(|a| a.id);
+    let admitted = match app.analyses.admit(peer.ip(), account, &app.deps.metrics) {
+        Ok(admitted) => admitted,
         Err(error) => return error.into_response(),
     };
     // Reading a long record takes tens of milliseconds: not on a runtime worker.
@@ -65,29 +74,35 @@ async fn analyse_record(
             return internal("the record could not be read").into_response();
         }
     };
+    let record = game.submoves();
+    if let Err(error) = app.analyses.check_length(record.len() + 1) {
+        return error.into_response();
+    }
     stream(
         &app.deps,
         &app.engines,
         app.analyses.budget,
         *game.start(),
-        game.submoves(),
-        slot,
+        record,
+        admitted,
     )
 }
 
 async fn analyse_game(
     State(app): State<AnalysisState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    MaybeAccount(account): MaybeAccount,
     Path(id): Path<String>,
 ) -> Response {
-    match game_record(&app, peer.ip(), &id).await {
-        Ok((start, record, slot)) => stream(
+    let account = account.map(|a| a.id);
+    match game_record(&app, peer.ip(), account, &id).await {
+        Ok((start, record, admitted)) => stream(
             &app.deps,
             &app.engines,
             app.analyses.budget,
             start,
             record,
-            slot,
+            admitted,
         ),
         Err(error) => error.into_response(),
     }
@@ -97,9 +112,10 @@ async fn analyse_game(
 async fn game_record(
     app: &AnalysisState,
     ip: IpAddr,
+    account: Option<crate::server::domain::user::UserId>,
     id: &str,
-) -> Result<(Position, Vec<SubMove>, OwnedSemaphorePermit), ApiError> {
-    let slot = app.analyses.admit(ip, &app.deps.metrics)?;
+) -> Result<(Position, Vec<SubMove>, Admitted), ApiError> {
+    let admitted = app.analyses.admit(ip, account, &app.deps.metrics)?;
     let snapshot = ask(&app.rooms, id, |reply| Command::Snapshot { reply }).await?;
     if snapshot.status != GameStatus::Finished {
         return Err(ApiError::new(
@@ -115,8 +131,9 @@ async fn game_record(
         tracing::error!(game = %id, %error, "a stored game's start does not parse");
         internal("the game's record could not be read")
     })?;
-    let record = snapshot.moves.iter().map(|m| m.uci).collect();
-    Ok((start, record, slot))
+    let record: Vec<SubMove> = snapshot.moves.iter().map(|m| m.uci).collect();
+    app.analyses.check_length(record.len() + 1)?;
+    Ok((start, record, admitted))
 }
 
 /// The analysis routes' own codes (docs/protocol.md).

@@ -10,9 +10,9 @@ use axum::body::{Body, Bytes};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
-use tokio::sync::{OwnedSemaphorePermit, watch};
+use tokio::sync::watch;
 
-use super::budget::Budget;
+use super::budget::{Admitted, Budget};
 use crate::engine::{Engine, Score, SearchResult};
 use crate::rules::{Color, Game, Outcome, Position, SubMove};
 use crate::server::computer::engine_pool::{EngineFailed, EnginePool};
@@ -33,7 +33,7 @@ pub(super) fn stream(
     budget: Budget,
     start: Position,
     record: Vec<SubMove>,
-    slot: OwnedSemaphorePermit,
+    admitted: Admitted,
 ) -> Response {
     let metrics = Arc::clone(&deps.metrics);
     metrics.analyses_started.fetch_add(1, Ordering::Relaxed);
@@ -41,7 +41,7 @@ pub(super) fn stream(
     let analysis = Analysis {
         pool: Arc::clone(engines),
         running: Running(metrics),
-        _slot: slot,
+        _admitted: admitted,
         shutdown: deps.shutdown.clone(),
         budget,
         game: Some(Game::new(start)),
@@ -80,7 +80,7 @@ impl Drop for Running {
 struct Analysis {
     pool: Arc<EnginePool>,
     running: Running,
-    _slot: OwnedSemaphorePermit,
+    _admitted: Admitted,
     shutdown: watch::Receiver<bool>,
     budget: Budget,
     /// The game up to `ply`; `None` while a search holds it, or once the record stopped
@@ -247,7 +247,7 @@ impl Analysis {
             .next(self.spent, self.record.len() + 1 - self.ply);
         let engine = self.engine.take();
         let pool = Arc::clone(&self.pool);
-        let run = pool.run(move |stop, _crowd| {
+        let run = pool.run(move |stop| {
             let mut engine = engine.unwrap_or_else(|| Engine::with_hash_mb(HASH_MB));
             let started = Instant::now();
             let result = engine.search(&game, &limits, stop, |_| {});

@@ -25,6 +25,7 @@ const HOUSE: HouseRules = HouseRules {
         open: Duration::from_secs(3_600),
         open_correspondence: Duration::from_secs(3 * 86_400),
         idle_untimed: Duration::from_secs(86_400),
+        unplayed_computer: Duration::from_secs(600),
     },
 };
 
