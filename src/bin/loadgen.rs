@@ -14,6 +14,7 @@
 //! | the report, as text and JSON | `report` |
 //! | one game slot: players, spectators, pacing | `game` |
 //! | computer games (`--mode bots`): the human seat against the server's engine | `bots` |
+//! | the computer's strength, engine wait and memory per game (`--mode computer`, `computer-memory`) | `computer` |
 //! | the echo floor | `echo` |
 //! | the fsync floor | `disk` |
 //! | idle memory per room / connection | `idle` |
@@ -30,6 +31,8 @@
 
 #[path = "loadgen/bots.rs"]
 mod bots;
+#[path = "loadgen/computer.rs"]
+mod computer;
 #[path = "loadgen/disk.rs"]
 mod disk;
 #[path = "loadgen/echo.rs"]
@@ -164,7 +167,8 @@ struct Args {
     /// Memory mode: give up reaching one checkpoint after this many seconds.
     #[arg(long, default_value_t = 120.0)]
     phase_timeout: f64,
-    /// Bots mode: computer games running during the second phase.
+    /// Bots mode: computer games running during the second phase; computer modes: the
+    /// computer games (slots) to keep going or to set up.
     #[arg(long, default_value_t = 50)]
     bot_games: usize,
     /// Bots mode: the computer's level (1 beginner .. 8 full strength).
@@ -256,6 +260,7 @@ fn run(args: Args) -> Result<(), LoadError> {
     let mut env: Vec<(&str, &str)> = match args.mode {
         Mode::Memory => memory::SERVER_ENV.to_vec(),
         Mode::Tournament => tournament::SERVER_ENV.to_vec(),
+        Mode::ComputerMemory => computer::MEMORY_SERVER_ENV.to_vec(),
         _ => Vec::new(),
     };
     env.extend_from_slice(server::PER_CLIENT_LIFTED);
@@ -370,6 +375,38 @@ fn run(args: Args) -> Result<(), LoadError> {
                 })
                 .await;
                 report::print_tournament(&report, args.json);
+                Ok(())
+            }
+            Mode::Computer => {
+                let report = computer::strength(
+                    addr,
+                    args.bot_games,
+                    args.bot_level,
+                    bot_clock,
+                    engine_threads,
+                    Duration::from_secs_f64(duration),
+                    Duration::from_secs_f64(setup_timeout),
+                )
+                .await;
+                computer::print_strength(&report, args.json);
+                Ok(())
+            }
+            Mode::ComputerMemory => {
+                let Some(pid) = pid else {
+                    eprintln!(
+                        "loadgen: computer-memory mode needs the server's memory: give --server-pid"
+                    );
+                    return Ok(());
+                };
+                let report = computer::memory(
+                    addr,
+                    pid,
+                    args.bot_games,
+                    args.bot_level,
+                    args.setup_concurrency,
+                )
+                .await;
+                computer::print_memory(&report, args.json);
                 Ok(())
             }
             Mode::Bots => {

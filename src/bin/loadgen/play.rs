@@ -35,6 +35,10 @@ pub enum Mode {
     Pools,
     /// One arena of `--games` players paired again and again (`tournament`).
     Tournament,
+    /// `--bot-games` computer games moving: nodes per search and the engine wait (`computer`).
+    Computer,
+    /// `--bot-games` computer games between their turns: memory per game (`computer`).
+    ComputerMemory,
 }
 
 /// What the command line says of the human games of every phase.
