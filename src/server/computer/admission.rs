@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use axum::http::StatusCode;
 
+use super::backlog::Queued;
 use super::engine_pool::EnginePool;
 use crate::server::metrics::Metrics;
 use crate::server::web::{ApiError, EdgeCode};
@@ -32,13 +33,15 @@ impl Busy {
     }
 }
 
-/// Takes a new computer game, or says how busy the engine is.
-pub fn admit(engines: &EnginePool, max_wait: Duration) -> Result<(), Busy> {
+/// Takes a new computer game, or says how busy the engine is. The game counts as one search
+/// in the queue while the caller holds the returned [`Queued`]: until its room is started,
+/// when the computer asks for its own searches.
+pub fn admit(engines: &EnginePool, max_wait: Duration) -> Result<Queued, Busy> {
     let wait = engines.expected_wait();
     if wait > max_wait {
         return Err(Busy { wait });
     }
-    Ok(())
+    Ok(engines.reserve())
 }
 
 /// [`admit`], refused as the HTTP edge says it: `503 busy` with `Retry-After`, counted.
@@ -46,7 +49,7 @@ pub fn admit_http(
     engines: &EnginePool,
     max_wait: Duration,
     metrics: &Metrics,
-) -> Result<(), ApiError> {
+) -> Result<Queued, ApiError> {
     admit(engines, max_wait).map_err(|busy| {
         metrics
             .computer_games_refused
@@ -75,8 +78,18 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn an_idle_pool_takes_a_new_game() {
+    async fn games_being_admitted_at_once_count_against_each_other() {
         let pool = EnginePool::new(1, std::sync::Arc::new(Metrics::default()));
-        assert_eq!(admit(&pool, Duration::ZERO), Ok(()));
+        let max_wait = 2 * super::super::backlog::PRIOR_MEAN;
+        // An idle pool: no wait. Each game admitted and not yet started counts as a search.
+        let first = admit(&pool, max_wait).expect("taken");
+        let second = admit(&pool, max_wait).expect("taken");
+        let _third = admit(&pool, max_wait).expect("taken: two ahead, exactly the bound");
+        assert!(
+            admit(&pool, max_wait).is_err(),
+            "three ahead: over the bound"
+        );
+        drop((first, second));
+        assert!(admit(&pool, max_wait).is_ok());
     }
 }

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
-use super::backlog::Backlog;
+use super::backlog::{Backlog, Queued};
 use crate::server::metrics::Metrics;
 
 /// The nice value of the engine threads (0 is the server's; 19 the lowest priority). At 10 a
@@ -91,6 +91,12 @@ impl EnginePool {
     /// it and how long a search has lately taken ([`Backlog`]).
     pub fn expected_wait(&self) -> Duration {
         self.backlog.expected_wait(self.threads)
+    }
+
+    /// Counts one more search in the backlog until the guard drops: a game being admitted,
+    /// whose first search is not asked for yet.
+    pub fn reserve(&self) -> Queued {
+        self.backlog.queued()
     }
 
     /// Runs `search` on an engine thread once one is free, with the whole budget its caller
