@@ -50,7 +50,6 @@ pub mod server {
 }
 
 use client::{ClientMsg, MAX_ACK_ID_LEN, parse_client};
-use error::ErrorMsg;
 
 fuzz_target!(|data: &[u8]| {
     // The server only ever sees valid UTF-8 (tungstenite refuses the rest).
@@ -73,14 +72,19 @@ fuzz_target!(|data: &[u8]| {
             let text = msg.to_text();
             assert_eq!(parse_client(&text).as_ref(), Ok(&msg), "{text}");
         }
-        Err(refusal) => {
+        Err(refused) => {
+            let refusal = &refused.refusal;
+            assert!(
+                refused.id.as_ref().is_none_or(|id| id.len() <= MAX_ACK_ID_LEN),
+                "{refused:?}"
+            );
             assert!(
                 refusal.message.len() <= 10 * text.len() + 1024,
                 "{} bytes of error for {} bytes of input",
                 refusal.message.len(),
                 text.len()
             );
-            let out = match serde_json::to_string(&ErrorMsg::new(&refusal, None)) {
+            let out = match serde_json::to_string(&refused.error_msg()) {
                 Ok(out) => out,
                 Err(err) => panic!("error payload does not serialize ({err}): {refusal:?}"),
             };

@@ -54,7 +54,7 @@ mod server {
         }
     }
     pub mod game {
-        pub use crate::event::{Event, Readings, SeatUser, TimeControl, Variant};
+        pub use crate::event::{Event, Readings, SeatUser, TimeControl, Variant, requested_clock};
     }
 }
 
@@ -68,6 +68,7 @@ use server::game::{Event, TimeControl, Variant};
 #[allow(dead_code)]
 struct NewGame {
     color: Option<ColorChoice>,
+    #[serde(default, deserialize_with = "server::game::requested_clock")]
     clock: Option<TimeControl>,
     fen: Option<String>,
     variant: Option<Variant>,

@@ -18,10 +18,11 @@ use marseillais::server::players::account::Username;
 use marseillais::server::players::rating::Speed;
 use marseillais::server::store::{SqliteStore, Store};
 use serde_json::{Value, json};
+use support::account::Browser;
 use support::game::play_both_first_turns;
 use support::rig::Rig;
 use support::s;
-use support::session::Session;
+use support::session::{PASSWORD, Session};
 use support::ws::Client;
 
 const DAY_MS: i64 = 86_400_000;
@@ -113,6 +114,69 @@ async fn a_correspondence_turn_has_its_days_from_its_first_event_and_they_do_not
         state["correspondence"],
         json!({"days_per_turn": 3, "deadline_ms": null})
     );
+    rig.stop().await;
+}
+
+/// The `code` and `message` of an HTTP error body.
+fn code_and_message(text: &str) -> (String, String) {
+    let error: Value = serde_json::from_str(text).unwrap_or_else(|_| panic!("json: {text}"));
+    (s(&error["code"]), s(&error["message"]))
+}
+
+#[tokio::test]
+async fn a_days_per_turn_that_is_no_whole_number_or_an_unknown_key_in_the_clock_gets_the_clock_message()
+ {
+    let rig = Rig::start().await;
+    let mut alice = Browser::new(rig.addr());
+    assert_eq!(alice.register("alice", PASSWORD).await.status, 201);
+    Session::register(rig.addr(), "bob").await;
+    for (clock, start) in [
+        (
+            r#"{"days_per_turn":-1}"#,
+            "clock: days_per_turn must be one of 1, 2, 3, 5, 7 or 14, got -1",
+        ),
+        (
+            r#"{"days_per_turn":1.5}"#,
+            "clock: days_per_turn must be one of 1, 2, 3, 5, 7 or 14, got 1.5",
+        ),
+        (
+            r#"{"days_per_turn":3.0}"#,
+            "clock: days_per_turn must be one of 1, 2, 3, 5, 7 or 14, got 3.0",
+        ),
+        (
+            r#"{"days_per_turn":18446744073709551616}"#,
+            "clock: days_per_turn must be one of 1, 2, 3, 5, 7 or 14, got 1.8446744073709552e19",
+        ),
+        (
+            r#"{"base_secs":60,"increment_secs":0,"bogus":1}"#,
+            r#"clock: unknown field "bogus"; a clock is {"base_secs", "increment_secs"} or {"days_per_turn"}"#,
+        ),
+        (
+            r#"{"days_per_turn":3,"x":1}"#,
+            r#"clock: unknown field "x"; a clock is"#,
+        ),
+        (
+            r#"{"days_per_turn":3,"days_per_turn":3}"#,
+            "clock: days_per_turn is given twice",
+        ),
+    ] {
+        let body = format!(r#"{{"clock":{clock}}}"#);
+        let (status, text) = rig.http("POST", "/api/games", Some(&body)).await;
+        assert_eq!(status, 400, "{body}: {text}");
+        let (code, message) = code_and_message(&text);
+        assert_eq!(code, "bad_request", "{body}: {text}");
+        assert!(message.starts_with(start), "{body}: {message}");
+        // A challenge reads its clock the same way.
+        let body = format!(r#"{{"to":"bob","clock":{clock}}}"#);
+        let reply = alice
+            .send_raw("POST", "/api/challenges", Some(&body), &[])
+            .await;
+        assert_eq!(reply.status, 400, "{body}: {}", reply.body);
+        let (code, message) = code_and_message(&reply.body);
+        let text = reply.body;
+        assert_eq!(code, "bad_request", "{body}: {text}");
+        assert!(message.starts_with(start), "{body}: {message}");
+    }
     rig.stop().await;
 }
 

@@ -101,6 +101,40 @@ async fn every_bad_message_gets_a_typed_error_and_changes_nothing() {
 }
 
 #[tokio::test]
+async fn a_move_whose_v_or_lag_is_malformed_is_refused_as_bad_message_with_its_id() {
+    let server = Rig::start().await;
+    let (_, mut white, _black) = server.players(json!({})).await;
+    white.recv_type("state").await;
+    for (n, field) in [
+        r#""v":18446744073709551616"#,
+        r#""v":-1"#,
+        r#""v":1.5"#,
+        r#""v":"1""#,
+        r#""lag":4294967296"#,
+        r#""lag":1000.0"#,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let id = format!("m{n}");
+        let text = format!(r#"{{"t":"move","d":{{"uci":"e2e4","id":"{id}",{field}}}}}"#);
+        white.send_text(&text).await;
+        let reply = white.recv_type("error").await;
+        assert_eq!(reply.d["code"], "bad_message", "{text}: {reply}");
+        assert_eq!(reply.d["id"], id.as_str(), "{text}: {reply}");
+        let name = if field.contains("lag") {
+            "lag: "
+        } else {
+            "v: "
+        };
+        assert!(s(&reply.d["message"]).starts_with(name), "{text}: {reply}");
+    }
+    // Nothing was played: the move is still White's to make.
+    white.play("e2e4", "ok").await;
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn a_resent_ack_id_is_acknowledged_again_but_not_applied_twice() {
     let server = Rig::start().await;
     let (id, mut white, mut black) = server.players(json!({})).await;

@@ -469,6 +469,23 @@ async fn the_rating_history_is_the_rating_after_each_rated_game_oldest_first() {
 }
 
 #[tokio::test]
+async fn an_empty_speed_asked_of_the_rating_history_is_400_bad_request_not_every_speed() {
+    let w = world().await;
+    w.user("alice", 1).await;
+    let (status, body) = w.get("/api/users/alice/rating-history?speed=").await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (400, Some("bad_request")),
+        "{body}"
+    );
+    assert_eq!(
+        body["message"],
+        "speed is empty: give one of bullet, blitz, rapid, classical, correspondence, or leave it out for every speed"
+    );
+    w.rig.stop().await;
+}
+
+#[tokio::test]
 async fn the_pgn_export_streams_every_finished_game_of_the_user_and_only_those() {
     let w = world().await;
     let alice = w.user("alice", 1).await;

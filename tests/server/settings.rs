@@ -150,6 +150,30 @@ async fn an_unknown_setting_or_a_body_that_is_not_an_object_is_400_bad_setting()
 }
 
 #[tokio::test]
+async fn a_setting_given_twice_is_400_bad_setting_whatever_its_values_and_nothing_is_saved() {
+    let server = server().await;
+    let mut alice = Browser::new(server.addr());
+    assert_eq!(alice.register("alice", "correct horse").await.status, 201);
+    for raw in [r#"{"volume":200,"volume":5}"#, r#"{"volume":5,"volume":5}"#] {
+        let reply = alice.send_raw("PUT", PATH, Some(raw), &[]).await;
+        assert_eq!(reply.status, 400, "{raw}: {}", reply.body);
+        assert_eq!(code(&reply), "bad_setting", "{raw}");
+        let message = body_json(&reply)["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            message.starts_with("each setting at most once: duplicate field `volume`"),
+            "{raw}: {message}"
+        );
+    }
+    assert_eq!(
+        body_json(&alice.send("GET", PATH, None).await),
+        json!({"settings": null})
+    );
+}
+
+#[tokio::test]
 async fn an_oversized_settings_body_is_413_too_large_and_nothing_is_saved() {
     let server = server().await;
     let mut alice = Browser::new(server.addr());

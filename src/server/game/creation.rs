@@ -19,7 +19,9 @@ use crate::server::ids;
 #[serde(deny_unknown_fields)]
 pub struct NewGame {
     pub color: Option<ColorChoice>,
-    /// A live clock `{"base_secs", "increment_secs"}`, or `{"days_per_turn"}` (correspondence).
+    /// A live clock `{"base_secs", "increment_secs"}`, or `{"days_per_turn"}` (correspondence);
+    /// a key that is neither is refused, as outside the clock.
+    #[serde(default, deserialize_with = "super::event::requested_clock")]
     pub clock: Option<TimeControl>,
     pub fen: Option<String>,
     pub variant: Option<Variant>,
@@ -325,6 +327,63 @@ mod tests {
         base_secs: 180,
         increment_secs: 2,
     });
+
+    /// Why a `POST /api/games` body is refused, as serde_json says it (the route's message).
+    fn refusal(body: &str) -> String {
+        match serde_json::from_str::<NewGame>(body) {
+            Ok(request) => panic!("{body} was read: {request:?}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_days_per_turn_of_minus_one_one_and_a_half_three_point_zero_or_two_to_the_64_gets_the_clock_message()
+     {
+        for days in ["-1", "1.5", "3.0", "18446744073709551616"] {
+            let message = refusal(&format!(r#"{{"clock":{{"days_per_turn":{days}}}}}"#));
+            assert!(
+                message
+                    .starts_with("clock: days_per_turn must be one of 1, 2, 3, 5, 7 or 14, got "),
+                "{days}: {message}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_unknown_key_inside_the_clock_is_refused_as_one_outside_it_is() {
+        for body in [
+            r#"{"clock":{"base_secs":60,"increment_secs":0,"bogus":1}}"#,
+            r#"{"clock":{"days_per_turn":3,"x":1}}"#,
+        ] {
+            let message = refusal(body);
+            assert!(
+                message.starts_with("clock: unknown field "),
+                "{body}: {message}"
+            );
+        }
+        assert!(refusal(r#"{"bogus":1}"#).starts_with("unknown field `bogus`"));
+    }
+
+    #[test]
+    fn a_key_given_twice_in_a_new_game_or_in_its_clock_is_refused() {
+        let message = refusal(r#"{"color":"white","color":"black"}"#);
+        assert!(message.starts_with("duplicate field `color`"), "{message}");
+        let message = refusal(r#"{"clock":{"days_per_turn":3,"days_per_turn":5}}"#);
+        assert!(
+            message.starts_with("clock: days_per_turn is given twice"),
+            "{message}"
+        );
+        let message = refusal(r#"{"clock":null,"clock":{"days_per_turn":3}}"#);
+        assert!(message.starts_with("duplicate field `clock`"), "{message}");
+    }
+
+    #[test]
+    fn a_new_game_without_a_clock_or_with_a_null_one_has_none() {
+        for body in ["{}", r#"{"clock":null}"#] {
+            let request: NewGame = serde_json::from_str(body).expect("a new game");
+            assert_eq!(request.clock, None, "{body}");
+        }
+    }
 
     #[test]
     fn a_paired_game_starts_with_both_seats_taken_and_in_no_listing() {

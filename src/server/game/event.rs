@@ -7,7 +7,8 @@
 //! byte-compatible with every log written so far; only the two plain records below derive
 //! serde, because their field names are the same on the wire, in requests and on disk.
 
-use serde::{Deserialize, Serialize};
+use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::engine::Level;
 use crate::rules::{Color, Outcome, Position, SubMove};
@@ -83,10 +84,14 @@ impl From<DaysPerTurn> for u64 {
 /// A game's time control: a live clock, or days per turn. Serialized untagged, so a live one is
 /// exactly the [`ClockSpec`] object every earlier version wrote (`{"base_secs":300,
 /// "increment_secs":3}`: old logs and wire bytes are unchanged) and a correspondence one is
-/// `{"days_per_turn":3}`. Read strictly through [`RawTimeControl`]: an object with both kinds
-/// of field is refused with a clear error, where plain `untagged` would take it as a live clock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged, try_from = "RawTimeControl")]
+/// `{"days_per_turn":3}`. Read by hand, strictly: each field a whole number in its range and at
+/// most once, and an object with both kinds of field refused, every refusal a
+/// [`TimeControlError`] whose message starts `clock: ` (plain `untagged` would take a mixed
+/// object as a live clock and answer anything else with its own text). Its `Deserialize`
+/// ignores keys it does not know, as [`ClockSpec`] always did (stored logs and listings);
+/// a request reads it through [`requested_clock`], which refuses them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
 pub enum TimeControl {
     Live(ClockSpec),
     Correspondence { days_per_turn: DaysPerTurn },
@@ -122,17 +127,47 @@ impl From<DaysPerTurn> for TimeControl {
     }
 }
 
-/// A time control object as read, before it is known to be one: every field of both kinds.
-/// Unknown fields are ignored, as [`ClockSpec`] always did.
-#[derive(Deserialize)]
-pub struct RawTimeControl {
-    base_secs: Option<u32>,
-    increment_secs: Option<u32>,
-    days_per_turn: Option<u64>,
+/// A field of a time control object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClockField {
+    BaseSecs,
+    IncrementSecs,
+    DaysPerTurn,
 }
 
-/// Why a time control object is not one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+impl ClockField {
+    fn of(key: &str) -> Option<ClockField> {
+        match key {
+            "base_secs" => Some(ClockField::BaseSecs),
+            "increment_secs" => Some(ClockField::IncrementSecs),
+            "days_per_turn" => Some(ClockField::DaysPerTurn),
+            _ => None,
+        }
+    }
+
+    /// What its value must be, in words.
+    fn expected(self) -> &'static str {
+        match self {
+            ClockField::BaseSecs | ClockField::IncrementSecs => {
+                "a whole number of seconds (at most 4294967295)"
+            }
+            ClockField::DaysPerTurn => "one of 1, 2, 3, 5, 7 or 14",
+        }
+    }
+}
+
+impl std::fmt::Display for ClockField {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(match self {
+            ClockField::BaseSecs => "base_secs",
+            ClockField::IncrementSecs => "increment_secs",
+            ClockField::DaysPerTurn => "days_per_turn",
+        })
+    }
+}
+
+/// Why a time control object is not one. Every message starts `clock: `.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TimeControlError {
     #[error("clock: days_per_turn cannot be given with base_secs or increment_secs")]
     Mixed,
@@ -140,34 +175,212 @@ pub enum TimeControlError {
     Incomplete,
     #[error("clock: {0}")]
     Days(#[from] BadDaysPerTurn),
+    /// A value that is no whole number in the field's range; `got` is the value as read (`-1`,
+    /// `1.5`, `"3"`; a number beyond `u64` was read as floating point: `1.8446744073709552e19`).
+    #[error("clock: {field} must be {expected}, got {got}", expected = field.expected())]
+    BadValue { field: ClockField, got: String },
+    #[error("clock: {0} is given twice")]
+    Twice(ClockField),
+    /// A key that is no field (at most [`SHOWN_KEY_CHARS`] of it, quoted), in a request.
+    #[error(
+        r#"clock: unknown field {0}; a clock is {{"base_secs", "increment_secs"}} or {{"days_per_turn"}}"#
+    )]
+    UnknownField(String),
+    #[error(
+        r#"clock: a clock is {{"base_secs", "increment_secs"}}, {{"days_per_turn"}} or null, got {0}"#
+    )]
+    NotAnObject(String),
 }
 
-impl TryFrom<RawTimeControl> for TimeControl {
-    type Error = TimeControlError;
+/// Longest part of an unknown key or string value quoted back in a [`TimeControlError`].
+const SHOWN_KEY_CHARS: usize = 32;
 
-    fn try_from(raw: RawTimeControl) -> Result<TimeControl, TimeControlError> {
-        match raw {
-            RawTimeControl {
-                base_secs: None,
-                increment_secs: None,
-                days_per_turn: Some(days),
-            } => Ok(TimeControl::Correspondence {
-                days_per_turn: DaysPerTurn::try_from(days)?,
-            }),
-            RawTimeControl {
-                days_per_turn: Some(_),
-                ..
-            } => Err(TimeControlError::Mixed),
-            RawTimeControl {
-                base_secs: Some(base_secs),
-                increment_secs: Some(increment_secs),
-                days_per_turn: None,
-            } => Ok(TimeControl::Live(ClockSpec {
-                base_secs,
-                increment_secs,
-            })),
-            _ => Err(TimeControlError::Incomplete),
+/// The `clock` of a request (`POST /api/games`, a challenge), for `#[serde(deserialize_with)]`
+/// with `#[serde(default)]`: `null` is no clock; an object is read as [`TimeControl`]'s
+/// `Deserialize` reads it, but a key that is no field is refused (as unknown keys outside the
+/// clock are), not ignored.
+pub fn requested_clock<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<TimeControl>, D::Error> {
+    struct Requested(TimeControl);
+    impl<'de> Deserialize<'de> for Requested {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Requested, D::Error> {
+            let visitor = TimeControlVisitor {
+                refuse_unknown: true,
+            };
+            deserializer.deserialize_any(visitor).map(Requested)
         }
+    }
+    Ok(Option::<Requested>::deserialize(deserializer)?.map(|r| r.0))
+}
+
+impl<'de> Deserialize<'de> for TimeControl {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<TimeControl, D::Error> {
+        let visitor = TimeControlVisitor {
+            refuse_unknown: false,
+        };
+        deserializer.deserialize_any(visitor)
+    }
+}
+
+/// Reads a time control object field by field (see [`TimeControl`]).
+struct TimeControlVisitor {
+    /// A request's clock: a key that is no field is refused rather than skipped.
+    refuse_unknown: bool,
+}
+
+impl TimeControlVisitor {
+    fn not_an_object<T, E: de::Error>(got: String) -> Result<T, E> {
+        Err(E::custom(TimeControlError::NotAnObject(got)))
+    }
+}
+
+impl<'de> Visitor<'de> for TimeControlVisitor {
+    type Value = TimeControl;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(r#"a clock: {"base_secs", "increment_secs"} or {"days_per_turn"}"#)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TimeControl, A::Error> {
+        let mut base_secs = None;
+        let mut increment_secs = None;
+        let mut days = None;
+        while let Some(key) = map.next_key::<String>()? {
+            let Some(field) = ClockField::of(&key) else {
+                if self.refuse_unknown {
+                    let shown: String = key.chars().take(SHOWN_KEY_CHARS).collect();
+                    let error = TimeControlError::UnknownField(format!("{shown:?}"));
+                    return Err(de::Error::custom(error));
+                }
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            };
+            let slot = match field {
+                ClockField::BaseSecs => &mut base_secs,
+                ClockField::IncrementSecs => &mut increment_secs,
+                ClockField::DaysPerTurn => &mut days,
+            };
+            if slot.is_some() {
+                return Err(de::Error::custom(TimeControlError::Twice(field)));
+            }
+            let bad = |got: String| de::Error::custom(TimeControlError::BadValue { field, got });
+            *slot = Some(match map.next_value::<Seen>()? {
+                Seen::Whole(n) => n,
+                Seen::Other(got) => return Err(bad(got)),
+            });
+        }
+        let secs = |field: ClockField, n: u64| {
+            u32::try_from(n).map_err(|_| TimeControlError::BadValue {
+                field,
+                got: n.to_string(),
+            })
+        };
+        let time_control = match (base_secs, increment_secs, days) {
+            (None, None, Some(days)) => DaysPerTurn::try_from(days)
+                .map(TimeControl::from)
+                .map_err(TimeControlError::from),
+            (_, _, Some(_)) => Err(TimeControlError::Mixed),
+            (Some(base), Some(increment), None) => secs(ClockField::BaseSecs, base).and_then(|b| {
+                Ok(TimeControl::Live(ClockSpec {
+                    base_secs: b,
+                    increment_secs: secs(ClockField::IncrementSecs, increment)?,
+                }))
+            }),
+            _ => Err(TimeControlError::Incomplete),
+        };
+        time_control.map_err(de::Error::custom)
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<TimeControl, E> {
+        Self::not_an_object(v.to_string())
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<TimeControl, E> {
+        Self::not_an_object(v.to_string())
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<TimeControl, E> {
+        Self::not_an_object(v.to_string())
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<TimeControl, E> {
+        Self::not_an_object(format!("{v:?}"))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<TimeControl, E> {
+        Self::not_an_object(shown_str(v))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<TimeControl, E> {
+        Self::not_an_object("null".to_owned())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<TimeControl, A::Error> {
+        Self::not_an_object("an array".to_owned())
+    }
+}
+
+/// A string value as a message shows it: quoted, escaped, at most [`SHOWN_KEY_CHARS`].
+fn shown_str(v: &str) -> String {
+    let shown: String = v.chars().take(SHOWN_KEY_CHARS).collect();
+    format!("{shown:?}")
+}
+
+/// A time control field's value as read: a whole number (within `u64`), or anything else as a
+/// message shows it.
+enum Seen {
+    Whole(u64),
+    Other(String),
+}
+
+impl<'de> Deserialize<'de> for Seen {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Seen, D::Error> {
+        deserializer.deserialize_any(SeenVisitor)
+    }
+}
+
+struct SeenVisitor;
+
+impl<'de> Visitor<'de> for SeenVisitor {
+    type Value = Seen;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Seen, E> {
+        Ok(Seen::Whole(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Seen, E> {
+        Ok(u64::try_from(v).map_or_else(|_| Seen::Other(v.to_string()), Seen::Whole))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Seen, E> {
+        Ok(Seen::Other(format!("{v:?}")))
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Seen, E> {
+        Ok(Seen::Other(v.to_string()))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Seen, E> {
+        Ok(Seen::Other(shown_str(v)))
+    }
+
+    fn visit_unit<E>(self) -> Result<Seen, E> {
+        Ok(Seen::Other("null".to_owned()))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Seen, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Seen::Other("an array".to_owned()))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Seen, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Seen::Other("an object".to_owned()))
     }
 }
 
@@ -366,5 +579,102 @@ mod tests {
         assert!(read(r#"{"days_per_turn":3.5}"#).is_err());
         assert!(read(r#"{"base_secs":300}"#).is_err(), "no increment");
         assert!(read(r#"{}"#).is_err());
+    }
+
+    #[test]
+    fn a_days_per_turn_that_is_no_listed_whole_number_is_refused_with_the_clock_message() {
+        for (days, got) in [
+            ("-1", "-1"),
+            ("1.5", "1.5"),
+            ("3.0", "3.0"),
+            ("18446744073709551616", "1.8446744073709552e19"),
+            ("4", "4"),
+            (r#""3""#, r#""3""#),
+            ("null", "null"),
+            ("[3]", "an array"),
+        ] {
+            let message = read(&format!(r#"{{"days_per_turn":{days}}}"#)).unwrap_err();
+            let expected =
+                format!("clock: days_per_turn must be one of 1, 2, 3, 5, 7 or 14, got {got} at ");
+            assert!(message.starts_with(&expected), "{days}: {message}");
+        }
+    }
+
+    #[test]
+    fn seconds_that_are_no_whole_number_within_u32_are_refused_naming_the_field() {
+        let message = read(r#"{"base_secs":-1,"increment_secs":0}"#).unwrap_err();
+        assert!(
+            message.starts_with("clock: base_secs must be a whole number of seconds"),
+            "{message}"
+        );
+        let message = read(r#"{"base_secs":60,"increment_secs":4294967296}"#).unwrap_err();
+        assert!(
+            message.starts_with(
+                "clock: increment_secs must be a whole number of seconds (at most 4294967295), got 4294967296"
+            ),
+            "{message}"
+        );
+        let message = read(r#"{"base_secs":60.5,"increment_secs":0}"#).unwrap_err();
+        assert!(message.contains("got 60.5"), "{message}");
+    }
+
+    #[test]
+    fn a_field_given_twice_is_refused_as_such_before_its_range_is_checked() {
+        for text in [
+            r#"{"days_per_turn":3,"days_per_turn":3}"#,
+            r#"{"days_per_turn":200,"days_per_turn":3}"#,
+        ] {
+            let message = read(text).unwrap_err();
+            assert!(
+                message.starts_with("clock: days_per_turn is given twice"),
+                "{text}: {message}"
+            );
+        }
+        let message = read(r#"{"base_secs":60,"increment_secs":0,"base_secs":60}"#).unwrap_err();
+        assert!(
+            message.starts_with("clock: base_secs is given twice"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_clock_that_is_no_object_is_refused_with_the_clock_message() {
+        for (text, got) in [("5", "5"), (r#""3d""#, r#""3d""#), ("[60,0]", "an array")] {
+            let message = read(text).unwrap_err();
+            assert!(
+                message.starts_with(&format!(
+                    r#"clock: a clock is {{"base_secs", "increment_secs"}}, {{"days_per_turn"}} or null, got {got}"#
+                )),
+                "{text}: {message}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_stored_time_control_skips_keys_it_does_not_know_where_a_request_refuses_them() {
+        let text = r#"{"base_secs":60,"increment_secs":0,"later":{"a":[1]}}"#;
+        assert_eq!(
+            read(text),
+            Ok(TimeControl::Live(ClockSpec {
+                base_secs: 60,
+                increment_secs: 0
+            }))
+        );
+        let requested = |text: &str| {
+            requested_clock(&mut serde_json::Deserializer::from_str(text))
+                .map_err(|e| e.to_string())
+        };
+        let message = requested(text).unwrap_err();
+        assert!(
+            message.starts_with(r#"clock: unknown field "later"; a clock is"#),
+            "{message}"
+        );
+        assert_eq!(requested("null"), Ok(None));
+        assert_eq!(
+            requested(r#"{"days_per_turn":14}"#),
+            Ok(Some(TimeControl::from(
+                DaysPerTurn::try_from(14).expect("allowed")
+            )))
+        );
     }
 }

@@ -27,7 +27,7 @@ pub use apply::ReplayError;
 pub use decide::{Checked, Decided, Decision, HouseRules, Input, LagCredit, Refused, Request};
 pub use event::{
     ACCOUNT_SEAT_HASH, BadDaysPerTurn, COMPUTER_SEAT_HASH, ClockSpec, DaysPerTurn, Event, Readings,
-    SeatUser, TimeControl, TimeControlError, Variant, now_ms,
+    SeatUser, TimeControl, TimeControlError, Variant, now_ms, requested_clock,
 };
 pub use lag::{Lag, LagTracker};
 pub use state::{ACK_WINDOW, ComputerSeat, GameState, LiveParts, RecordEntry};

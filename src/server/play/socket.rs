@@ -359,7 +359,8 @@ pub(crate) fn read_frame(message: Message, max_message_bytes: usize) -> Frame {
         return too_big();
     }
     match parse_client(text.as_str()) {
-        Err(refusal) => Frame::Reply(ServerMsg::error(&refusal, None)),
+        // A refused `move` is answered with its id when it has a readable one.
+        Err(refused) => Frame::Reply(ServerMsg::Error(refused.error_msg())),
         Ok(ClientMsg::Ping) => Frame::Reply(ServerMsg::Pong),
         Ok(msg) => Frame::Forward(msg),
     }
@@ -543,6 +544,18 @@ mod tests {
         for text in ["not json", "", "\u{0}", "[1,2", r#"{"t":1}"#] {
             let frame = read_frame(Message::text(text), MAX);
             assert_eq!(reply_code(frame), Some(ErrorCode::BadJson), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_move_the_parser_refuses_is_answered_with_its_id() {
+        let text = r#"{"t":"move","d":{"uci":"e2e4","id":"a1","v":-1}}"#;
+        match read_frame(Message::text(text), MAX) {
+            Frame::Reply(ServerMsg::Error(error)) => {
+                assert_eq!(error.code, ErrorCode::BadMessage);
+                assert_eq!(error.id.as_deref(), Some("a1"));
+            }
+            other => panic!("{other:?}"),
         }
     }
 

@@ -377,20 +377,32 @@ pub struct HistoryPoint {
     pub rating: i64,
 }
 
+/// The speed a rating history asks for: `None` (every speed) when `speed` is absent; an empty
+/// `speed=` is refused like any other value that is no speed, not taken as absent.
+fn history_speed(asked: Option<&str>) -> Result<Option<Speed>, ProfileError> {
+    let Some(text) = asked else {
+        return Ok(None);
+    };
+    let speeds = Speed::ALL.map(Speed::as_str).join(", ");
+    if text.is_empty() {
+        return Err(ProfileError::BadQuery(format!(
+            "speed is empty: give one of {speeds}, or leave it out for every speed"
+        )));
+    }
+    match Speed::parse(text) {
+        Some(speed) => Ok(Some(speed)),
+        None => Err(ProfileError::BadQuery(format!(
+            "speed must be one of {speeds}"
+        ))),
+    }
+}
+
 async fn rating_history(
     State(app): State<Deps>,
     Path(username): Path<String>,
     Query(query): Query<HistoryQuery>,
 ) -> Result<Response, ApiError> {
-    let speed = match query.speed.as_deref() {
-        None | Some("") => None,
-        Some(text) => Some(Speed::parse(text).ok_or_else(|| {
-            ProfileError::BadQuery(format!(
-                "speed must be one of {}",
-                Speed::ALL.map(Speed::as_str).join(", ")
-            ))
-        })?),
-    };
+    let speed = history_speed(query.speed.as_deref())?;
     let store = &app.store;
     let record = user(store, &username).await?;
     let me = record.account.id;
@@ -565,5 +577,34 @@ fn pgn_of_stored(id: &str, texts: &[String], first_move: std::time::Duration) ->
             tracing::error!(game = id, %error, "a stored game does not replay; left out of a PGN export");
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(asked: &str) -> String {
+        match history_speed(Some(asked)) {
+            Err(ProfileError::BadQuery(message)) => message,
+            other => panic!("{asked:?}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_empty_speed_is_refused_and_not_read_as_every_speed() {
+        assert_eq!(
+            refused(""),
+            "speed is empty: give one of bullet, blitz, rapid, classical, correspondence, or leave it out for every speed"
+        );
+        assert_eq!(
+            refused("hyper"),
+            "speed must be one of bullet, blitz, rapid, classical, correspondence"
+        );
+        assert!(matches!(history_speed(None), Ok(None)));
+        assert!(matches!(
+            history_speed(Some("blitz")),
+            Ok(Some(Speed::Blitz))
+        ));
     }
 }

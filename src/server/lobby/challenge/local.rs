@@ -63,7 +63,8 @@ impl From<ChallengeError> for ApiError {
 #[serde(deny_unknown_fields)]
 pub(super) struct ChallengeRequest {
     to: String,
-    /// A live clock or days per turn, as in `POST /api/games`.
+    /// A live clock or days per turn, read as in `POST /api/games`.
+    #[serde(default, deserialize_with = "crate::server::game::requested_clock")]
     clock: Option<TimeControl>,
     color: Option<ColorChoice>,
     variant: Option<Variant>,

@@ -6,7 +6,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::error::{ErrorCode, Refusal};
+use super::error::{ErrorCode, ErrorMsg, Refusal};
 use super::names::ClaimName;
 use crate::rules::{Claim, SubMove};
 use crate::server::chat::{ChatRoom, ChatText, ChatTextError};
@@ -194,8 +194,30 @@ struct Envelope {
 #[derive(Default)]
 struct Data {
     value: Value,
-    /// `"uci" in d`, `"c" in d.a.b[1]`: the first duplicate met.
-    duplicate: Option<String>,
+    /// The first duplicate met.
+    duplicate: Option<Duplicate>,
+}
+
+/// A key given twice: `"uci" in d`, `"c" in d.a.b[1]`.
+#[derive(Debug)]
+struct Duplicate {
+    /// The key (at most [`SHOWN_KEY_CHARS`] of it).
+    key: String,
+    /// The object it is in: `d`, `d.a.b[1]`.
+    path: String,
+}
+
+impl Duplicate {
+    /// Whether it is one of `d`'s own keys named `key`.
+    fn is_top_level(&self, key: &str) -> bool {
+        self.path == "d" && self.key == key
+    }
+}
+
+impl std::fmt::Display for Duplicate {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{:?} in {}", self.key, self.path)
+    }
 }
 
 impl<'de> Deserialize<'de> for Data {
@@ -213,7 +235,7 @@ impl<'de> Deserialize<'de> for Data {
 /// Recursion depth is bounded by serde_json's own nesting limit (128).
 struct StrictVisitor<'a> {
     path: String,
-    duplicate: &'a mut Option<String>,
+    duplicate: &'a mut Option<Duplicate>,
 }
 
 /// Longest part of a duplicate key quoted back in the refusal.
@@ -290,7 +312,10 @@ impl<'de> serde::de::Visitor<'de> for StrictVisitor<'_> {
             };
             let value = map.next_value_seed(seed)?;
             if object.insert(key, value).is_some() && self.duplicate.is_none() {
-                *self.duplicate = Some(format!("{shown:?} in {}", self.path));
+                *self.duplicate = Some(Duplicate {
+                    key: shown,
+                    path: self.path.clone(),
+                });
             }
         }
         Ok(Value::Object(object))
@@ -301,14 +326,6 @@ impl<'de> serde::de::Visitor<'de> for StrictVisitor<'_> {
 struct HelloData {
     token: Option<String>,
     v: Option<u64>,
-}
-
-#[derive(Deserialize)]
-struct MoveData {
-    uci: String,
-    id: Option<Value>,
-    v: Option<u64>,
-    lag: Option<u32>,
 }
 
 #[derive(Deserialize)]
@@ -327,56 +344,89 @@ struct WatchData {
     spectator: bool,
 }
 
-/// Parses one client text frame.
-pub fn parse_client(text: &str) -> Result<ClientMsg, Refusal> {
+/// A client frame [`parse_client`] refused: why, and the ack id of the `move` it was when that
+/// move's `id` could be read (docs/protocol.md 3.4: a refused move is answered with its id,
+/// whatever else in it is malformed).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{refusal}")]
+pub struct FrameRefusal {
+    pub refusal: Refusal,
+    pub id: Option<String>,
+}
+
+impl FrameRefusal {
+    /// The `d` of the `error` message that answers it.
+    pub fn error_msg(&self) -> ErrorMsg {
+        ErrorMsg::new(&self.refusal, self.id.as_deref())
+    }
+}
+
+impl From<Refusal> for FrameRefusal {
+    fn from(refusal: Refusal) -> FrameRefusal {
+        FrameRefusal { refusal, id: None }
+    }
+}
+
+/// Parses one client text frame, in two steps: the envelope (`t`, and `d` read as a value),
+/// and for a `move` its ack id, which every later refusal of the move then carries; then the
+/// rest of `d`, by the message's type.
+pub fn parse_client(text: &str) -> Result<ClientMsg, FrameRefusal> {
     let envelope: Envelope = serde_json::from_str(text).map_err(|e| {
         Refusal::new(
             ErrorCode::BadJson,
             format!("expected a JSON object {{\"t\": type, \"d\": data}}: {e}"),
         )
     })?;
-    if let Some(duplicate) = envelope.d.duplicate {
-        return Err(Refusal::new(
+    let Data { value, duplicate } = envelope.d;
+    let d = if value.is_null() {
+        Value::Object(Default::default())
+    } else {
+        value
+    };
+    let id = match envelope.t.as_str() {
+        "move" => readable_id(&d, duplicate.as_ref()),
+        _ => None,
+    };
+    let refused = |refusal: Refusal| FrameRefusal {
+        refusal,
+        id: id.clone(),
+    };
+    if let Some(duplicate) = duplicate {
+        return Err(refused(Refusal::new(
             ErrorCode::BadMessage,
             format!("duplicate key {duplicate}"),
-        ));
+        )));
     }
-    let data = |value: Value| -> Value {
-        if value.is_null() {
-            Value::Object(Default::default())
-        } else {
-            value
-        }
-    };
+    message(&envelope.t, d).map_err(refused)
+}
+
+/// The ack id of a move's `d`, when it has one that [`ack_id`] accepts and gives once.
+fn readable_id(d: &Value, duplicate: Option<&Duplicate>) -> Option<String> {
+    if duplicate.is_some_and(|duplicate| duplicate.is_top_level("id")) {
+        return None;
+    }
+    ack_id(d.get("id").cloned()).ok().flatten()
+}
+
+/// The message of type `t` with data `d` (an object when the frame had none).
+fn message(t: &str, d: Value) -> Result<ClientMsg, Refusal> {
     let bad = |e: serde_json::Error| Refusal::new(ErrorCode::BadMessage, e.to_string());
-    Ok(match envelope.t.as_str() {
+    Ok(match t {
         "hello" => {
-            let d: HelloData = serde_json::from_value(data(envelope.d.value)).map_err(bad)?;
+            let d: HelloData = serde_json::from_value(d).map_err(bad)?;
             ClientMsg::Hello {
                 token: d.token,
                 v: d.v,
             }
         }
-        "move" => {
-            let d: MoveData = serde_json::from_value(data(envelope.d.value)).map_err(bad)?;
-            let mv: SubMove = d
-                .uci
-                .parse()
-                .map_err(|e| Refusal::new(ErrorCode::BadMessage, format!("uci: {e}")))?;
-            ClientMsg::Move {
-                mv,
-                id: ack_id(d.id)?,
-                v: d.v,
-                lag: d.lag,
-            }
-        }
+        "move" => move_message(d)?,
         "takeback_submove" => ClientMsg::TakebackSubmove,
         "resign" => ClientMsg::Resign,
         "draw_offer" => ClientMsg::DrawOffer,
         "draw_accept" => ClientMsg::DrawAccept,
         "draw_decline" => ClientMsg::DrawDecline,
         "draw_claim" => {
-            let d: ClaimData = serde_json::from_value(data(envelope.d.value)).map_err(bad)?;
+            let d: ClaimData = serde_json::from_value(d).map_err(bad)?;
             ClientMsg::DrawClaim {
                 claim: d.claim.map(Claim::from),
             }
@@ -388,7 +438,7 @@ pub fn parse_client(text: &str) -> Result<ClientMsg, Refusal> {
         "claim_victory" => ClientMsg::ClaimVictory,
         "ping" => ClientMsg::Ping,
         "chat" => {
-            let d: ChatData = serde_json::from_value(data(envelope.d.value)).map_err(bad)?;
+            let d: ChatData = serde_json::from_value(d).map_err(bad)?;
             let text = ChatText::parse(&d.text).map_err(|e| match e {
                 ChatTextError::TooLong { .. } => Refusal::new(ErrorCode::TooLong, e.to_string()),
                 // No new wire code: a line that is not one is a `bad_message`, and the message
@@ -402,7 +452,7 @@ pub fn parse_client(text: &str) -> Result<ClientMsg, Refusal> {
             ClientMsg::Chat { room: d.room, text }
         }
         "chat_watch" => {
-            let d: WatchData = serde_json::from_value(data(envelope.d.value)).map_err(bad)?;
+            let d: WatchData = serde_json::from_value(d).map_err(bad)?;
             ClientMsg::ChatWatch {
                 spectator: d.spectator,
             }
@@ -415,6 +465,40 @@ pub fn parse_client(text: &str) -> Result<ClientMsg, Refusal> {
             ));
         }
     })
+}
+
+/// A `move`'s data, field by field so that a refusal names the field.
+fn move_message(d: Value) -> Result<ClientMsg, Refusal> {
+    let bad = |message: String| Refusal::new(ErrorCode::BadMessage, message);
+    let Value::Object(mut d) = d else {
+        return Err(bad(
+            r#"d must be an object {"uci", "id"?, "v"?, "lag"?}"#.to_owned()
+        ));
+    };
+    let uci: String = match d.remove("uci") {
+        None => return Err(bad("missing field `uci`".to_owned())),
+        Some(uci) => serde_json::from_value(uci).map_err(|e| bad(format!("uci: {e}")))?,
+    };
+    let mv: SubMove = uci.parse().map_err(|e| bad(format!("uci: {e}")))?;
+    Ok(ClientMsg::Move {
+        mv,
+        id: ack_id(d.remove("id"))?,
+        v: optional(&mut d, "v")?,
+        lag: optional(&mut d, "lag")?,
+    })
+}
+
+/// An optional field of `d` (absent or `null`: `None`), its refusal naming it.
+fn optional<T: serde::de::DeserializeOwned>(
+    d: &mut serde_json::Map<String, Value>,
+    name: &str,
+) -> Result<Option<T>, Refusal> {
+    match d.remove(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => serde_json::from_value(value)
+            .map(Some)
+            .map_err(|e| Refusal::new(ErrorCode::BadMessage, format!("{name}: {e}"))),
+    }
 }
 
 fn ack_id(value: Option<Value>) -> Result<Option<String>, Refusal> {
@@ -463,7 +547,9 @@ mod tests {
             matches!(msg, ClientMsg::Move { v: Some(12), .. }),
             "{msg:?}"
         );
-        let bad = parse_client(r#"{"t":"move","d":{"uci":"e2e4","v":-1}}"#).unwrap_err();
+        let bad = parse_client(r#"{"t":"move","d":{"uci":"e2e4","v":-1}}"#)
+            .unwrap_err()
+            .refusal;
         assert_eq!(bad.code, ErrorCode::BadMessage);
     }
 
@@ -474,7 +560,7 @@ mod tests {
             matches!(msg, ClientMsg::Move { lag: Some(212), .. }),
             "{msg:?}"
         );
-        let code = |text: &str| parse_client(text).unwrap_err().code;
+        let code = |text: &str| parse_client(text).unwrap_err().refusal.code;
         for bad in [r#""fast""#, "-1", "1.5", "4294967296"] {
             let text = format!(r#"{{"t":"move","d":{{"uci":"e2e4","lag":{bad}}}}}"#);
             assert_eq!(code(&text), ErrorCode::BadMessage, "{text}");
@@ -482,8 +568,77 @@ mod tests {
     }
 
     #[test]
+    fn a_move_whose_v_or_lag_is_malformed_is_refused_with_its_id_and_the_field_named() {
+        for (field, value, says) in [
+            (
+                "v",
+                "18446744073709551616",
+                "v: invalid type: floating point",
+            ),
+            ("v", "-1", "v: invalid value: integer `-1`"),
+            ("v", "1.5", "v: invalid type: floating point `1.5`"),
+            ("v", r#""1""#, r#"v: invalid type: string "1""#),
+            (
+                "lag",
+                "4294967296",
+                "lag: invalid value: integer `4294967296`",
+            ),
+            (
+                "lag",
+                "1000.0",
+                "lag: invalid type: floating point `1000.0`",
+            ),
+        ] {
+            for (id, echoed) in [(r#""a1""#, "a1"), ("7", "7")] {
+                let text =
+                    format!(r#"{{"t":"move","d":{{"uci":"e2e4","id":{id},"{field}":{value}}}}}"#);
+                let refused = parse_client(&text).unwrap_err();
+                assert_eq!(refused.refusal.code, ErrorCode::BadMessage, "{text}");
+                assert_eq!(refused.id.as_deref(), Some(echoed), "{text}");
+                assert!(
+                    refused.refusal.message.starts_with(says),
+                    "{text}: {refused}"
+                );
+                assert_eq!(refused.error_msg().id.as_deref(), Some(echoed));
+            }
+        }
+    }
+
+    #[test]
+    fn every_refusal_of_a_move_with_a_readable_id_carries_it() {
+        for text in [
+            r#"{"t":"move","d":{"id":"x"}}"#,
+            r#"{"t":"move","d":{"uci":"e2e9","id":"x"}}"#,
+            r#"{"t":"move","d":{"uci":4,"id":"x"}}"#,
+            r#"{"t":"move","d":{"uci":"e2e4","uci":"d2d4","id":"x"}}"#,
+            r#"{"t":"move","d":{"uci":"e2e4","id":"x","extra":{"a":1,"a":2}}}"#,
+        ] {
+            let refused = parse_client(text).unwrap_err();
+            assert_eq!(refused.refusal.code, ErrorCode::BadMessage, "{text}");
+            assert_eq!(refused.id.as_deref(), Some("x"), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_refusal_carries_no_id_when_the_id_is_unreadable_or_the_message_no_move() {
+        let long = "i".repeat(MAX_ACK_ID_LEN + 1);
+        for text in [
+            r#"{"t":"move","d":{"uci":"e2e4","id":1.5,"v":-1}}"#.to_owned(),
+            r#"{"t":"move","d":{"uci":"e2e4","id":{"a":1},"v":-1}}"#.to_owned(),
+            r#"{"t":"move","d":{"uci":"e2e4","id":"a","id":"b"}}"#.to_owned(),
+            format!(r#"{{"t":"move","d":{{"uci":"e2e4","id":"{long}","v":-1}}}}"#),
+            r#"{"t":"move","d":[{"id":"x"}]}"#.to_owned(),
+            r#"{"t":"move","d":{"uci":"e2e4","id":"x"},"t":"move"}"#.to_owned(),
+            r#"{"t":"draw_claim","d":{"claim":"boredom","id":"x"}}"#.to_owned(),
+        ] {
+            let refused = parse_client(&text).unwrap_err();
+            assert_eq!(refused.id, None, "{text}: {refused}");
+        }
+    }
+
+    #[test]
     fn bad_frames_get_distinct_codes() {
-        let code = |text: &str| parse_client(text).unwrap_err().code;
+        let code = |text: &str| parse_client(text).unwrap_err().refusal.code;
         assert_eq!(code("not json"), ErrorCode::BadJson);
         assert_eq!(code(r#"{"d":{}}"#), ErrorCode::BadJson);
         assert_eq!(code(r#"{"t":"fly"}"#), ErrorCode::UnknownType);
@@ -512,15 +667,18 @@ mod tests {
 
     #[test]
     fn a_duplicate_top_level_key_is_bad_json_naming_the_key() {
-        let refusal = parse_client(r#"{"t":"resign","t":"abort"}"#).unwrap_err();
+        let refusal = parse_client(r#"{"t":"resign","t":"abort"}"#)
+            .unwrap_err()
+            .refusal;
         assert_eq!(refusal.code, ErrorCode::BadJson);
         assert!(refusal.message.contains("duplicate field `t`"), "{refusal}");
     }
 
     #[test]
     fn a_duplicate_key_inside_d_is_bad_message_naming_the_key() {
-        let refusal =
-            parse_client(r#"{"t":"move","d":{"uci":"e2e4","id":"a","uci":"d2d4"}}"#).unwrap_err();
+        let refusal = parse_client(r#"{"t":"move","d":{"uci":"e2e4","id":"a","uci":"d2d4"}}"#)
+            .unwrap_err()
+            .refusal;
         assert_eq!(refusal.code, ErrorCode::BadMessage);
         assert_eq!(refusal.message, r#"duplicate key "uci" in d"#);
     }
@@ -528,7 +686,7 @@ mod tests {
     #[test]
     fn a_duplicate_key_anywhere_inside_d_is_refused_with_its_path() {
         let code_and_message = |text: &str| {
-            let refusal = parse_client(text).unwrap_err();
+            let refusal = parse_client(text).unwrap_err().refusal;
             (refusal.code, refusal.message)
         };
         // A key the message does not use, and keys nested in objects and arrays.
@@ -624,7 +782,10 @@ mod tests {
             r#"{{"t":"chat","d":{{"room":"player","text":"{}"}}}}"#,
             "é".repeat(141)
         );
-        assert_eq!(parse_client(&text).unwrap_err().code, ErrorCode::TooLong);
+        assert_eq!(
+            parse_client(&text).unwrap_err().refusal.code,
+            ErrorCode::TooLong
+        );
         let text = format!(
             r#"{{"t":"chat","d":{{"room":"player","text":"{}"}}}}"#,
             "é".repeat(140)
@@ -642,7 +803,7 @@ mod tests {
                 text: ChatText::parse("ab c").unwrap(),
             })
         );
-        let code = |text: &str| parse_client(text).unwrap_err().code;
+        let code = |text: &str| parse_client(text).unwrap_err().refusal.code;
         assert_eq!(
             code(r#"{"t":"chat","d":{"room":"player","text":" "}}"#),
             ErrorCode::BadMessage
@@ -662,7 +823,7 @@ mod tests {
     fn an_invisible_or_zalgo_chat_line_is_a_bad_message_saying_why() {
         let refusal = |text: &str| {
             let frame = serde_json::json!({"t": "chat", "d": {"room": "player", "text": text}});
-            parse_client(&frame.to_string()).unwrap_err()
+            parse_client(&frame.to_string()).unwrap_err().refusal
         };
         let invisible = refusal("\u{200B}\u{3164}");
         assert_eq!(invisible.code, ErrorCode::BadMessage);

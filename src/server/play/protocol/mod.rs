@@ -27,7 +27,7 @@ pub mod views;
 
 /// Defined with the store (it is a column there); one of the wire names.
 pub use crate::server::domain::status::GameStatus;
-pub use client::{ClientMsg, MAX_ACK_ID_LEN, parse_client};
+pub use client::{ClientMsg, FrameRefusal, MAX_ACK_ID_LEN, parse_client};
 pub use error::{ErrorCode, ErrorMsg, Refusal};
 pub use names::{
     ClaimName, GameResult, PhaseName, Reason, Side, claim_name, phase_name, reason_name, result_str,

@@ -11,6 +11,7 @@
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -138,6 +139,10 @@ pub enum SettingsError {
     UnknownField(String),
     #[error("setting `{field}`: {reason}")]
     BadValue { field: &'static str, reason: String },
+    /// A setting given twice, as serde's derive says it (`duplicate field `volume` at line 1
+    /// column 25`).
+    #[error("each setting at most once: {0}")]
+    Twice(String),
 }
 
 /// The wire names, in the order of [`Settings`].
@@ -162,12 +167,33 @@ fn value_of<T: serde::de::DeserializeOwned>(
     })
 }
 
+/// The settings' names, each at most once. A JSON object read as a [`Map`] keeps the last of a
+/// key given twice; read by serde's derive it is refused (`duplicate field`), as register's
+/// body is ([`super::routes`]). The values are left to [`Settings::set`], which names the setting
+/// it refuses; so is a name that is no setting.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct EachOnce {
+    confirm_moves: Option<IgnoredAny>,
+    premoves: Option<IgnoredAny>,
+    sound: Option<IgnoredAny>,
+    volume: Option<IgnoredAny>,
+    theme: Option<IgnoredAny>,
+    legal_dots: Option<IgnoredAny>,
+    coordinates: Option<IgnoredAny>,
+    language: Option<IgnoredAny>,
+}
+
 impl Settings {
-    /// Parses a settings object strictly: every field is checked, the first bad one or unknown
-    /// one is refused by name; a missing field takes its default (the whole object is replaced).
+    /// Parses a settings object strictly: a setting given twice is refused whatever its values,
+    /// then every field is checked, the first bad one or unknown one refused by name; a missing
+    /// field takes its default (the whole object is replaced).
     pub fn parse(body: &[u8]) -> Result<Settings, SettingsError> {
         let object: Map<String, Value> =
             serde_json::from_slice(body).map_err(|_| SettingsError::NotAnObject)?;
+        serde_json::from_slice::<EachOnce>(body)
+            .map_err(|e| SettingsError::Twice(e.to_string()))?;
         let mut settings = Settings::default();
         for (name, value) in object {
             settings.set(&name, value)?;
@@ -288,6 +314,30 @@ mod tests {
         assert_eq!(
             Settings::parse(b"[1]").unwrap_err(),
             SettingsError::NotAnObject
+        );
+    }
+
+    #[test]
+    fn a_setting_given_twice_is_refused_whatever_its_values() {
+        let refused = Settings::parse(br#"{"volume":200,"volume":5}"#).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "each setting at most once: duplicate field `volume` at line 1 column 22"
+        );
+        for field in FIELDS {
+            let body = format!(r#"{{"{field}": null, "sound": true, "{field}": null}}"#);
+            let refused = Settings::parse(body.as_bytes()).unwrap_err();
+            assert!(
+                refused.to_string().starts_with(&format!(
+                    "each setting at most once: duplicate field `{field}`"
+                )),
+                "{body}: {refused}"
+            );
+        }
+        // An unknown name given twice is refused as unknown.
+        assert_eq!(
+            Settings::parse(br#"{"x":1,"x":2}"#),
+            Err(SettingsError::UnknownField("x".into()))
         );
     }
 
