@@ -25,6 +25,9 @@ mod codec;
 #[path = "../../src/server/game/event.rs"]
 mod event;
 #[allow(dead_code)]
+#[path = "../../src/server/game/time_control.rs"]
+mod time_control;
+#[allow(dead_code)]
 #[path = "../../src/engine/level.rs"]
 mod level;
 #[allow(dead_code)]

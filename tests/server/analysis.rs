@@ -272,12 +272,17 @@ async fn an_analysis_past_the_global_cap_is_refused_busy() {
     let reply = exchange_from(Some(OTHER), server.addr(), &request, WAIT)
         .await
         .expect("an answer");
-    assert_eq!(reply.status, 503, "{}", reply.body);
-    let body: Value = serde_json::from_str(&reply.body).expect("json");
-    assert_eq!(body["code"], "busy");
-    assert!(reply.header("retry-after").is_some());
+    assert_refused_with_retry_after(&reply, 503, "busy");
     drop(first);
     assert!(gauge_reaches(&server, "marseillais_analyses_running", 0.0).await);
+}
+
+/// Checks a refusal's status, its `code` and that it has a `Retry-After`.
+fn assert_refused_with_retry_after(reply: &support::http::Reply, status: u16, code: &str) {
+    assert_eq!(reply.status, status, "{}", reply.body);
+    let body: Value = serde_json::from_str(&reply.body).expect("json");
+    assert_eq!(body["code"], code);
+    assert!(reply.header("retry-after").is_some());
 }
 
 /// A second client's address (any of 127.0.0.0/8 is a source on Linux).
@@ -294,10 +299,7 @@ async fn a_client_runs_one_analysis_at_a_time_and_another_address_is_served() {
     let reply = exchange(server.addr(), &request, WAIT)
         .await
         .expect("an answer");
-    assert_eq!(reply.status, 429, "{}", reply.body);
-    let body: Value = serde_json::from_str(&reply.body).expect("json");
-    assert_eq!(body["code"], "rate_limited");
-    assert!(reply.header("retry-after").is_some());
+    assert_refused_with_retry_after(&reply, 429, "rate_limited");
     // The second slot goes to another address.
     let other = connect_and_send_from(Some(OTHER), server.addr(), &request)
         .await

@@ -13,9 +13,16 @@
 //! first-come-first-served line of both, so its mean is what a newcomer waits behind. Before
 //! any search has ended it is [`PRIOR_MEAN`]: without it a burst of new games at startup all
 //! saw an empty mean and were all taken (measured: 100 level-8 games admitted, 23 s mean wait).
-//! A game being admitted counts as one search in the queue until its room is started
-//! ([`Backlog::queued`] held by the create request), so that concurrent creations see each
-//! other.
+//! A game being admitted counts as one search in the queue until its room and computer are
+//! started ([`Backlog::queued`] held by the create request), so that concurrent creations see
+//! each other.
+//!
+//! The queue alone undercounts a game between two of its searches (its move being committed,
+//! its person answering), and a client that asks for new games again and again finds those
+//! moments: measured with `loadgen --mode computer`, 100 slots asking every 500 ms got 6 level-8
+//! games in on one thread where 3 fit, 10 s of mean wait against a 5 s bound. So the wait is
+//! also what searches really waited lately (a weighted mean, as above), while any search is
+//! queued or running: a newcomer is told the larger of the two.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -24,8 +31,9 @@ use std::time::Duration;
 /// The weight of the newest search in the mean: 1/8, about the last dozen searches.
 const NEWEST_WEIGHT: u64 = 8;
 
-/// The mean assumed before any search has ended: half of level 8's untimed 2 s.
-pub const PRIOR_MEAN: Duration = Duration::from_secs(1);
+/// The mean assumed before any search has ended: level 8's untimed think, 2 s (with 1 s, a
+/// burst of level-8 games at startup was admitted twice over).
+pub const PRIOR_MEAN: Duration = Duration::from_secs(2);
 
 #[derive(Default)]
 pub struct Backlog {
@@ -33,9 +41,12 @@ pub struct Backlog {
     queued: Arc<AtomicUsize>,
     /// The weighted mean of the searches' run times, in microseconds (0: none ran yet).
     mean_micros: AtomicU64,
+    /// The weighted mean of how long the searches waited for a thread, in microseconds.
+    waited_micros: AtomicU64,
 }
 
 /// One search in the backlog, from when it is asked for until it ends or is given up.
+#[must_use = "a search leaves the backlog when this is dropped"]
 pub struct Queued(Arc<AtomicUsize>);
 
 impl Drop for Queued {
@@ -53,29 +64,45 @@ impl Backlog {
 
     /// A search ran for `took`.
     pub fn took(&self, took: Duration) {
-        let took = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
-        let _ = self
-            .mean_micros
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |mean| {
-                Some(if mean == 0 {
-                    took.max(1)
-                } else {
-                    (mean * (NEWEST_WEIGHT - 1) / NEWEST_WEIGHT + took / NEWEST_WEIGHT).max(1)
-                })
-            });
+        weigh_in(&self.mean_micros, took);
+    }
+
+    /// A search waited `waited` for its thread.
+    pub fn waited(&self, waited: Duration) {
+        weigh_in(&self.waited_micros, waited);
     }
 
     /// The wait of a search asked for now on `threads` threads: every thread's share of the
     /// searches ahead (rounded down: with as many threads as searches, none waits), each
     /// taking the mean.
+    /// And while anything is queued, at least what searches lately waited.
     pub fn expected_wait(&self, threads: usize) -> Duration {
-        let ahead = self.queued.load(Ordering::Relaxed) / threads.max(1);
+        let queued = self.queued.load(Ordering::Relaxed);
+        if queued == 0 {
+            return Duration::ZERO;
+        }
+        let ahead = queued / threads.max(1);
         let mean = match self.mean_micros.load(Ordering::Relaxed) {
             0 => PRIOR_MEAN,
             micros => Duration::from_micros(micros),
         };
-        mean.saturating_mul(u32::try_from(ahead).unwrap_or(u32::MAX))
+        let queue = mean.saturating_mul(u32::try_from(ahead).unwrap_or(u32::MAX));
+        queue.max(Duration::from_micros(
+            self.waited_micros.load(Ordering::Relaxed),
+        ))
     }
+}
+
+/// Weighs `sample` into the weighted mean `mean` (in microseconds; the first sample is the mean).
+fn weigh_in(mean: &AtomicU64, sample: Duration) {
+    let sample = u64::try_from(sample.as_micros()).unwrap_or(u64::MAX);
+    let _ = mean.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |mean| {
+        Some(if mean == 0 {
+            sample.max(1)
+        } else {
+            (mean / NEWEST_WEIGHT * (NEWEST_WEIGHT - 1) + sample / NEWEST_WEIGHT).max(1)
+        })
+    });
 }
 
 #[cfg(test)]
@@ -105,6 +132,19 @@ mod tests {
         assert_eq!(backlog.expected_wait(1), Duration::from_secs(10));
         assert_eq!(backlog.expected_wait(2), Duration::from_secs(4));
         drop(ahead);
+        assert_eq!(backlog.expected_wait(1), Duration::ZERO);
+    }
+
+    #[test]
+    fn while_searches_are_queued_a_newcomer_waits_at_least_what_searches_lately_waited() {
+        let backlog = Backlog::default();
+        backlog.took(Duration::from_secs(2));
+        backlog.waited(Duration::from_secs(12));
+        // One search queued: the queue alone says 2 s, the searches lately waited 12 s.
+        let one = backlog.queued();
+        assert_eq!(backlog.expected_wait(1), Duration::from_secs(12));
+        // Nothing queued: nothing to wait behind, whatever happened before.
+        drop(one);
         assert_eq!(backlog.expected_wait(1), Duration::ZERO);
     }
 

@@ -125,9 +125,11 @@ impl EnginePool {
                 return; // given up while it waited (`queued` leaves the backlog on drop)
             }
             let started = Instant::now();
+            let waited = started.duration_since(asked);
+            backlog.waited(waited);
             metrics.engine_searches.fetch_add(1, Ordering::Relaxed);
             metrics.engine_wait_micros.fetch_add(
-                u64::try_from(started.duration_since(asked).as_micros()).unwrap_or(u64::MAX),
+                u64::try_from(waited.as_micros()).unwrap_or(u64::MAX),
                 Ordering::Relaxed,
             );
             let answer = {

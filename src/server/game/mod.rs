@@ -17,6 +17,7 @@ pub mod policy;
 pub mod rated;
 pub mod speed;
 pub mod state;
+pub mod time_control;
 pub mod timeouts;
 
 #[cfg(test)]

@@ -153,13 +153,16 @@ async fn create(
         serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(e.to_string()))?
     };
     app.grant_seat(peer)?;
-    if request.computer.is_some() {
-        admission::admit_http(
+    // A computer game counts as one search in the engine queue until it is created (its
+    // computer then asks for its own searches): concurrent creations see each other.
+    let _reserved = match request.computer {
+        Some(_) => Some(admission::admit_http(
             &app.rooms.engines,
             config.engine_max_wait,
             &app.deps.metrics,
-        )?;
-    }
+        )?),
+        None => None,
+    };
     let grant = app
         .rooms
         .create(request, account)
