@@ -1,4 +1,4 @@
-//! What one client may hold and send at once, over all its connections (issue 34): an address
+//! What one client may hold and send at once, over all its connections (issues 34, 35): an address
 //! that opens fresh sockets gets no more than one that keeps one. A client is its address (an
 //! IPv6 /64: [`crate::server::web::ratelimit::Client`]) and, when signed in, its account too;
 //! each limit holds for both. The address is the one the edge resolved, behind a trusted proxy
