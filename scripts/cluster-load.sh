@@ -45,10 +45,13 @@ addrs=()
 for k in 1 2 3; do
     fifo="$dir/n$k.out"
     mkfifo "$fifo"
+    # One machine stands in for every client (as loadgen does for a server it starts): no
+    # limit per client. (A comment inside the continued lines would end the command there.)
     MARSEILLAIS_CREATE_RATE_PER_SEC=0 MARSEILLAIS_GAME_RATE_PER_SEC=1000000 \
     MARSEILLAIS_GAME_RATE_BURST=1000000 \
-        # One machine stands in for every client (as loadgen does for a server it starts).
         MARSEILLAIS_GAME_SOCKETS_PER_CLIENT=0 MARSEILLAIS_LOBBY_SOCKETS_PER_CLIENT=0 \
+        MARSEILLAIS_CHAT_ROOM_BURST_PER_CLIENT=0 MARSEILLAIS_CHAT_BURST_PER_CLIENT=0 \
+        MARSEILLAIS_OPEN_GAMES_PER_CLIENT=0 MARSEILLAIS_COMPUTER_GAMES_PER_CLIENT=0 \
             "$bin/marseillais" serve --listen 127.0.0.1:0 --data-dir "$dir/n$k" --store "$store" \
         --bus "redis+unix://$dir/redis.sock" --node-id "n$k" --lease-secs 10 \
         >"$fifo" 2>"$dir/n$k.log" &

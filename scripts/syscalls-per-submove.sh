@@ -20,7 +20,10 @@ command -v perf >/dev/null || { echo "perf is required" >&2; exit 2; }
 [[ -x $loadgen ]] || { echo "no $loadgen: cargo build --release --bin loadgen" >&2; exit 2; }
 dir=$(mktemp -d /tmp/marseillais-syscalls-XXXX)
 trap 'rm -rf "$dir"' EXIT
-MARSEILLAIS_CREATE_RATE_PER_SEC=0 "$bin" serve --listen "127.0.0.1:$port" --data-dir "$dir" \
+# One machine stands in for every client: no limit per client (as loadgen's own servers).
+MARSEILLAIS_CREATE_RATE_PER_SEC=0 MARSEILLAIS_GAME_SOCKETS_PER_CLIENT=0 \
+  MARSEILLAIS_LOBBY_SOCKETS_PER_CLIENT=0 MARSEILLAIS_OPEN_GAMES_PER_CLIENT=0 \
+  MARSEILLAIS_COMPUTER_GAMES_PER_CLIENT=0 "$bin" serve --listen "127.0.0.1:$port" --data-dir "$dir" \
   >"$dir/server.log" 2>&1 &
 server=$!
 sleep 1

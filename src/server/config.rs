@@ -285,6 +285,23 @@ pub struct ClientLimitArgs {
         default_value_t = 64
     )]
     pub game_sockets_per_client: u32,
+    /// Open games (made by `POST /api/games`, nobody joined yet) per client address and per
+    /// account, live and correspondence together (0: no cap; more: `429 rate_limited`). Three,
+    /// as lichess keeps few seeks per player: one live game to wait for and a correspondence
+    /// seek or two is what a person asks for at once (a household behind one address too: a
+    /// game waits minutes, not hours), and the lobby's first page of 50 then shows at least 17
+    /// creators, where one address once filled it in a second.
+    #[arg(long, env = "MARSEILLAIS_OPEN_GAMES_PER_CLIENT", default_value_t = 3)]
+    pub open_games_per_client: u32,
+    /// Games against the computer not finished per client address and per account (0: no cap;
+    /// more: `429 rate_limited`). Four: a person plays one, or a few side by side in tabs; each
+    /// costs the server memory and engine time for as long as it lasts.
+    #[arg(
+        long,
+        env = "MARSEILLAIS_COMPUTER_GAMES_PER_CLIENT",
+        default_value_t = 4
+    )]
+    pub computer_games_per_client: u32,
     /// Chat lines per client address and per account in one room, per `--chat-window-secs`
     /// (0: no limit; more: `rate_limited`).
     #[arg(
@@ -312,6 +329,8 @@ impl Default for ClientLimitArgs {
         ClientLimitArgs {
             lobby_sockets_per_client: 10,
             game_sockets_per_client: 64,
+            open_games_per_client: 3,
+            computer_games_per_client: 4,
             chat_room_burst_per_client: 6,
             chat_burst_per_client: 15,
             spectator_chat_secs_after_end: 600.0,
@@ -324,6 +343,8 @@ impl Default for ClientLimitArgs {
 pub struct ClientLimits {
     pub lobby_sockets: u32,
     pub game_sockets: u32,
+    pub open_games: u32,
+    pub computer_games: u32,
     pub chat_room_burst: u32,
     pub chat_burst: u32,
     pub spectator_chat_after_end: Duration,
@@ -477,6 +498,8 @@ impl ServeArgs {
             clients: ClientLimits {
                 lobby_sockets: self.clients.lobby_sockets_per_client,
                 game_sockets: self.clients.game_sockets_per_client,
+                open_games: self.clients.open_games_per_client,
+                computer_games: self.clients.computer_games_per_client,
                 chat_room_burst: self.clients.chat_room_burst_per_client,
                 chat_burst: self.clients.chat_burst_per_client,
                 spectator_chat_after_end: secs(

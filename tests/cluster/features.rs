@@ -89,3 +89,25 @@ async fn a_computer_game_owned_by_one_node_is_played_from_another() {
     expected.extend(theirs);
     assert_eq!(played[..expected.len()], expected[..], "{pgn}");
 }
+
+#[tokio::test]
+async fn an_open_game_joined_on_another_node_gives_its_slot_back_on_the_node_that_made_it() {
+    // Rooms retire at once: node 1 lets the game go as soon as it is made, and the join is run
+    // by whichever node claims it then; node 1 counts it until it sees it joined.
+    let Some(nodes) = Nodes::start("cluster_open_slot", 2, Duration::from_secs(2), |c| {
+        c.retire_after = Duration::ZERO;
+        c.clients.open_games = 1;
+    })
+    .await
+    else {
+        return;
+    };
+    let (id, _, _) = nodes.node(1).create(json!({})).await;
+    let (status, text) = nodes.node(1).http("POST", "/api/games", Some("{}")).await;
+    assert_eq!(status, 429, "node 1's one open game: {text}");
+    nodes.node(2).join(&id).await;
+    // What node 1's sweeper does at each pass (every minute), now.
+    let node = nodes.node(1).handle.as_ref().expect("node 1 runs");
+    node.rooms().settle_game_holds().await;
+    nodes.node(1).create(json!({})).await;
+}

@@ -603,8 +603,13 @@ async fn open_games_are_filtered_by_their_creators_rating_and_anonymous_ones_onl
         assert_eq!(status, 201, "{grant}");
         by.insert(name, s(&grant["id"]));
     }
+    // From an address of its own: the accounts' three games hold 127.0.0.1's three open games.
+    let other = Some(std::net::IpAddr::from([127, 0, 0, 2]));
     let (anonymous, _, _) = rig
-        .create(json!({"clock": {"base_secs": 300, "increment_secs": 0}}))
+        .create_from(
+            other,
+            json!({"clock": {"base_secs": 300, "increment_secs": 0}}),
+        )
         .await;
     let sorted = |mut ids: Vec<String>| {
         ids.sort();

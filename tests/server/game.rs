@@ -241,6 +241,8 @@ async fn many_games_are_played_at_once() {
 #[tokio::test]
 async fn games_are_listed_by_status_and_paged() {
     let server = Rig::start().await;
+    // Made first: 127.0.0.1 holds at most 3 open games, and this one is open until joined.
+    let (playing, _, _) = server.game_between_two(json!({})).await;
     let mut open = Vec::new();
     for _ in 0..3 {
         open.push(
@@ -250,7 +252,6 @@ async fn games_are_listed_by_status_and_paged() {
                 .0,
         );
     }
-    let (playing, _, _) = server.game_between_two(json!({})).await;
     let list = |query: &'static str| {
         let server = &server;
         async move {

@@ -43,11 +43,14 @@ async fn loadgen(addr: SocketAddr, args: &[&str]) -> Value {
 
 async fn server() -> Rig {
     // One address creating many games is what the creation limit refuses, and holding
-    // thousands of sockets what the limits per client refuse (loadgen lifts them too).
+    // thousands of sockets and open games what the limits per client refuse (loadgen lifts
+    // them too).
     Rig::start_with(|c| {
         c.create_rate_per_sec = 0.0;
         c.clients.game_sockets = 0;
         c.clients.lobby_sockets = 0;
+        c.clients.open_games = 0;
+        c.clients.computer_games = 0;
     })
     .await
 }
@@ -238,6 +241,8 @@ async fn bots_mode_measures_human_latency_without_and_with_computer_games_and_th
     let server = Rig::start_with(|c| {
         c.create_rate_per_sec = 0.0;
         c.engine_threads = 1;
+        c.clients.open_games = 0;
+        c.clients.computer_games = 0;
     })
     .await;
     let report = loadgen(

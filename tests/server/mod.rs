@@ -10,6 +10,7 @@ mod arenas;
 mod challenges;
 mod chat;
 mod client_address;
+mod client_games;
 mod client_i18n;
 mod client_limits;
 mod computer;

@@ -47,6 +47,7 @@ const CLIENT_EXAMPLES: &[&str] = &["create-request"];
 /// Examples of what the server sends.
 const SERVER_EXAMPLES: &[&str] = &[
     "create-reply",
+    "create-refused",
     "list-reply",
     "replay-reply",
     "state",
@@ -319,6 +320,12 @@ async fn transcripts(server: &Rig) -> BTreeMap<&'static str, Vec<Value>> {
         200,
     );
     out.entry("list-reply").or_default().push(listed);
+    // Two more open games of this address, then one over its cap.
+    for _ in 0..2 {
+        json_of(server.http("POST", "/api/games", Some("{}")).await, 201);
+    }
+    let refused = json_of(server.http("POST", "/api/games", Some("{}")).await, 429);
+    out.entry("create-refused").or_default().push(refused);
     let replayed = json_of(
         server
             .http(

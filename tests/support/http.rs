@@ -58,13 +58,26 @@ pub async fn request(
     body: &[u8],
     wait: Duration,
 ) -> Result<(u16, String), String> {
+    request_from(None, addr, method, path, body, wait).await
+}
+
+/// [`request`] from the loopback address `source` ([`connect_from`]): a client of its own,
+/// which the server's limits per client count apart.
+pub async fn request_from(
+    source: Option<IpAddr>,
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &[u8],
+    wait: Duration,
+) -> Result<(u16, String), String> {
     let mut request = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
         body.len()
     )
     .into_bytes();
     request.extend_from_slice(body);
-    let reply = exchange(addr, &request, wait).await?;
+    let reply = exchange_from(source, addr, &request, wait).await?;
     Ok((reply.status, reply.body))
 }
 

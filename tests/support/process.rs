@@ -150,10 +150,10 @@ impl Spawn {
         self
     }
 
-    /// Lifts the per-address creation limit and the per-game action rate:
-    /// for tests that play hundreds of games from 127.0.0.1 as fast as acks
-    /// come back (those limits are tested in server_http_limits and
-    /// server_room_limits).
+    /// Lifts the per-address creation limit, the per-game action rate and the caps on the
+    /// open games and games against the computer of one client: for tests that play hundreds
+    /// of games from 127.0.0.1 as fast as acks come back (those limits are tested in
+    /// server_http_limits, server_room_limits and server::client_games).
     pub fn relaxed_limits(mut self) -> Spawn {
         self.relaxed_limits = true;
         self
@@ -182,7 +182,9 @@ impl Spawn {
             command
                 .env("MARSEILLAIS_CREATE_RATE_PER_SEC", "0")
                 .env("MARSEILLAIS_GAME_RATE_PER_SEC", "1000000")
-                .env("MARSEILLAIS_GAME_RATE_BURST", "1000000");
+                .env("MARSEILLAIS_GAME_RATE_BURST", "1000000")
+                .env("MARSEILLAIS_OPEN_GAMES_PER_CLIENT", "0")
+                .env("MARSEILLAIS_COMPUTER_GAMES_PER_CLIENT", "0");
         }
         match &self.log {
             Some(log) => {

@@ -5,7 +5,7 @@
 //! and started again on the same directory, plus the few HTTP and WebSocket
 //! steps every game test begins with.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -14,7 +14,8 @@ use marseillais::server::store::{MemoryStore, SqliteOptions, SqliteStore, Store}
 use marseillais::server::{ServerHandle, start, start_with_store};
 use serde_json::{Value, json};
 
-use super::http::http;
+use super::WAIT;
+use super::http::{http, request_from};
 use super::s;
 use super::ws::Client;
 
@@ -200,9 +201,27 @@ impl Rig {
 
     /// Creates a game with this body; returns (id, creator token, creator colour).
     pub async fn create(&self, body: Value) -> (String, String, String) {
-        let (status, text) = self
-            .http("POST", "/api/games", Some(&body.to_string()))
-            .await;
+        self.create_from(None, body).await
+    }
+
+    /// [`Rig::create`] from the loopback address `source` (`None`: 127.0.0.1), a client of its
+    /// own: a client holds at most 3 open games (docs/protocol.md 3.9).
+    pub async fn create_from(
+        &self,
+        source: Option<IpAddr>,
+        body: Value,
+    ) -> (String, String, String) {
+        let body = body.to_string();
+        let reply = request_from(
+            source,
+            self.addr(),
+            "POST",
+            "/api/games",
+            body.as_bytes(),
+            WAIT,
+        )
+        .await;
+        let (status, text) = reply.unwrap_or_else(|why| panic!("POST /api/games: {why}"));
         assert_eq!(status, 201, "{text}");
         let v: Value = serde_json::from_str(&text).expect("json");
         (s(&v["id"]), s(&v["token"]), s(&v["color"]))

@@ -18,6 +18,7 @@ use tokio::sync::oneshot;
 use crate::server::computer::admission;
 use crate::server::deps::Deps;
 use crate::server::per_client::SocketKind;
+use crate::server::per_client::games::GameKind;
 use crate::server::play::creation::NewGame;
 use crate::server::play::protocol::{ErrorCode, Refusal};
 use crate::server::play::rating_filter::{self, RatingRange};
@@ -152,6 +153,12 @@ async fn create(
     } else {
         serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(e.to_string()))?
     };
+    // A client at its cap is refused before it spends a seat grant.
+    let kind = GameKind::of_new(request.computer.is_some());
+    let hold = app
+        .deps
+        .clients
+        .new_game(kind, peer.ip(), account.as_ref().map(|a| a.id))?;
     app.grant_seat(peer)?;
     // A computer game counts as one search in the engine queue until it is created (its
     // computer then asks for its own searches): concurrent creations see each other.
@@ -165,7 +172,7 @@ async fn create(
     };
     let grant = app
         .rooms
-        .create(request, account)
+        .create_holding(request, account, Some(hold))
         .await
         .map_err(seat_refusal)?;
     tracing::info!(game = %grant.id, "game created");

@@ -68,7 +68,8 @@ pub enum SeekEnd {
 
 /// Most seeks waiting at once from one address (an IPv4 address, an IPv6 /64), all pools
 /// together: a household behind one address can look for games side by side, while a
-/// script with many sockets cannot fill a pool and have the server make its games.
+/// script with many sockets cannot fill a pool and have the server make its games. An
+/// account seeks once, whatever its address: its new seek replaces the earlier one.
 pub const MAX_SEEKS_PER_ADDRESS: usize = 4;
 
 /// The lobby page a seek comes from.

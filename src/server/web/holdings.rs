@@ -1,6 +1,7 @@
 //! How many of a resource each key holds at once, with a cap: the open sockets of one client
-//! address and of one account (lobby channels, game sockets). A connection takes a [`Hold`]
-//! before it is accepted and gives it back when it drops, however it ends.
+//! address and of one account (lobby channels, game sockets), its open games and its games
+//! against the computer. A connection (a game) takes a [`Hold`] before it is accepted (made)
+//! and gives it back when it drops, however it ends.
 //!
 //! A client's keys are taken together or not at all (a signed-in page counts for its address
 //! and its account), under one lock never held across an await. The table holds only keys with
@@ -57,6 +58,20 @@ impl<K: Hash + Eq + Clone> Holdings<K> {
         })
     }
 
+    /// One more for every key of `keys`, even past the cap: for what exists already and must
+    /// be counted (a game restored after a restart, a rematch that replaces a finished game).
+    pub fn force(self: &Arc<Self>, keys: impl IntoIterator<Item = K>) -> Hold<K> {
+        let keys: Vec<K> = keys.into_iter().collect();
+        let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        for key in &keys {
+            *counts.entry(key.clone()).or_insert(0) += 1;
+        }
+        Hold {
+            holdings: Arc::clone(self),
+            keys,
+        }
+    }
+
     /// What `key` holds now.
     pub fn held(&self, key: &K) -> u32 {
         self.counts
@@ -67,6 +82,13 @@ impl<K: Hash + Eq + Clone> Holdings<K> {
     /// Keys holding something now.
     pub fn holders(&self) -> usize {
         self.counts.lock().map_or(0, |counts| counts.len())
+    }
+}
+
+impl<K: Hash + Eq + Clone> Hold<K> {
+    /// The keys this hold counts for.
+    pub fn keys(&self) -> &[K] {
+        &self.keys
     }
 }
 
@@ -114,6 +136,19 @@ mod tests {
             "nothing taken for the account"
         );
         assert_eq!(holdings.holders(), 1);
+    }
+
+    #[test]
+    fn a_forced_hold_counts_past_the_cap_and_the_key_is_refused_until_it_is_below_again() {
+        let holdings = Holdings::new(1);
+        let _held = holdings.take(["a"]).expect("first");
+        let forced = holdings.force(["a", "b"]);
+        assert_eq!((holdings.held(&"a"), holdings.held(&"b")), (2, 1));
+        assert_eq!(forced.keys(), &["a", "b"]);
+        assert!(holdings.take(["a"]).is_err());
+        drop(forced);
+        assert_eq!(holdings.held(&"b"), 0);
+        assert!(holdings.take(["a"]).is_err(), "still at its cap of 1");
     }
 
     #[test]

@@ -281,7 +281,9 @@ impl RoomTask {
         let events = events_of(decided.map_err(|r| project::refusal(&r))?)?;
         self.commit_and_publish(events, now, None, vec![new_game.commit])
             .await?;
-        self.deps.host.start(new_game.state, new_game.recent);
+        self.deps
+            .host
+            .start(new_game.state, new_game.recent, &self.state.id);
         for conn in self.crowd.conns() {
             if let Some(grant) = self.rematch_grant(conn) {
                 self.send_to(conn, &grant);

@@ -84,8 +84,12 @@ impl std::fmt::Debug for SeatGrant {
 pub trait Host: Send + Sync + 'static {
     /// The room has stopped for good: forget it, unless a newer instance replaced it.
     fn retired(&self, id: &str, instance: u64);
-    /// A new game (a rematch) is committed: start its room (with its public messages so far).
-    fn start(&self, state: GameState, recent: Vec<(u64, String)>);
+    /// A new game, the rematch of the finished game `rematch_of`, is committed: start its room
+    /// (with its public messages so far).
+    fn start(&self, state: GameState, recent: Vec<(u64, String)>, rematch_of: &str);
+    /// A commit (or a reload from the store) changed game `id`'s status: what its creator's
+    /// slots hold follows ([`crate::server::per_client::games`]).
+    fn status_changed(&self, _id: &str, _status: GameStatus) {}
     /// A commit of game `id` changed its turn deadline (durable now): the correspondence
     /// schedule follows it ([`crate::server::play::schedule`]).
     fn turn_deadline(&self, id: &str, change: DeadlineChange);

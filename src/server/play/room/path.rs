@@ -12,7 +12,7 @@ use crate::server::game::{Checked, Event};
 use crate::server::play::commit;
 use crate::server::play::project;
 use crate::server::play::protocol::{ErrorCode, Refusal, ServerMsg};
-use crate::server::store::{Commit, DeadlineChange, StoreError, codec};
+use crate::server::store::{Commit, DeadlineChange, GameStatus, StoreError, codec};
 
 impl RoomTask {
     /// The move path after the decision: commits `events` (with `also`, other games' commits
@@ -70,6 +70,7 @@ impl RoomTask {
             self.deps.host.turn_deadline(&game, change);
         }
         self.snapshot = None;
+        let status = self.state.status();
         let mut messages = Vec::with_capacity(events.len());
         let mut turn_may_change = false;
         for checked in events {
@@ -90,8 +91,10 @@ impl RoomTask {
                 messages.push((v, Utf8Bytes::from(msg.to_text())));
             }
         }
-        // Before the events go out: a socket that has written them reads the new flag.
+        // Before the events go out: a socket that has written them reads the new flag, and
+        // a client told of a join or an end may make its next game at once.
         self.follow_lag_pings();
+        self.follow_status(status);
         if let Some((conn, id)) = ack {
             let v = messages.first().map_or(self.state.version(), |(v, _)| *v);
             self.send_to(conn, &ack_msg(id, v));
@@ -107,6 +110,14 @@ impl RoomTask {
             self.publish_ratings().await;
         }
         Ok(())
+    }
+
+    /// Tells the host when the game's status is no longer `before` (a join, an end).
+    fn follow_status(&self, before: GameStatus) {
+        let now = self.state.status();
+        if now != before {
+            self.deps.host.status_changed(&self.state.id, now);
+        }
     }
 
     /// In a correspondence game: its seated accounts' `your_turn` lists may have changed.
@@ -200,7 +211,9 @@ impl RoomTask {
             return;
         }
         tracing::warn!(game = %id, room = committed, store = state.version(), "the store and the room disagreed; the room follows the store");
+        let status = self.state.status();
         self.state = state;
+        self.follow_status(status);
         self.follow_lag_pings();
         self.history.clear();
         for (v, text) in recent {

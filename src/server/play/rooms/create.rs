@@ -7,6 +7,7 @@ use crate::rules::Color;
 use crate::server::game::creation::PairedSeat;
 use crate::server::game::{SeatUser, TimeControl, now_ms};
 use crate::server::ids;
+use crate::server::per_client::games::GameHold;
 use crate::server::play::creation::{self, NewGame, Prepared};
 use crate::server::play::protocol::Refusal;
 use crate::server::play::room::{SeatGrant, rating_now};
@@ -23,6 +24,18 @@ impl Rooms {
         &self,
         request: NewGame,
         account: Option<Account>,
+    ) -> Result<SeatGrant, Refusal> {
+        self.create_holding(request, account, None).await
+    }
+
+    /// [`Rooms::create`], the game holding `hold`, its creator's slot
+    /// ([`crate::server::per_client::games`]), from before its first commit (a join may
+    /// follow at once) until it leaves what the slot counts.
+    pub async fn create_holding(
+        &self,
+        request: NewGame,
+        account: Option<Account>,
+        hold: Option<GameHold>,
     ) -> Result<SeatGrant, Refusal> {
         let user = match account {
             Some(account) => {
@@ -42,7 +55,15 @@ impl Rooms {
         let (events, color) =
             creation::first_events(&request, ids::token_hash(&token), user, now_ms())?;
         let prepared = creation::prepare(events, &self.config)?;
-        let id = self.store_and_start(prepared).await?;
+        let games = &self.clients.games;
+        if let Some(hold) = hold {
+            games.keep(&prepared.state.id, hold);
+        }
+        let id = prepared.state.id.clone();
+        let id = self
+            .store_and_start(prepared)
+            .await
+            .inspect_err(|_| games.forget(&id))?;
         Ok(SeatGrant {
             url: format!("/game/{id}"),
             id,

@@ -30,7 +30,7 @@ use crate::server::metrics::Metrics;
 use crate::server::play::protocol::{ErrorCode, Refusal};
 use crate::server::play::room::{Host, Room, RoomDeps, replay_history};
 use crate::server::play::schedule::{Schedule, WakeGame};
-use crate::server::store::{DeadlineChange, Fence, Store, StoreError, codec};
+use crate::server::store::{DeadlineChange, Fence, GameStatus, Store, StoreError, codec};
 
 pub struct Rooms {
     map: DashMap<String, Arc<Room>>,
@@ -80,13 +80,20 @@ struct Registry(Weak<Rooms>);
 
 impl Host for Registry {
     fn retired(&self, id: &str, instance: u64) {
-        if let Some(rooms) = self.0.upgrade() {
-            rooms.remove(id, instance);
+        if let Some(rooms) = self.0.upgrade()
+            && rooms.remove(id, instance)
+        {
+            rooms.clients.games.retired(id);
         }
     }
 
-    fn start(&self, state: GameState, recent: Vec<(u64, String)>) {
+    fn start(&self, state: GameState, recent: Vec<(u64, String)>, rematch_of: &str) {
         if let Some(rooms) = self.0.upgrade() {
+            // The rematch of a game against the computer takes the finished game's slot.
+            if let Some(computer) = state.computer().filter(|_| !state.is_finished()) {
+                let player = state.user(!computer.color).map(|user| user.id);
+                rooms.clients.games.rematch(rematch_of, &state.id, player);
+            }
             match rooms.cluster.get() {
                 None => {
                     rooms.install(state, recent, None);
@@ -108,6 +115,12 @@ impl Host for Registry {
     fn turn_deadline(&self, id: &str, change: DeadlineChange) {
         if let Some(rooms) = self.0.upgrade() {
             rooms.schedule.apply(id, change);
+        }
+    }
+
+    fn status_changed(&self, id: &str, status: GameStatus) {
+        if let Some(rooms) = self.0.upgrade() {
+            rooms.clients.games.follow(id, status);
         }
     }
 
@@ -165,9 +178,11 @@ impl Rooms {
             .collect()
     }
 
-    /// Forgets a room, unless a newer room for the same game replaced it.
-    pub fn remove(&self, id: &str, instance: u64) {
-        self.map.remove_if(id, |_, room| room.instance == instance);
+    /// Forgets a room, unless a newer room for the same game replaced it; whether it did.
+    pub fn remove(&self, id: &str, instance: u64) -> bool {
+        self.map
+            .remove_if(id, |_, room| room.instance == instance)
+            .is_some()
     }
 
     fn deps(&self) -> RoomDeps {

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::server::game::expiry::millis;
 use crate::server::game::{Decided, GameState, Input, now_ms};
+use crate::server::per_client::games::GameKind;
 use crate::server::play::commit;
 use crate::server::play::schedule::{WakeGame, change_between};
 use crate::server::store::{Commit, DeadlineChange, GameStatus, StoreError};
@@ -47,6 +48,7 @@ impl Rooms {
             }
             return Ok(0);
         }
+        self.restore_open_holds().await?;
         let games = self.store.load_playing().await?;
         let now = Instant::now();
         let at = now_ms();
@@ -67,6 +69,12 @@ impl Rooms {
                         endings.push((listing.id, deadline, self.store.commit(commit)))
                     }
                     None => {
+                        if let Some(computer) = state.computer()
+                            && let Some(player) = state.user(!computer.color)
+                        {
+                            let games = &self.clients.games;
+                            games.restored(&listing.id, GameKind::Computer, player.id);
+                        }
                         self.install(state, recent, None);
                         count += 1;
                     }
@@ -88,6 +96,52 @@ impl Rooms {
             tracing::info!(expired_open, expired_idle, "expired games ended at startup");
         }
         Ok(count)
+    }
+
+    /// One node, at startup: the open games of the store hold their creator's account's slot
+    /// again (their address is not stored: [`crate::server::per_client::games`]). On several
+    /// nodes no node does: each counts the games made on it.
+    async fn restore_open_holds(&self) -> Result<(), StoreError> {
+        let mut offset = 0;
+        loop {
+            let page = self
+                .store
+                .load_stale(GameStatus::Open, i64::MAX, EXPIRY_PAGE, offset)
+                .await?;
+            for (listing, _) in &page {
+                if let Some(creator) = listing.white_user.or(listing.black_user) {
+                    let games = &self.clients.games;
+                    games.restored(&listing.id, GameKind::Open, creator);
+                }
+            }
+            if page.len() < EXPIRY_PAGE as usize {
+                return Ok(());
+            }
+            offset += EXPIRY_PAGE;
+        }
+    }
+
+    /// Several nodes: the games this node counts for their creators (made here) that no room
+    /// of this node runs may have been joined or ended on another node, which this node was not
+    /// told: each is read from the store, and gives its slot back if it left what it held.
+    pub async fn settle_game_holds(&self) {
+        for id in self.clients.games.held_games() {
+            let runs_here = self
+                .map
+                .get(&id)
+                .is_some_and(|room| !room.relay && !room.is_closed());
+            if runs_here {
+                continue;
+            }
+            match self.store.load_game(&id).await {
+                Ok(Some((listing, _))) => self.clients.games.follow(&id, listing.status),
+                Ok(None) => self.clients.games.forget(&id),
+                Err(error) => {
+                    tracing::warn!(game = %id, %error, "could not read a held game's status");
+                    return;
+                }
+            }
+        }
     }
 
     /// The commit of what time passing imposes on `state` at `at` (its expiry, in practice:
@@ -140,6 +194,7 @@ impl Rooms {
                 match ending.await {
                     Ok(()) => {
                         self.schedule.apply(&game, deadline);
+                        self.clients.games.follow(&game, GameStatus::Finished);
                         ended += 1;
                     }
                     Err(error) => {
@@ -175,8 +230,8 @@ impl Rooms {
             .spawn(Arc::clone(self) as Arc<dyn WakeGame>, self.shutdown.clone());
     }
 
-    /// Runs [`Rooms::expire_stale_open`] every quarter of the open-game time to live (between
-    /// 0.1 s and 60 s) until shutdown.
+    /// Runs [`Rooms::expire_stale_open`] (and on several nodes [`Rooms::settle_game_holds`])
+    /// every quarter of the open-game time to live (between 0.1 s and 60 s) until shutdown.
     pub fn spawn_sweeper(self: &Arc<Self>) {
         let rooms = Arc::clone(self);
         let mut shutdown = self.shutdown.clone();
@@ -189,6 +244,9 @@ impl Rooms {
                     _ = tokio::time::sleep(period) => {
                         if let Err(error) = rooms.expire_stale_open().await {
                             tracing::warn!(%error, "expiring open games failed");
+                        }
+                        if rooms.cluster.get().is_some() {
+                            rooms.settle_game_holds().await;
                         }
                     }
                 }

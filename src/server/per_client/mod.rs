@@ -1,4 +1,4 @@
-//! What one client may hold and send at once, over all its connections (issue 34): an address
+//! What one client may hold and send at once, over all its connections (issues 34, 35): an address
 //! that opens fresh sockets gets no more than one that keeps one. A client is its address (an
 //! IPv6 /64: [`crate::server::web::ratelimit::Client`]) and, when signed in, its account too;
 //! each limit holds for both. The address is the one the edge resolved, behind a trusted proxy
@@ -10,9 +10,18 @@
 //! | game sockets open at once | 64 | `--game-sockets-per-client` |
 //! | chat lines in one room | 6 per 5 s | `--chat-room-burst-per-client` |
 //! | chat lines over all rooms | 15 per 5 s | `--chat-burst-per-client` |
+//! | open games (nobody joined yet) | 3 | `--open-games-per-client` |
+//! | games against the computer not finished | 4 | `--computer-games-per-client` |
 //!
 //! One [`PerClient`] per server, shared by the lobby and the games (a chat line in either
-//! counts towards the same total).
+//! counts towards the same total). On several nodes each node counts what is made or opened
+//! on it. Pool seeks are counted by the pools (4 per address; an account seeks once).
+//!
+//! | concept | module |
+//! |---|---|
+//! | the games a client holds, and when a game gives its slot back | [`games`] |
+
+pub mod games;
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -22,9 +31,10 @@ use crate::server::chat::flood::{ChatFlood, FloodLimits};
 use crate::server::config::Config;
 use crate::server::domain::user::UserId;
 use crate::server::metrics::Metrics;
-use crate::server::web::holdings::{Hold, Holdings};
+use crate::server::web::holdings::{Full, Hold, Holdings};
 use crate::server::web::ratelimit::Holder;
 use crate::server::web::{ApiError, EdgeCode};
+use games::{GameHold, GameHolds, GameKind};
 
 /// A socket's share of its client's cap, given back when the socket ends.
 pub type SocketHold = Hold<Holder<UserId>>;
@@ -33,10 +43,16 @@ pub type SocketHold = Hold<Holder<UserId>>;
 /// which the server cannot foresee; a page that retries sooner is refused again at no cost.
 const SOCKET_RETRY_SECS: u64 = 10;
 
+/// How long a client refused a game is told to wait: one of its games must be joined, aborted
+/// or finished first, which takes longer than a socket closing and cannot be foreseen either.
+const GAME_RETRY_SECS: u64 = 30;
+
 pub struct PerClient {
     pub chat: ChatFlood,
     lobby_sockets: Arc<Holdings<Holder<UserId>>>,
     game_sockets: Arc<Holdings<Holder<UserId>>>,
+    /// The open games and the games against the computer of each client.
+    pub games: GameHolds,
     metrics: Arc<Metrics>,
 }
 
@@ -58,6 +74,7 @@ impl PerClient {
             }),
             lobby_sockets: Holdings::new(limits.lobby_sockets),
             game_sockets: Holdings::new(limits.game_sockets),
+            games: GameHolds::new(limits.open_games, limits.computer_games),
             metrics,
         }
     }
@@ -74,17 +91,42 @@ impl PerClient {
             SocketKind::Lobby => (&self.lobby_sockets, "lobby channels"),
             SocketKind::Game => (&self.game_sockets, "game sockets"),
         };
-        holdings.take(Holder::of(ip, account)).map_err(|full| {
-            self.metrics.rate_limited.fetch_add(1, Ordering::Relaxed);
-            ApiError::http(
-                axum::http::StatusCode::TOO_MANY_REQUESTS,
-                EdgeCode::RateLimited,
-                format!(
-                    "at most {} {what} open at once from one address or account; close one first",
-                    full.max
-                ),
+        holdings.take(Holder::of(ip, account)).map_err(|Full { max }| {
+            self.refused(
+                format!("at most {max} {what} open at once from one address or account; close one first"),
+                SOCKET_RETRY_SECS,
             )
-            .retry_after(SOCKET_RETRY_SECS)
         })
+    }
+
+    /// A slot for a new game of `kind` made by the client at `ip` (signed in as `account`),
+    /// or `429 rate_limited` with a `Retry-After` when it already holds its cap.
+    pub fn new_game(
+        &self,
+        kind: GameKind,
+        ip: IpAddr,
+        account: Option<UserId>,
+    ) -> Result<GameHold, ApiError> {
+        self.games.take(kind, ip, account).map_err(|Full { max }| {
+            let message = match kind {
+                GameKind::Open => format!(
+                    "at most {max} open games at once from one address or account; cancel one or wait for it to be joined"
+                ),
+                GameKind::Computer => format!(
+                    "at most {max} games against the computer at once from one address or account; finish or resign one first"
+                ),
+            };
+            self.refused(message, GAME_RETRY_SECS)
+        })
+    }
+
+    fn refused(&self, message: String, retry_after_secs: u64) -> ApiError {
+        self.metrics.rate_limited.fetch_add(1, Ordering::Relaxed);
+        ApiError::http(
+            axum::http::StatusCode::TOO_MANY_REQUESTS,
+            EdgeCode::RateLimited,
+            message,
+        )
+        .retry_after(retry_after_secs)
     }
 }
