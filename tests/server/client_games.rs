@@ -9,6 +9,7 @@ use crate::support;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
+use marseillais::server::config::Config;
 use serde_json::{Value, json};
 use support::http::{Reply, exchange_from};
 use support::rig::Rig;
@@ -204,9 +205,16 @@ async fn an_open_game_expired_by_its_room_or_in_the_store_frees_its_creators_slo
     rig.stop().await;
 }
 
+/// A server whose engine never refuses a computer game as busy: these tests make several at
+/// once whose person never plays, each counted as a search to come for a while
+/// (docs/protocol.md, "Playing the computer"); the per-client caps are under test, not that.
+fn engine_never_busy(config: &mut Config) {
+    config.engine_max_wait = Duration::from_secs(3600);
+}
+
 #[tokio::test]
 async fn an_account_is_capped_across_addresses() {
-    let rig = Rig::start().await;
+    let rig = Rig::start_with(engine_never_busy).await;
     let addr = rig.addr();
     let alice = Session::register(addr, "alice").await;
     for last in 20..23 {
@@ -248,7 +256,7 @@ async fn after_a_restart_an_accounts_open_games_still_hold_its_slots_but_not_its
 
 #[tokio::test]
 async fn computer_games_per_address_are_capped_and_a_finished_one_frees_its_slot() {
-    let rig = Rig::start().await;
+    let rig = Rig::start_with(engine_never_busy).await;
     let addr = rig.addr();
     let mut games = Vec::new();
     for _ in 0..4 {
@@ -275,7 +283,11 @@ async fn computer_games_per_address_are_capped_and_a_finished_one_frees_its_slot
 
 #[tokio::test]
 async fn a_rematch_against_the_computer_is_never_refused_and_takes_its_finished_games_slot() {
-    let rig = Rig::start_with(|c| c.clients.computer_games = 1).await;
+    let rig = Rig::start_with(|c| {
+        engine_never_busy(c);
+        c.clients.computer_games = 1;
+    })
+    .await;
     let addr = rig.addr();
     let (id, token) = made(addr, at(50), None, against_computer()).await;
     let mut player = seat_from(addr, at(50), &id, &token).await;

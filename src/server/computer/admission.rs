@@ -34,8 +34,8 @@ impl Busy {
 }
 
 /// Takes a new computer game, or says how busy the engine is. The game counts as one search
-/// in the queue while the returned [`Queued`] is held: by the create request, until the game's
-/// room and computer are started.
+/// in the queue while the returned [`Queued`] is held: by the create request, then by the
+/// pool until the game's first search ([`EnginePool::keep_reserved`]).
 pub fn admit(engines: &EnginePool, max_wait: Duration) -> Result<Queued, Busy> {
     let wait = engines.expected_wait();
     if wait > max_wait {

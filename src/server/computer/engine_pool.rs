@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
-use super::backlog::{Backlog, Queued};
+use super::backlog::{Backlog, Queued, Reservations};
 use crate::server::metrics::Metrics;
 
 /// The nice value of the engine threads (0 is the server's; 19 the lowest priority). At 10 a
@@ -42,6 +42,8 @@ pub struct EnginePool {
     waiting: Arc<AtomicUsize>,
     /// What the queue holds, and how long it would make a new search wait.
     backlog: Arc<Backlog>,
+    /// The places of games admitted that have not asked for a search yet.
+    reservations: Reservations,
     metrics: Arc<Metrics>,
 }
 
@@ -78,6 +80,7 @@ impl EnginePool {
             threads: started,
             waiting: Arc::new(AtomicUsize::new(0)),
             backlog: Arc::new(Backlog::default()),
+            reservations: Reservations::default(),
             metrics,
         }
     }
@@ -90,6 +93,7 @@ impl EnginePool {
     /// How long a search asked for now would wait for a thread, from the searches ahead of
     /// it and how long a search has lately taken ([`Backlog`]).
     pub fn expected_wait(&self) -> Duration {
+        self.reservations.expire(Instant::now());
         self.backlog.expected_wait(self.threads)
     }
 
@@ -97,6 +101,17 @@ impl EnginePool {
     /// whose first search is not asked for yet.
     pub fn reserve(&self) -> Queued {
         self.backlog.queued()
+    }
+
+    /// Keeps a game's reservation ([`EnginePool::reserve`]) until the game asks for its first
+    /// search ([`EnginePool::searching`]) or for [`super::backlog::RESERVED_AT_MOST`].
+    pub fn keep_reserved(&self, game: &str, reserved: Queued) {
+        self.reservations.keep(game, reserved, Instant::now());
+    }
+
+    /// Game `game` asks for a search: its reservation, if it has one, is given back.
+    pub fn searching(&self, game: &str) {
+        self.reservations.claim(game);
     }
 
     /// Runs `search` on an engine thread once one is free, with the whole budget its caller

@@ -332,6 +332,7 @@ impl Driver {
             .take()
             .unwrap_or_else(|| GameMemory::new(level, game_seed(&self.room.id)));
         let engines = Arc::clone(&self.engines);
+        engines.searching(&self.room.id);
         let metrics = Arc::clone(&self.metrics);
         Box::pin(async move {
             engines

@@ -159,10 +159,10 @@ async fn create(
         .deps
         .clients
         .new_game(kind, peer.ip(), account.as_ref().map(|a| a.id))?;
-    app.grant_seat(peer)?;
-    // A computer game counts as one search in the engine queue until it is created (its
-    // computer then asks for its own searches): concurrent creations see each other.
-    let _reserved = match request.computer {
+    // A computer game counts as one search in the engine queue until its computer asks for
+    // its first search: concurrent creations see each other. A busy engine is no fault of the
+    // client's: it spends no seat grant.
+    let reserved = match request.computer {
         Some(_) => Some(admission::admit_http(
             &app.rooms.engines,
             config.engine_max_wait,
@@ -170,9 +170,10 @@ async fn create(
         )?),
         None => None,
     };
+    app.grant_seat(peer)?;
     let grant = app
         .rooms
-        .create_holding(request, account, Some(hold))
+        .create_holding(request, account, Some(hold), reserved)
         .await
         .map_err(seat_refusal)?;
     tracing::info!(game = %grant.id, "game created");

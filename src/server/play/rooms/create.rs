@@ -4,6 +4,7 @@
 use std::time::Instant;
 
 use crate::rules::Color;
+use crate::server::computer::backlog::Queued;
 use crate::server::game::creation::PairedSeat;
 use crate::server::game::{SeatUser, TimeControl, now_ms};
 use crate::server::ids;
@@ -25,17 +26,20 @@ impl Rooms {
         request: NewGame,
         account: Option<Account>,
     ) -> Result<SeatGrant, Refusal> {
-        self.create_holding(request, account, None).await
+        self.create_holding(request, account, None, None).await
     }
 
     /// [`Rooms::create`], the game holding `hold`, its creator's slot
     /// ([`crate::server::per_client::games`]), from before its first commit (a join may
-    /// follow at once) until it leaves what the slot counts.
+    /// follow at once) until it leaves what the slot counts; and a computer game its place in
+    /// the engine queue, `reserved` ([`crate::server::computer::admission`]), until its first
+    /// search.
     pub async fn create_holding(
         &self,
         request: NewGame,
         account: Option<Account>,
         hold: Option<GameHold>,
+        reserved: Option<Queued>,
     ) -> Result<SeatGrant, Refusal> {
         let user = match account {
             Some(account) => {
@@ -59,11 +63,15 @@ impl Rooms {
         if let Some(hold) = hold {
             games.keep(&prepared.state.id, hold);
         }
+        if let Some(reserved) = reserved {
+            // Before the room starts: its computer may ask for its first search at once.
+            self.engines.keep_reserved(&prepared.state.id, reserved);
+        }
         let id = prepared.state.id.clone();
-        let id = self
-            .store_and_start(prepared)
-            .await
-            .inspect_err(|_| games.forget(&id))?;
+        let id = self.store_and_start(prepared).await.inspect_err(|_| {
+            games.forget(&id);
+            self.engines.searching(&id);
+        })?;
         Ok(SeatGrant {
             url: format!("/game/{id}"),
             id,
