@@ -21,7 +21,7 @@ pub use marseillais_fuzz::rules;
 #[allow(dead_code)]
 #[path = "../../src/server/store/codec.rs"]
 mod codec;
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 #[path = "../../src/server/game/event.rs"]
 mod event;
 #[allow(dead_code)]
