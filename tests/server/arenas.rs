@@ -46,6 +46,18 @@ async fn making_an_arena_needs_an_account_and_terms_that_hold() {
             "clock",
         ),
         (
+            json!({"name": "Night", "clock": {"base_secs": 180, "increment_secs": 2, "x": 1}, "duration_minutes": 60}),
+            "clock: unknown field",
+        ),
+        (
+            json!({"name": "Night", "clock": {"base_secs": -1, "increment_secs": 2}, "duration_minutes": 60}),
+            "clock: base_secs must be a whole number",
+        ),
+        (
+            json!({"name": "Night", "clock": {"days_per_turn": 3}, "duration_minutes": 60}),
+            "clock: this takes a live clock",
+        ),
+        (
             json!({"name": "Night", "clock": {"base_secs": 180, "increment_secs": 2}, "duration_minutes": 5}),
             "duration",
         ),

@@ -43,6 +43,8 @@ const LIST_LIMIT: u32 = 100;
 #[serde(deny_unknown_fields)]
 pub struct NewArena {
     pub name: String,
+    /// Read as a game's is (`clock: ` messages, unknown keys refused); a live clock only.
+    #[serde(deserialize_with = "crate::server::game::requested_live_clock")]
     pub clock: ClockSpec,
     /// Unix ms (up to a minute ago: now); default: in 5 minutes.
     pub starts_ms: Option<i64>,

@@ -26,7 +26,7 @@ pub enum Variant {
 
 pub use super::time_control::{
     BadDaysPerTurn, ClockField, ClockSpec, DaysPerTurn, TimeControl, TimeControlError,
-    requested_clock,
+    requested_clock, requested_live_clock,
 };
 
 /// Both clock readings (white, black) in milliseconds.

@@ -29,6 +29,7 @@ pub use decide::{Checked, Decided, Decision, HouseRules, Input, LagCredit, Refus
 pub use event::{
     ACCOUNT_SEAT_HASH, BadDaysPerTurn, COMPUTER_SEAT_HASH, ClockSpec, DaysPerTurn, Event, Readings,
     SeatUser, TimeControl, TimeControlError, Variant, now_ms, requested_clock,
+    requested_live_clock,
 };
 pub use lag::{Lag, LagTracker};
 pub use state::{ACK_WINDOW, ComputerSeat, GameState, LiveParts, RecordEntry};

@@ -170,6 +170,9 @@ pub enum TimeControlError {
         r#"clock: a clock is {{"base_secs", "increment_secs"}}, {{"days_per_turn"}} or null, got {0}"#
     )]
     NotAnObject(String),
+    /// Days per turn, or no clock, where only a live clock will do (an arena).
+    #[error(r#"clock: this takes a live clock {{"base_secs", "increment_secs"}}"#)]
+    NotLive,
 }
 
 /// Longest part of an unknown key or string value quoted back in a [`TimeControlError`].
@@ -192,6 +195,21 @@ pub fn requested_clock<'de, D: Deserializer<'de>>(
         }
     }
     Ok(Option::<Requested>::deserialize(deserializer)?.map(|r| r.0))
+}
+
+/// The `clock` of a request that takes a live clock only (`POST /api/arenas`), for
+/// `#[serde(deserialize_with)]`: read as [`requested_clock`] reads it (every refusal a
+/// `clock: ` message, unknown keys refused); days per turn or `null` are
+/// [`TimeControlError::NotLive`].
+pub fn requested_live_clock<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<ClockSpec, D::Error> {
+    match requested_clock(deserializer)? {
+        Some(TimeControl::Live(spec)) => Ok(spec),
+        Some(TimeControl::Correspondence { .. }) | None => {
+            Err(de::Error::custom(TimeControlError::NotLive))
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for TimeControl {
@@ -507,5 +525,39 @@ mod tests {
                 DaysPerTurn::try_from(14).expect("allowed")
             )))
         );
+    }
+
+    #[derive(Debug, Deserialize)]
+    struct Arena {
+        #[serde(deserialize_with = "requested_live_clock")]
+        clock: ClockSpec,
+    }
+
+    #[test]
+    fn a_request_for_a_live_clock_only_refuses_days_per_turn_none_and_unknown_keys() {
+        let read = |text: &str| serde_json::from_str::<Arena>(text).map_err(|e| e.to_string());
+        let live = read(r#"{"clock": {"base_secs": 180, "increment_secs": 2}}"#).expect("live");
+        assert_eq!(
+            live.clock,
+            ClockSpec {
+                base_secs: 180,
+                increment_secs: 2
+            }
+        );
+        for (text, says) in [
+            (r#"{"clock": {"days_per_turn": 3}}"#, "takes a live clock"),
+            (r#"{"clock": null}"#, "takes a live clock"),
+            (
+                r#"{"clock": {"base_secs": 180, "increment_secs": 2, "x": 1}}"#,
+                "clock: unknown field",
+            ),
+            (
+                r#"{"clock": {"base_secs": 1.5, "increment_secs": 2}}"#,
+                "clock: base_secs must be",
+            ),
+        ] {
+            let refused = read(text).expect_err(text);
+            assert!(refused.contains(says), "{text}: {refused}");
+        }
     }
 }
