@@ -201,7 +201,13 @@ async fn an_open_game_expired_by_its_room_or_in_the_store_frees_its_creators_slo
     })
     .await;
     assert!(ended, "the sweeper ended {id}");
-    made(addr, at(8), None, json!({})).await;
+    // The sweeper gives the slot back once its commit is done, which the listing can show a
+    // moment before: wait for the slot itself (a refusal at the cap costs nothing).
+    let freed = support::eventually(WAIT, || async {
+        create_from(addr, at(8), None, json!({})).await.status == 201
+    })
+    .await;
+    assert!(freed, "the expired game's slot came back");
     rig.stop().await;
 }
 

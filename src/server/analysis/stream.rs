@@ -39,9 +39,9 @@ pub(super) fn stream(
     metrics.analyses_started.fetch_add(1, Ordering::Relaxed);
     metrics.analyses_running.fetch_add(1, Ordering::Relaxed);
     let analysis = Analysis {
+        _admitted: admitted,
         pool: Arc::clone(engines),
         running: Running(metrics),
-        _admitted: admitted,
         shutdown: deps.shutdown.clone(),
         budget,
         game: Some(Game::new(start)),
@@ -78,9 +78,11 @@ impl Drop for Running {
 
 /// One analysis in progress: the stream's state between two lines.
 struct Analysis {
+    /// Dropped before `running` (fields drop in order): whoever sees the gauge go down finds
+    /// the client's hold and the slot given back.
+    _admitted: Admitted,
     pool: Arc<EnginePool>,
     running: Running,
-    _admitted: Admitted,
     shutdown: watch::Receiver<bool>,
     budget: Budget,
     /// The game up to `ply`; `None` while a search holds it, or once the record stopped

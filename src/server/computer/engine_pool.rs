@@ -150,10 +150,13 @@ impl EnginePool {
             let answer = {
                 let _running =
                     Gauge::up(&metrics.engine_running, Some(&metrics.engine_running_peak));
-                catch_unwind(AssertUnwindSafe(|| search(&stop)))
+                let answer = catch_unwind(AssertUnwindSafe(|| search(&stop)));
+                // Out of the backlog before the gauge says the search is over: whoever sees
+                // `running` drop to 0 finds the queue empty too.
+                backlog.took(started.elapsed());
+                drop(queued);
+                answer
             };
-            backlog.took(started.elapsed());
-            drop(queued);
             let _ = answer_tx.send(answer);
         });
         if let Err(mpsc::SendError(job)) = self.queue.send(job) {
