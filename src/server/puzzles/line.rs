@@ -76,7 +76,7 @@ impl PuzzleLine {
         if !start.is_turn_start() {
             return Err(LineError::NotTurnStart);
         }
-        if turns.len() < 2 || turns.len() > MAX_TURNS || turns.len() % 2 != 0 {
+        if turns.len() < 2 || turns.len() > MAX_TURNS || !turns.len().is_multiple_of(2) {
             return Err(LineError::Length(turns.len()));
         }
         let mut game = Game::new(start);
