@@ -68,6 +68,36 @@ enum Command {
         #[command(subcommand)]
         command: PgnCommand,
     },
+    /// Puzzle tools (see docs/puzzles.md).
+    Puzzles {
+        #[command(subcommand)]
+        command: PuzzlesCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum PuzzlesCommand {
+    /// Find puzzles in the finished games of a store and in seeded engine self-play, verify
+    /// them deeper, tag and rate them, and write them as CSV; prints the figures. Every search
+    /// is bounded by nodes: the same arguments write the same file.
+    Generate {
+        /// Self-play games to play and search (after the store's games).
+        #[arg(long, default_value_t = 0)]
+        self_play: u64,
+        /// The self-play seed: game N of seed S is always the same game.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Also search the finished games of the SQLite store in this directory.
+        #[arg(long)]
+        data_dir: Option<std::path::PathBuf>,
+        /// The CSV to write.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Nodes of each search that builds a line (the scan searches half, the verification
+        /// four times as many).
+        #[arg(long, default_value_t = 50_000)]
+        nodes: u64,
+    },
 }
 
 #[derive(Subcommand)]
@@ -95,9 +125,39 @@ fn main() -> ExitCode {
             to,
             allow_non_empty,
         }) => run_migrate(from, to, allow_non_empty),
+        Some(Command::Puzzles {
+            command:
+                PuzzlesCommand::Generate {
+                    self_play,
+                    seed,
+                    data_dir,
+                    out,
+                    nodes,
+                },
+        }) => run_puzzles_generate(&marseillais::server::puzzles::generate::Run {
+            self_play,
+            seed,
+            data_dir: data_dir.as_deref(),
+            out: &out,
+            nodes,
+        }),
         Some(Command::Uci) => {
             marseillais::engine::uci::run(std::io::stdin().lock(), Box::new(std::io::stdout()));
             ExitCode::SUCCESS
+        }
+    }
+}
+
+fn run_puzzles_generate(run: &marseillais::server::puzzles::generate::Run<'_>) -> ExitCode {
+    match marseillais::server::puzzles::generate::run(run) {
+        Ok(figures) => {
+            print!("{}", figures.report());
+            println!("written: {}", run.out.display());
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
         }
     }
 }

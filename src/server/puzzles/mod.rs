@@ -9,9 +9,23 @@
 //! | the trainer's verdict on the solver's sub-moves, and hints | [`judge`] |
 //! | the detectors that tag a line with themes | [`themes`] |
 //! | the puzzle set as CSV (lichess's layout), and puzzle ids | [`csv`] |
+//! | winning chances: the scale of the generator's thresholds | [`win_chance`] |
+//! | turns as the engine sees them: the best, the second, mates in one turn | [`analyst`] |
+//! | finding puzzles in a game (lichess-puzzler's method, by turns) | [`find`] |
+//! | checking a found line again, deeper | [`verify`] |
+//! | seeded engine self-play, the generator's games | [`selfplay`] |
+//! | the generator: games in, verified and tagged puzzles out (CSV), figures | [`generate`] |
 
+pub mod analyst;
 pub mod csv;
+pub mod find;
+pub mod generate;
 pub mod judge;
 pub mod line;
+#[cfg(test)]
+mod scripted;
+pub mod selfplay;
 pub mod theme;
 pub mod themes;
+pub mod verify;
+pub mod win_chance;

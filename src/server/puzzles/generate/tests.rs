@@ -1,0 +1,49 @@
+//! The generator end to end on seeded self-play with tiny node counts, and the rating rule.
+
+use super::*;
+
+fn csv_of(puzzles: &[CsvPuzzle]) -> Vec<u8> {
+    let mut out = Vec::new();
+    super::super::csv::write(&mut out, puzzles).unwrap();
+    out
+}
+
+fn tiny_run(seed: u64, games: u64) -> (Vec<CsvPuzzle>, Figures) {
+    let mut generator = Generator::with_engine(Settings::from_nodes(3_000));
+    for n in 0..games {
+        generator.add_self_play(seed, n);
+    }
+    generator.finish(Duration::ZERO)
+}
+
+#[test]
+fn the_same_seed_writes_the_same_csv() {
+    let (first, figures) = tiny_run(11, 3);
+    let (second, _) = tiny_run(11, 3);
+    assert_eq!(csv_of(&first), csv_of(&second));
+    assert_eq!(figures.games, 3);
+    assert!(figures.positions > 0);
+    assert_eq!(figures.kept as usize, first.len());
+}
+
+#[test]
+fn every_puzzle_kept_is_a_checked_line_from_self_play() {
+    let (puzzles, _) = tiny_run(11, 3);
+    for puzzle in &puzzles {
+        let line = crate::server::puzzles::line::PuzzleLine::parse(&puzzle.fen, &puzzle.moves)
+            .expect("a line");
+        assert!((1..=4).contains(&line.solver_turns()));
+        assert!(puzzle.source.starts_with("selfplay:11:"));
+        assert_eq!(puzzle.id, puzzle_id(&puzzle.fen, &puzzle.moves));
+        assert!((600..=2600).contains(&puzzle.rating));
+    }
+}
+
+#[test]
+fn the_rating_grows_with_the_turns_and_the_nodes_needed() {
+    assert_eq!(initial_rating(PuzzleKind::Mate, 1, 256), 1000);
+    assert_eq!(initial_rating(PuzzleKind::Mate, 1, 100), 1000);
+    assert_eq!(initial_rating(PuzzleKind::Advantage, 2, 512), 1330);
+    assert_eq!(initial_rating(PuzzleKind::Defence, 1, 1024), 1260);
+    assert_eq!(initial_rating(PuzzleKind::Mate, 4, u64::MAX), 2600);
+}
