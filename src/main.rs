@@ -97,6 +97,9 @@ enum PuzzlesCommand {
         /// four times as many).
         #[arg(long, default_value_t = 50_000)]
         nodes: u64,
+        /// Print every line found (kept or refuted, and why) to stderr.
+        #[arg(long)]
+        verbose: bool,
     },
 }
 
@@ -133,6 +136,7 @@ fn main() -> ExitCode {
                     data_dir,
                     out,
                     nodes,
+                    verbose,
                 },
         }) => run_puzzles_generate(&marseillais::server::puzzles::generate::Run {
             self_play,
@@ -140,6 +144,7 @@ fn main() -> ExitCode {
             data_dir: data_dir.as_deref(),
             out: &out,
             nodes,
+            verbose,
         }),
         Some(Command::Uci) => {
             marseillais::engine::uci::run(std::io::stdin().lock(), Box::new(std::io::stdout()));

@@ -9,6 +9,7 @@
 
 use std::sync::atomic::AtomicBool;
 
+use super::judge::same_position;
 use crate::engine::{Engine, Limits, Score};
 use crate::rules::{Game, Outcome, Position, SubMove, Termination};
 
@@ -44,11 +45,37 @@ pub trait Analyst {
     fn reset(&mut self);
 }
 
-/// The best turn and the second: the best turn with the best one excluded.
+/// The best turn and the second: the best of the turns that do not reach the best turn's
+/// position (the judge takes S1,S2 in the other order, or any other way to the same position,
+/// as the same turn, so they are no second solution).
 pub fn pair(analyst: &mut impl Analyst, game: &Game, nodes: u64) -> Option<TurnPair> {
     let best = analyst.best_turn(game, &[], nodes)?;
-    let second = analyst.best_turn(game, std::slice::from_ref(&best.turn), nodes);
+    let same = same_turns(game.position(), &best.turn);
+    let second = analyst.best_turn(game, &same, nodes);
     Some(TurnPair { best, second })
+}
+
+/// The position a turn reaches (the turn is legal: it comes from the rules or the engine).
+fn reached(position: &Position, turn: &[SubMove]) -> Position {
+    turn.iter().fold(*position, |at, &mv| at.play_unchecked(mv))
+}
+
+/// Every turn that reaches the same position as `turn`, `turn` included.
+pub fn same_turns(position: &Position, turn: &[SubMove]) -> Vec<Turn> {
+    let target = reached(position, turn);
+    let mut same: Vec<Turn> = all_turns(position)
+        .into_iter()
+        .filter(|other| same_position(&reached(position, other), &target))
+        .collect();
+    if !same.iter().any(|other| other == turn) {
+        same.push(turn.to_vec());
+    }
+    same
+}
+
+/// Whether two turns reach the same position, the judge's test of a right turn.
+pub fn same_turn(position: &Position, a: &[SubMove], b: &[SubMove]) -> bool {
+    a == b || same_position(&reached(position, a), &reached(position, b))
 }
 
 /// Orders scores for the side they are counted for: a shorter mate is better, being mated
@@ -304,6 +331,41 @@ mod tests {
         let every = all_turns(g.position());
         let mut analyst = EngineAnalyst::new();
         assert_eq!(analyst.best_turn(&g, &every, 5_000), None);
+    }
+
+    #[test]
+    fn the_second_turn_never_reaches_the_best_turns_position() {
+        // Two rooks: Rb7 and Rh8 in either order mate; the second-best turn is another one.
+        let g = game("4k3/8/8/8/8/8/8/KR5R w - - 0 5");
+        let mut analyst = EngineAnalyst::new();
+        let pair = pair(&mut analyst, &g, 20_000).expect("a pair");
+        let second = pair.second.expect("a second turn");
+        assert!(!same_turn(g.position(), &pair.best.turn, &second.turn));
+        let same = same_turns(g.position(), &pair.best.turn);
+        assert!(same.contains(&pair.best.turn));
+        if let [s1, s2] = pair.best.turn.as_slice() {
+            let swapped = vec![*s2, *s1];
+            if all_turns(g.position()).contains(&swapped) {
+                assert!(same.contains(&swapped));
+            }
+        }
+    }
+
+    #[test]
+    fn a_turn_played_in_the_other_order_is_the_same_turn() {
+        let g = game("4k3/8/8/8/8/8/8/KR5R w - - 0 5");
+        assert!(!same_turn(
+            g.position(),
+            &uci("b1b7,h1h8"),
+            &uci("h1h2,b1b7")
+        ));
+        assert!(same_turn(
+            g.position(),
+            &uci("b1b7,a1a2"),
+            &uci("a1a2,b1b7")
+        ));
+        let same = same_turns(g.position(), &uci("b1b7,a1a2"));
+        assert_eq!(same.len(), 2, "{same:?}");
     }
 
     #[test]

@@ -90,9 +90,9 @@ impl Default for Criteria {
 pub struct Found {
     pub line: PuzzleLine,
     pub kind: PuzzleKind,
-    /// What the solver gains, on the 0-to-1 scale of a probability (half the difference of
-    /// lichess's winning chances): for a mate or an advantage, from before the opponent's turn
-    /// to the solver's best turn; for a defence, between the best turn and the second.
+    /// How much the solver's winning chances (lichess's curve, -1 to 1, so 0 to 2) rise: for a
+    /// mate or an advantage, from before the opponent's turn to the solver's best turn; for a
+    /// defence, from the second-best turn to the best. What [`super::themes::tag`] reads.
     pub win_chance_gain: f64,
     /// The game's turn start the puzzle's FEN is (0: the game's first).
     pub turn_start: usize,
@@ -104,8 +104,8 @@ pub struct GameFinding {
     pub found: Vec<Found>,
     /// Turn starts searched by the scan.
     pub positions: usize,
-    /// Positions tried as a puzzle (candidates not seen before).
-    pub candidates: usize,
+    /// Positions tried as a puzzle (candidates not seen before), by the kind looked for.
+    pub candidates: Vec<PuzzleKind>,
 }
 
 /// A turn start of the game: the game up to it, and the turn that led to it.
@@ -166,7 +166,7 @@ pub fn find(
             index += 1;
             continue;
         }
-        finding.candidates += 1;
+        finding.candidates.push(kind);
         let Some(cooked) = cook(analyst, &here.game, kind, criteria) else {
             index += 1;
             continue;
@@ -187,7 +187,7 @@ pub fn find(
         finding.found.push(Found {
             line,
             kind,
-            win_chance_gain: (gain / 2.0).clamp(0.0, 1.0),
+            win_chance_gain: gain.clamp(0.0, 2.0),
             turn_start: index - 1,
         });
         // The next chance is looked for after the line.

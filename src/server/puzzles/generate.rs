@@ -32,13 +32,13 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// The settings of `--nodes K`: the finder's line searches at K, the scan at K/2, the
-    /// verification at 4K.
+    /// The settings of `--nodes K`: the finder's line searches at K, the scan at K/4 (it only
+    /// points at candidates, which the line searches judge again), the verification at 4K.
     pub fn from_nodes(nodes: u64) -> Settings {
         let nodes = nodes.max(64);
         Settings {
             criteria: Criteria {
-                scan_nodes: nodes / 2,
+                scan_nodes: nodes / 4,
                 pair_nodes: nodes,
                 ..Criteria::default()
             },
@@ -62,6 +62,8 @@ pub struct Figures {
     pub positions: u64,
     /// Positions tried as puzzles.
     pub candidates: u64,
+    /// Positions tried, per kind looked for.
+    pub per_candidate_kind: BTreeMap<&'static str, u64>,
     /// Lines the finder made.
     pub found: u64,
     /// Lines the verifier dropped.
@@ -110,12 +112,18 @@ impl Figures {
             self.positions_per_second(),
             self.puzzles_per_cpu_hour(),
         );
+        let tried: Vec<String> = self
+            .per_candidate_kind
+            .iter()
+            .map(|(kind, n)| format!("{kind} {n}"))
+            .collect();
+        out.push_str(&format!("candidates: {}\n", tried.join(", ")));
         let kinds: Vec<String> = self
             .per_kind
             .iter()
             .map(|(kind, n)| format!("{kind} {n}"))
             .collect();
-        out.push_str(&format!("kinds: {}\n", kinds.join(", ")));
+        out.push_str(&format!("kept: {}\n", kinds.join(", ")));
         let themes: Vec<String> = self
             .per_theme
             .iter()
@@ -130,11 +138,12 @@ fn per(count: f64, unit: f64) -> f64 {
     if unit > 0.0 { count / unit } else { 0.0 }
 }
 
-/// The initial rating of a puzzle, before anyone played it: 1000, +250 per solver turn after
-/// the first, +80 per doubling of the nodes the engine needed to find the first turn above
-/// 256 ([`super::verify::Verified::find_nodes`]), +100 for a defence (finding the one turn
-/// that holds is harder than finding a win); rounded to 10, within 600..=2600. Glicko-2 moves
-/// it with the first plays (the deviation starts at 500, a player's).
+/// The initial rating of a puzzle, before anyone played it: 900, +250 per solver turn after
+/// the first, +75 per doubling of the nodes the engine needed to find the first turn above
+/// 32 ([`super::verify::Verified::find_nodes`]: a piece left hanging is seen in a depth-1
+/// search, a quiet preparing S1 takes thousands of nodes), +100 for a defence (finding the one
+/// turn that holds is harder than finding a win); rounded to 10, within 600..=2600. Glicko-2
+/// moves it with the first plays (the deviation starts at 500, a new player's).
 pub fn initial_rating(kind: PuzzleKind, solver_turns: usize, find_nodes: u64) -> i32 {
     let doublings = (find_nodes.max(FIND_NODES_START) as f64 / FIND_NODES_START as f64).log2();
     let turns = solver_turns.max(1) as f64 - 1.0;
@@ -143,7 +152,7 @@ pub fn initial_rating(kind: PuzzleKind, solver_turns: usize, find_nodes: u64) ->
     } else {
         0.0
     };
-    let rating = 1000.0 + 250.0 * turns + 80.0 * doublings + defence;
+    let rating = 900.0 + 250.0 * turns + 75.0 * doublings + defence;
     ((rating / 10.0).round() as i32 * 10).clamp(600, 2600)
 }
 
@@ -165,6 +174,8 @@ pub struct Generator<A: Analyst> {
     ids: HashSet<String>,
     puzzles: Vec<CsvPuzzle>,
     pub figures: Figures,
+    /// Print every line found, kept or refuted, to stderr.
+    pub verbose: bool,
 }
 
 impl Generator<EngineAnalyst> {
@@ -185,6 +196,7 @@ impl<A: Analyst> Generator<A> {
             ids: HashSet::new(),
             puzzles: Vec::new(),
             figures: Figures::default(),
+            verbose: false,
         }
     }
 
@@ -199,7 +211,14 @@ impl<A: Analyst> Generator<A> {
         );
         self.figures.games += 1;
         self.figures.positions += finding.positions as u64;
-        self.figures.candidates += finding.candidates as u64;
+        self.figures.candidates += finding.candidates.len() as u64;
+        for kind in &finding.candidates {
+            *self
+                .figures
+                .per_candidate_kind
+                .entry(kind_key(*kind))
+                .or_default() += 1;
+        }
         for found in finding.found {
             self.figures.found += 1;
             self.keep(found, &game.source);
@@ -216,8 +235,16 @@ impl<A: Analyst> Generator<A> {
             self.settings.verify_nodes,
         ) {
             Ok(verified) => verified,
-            Err(_) => {
+            Err(refuted) => {
                 self.figures.refuted += 1;
+                if self.verbose {
+                    eprintln!(
+                        "refuted {} | {} | {} | {refuted}",
+                        kind_key(found.kind),
+                        found.line.start().fen(),
+                        found.line.moves_text()
+                    );
+                }
                 return;
             }
         };
@@ -237,11 +264,21 @@ impl<A: Analyst> Generator<A> {
             .entry(kind_key(found.kind))
             .or_default() += 1;
         self.figures.kept += 1;
+        let rating = initial_rating(found.kind, found.line.solver_turns(), verified.find_nodes);
+        if self.verbose {
+            let keys: Vec<&str> = themes.iter().map(|theme| theme.key()).collect();
+            eprintln!(
+                "kept {id} {} {rating} ({} nodes) | {fen} | {moves} | {} | {source}",
+                kind_key(found.kind),
+                verified.find_nodes,
+                keys.join(" ")
+            );
+        }
         self.puzzles.push(CsvPuzzle {
             id,
             fen,
             moves,
-            rating: initial_rating(found.kind, found.line.solver_turns(), verified.find_nodes),
+            rating,
             deviation: Rating::INITIAL.deviation as i32,
             popularity: 0,
             plays: 0,
@@ -288,6 +325,7 @@ pub struct Run<'a> {
     pub data_dir: Option<&'a Path>,
     pub out: &'a Path,
     pub nodes: u64,
+    pub verbose: bool,
 }
 
 /// Games per page read from the store.
@@ -298,6 +336,7 @@ const PAGE: u32 = 100;
 pub fn run(run: &Run<'_>) -> Result<Figures, GenerateError> {
     let wall = Instant::now();
     let mut generator = Generator::with_engine(Settings::from_nodes(run.nodes));
+    generator.verbose = run.verbose;
     if let Some(dir) = run.data_dir {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()

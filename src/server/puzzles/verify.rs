@@ -10,10 +10,10 @@
 //! line's reply is then played (the trainer plays the line's).
 //!
 //! It also measures how hard the first turn is to find: the smallest node count, doubling from
-//! 256, at which the engine's best turn is the line's first ([`Verified::find_nodes`], what
+//! 32, at which the engine's best turn is the line's first ([`Verified::find_nodes`], what
 //! the initial rating is made of).
 
-use super::analyst::{Analyst, Turn, pair, play_turn, score_order, turn_mates};
+use super::analyst::{Analyst, Turn, pair, play_turn, same_turn, score_order, turn_mates};
 use super::find::{Criteria, negate, only_turn};
 use super::line::PuzzleLine;
 use super::themes::PuzzleKind;
@@ -22,12 +22,12 @@ use crate::engine::Score;
 use crate::rules::Game;
 
 /// The first node count tried when measuring how hard the first turn is to find.
-pub const FIND_NODES_START: u64 = 256;
+pub const FIND_NODES_START: u64 = 32;
 
 /// A line the deeper search agrees with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Verified {
-    /// The smallest node count (256, 512, ...) at which the engine, fresh, finds the first
+    /// The smallest node count (32, 64, ...) at which the engine, fresh, finds the first
     /// solver turn; twice the verification's count when it needs more.
     pub find_nodes: u64,
 }
@@ -66,7 +66,7 @@ pub fn verify(
         if index % 2 == 0 {
             let pair = pair(analyst, &node, nodes).ok_or(Refuted::Illegal { turn: number })?;
             let mating = kind == PuzzleKind::Mate && turn_mates(&node, turn);
-            if !mating && pair.best.turn != *turn {
+            if !mating && !same_turn(node.position(), &pair.best.turn, turn) {
                 return Err(Refuted::OtherBest {
                     turn: number,
                     best: pair.best.turn,
@@ -127,7 +127,8 @@ fn find_nodes(
     while nodes <= max {
         analyst.reset();
         if let Some(best) = analyst.best_turn(game, &[], nodes)
-            && (best.turn == first || any_mate && turn_mates(game, &best.turn))
+            && (same_turn(game.position(), &best.turn, first)
+                || any_mate && turn_mates(game, &best.turn))
         {
             return nodes;
         }

@@ -41,9 +41,10 @@ fn every_puzzle_kept_is_a_checked_line_from_self_play() {
 
 #[test]
 fn the_rating_grows_with_the_turns_and_the_nodes_needed() {
-    assert_eq!(initial_rating(PuzzleKind::Mate, 1, 256), 1000);
-    assert_eq!(initial_rating(PuzzleKind::Mate, 1, 100), 1000);
-    assert_eq!(initial_rating(PuzzleKind::Advantage, 2, 512), 1330);
-    assert_eq!(initial_rating(PuzzleKind::Defence, 1, 1024), 1260);
+    assert_eq!(initial_rating(PuzzleKind::Mate, 1, 32), 900);
+    assert_eq!(initial_rating(PuzzleKind::Mate, 1, 10), 900);
+    assert_eq!(initial_rating(PuzzleKind::Advantage, 1, 256), 1130);
+    assert_eq!(initial_rating(PuzzleKind::Advantage, 2, 512), 1450);
+    assert_eq!(initial_rating(PuzzleKind::Defence, 1, 1024), 1380);
     assert_eq!(initial_rating(PuzzleKind::Mate, 4, u64::MAX), 2600);
 }
