@@ -106,6 +106,8 @@ pub struct GameFinding {
     pub positions: usize,
     /// Positions tried as a puzzle (candidates not seen before), by the kind looked for.
     pub candidates: Vec<PuzzleKind>,
+    /// Why the candidates that gave no line gave none.
+    pub misses: Vec<(PuzzleKind, Miss)>,
 }
 
 /// A turn start of the game: the game up to it, and the turn that led to it.
@@ -167,9 +169,13 @@ pub fn find(
             continue;
         }
         finding.candidates.push(kind);
-        let Some(cooked) = cook(analyst, &here.game, kind, criteria) else {
-            index += 1;
-            continue;
+        let cooked = match cook(analyst, &here.game, kind, criteria) {
+            Ok(cooked) => cooked,
+            Err(miss) => {
+                finding.misses.push((kind, miss));
+                index += 1;
+                continue;
+            }
         };
         let mut turns = vec![here.turn_in.clone()];
         turns.extend(cooked.turns);
@@ -245,14 +251,44 @@ struct Cooked {
     margin: f64,
 }
 
+/// Why a candidate gave no line (the figures count them, per kind).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Miss {
+    /// The solver's first turn is the only legal one.
+    Forced,
+    /// The solver's first turn is not the only good one (at a mate: some solver turn).
+    NotOnly,
+    /// The solver's best turn does not keep what the kind promises.
+    NotWinning,
+    /// The opponent's best reply leaves the solver less than the kind promises.
+    ReplyHolds,
+    /// The line repeats a position.
+    Repetition,
+    /// A mate takes more than 4 solver turns, or does not come.
+    NoMate,
+}
+
+impl Miss {
+    pub fn key(self) -> &'static str {
+        match self {
+            Miss::Forced => "forced",
+            Miss::NotOnly => "not-only",
+            Miss::NotWinning => "not-winning",
+            Miss::ReplyHolds => "reply-holds",
+            Miss::Repetition => "repetition",
+            Miss::NoMate => "no-mate",
+        }
+    }
+}
+
 /// Builds the line from the solver's first position (lichess's `cook_mate` and
-/// `cook_advantage`, and the same for a defence); `None` when the position is no puzzle.
+/// `cook_advantage`, and the same for a defence).
 fn cook(
     analyst: &mut impl Analyst,
     start: &Game,
     kind: PuzzleKind,
     criteria: &Criteria,
-) -> Option<Cooked> {
+) -> Result<Cooked, Miss> {
     let solver = start.position().side_to_move();
     let mut node = start.clone();
     let mut turns: Vec<Turn> = Vec::new();
@@ -263,7 +299,7 @@ fn cook(
         if node.position().side_to_move() == solver {
             if contested.len() == MAX_SOLVER_TURNS {
                 if kind == PuzzleKind::Mate {
-                    return None;
+                    return Err(Miss::NoMate);
                 }
                 break;
             }
@@ -271,29 +307,32 @@ fn cook(
                 break;
             };
             if first.is_none() && pair.second.is_none() {
-                return None;
+                return Err(Miss::Forced);
             }
             let only = only_turn(analyst, &node, &pair, kind, criteria, criteria.pair_nodes);
             match kind {
-                PuzzleKind::Mate if !only || !is_mate_soon(pair.best.score, criteria) => {
-                    return None;
+                PuzzleKind::Mate if !is_mate_soon(pair.best.score, criteria) => {
+                    return Err(Miss::NoMate);
                 }
+                PuzzleKind::Mate if !only => return Err(Miss::NotOnly),
                 PuzzleKind::Advantage | PuzzleKind::Defence if !only => break,
                 PuzzleKind::Advantage
                     if score_order(pair.best.score) < i64::from(criteria.advantage_min_cp) =>
                 {
-                    return None;
+                    return Err(Miss::NotWinning);
                 }
                 _ => {}
             }
-            play_turn(&mut node, &pair.best.turn).ok()?;
+            play_turn(&mut node, &pair.best.turn).map_err(|_| Miss::NotWinning)?;
             turns.push(pair.best.turn.clone());
             contested.push(pair.second.is_some());
             if first.is_none() {
                 first = Some(pair);
             }
         } else {
-            let reply = analyst.best_turn(&node, &[], criteria.pair_nodes)?;
+            let reply = analyst
+                .best_turn(&node, &[], criteria.pair_nodes)
+                .ok_or(Miss::ReplyHolds)?;
             let kept = negate(reply.score);
             let holds = match kind {
                 PuzzleKind::Mate => true,
@@ -301,18 +340,18 @@ fn cook(
                 PuzzleKind::Defence => win_chance(kept) >= criteria.defence_floor,
             };
             if !holds {
-                return None;
+                return Err(Miss::ReplyHolds);
             }
-            play_turn(&mut node, &reply.turn).ok()?;
+            play_turn(&mut node, &reply.turn).map_err(|_| Miss::ReplyHolds)?;
             turns.push(reply.turn);
         }
         if node.position().is_turn_start() && node.repetition_count() > 1 {
-            return None;
+            return Err(Miss::Repetition);
         }
     }
     if kind == PuzzleKind::Mate {
         if !is_mated(&node) || node.position().side_to_move() == solver {
-            return None;
+            return Err(Miss::NoMate);
         }
     } else {
         // End with a solver's turn that had an alternative (lichess drops a final only-move).
@@ -323,14 +362,14 @@ fn cook(
             turns.pop();
         }
     }
-    let first = first?;
+    let first = first.ok_or(Miss::NotOnly)?;
     if turns.is_empty() {
-        return None;
+        return Err(Miss::NotOnly);
     }
     let margin = first.second.as_ref().map_or(1.0, |second| {
         win_chance(first.best.score) - win_chance(second.score)
     });
-    Some(Cooked {
+    Ok(Cooked {
         turns,
         first_best: first.best.score,
         margin,

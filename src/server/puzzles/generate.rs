@@ -64,6 +64,8 @@ pub struct Figures {
     pub candidates: u64,
     /// Positions tried, per kind looked for.
     pub per_candidate_kind: BTreeMap<&'static str, u64>,
+    /// Candidates that gave no line, per kind and reason (`advantage not-only`).
+    pub per_miss: BTreeMap<String, u64>,
     /// Lines the finder made.
     pub found: u64,
     /// Lines the verifier dropped.
@@ -118,6 +120,12 @@ impl Figures {
             .map(|(kind, n)| format!("{kind} {n}"))
             .collect();
         out.push_str(&format!("candidates: {}\n", tried.join(", ")));
+        let misses: Vec<String> = self
+            .per_miss
+            .iter()
+            .map(|(miss, n)| format!("{miss} {n}"))
+            .collect();
+        out.push_str(&format!("no line: {}\n", misses.join(", ")));
         let kinds: Vec<String> = self
             .per_kind
             .iter()

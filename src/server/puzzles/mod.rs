@@ -15,6 +15,7 @@
 //! | checking a found line again, deeper | [`verify`] |
 //! | seeded engine self-play, the generator's games | [`selfplay`] |
 //! | the generator: games in, verified and tagged puzzles out (CSV), figures | [`generate`] |
+//! | the set between its CSV and the store (`puzzles import`, `puzzles export`) | [`transfer`] |
 
 pub mod analyst;
 pub mod csv;
@@ -27,5 +28,6 @@ mod scripted;
 pub mod selfplay;
 pub mod theme;
 pub mod themes;
+pub mod transfer;
 pub mod verify;
 pub mod win_chance;

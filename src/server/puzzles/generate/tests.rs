@@ -48,3 +48,49 @@ fn the_rating_grows_with_the_turns_and_the_nodes_needed() {
     assert_eq!(initial_rating(PuzzleKind::Defence, 1, 1024), 1380);
     assert_eq!(initial_rating(PuzzleKind::Mate, 4, u64::MAX), 2600);
 }
+
+#[test]
+fn a_stored_game_replays_into_its_sub_moves_and_a_corrupt_one_is_left_out() {
+    use crate::rules::{Color, Position, SubMove};
+    use crate::server::game::{Event, Variant};
+    let mut log = vec![
+        Event::Created {
+            at_ms: 1_000,
+            variant: Variant::Balanced,
+            start: Position::initial(),
+            clock: None,
+            creator: Color::White,
+            seat_hash: crate::server::ids::token_hash("w"),
+            listed: true,
+            rated: false,
+            user: None,
+            arena: None,
+        },
+        Event::Joined {
+            at_ms: 2_000,
+            color: Color::Black,
+            seat_hash: crate::server::ids::token_hash("b"),
+            computer: None,
+            user: None,
+        },
+    ];
+    let moves: Vec<SubMove> = ["e2e4", "e7e5", "d8h4"]
+        .iter()
+        .map(|uci| uci.parse().unwrap())
+        .collect();
+    for (n, &mv) in moves.iter().enumerate() {
+        log.push(Event::Move {
+            at_ms: 3_000 + n as i64,
+            mv,
+            ack: None,
+            clock: None,
+        });
+    }
+    let texts: Vec<String> = log.iter().map(codec::encode).collect();
+    let game = stored_game("g1", &texts).expect("it replays");
+    assert_eq!(game.submoves(), moves);
+    let mut corrupt = texts.clone();
+    corrupt.push("{not an event".to_string());
+    assert!(stored_game("g1", &corrupt).is_none());
+    assert!(stored_game("g1", &texts[1..]).is_none());
+}
