@@ -227,6 +227,10 @@ impl<A: Analyst> Generator<A> {
                 .entry(kind_key(*kind))
                 .or_default() += 1;
         }
+        for (kind, miss) in &finding.misses {
+            let key = format!("{} {}", kind_key(*kind), miss.key());
+            *self.figures.per_miss.entry(key).or_default() += 1;
+        }
         for found in finding.found {
             self.figures.found += 1;
             self.keep(found, &game.source);

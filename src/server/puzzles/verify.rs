@@ -63,7 +63,7 @@ pub fn verify(
     let solver_start = node.clone();
     for (index, turn) in line.solution().iter().enumerate() {
         let number = index + 1;
-        if index % 2 == 0 {
+        if index.is_multiple_of(2) {
             let pair = pair(analyst, &node, nodes).ok_or(Refuted::Illegal { turn: number })?;
             let mating = kind == PuzzleKind::Mate && turn_mates(&node, turn);
             if !mating && !same_turn(node.position(), &pair.best.turn, turn) {
