@@ -6,6 +6,12 @@
 //! |---|---|
 //! | a puzzle's line, checked by the rules core | [`line`] |
 //! | the themes and their keys | [`theme`] |
+//! | the trainer's verdict on the solver's sub-moves, and hints | [`judge`] |
+//! | the detectors that tag a line with themes | [`themes`] |
+//! | the puzzle set as CSV (lichess's layout), and puzzle ids | [`csv`] |
 
+pub mod csv;
+pub mod judge;
 pub mod line;
 pub mod theme;
+pub mod themes;
