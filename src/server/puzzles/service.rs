@@ -52,7 +52,10 @@ impl Puzzles {
     /// there is left as it is (its rating and plays are the players'). Returns how many were new.
     pub async fn import(&self, rows: Vec<CsvPuzzle>) -> Result<u64, PuzzleError> {
         let created_ms = now_ms();
-        let records = rows.into_iter().map(|row| record_of(row, created_ms)).collect();
+        let records = rows
+            .into_iter()
+            .map(|row| record_of(row, created_ms))
+            .collect();
         let added = self
             .store
             .import_puzzles(records)
@@ -331,5 +334,7 @@ fn record_of(row: CsvPuzzle, created_ms: i64) -> PuzzleRecord {
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
