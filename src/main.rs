@@ -95,7 +95,7 @@ enum PuzzlesCommand {
         out: std::path::PathBuf,
         /// Nodes of each search that builds a line (the scan searches half, the verification
         /// four times as many).
-        #[arg(long, default_value_t = 100_000)]
+        #[arg(long, default_value_t = 50_000)]
         nodes: u64,
         /// Print every line found (kept or refuted, and why) to stderr.
         #[arg(long)]

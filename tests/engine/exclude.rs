@@ -86,7 +86,12 @@ fn excluding_nothing_is_the_plain_search() {
     let (plain, excluding) = (plain.info.unwrap(), excluding.info.unwrap());
     assert_eq!(
         (plain.depth, plain.score, plain.nodes, plain.pv),
-        (excluding.depth, excluding.score, excluding.nodes, excluding.pv)
+        (
+            excluding.depth,
+            excluding.score,
+            excluding.nodes,
+            excluding.pv
+        )
     );
 }
 

@@ -355,7 +355,9 @@ fn cook(
         }
     } else {
         // End with a solver's turn that had an alternative (lichess drops a final only-move).
-        while !turns.is_empty() && (turns.len().is_multiple_of(2) || contested.last() == Some(&false)) {
+        while !turns.is_empty()
+            && (turns.len().is_multiple_of(2) || contested.last() == Some(&false))
+        {
             if !turns.len().is_multiple_of(2) {
                 contested.pop();
             }
