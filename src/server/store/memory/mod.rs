@@ -9,7 +9,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use futures_util::future::BoxFuture;
 
 use self::puzzles::MemoryPuzzles;
-use super::puzzle::prepared_import;
 use super::{
     ArenaPlayer, ArenaRange, ArenaRecord, Commit, DeadlineChange, GameListing, GameStatus,
     LoadedGame, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame, RoundOutcome,
@@ -535,7 +534,7 @@ impl Store for MemoryStore {
         let mut inner = self.lock();
         let result = inner
             .check_open()
-            .and_then(|()| prepared_import(puzzles))
+            .and_then(|()| super::prepared_puzzles(puzzles))
             .map(|puzzles| inner.puzzles.import(puzzles));
         ready(result)
     }
@@ -589,11 +588,7 @@ impl Store for MemoryStore {
         ready(Ok(self.lock().puzzles.attempts(user, limit)))
     }
 
-    fn export_puzzles(
-        &self,
-        after: Option<String>,
-        limit: u32,
-    ) -> StoreFuture<Vec<PuzzleRecord>> {
+    fn export_puzzles(&self, after: Option<String>, limit: u32) -> StoreFuture<Vec<PuzzleRecord>> {
         ready(Ok(self.lock().puzzles.export(after.as_deref(), limit)))
     }
 }
