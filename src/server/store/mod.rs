@@ -220,7 +220,9 @@ pub fn rate_end(end: &RatedEnd, white_before: Rating, black_before: Rating) -> (
 
 /// [`puzzle::prepared_import`] as every backend's `import_puzzles` starts: a bad theme is a
 /// [`StoreError::Io`] before anything is written.
-fn prepared_puzzles(puzzles: Vec<PuzzleRecord>) -> Result<Vec<PuzzleRecord>, StoreError> {
+pub(crate) fn prepared_puzzles(
+    puzzles: Vec<PuzzleRecord>,
+) -> Result<Vec<PuzzleRecord>, StoreError> {
     puzzle::prepared_import(puzzles).map_err(StoreError::Io)
 }
 
@@ -428,7 +430,8 @@ pub trait Store: Send + Sync + 'static {
     /// counts the player's solved or failed and the puzzle's plays; otherwise
     /// [`RoundOutcome::Repeated`] and nothing changes. Two rounds of one puzzle at once (two
     /// players, or two nodes) both count, one after the other. A puzzle that is not stored
-    /// fails with [`StoreError::Io`].
+    /// fails with [`StoreError::Io`] (so does a user that is not, on Postgres, which checks
+    /// the foreign keys).
     fn record_puzzle_round(&self, round: PuzzleRound) -> StoreFuture<RoundOutcome>;
     /// The user's last `limit` rounds, newest first (then by puzzle id, descending).
     fn puzzle_attempts(&self, user: UserId, limit: u32) -> StoreFuture<Vec<PuzzleAttempt>>;

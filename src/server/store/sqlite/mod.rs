@@ -611,8 +611,8 @@ impl Store for SqliteStore {
         Box::pin(async move {
             let mut puzzles = super::prepared_puzzles(puzzles)?.into_iter();
             let mut inserted = 0;
-            // One slice at a time, each its own unit awaited before the next is sent: the
-            // games' commits queued meanwhile go into the batches between them.
+            // One slice at a time, each its own unit of the writer awaited before the next is
+            // sent: the games' commits queued meanwhile go into the batches between them.
             loop {
                 let slice: Vec<PuzzleRecord> =
                     puzzles.by_ref().take(super::PUZZLE_IMPORT_SLICE).collect();
