@@ -1,7 +1,8 @@
 //! `marseillais migrate --from sqlite:DIR --to postgres://...` on the schema fixtures of
-//! tests/data/ (versions 1 to 4; v4 written by the server binary over HTTP/WebSocket), against a
-//! real Postgres (scripts/test-services.sh): the copy is verified and equal to its source game
-//! by game, the store on Postgres carries on from it, and a non-empty target is refused.
+//! tests/data/ (versions 1 to 7; v4 to v7 written by the server binary over HTTP/WebSocket),
+//! against a real Postgres (scripts/test-services.sh): the copy is verified and equal to its
+//! source game by game (and puzzle by puzzle), the store on Postgres carries on from it, and a
+//! non-empty target is refused.
 
 use crate::support;
 
@@ -12,7 +13,7 @@ use marseillais::server::chat::ChatRoom;
 use marseillais::server::players::account::UserId;
 use marseillais::server::store::{GameStatus, PostgresStore, SqliteStore, Store};
 use support::postgres::{TestDatabase, server_url};
-use support::store_contract::{bounded, chat_line, username};
+use support::store_contract::{bounded, chat_line, many_puzzles, round, username};
 
 fn migrate(dir: &Path, url: &str, extra: &[&str]) -> Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_marseillais"))
@@ -58,7 +59,7 @@ async fn every_schema_fixture_is_copied_to_postgres_verified_and_the_same_game_f
     let Some(server) = server_url("migrate_fixtures") else {
         return;
     };
-    for version in 1..=4 {
+    for version in 1..=7 {
         let source = fixture_copy(version);
         let db = TestDatabase::create(&server, &format!("migrate_v{version}")).await;
         let out = migrate(source.path(), &db.url, &[]);
@@ -167,6 +168,106 @@ async fn a_database_written_by_the_server_keeps_its_accounts_ratings_and_chat_an
         .await
         .expect("a new chat line after the copy");
     assert!(line > chat[0].id);
+    bounded(sqlite.close()).await;
+    bounded(postgres.close()).await;
+}
+
+#[tokio::test]
+async fn puzzles_players_and_rounds_are_copied_verified_and_the_rounds_carry_on() {
+    let Some(server) = server_url("migrate_puzzles") else {
+        return;
+    };
+    // The version 7 fixture, upgraded as a server start would, then given puzzles and rounds.
+    let source = fixture_copy(7);
+    let sqlite = SqliteStore::open(source.path()).expect("open the source");
+    let mut rng = support::rng::Rng::new(0x636f_7079);
+    bounded(sqlite.import_puzzles(many_puzzles(&mut rng, 1_500)))
+        .await
+        .expect("import");
+    let alice = bounded(sqlite.find_user(&username("alice")))
+        .await
+        .expect("find")
+        .expect("alice")
+        .account
+        .id;
+    for at in 0..20 {
+        let next = bounded(sqlite.puzzle_near(Some(alice), Some("fork".into()), 1500))
+            .await
+            .expect("near")
+            .expect("a puzzle");
+        bounded(sqlite.record_puzzle_round(round(alice, &next.id, at % 3 != 0, at)))
+            .await
+            .expect("round");
+    }
+    bounded(sqlite.close()).await;
+
+    let db = TestDatabase::create(&server, "migrate_puzzles").await;
+    let out = migrate(source.path(), &db.url, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for table in [
+        "puzzles",
+        "puzzle_themes",
+        "puzzle_players",
+        "puzzle_rounds",
+    ] {
+        let line = stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{table} ")))
+            .unwrap_or_else(|| panic!("{table} counted: {stdout}"));
+        assert!(line.ends_with("ok"), "{line}");
+    }
+
+    let sqlite = SqliteStore::open(source.path()).expect("open the source");
+    let postgres = bounded(PostgresStore::open(&db.url))
+        .await
+        .expect("open the copy");
+    let all = |store: &dyn Store| store.export_puzzles(None, 10_000);
+    assert_eq!(
+        bounded(all(&postgres)).await.expect("export"),
+        bounded(all(&sqlite)).await.expect("export")
+    );
+    assert_eq!(
+        bounded(postgres.puzzle_themes()).await.expect("themes"),
+        bounded(sqlite.puzzle_themes()).await.expect("themes")
+    );
+    assert_eq!(
+        bounded(postgres.puzzle_player(alice))
+            .await
+            .expect("player"),
+        bounded(sqlite.puzzle_player(alice)).await.expect("player")
+    );
+    assert_eq!(
+        bounded(postgres.puzzle_attempts(alice, 100))
+            .await
+            .expect("history"),
+        bounded(sqlite.puzzle_attempts(alice, 100))
+            .await
+            .expect("history")
+    );
+    // The same next puzzle on both, which alice then plays on Postgres.
+    let near = |store: &dyn Store| store.puzzle_near(Some(alice), Some("fork".into()), 1500);
+    let next = bounded(near(&postgres)).await.expect("near");
+    assert_eq!(next, bounded(near(&sqlite)).await.expect("near"));
+    let next = next.expect("a puzzle");
+    let again = bounded(postgres.record_puzzle_round(round(alice, &next.id, true, 99)))
+        .await
+        .expect("round");
+    assert!(matches!(
+        again,
+        marseillais::server::store::RoundOutcome::Rated { .. }
+    ));
+    assert_eq!(
+        bounded(postgres.puzzle_attempts(alice, 100))
+            .await
+            .expect("history")
+            .len(),
+        21
+    );
     bounded(sqlite.close()).await;
     bounded(postgres.close()).await;
 }

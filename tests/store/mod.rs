@@ -1,6 +1,6 @@
 //! The stores: SQLite, MemoryStore and PostgreSQL against one contract, every fixture database
-//! from an earlier schema opened by today's code, `marseillais migrate`, and the server on
-//! PostgreSQL.
+//! from an earlier schema opened by today's code, `marseillais migrate`, the server on
+//! PostgreSQL, and what of puzzles is each backend's own (their searches' plans).
 //! The PostgreSQL tests need `MARSEILLAIS_TEST_POSTGRES` (`scripts/test-services.sh`).
 
 mod fixture_v2;
@@ -13,5 +13,6 @@ mod migration_v6;
 mod migration_v7;
 mod migration_v8;
 mod postgres;
+mod puzzles;
 mod server_postgres;
 mod sqlite;

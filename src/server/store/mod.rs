@@ -1,7 +1,14 @@
 //! The durable game store: the [`Store`] trait the server core persists through (with its
 //! durability contract) and its value types. The implementations live beside it: [`sqlite`] (the
-//! production store), memory.rs ([`MemoryStore`], for tests) and failing.rs ([`FailingStore`],
+//! production store), memory/ ([`MemoryStore`], for tests) and failing.rs ([`FailingStore`],
 //! failure injection for tests), re-exported here.
+//!
+//! Besides the games, the store keeps accounts, chat, settings, arenas and (schema v8 on SQLite,
+//! v5 on Postgres) puzzles, in four tables described in `sqlite/schema.rs` (`SCHEMA_V8`):
+//! `puzzles` (each puzzle, its rating and `rating_key`, the rating rounded, kept in step),
+//! `puzzle_themes` (one row per puzzle and theme, with the key copied), `puzzle_players` (a
+//! player's puzzle rating and counts) and `puzzle_rounds` (each first try of a player at a
+//! puzzle); their values and the rating of a round are in puzzle.rs.
 //!
 //! The room keeps an append-only, per-game event log (event sourcing). The store does not interpret
 //! events: they are opaque JSON strings. It guarantees only durability (a commit resolves `Ok` once
@@ -211,6 +218,14 @@ pub fn rate_end(end: &RatedEnd, white_before: Rating, black_before: Rating) -> (
     crate::server::domain::glicko2::rate(white_before, black_before, end.score_white)
 }
 
+/// [`puzzle::prepared_import`] as every backend's `import_puzzles` starts: a bad theme is a
+/// [`StoreError::Io`] before anything is written.
+pub(crate) fn prepared_puzzles(
+    puzzles: Vec<PuzzleRecord>,
+) -> Result<Vec<PuzzleRecord>, StoreError> {
+    puzzle::prepared_import(puzzles).map_err(StoreError::Io)
+}
+
 /// Why the store could not do what was asked.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -415,7 +430,8 @@ pub trait Store: Send + Sync + 'static {
     /// counts the player's solved or failed and the puzzle's plays; otherwise
     /// [`RoundOutcome::Repeated`] and nothing changes. Two rounds of one puzzle at once (two
     /// players, or two nodes) both count, one after the other. A puzzle that is not stored
-    /// fails with [`StoreError::Io`].
+    /// fails with [`StoreError::Io`] (so does a user that is not, on Postgres, which checks
+    /// the foreign keys).
     fn record_puzzle_round(&self, round: PuzzleRound) -> StoreFuture<RoundOutcome>;
     /// The user's last `limit` rounds, newest first (then by puzzle id, descending).
     fn puzzle_attempts(&self, user: UserId, limit: u32) -> StoreFuture<Vec<PuzzleAttempt>>;

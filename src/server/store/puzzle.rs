@@ -120,15 +120,14 @@ pub fn themes_from_text(text: &str) -> Vec<String> {
 pub const IMPORT_SLICE: usize = 500;
 
 /// The records of an import made ready to store: every record's themes as stored, an id given
-/// twice kept at its first record (as a stored id is), or the first bad theme key refused (then
-/// nothing of the import is written).
-pub fn prepared_import(puzzles: Vec<PuzzleRecord>) -> Result<Vec<PuzzleRecord>, super::StoreError> {
+/// twice kept at its first record (as a stored id is), or the first bad theme refused with a
+/// message (then nothing of the import is written).
+pub fn prepared_import(puzzles: Vec<PuzzleRecord>) -> Result<Vec<PuzzleRecord>, String> {
     let mut seen = std::collections::HashSet::with_capacity(puzzles.len());
     let mut prepared = Vec::with_capacity(puzzles.len());
     for mut puzzle in puzzles {
-        puzzle.themes = stored_themes(&puzzle.themes).map_err(|bad| {
-            super::StoreError::Io(format!("puzzle {}: {bad:?} is not a theme key", puzzle.id))
-        })?;
+        puzzle.themes = stored_themes(&puzzle.themes)
+            .map_err(|bad| format!("puzzle {}: {bad:?} is not a theme key", puzzle.id))?;
         if seen.insert(puzzle.id.clone()) {
             prepared.push(puzzle);
         }
@@ -162,8 +161,8 @@ mod tests {
             games: 9,
         };
         let (p, z) = rate_round(player, puzzle, false);
-        let (black, white) = crate::server::domain::glicko2::rate(puzzle, player, 1.0);
-        assert_eq!((p, z), (white, black));
+        let (puzzle_won, player_lost) = crate::server::domain::glicko2::rate(puzzle, player, 1.0);
+        assert_eq!((p, z), (player_lost, puzzle_won));
         assert!(p.rating < 1700.0 && z.rating > 1600.0);
     }
 

@@ -14,16 +14,16 @@ use super::puzzles::{puzzle, puzzle_user, round};
 use crate::support::rng::Rng;
 
 const PUZZLES: usize = 3_000;
-const THEMES: [&str; 4] = ["fork", "mateIn1", "endgame", "promotion"];
+pub const PUZZLE_THEMES: [&str; 4] = ["fork", "mateIn1", "endgame", "promotion"];
 const ID_CHARS: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-/// The puzzles of the search checks: ids of six characters of every case, ratings from 600 to
-/// 3,000 (more puzzles than whole ratings, so many share a rounded rating and the id decides),
-/// each theme on about one puzzle in two.
-fn many_puzzles(rng: &mut Rng) -> Vec<PuzzleRecord> {
+/// `count` puzzles as the search checks use them: ids of six characters of every case, ratings
+/// from 600 to 3,000 (with 3,000 puzzles, more than whole ratings: many share a rounded rating
+/// and the id decides), each of four themes on about one puzzle in two.
+pub fn many_puzzles(rng: &mut Rng, count: usize) -> Vec<PuzzleRecord> {
     let mut ids = HashSet::new();
-    let mut puzzles = Vec::with_capacity(PUZZLES);
-    while puzzles.len() < PUZZLES {
+    let mut puzzles = Vec::with_capacity(count);
+    while puzzles.len() < count {
         let id: String = (0..6)
             .map(|_| char::from(ID_CHARS[rng.below(ID_CHARS.len() as u64) as usize]))
             .collect();
@@ -31,7 +31,7 @@ fn many_puzzles(rng: &mut Rng) -> Vec<PuzzleRecord> {
             continue;
         }
         let rating = 600.0 + rng.below(2_400) as f64 + rng.below(1_000) as f64 / 1_000.0;
-        let mut themes: Vec<&str> = THEMES
+        let mut themes: Vec<&str> = PUZZLE_THEMES
             .iter()
             .copied()
             .filter(|_| rng.below(2) == 0)
@@ -102,7 +102,7 @@ fn search_case(rng: &mut Rng, users: &[UserId]) -> (Option<UserId>, Option<&'sta
     let theme = match rng.below(6) {
         0 | 1 => None,
         5 => Some("noSuchTheme"),
-        i => Some(THEMES[i as usize - 2]),
+        i => Some(PUZZLE_THEMES[i as usize - 2]),
     };
     let target = 400 + rng.below(2_800) as i32;
     (user, theme, target)
@@ -115,7 +115,7 @@ pub async fn check_the_nearest_puzzle_is_the_first_unplayed_at_or_above_else_bel
     store: &dyn Store,
 ) {
     let mut rng = Rng::new(0x7075_7a7a);
-    let puzzles = many_puzzles(&mut rng);
+    let puzzles = many_puzzles(&mut rng, PUZZLES);
     assert_eq!(
         store.import_puzzles(puzzles.clone()).await.expect("import"),
         PUZZLES as u64
@@ -186,7 +186,7 @@ pub async fn check_the_nearest_puzzle_is_the_first_unplayed_at_or_above_else_bel
 /// round to the first; the theme counts are the puzzles having each theme.
 pub async fn check_puzzles_after_an_id_go_by_id_within_a_theme_and_wrap_round(store: &dyn Store) {
     let mut rng = Rng::new(0x6166_7465);
-    let puzzles: Vec<PuzzleRecord> = many_puzzles(&mut rng).into_iter().take(600).collect();
+    let puzzles: Vec<PuzzleRecord> = many_puzzles(&mut rng, 600);
     store.import_puzzles(puzzles.clone()).await.expect("import");
     for theme in [None, Some("fork"), Some("promotion")] {
         let mut ids: Vec<String> = puzzles
@@ -223,7 +223,7 @@ pub async fn check_puzzles_after_an_id_go_by_id_within_a_theme_and_wrap_round(st
         None
     );
     let counts = store.puzzle_themes().await.expect("themes");
-    let mut expected: Vec<(String, u64)> = THEMES
+    let mut expected: Vec<(String, u64)> = PUZZLE_THEMES
         .iter()
         .map(|t| {
             let n = puzzles.iter().filter(|p| p.themes.iter().any(|k| k == t));

@@ -9,7 +9,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use futures_util::future::BoxFuture;
 
 use self::puzzles::MemoryPuzzles;
-use super::puzzle::prepared_import;
 use super::{
     ArenaPlayer, ArenaRange, ArenaRecord, Commit, DeadlineChange, GameListing, GameStatus,
     LoadedGame, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame, RoundOutcome,
@@ -535,7 +534,7 @@ impl Store for MemoryStore {
         let mut inner = self.lock();
         let result = inner
             .check_open()
-            .and_then(|()| prepared_import(puzzles))
+            .and_then(|()| super::prepared_puzzles(puzzles))
             .map(|puzzles| inner.puzzles.import(puzzles));
         ready(result)
     }

@@ -16,7 +16,7 @@ use super::rows::{Param, first, rating_from_row, text};
 use super::{PostgresStore, Shared};
 use crate::server::domain::rating::Rating;
 use crate::server::domain::user::UserId;
-use crate::server::store::puzzle::{prepared_import, rating_key, themes_from_text};
+use crate::server::store::puzzle::{rating_key, themes_from_text};
 use crate::server::store::{
     PUZZLE_IMPORT_SLICE, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RoundOutcome,
     StoreError, StoreFuture, rate_round,
@@ -45,10 +45,13 @@ fn count(value: i64) -> u32 {
     u32::try_from(value).unwrap_or(u32::MAX)
 }
 
-/// The SQL of one half of `puzzle_near`: `$1` the target, `$2` the user (NULL: anyone), `$3`
-/// the theme (only with `theme`). Public (`postgres::puzzle_near_sql`) so that a test can have
-/// Postgres explain the very statement the store runs.
-pub fn near_sql(theme: bool, above: bool) -> String {
+/// The SQL of one half of `puzzle_near`: `$1` the target, then the user (only with `user`),
+/// then the theme (only with `theme`). The user's rounds are a top-level `NOT EXISTS`, which
+/// Postgres plans as an anti-join: a probe of `puzzle_rounds`' primary key per puzzle passed
+/// over, below the `LIMIT` (behind an `OR` it would read every round of the player into a
+/// hash first). Public (`postgres::puzzle_near_sql`) so that a test can have Postgres explain
+/// the very statement the store runs.
+pub fn near_sql(theme: bool, above: bool, user: bool) -> String {
     let (from, key, id) = if theme {
         (
             "puzzle_themes t JOIN puzzles p ON p.id = t.puzzle_id",
@@ -58,7 +61,21 @@ pub fn near_sql(theme: bool, above: bool) -> String {
     } else {
         ("puzzles p", "p.rating_key", "p.id")
     };
-    let theme_is = if theme { "t.theme = $3 AND " } else { "" };
+    let mut next = 2;
+    let unplayed = if user {
+        next += 1;
+        format!(
+            " AND NOT EXISTS (SELECT 1 FROM puzzle_rounds r WHERE r.user_id = $2
+                 AND r.puzzle_id = {id})"
+        )
+    } else {
+        String::new()
+    };
+    let theme_is = if theme {
+        format!("t.theme = ${next} AND ")
+    } else {
+        String::new()
+    };
     let (compare, order) = if above {
         (">=", format!("{key}, {id}"))
     } else {
@@ -66,8 +83,7 @@ pub fn near_sql(theme: bool, above: bool) -> String {
     };
     format!(
         "SELECT {PUZZLE_COLUMNS} FROM {from}
-         WHERE {theme_is}{key} {compare} $1 AND ($2::bigint IS NULL OR NOT EXISTS (
-             SELECT 1 FROM puzzle_rounds r WHERE r.user_id = $2 AND r.puzzle_id = {id}))
+         WHERE {theme_is}{key} {compare} $1{unplayed}
          ORDER BY {order} LIMIT 1"
     )
 }
@@ -106,7 +122,7 @@ impl PostgresStore {
     pub(super) fn puzzle_import(&self, puzzles: Vec<PuzzleRecord>) -> StoreFuture<u64> {
         let shared = Arc::clone(&self.shared);
         Box::pin(async move {
-            let puzzles = prepared_import(puzzles)?;
+            let puzzles = crate::server::store::prepared_puzzles(puzzles)?;
             let mut inserted = 0;
             for slice in puzzles.chunks(PUZZLE_IMPORT_SLICE) {
                 inserted += import_slice(&shared, slice).await?;
@@ -132,14 +148,10 @@ impl PostgresStore {
         let store = self.clone();
         Box::pin(async move {
             for above in [true, false] {
-                let mut params = vec![
-                    Param::Int(i64::from(target)),
-                    Param::OptInt(user.map(|u| u.0)),
-                ];
-                if let Some(theme) = &theme {
-                    params.push(text(theme));
-                }
-                let sql = near_sql(theme.is_some(), above);
+                let mut params = vec![Param::Int(i64::from(target))];
+                params.extend(user.map(|u| Param::Int(u.0)));
+                params.extend(theme.iter().map(|t| text(t)));
+                let sql = near_sql(theme.is_some(), above, user.is_some());
                 let found = first(store.read_rows(sql, params, puzzle_from_row)).await?;
                 if found.is_some() {
                     return Ok(found);

@@ -609,10 +609,10 @@ impl Store for SqliteStore {
     fn import_puzzles(&self, puzzles: Vec<PuzzleRecord>) -> StoreFuture<u64> {
         let store = self.clone();
         Box::pin(async move {
-            let mut puzzles = super::puzzle::prepared_import(puzzles)?.into_iter();
+            let mut puzzles = super::prepared_puzzles(puzzles)?.into_iter();
             let mut inserted = 0;
-            // One slice at a time, each its own unit awaited before the next is sent: the
-            // games' commits queued meanwhile go into the batches between them.
+            // One slice at a time, each its own unit of the writer awaited before the next is
+            // sent: the games' commits queued meanwhile go into the batches between them.
             loop {
                 let slice: Vec<PuzzleRecord> =
                     puzzles.by_ref().take(super::PUZZLE_IMPORT_SLICE).collect();

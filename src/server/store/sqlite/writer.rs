@@ -1,6 +1,7 @@
 //! The group-commit writer: one thread owns the only write connection, takes commits (and the
-//! other writes: new users, sessions created, touched or deleted) from a channel, and writes every commit pending at that moment (up to a bound) in ONE transaction, so a
-//! single fsync makes a whole batch durable. Only after that transaction commits does it complete
+//! other writes: new users, sessions created, touched or deleted, chat, settings, arenas, puzzle
+//! imports and rounds) from a channel, and writes every commit pending at that moment (up to a
+//! bound) in ONE transaction, so a single fsync makes a whole batch durable. Only after that transaction commits does it complete
 //! the callers' futures; a commit is never acknowledged before it is on disk.
 //!
 //! Within a batch each caller's unit (one commit, or the several of a `commit_all`) stands or
