@@ -42,6 +42,7 @@ pub mod per_client;
 pub mod play;
 pub mod players;
 pub mod pool;
+pub mod puzzles;
 pub mod site;
 pub mod store;
 pub mod web;

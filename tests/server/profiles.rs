@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use futures_util::future::BoxFuture;
 use marseillais::server::players::account::{Account, UserId, Username};
 use marseillais::server::players::rating::{Rating, Speed};
-use marseillais::server::store::{
+use marseillais::server::store::{self as store, 
     ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus, LoadedGame, RatedEnd,
     RatedGame, SessionHash, SqliteStore, Store, StoreError, StoreFuture, UserRecord,
 };
@@ -735,6 +735,51 @@ impl Store for ReadFailing {
     }
     fn user_arenas(&self, user: UserId, limit: u32) -> StoreFuture<Vec<ArenaRecord>> {
         self.inner.user_arenas(user, limit)
+    }
+
+    // Puzzles (issue 30): passed through.
+    fn import_puzzles(&self, puzzles: Vec<store::PuzzleRecord>) -> StoreFuture<u64> {
+        self.inner.import_puzzles(puzzles)
+    }
+    fn puzzle(&self, id: &str) -> StoreFuture<Option<store::PuzzleRecord>> {
+        self.inner.puzzle(id)
+    }
+    fn puzzle_near(
+        &self,
+        user: Option<UserId>,
+        theme: Option<String>,
+        target: i32,
+    ) -> StoreFuture<Option<store::PuzzleRecord>> {
+        self.inner.puzzle_near(user, theme, target)
+    }
+    fn puzzle_after(
+        &self,
+        theme: Option<String>,
+        after: Option<String>,
+    ) -> StoreFuture<Option<store::PuzzleRecord>> {
+        self.inner.puzzle_after(theme, after)
+    }
+    fn puzzle_themes(&self) -> StoreFuture<Vec<(String, u64)>> {
+        self.inner.puzzle_themes()
+    }
+    fn puzzle_count(&self) -> StoreFuture<u64> {
+        self.inner.puzzle_count()
+    }
+    fn puzzle_player(&self, user: UserId) -> StoreFuture<Option<store::PuzzlePlayer>> {
+        self.inner.puzzle_player(user)
+    }
+    fn record_puzzle_round(&self, round: store::PuzzleRound) -> StoreFuture<store::RoundOutcome> {
+        self.inner.record_puzzle_round(round)
+    }
+    fn puzzle_attempts(&self, user: UserId, limit: u32) -> StoreFuture<Vec<store::PuzzleAttempt>> {
+        self.inner.puzzle_attempts(user, limit)
+    }
+    fn export_puzzles(
+        &self,
+        after: Option<String>,
+        limit: u32,
+    ) -> StoreFuture<Vec<store::PuzzleRecord>> {
+        self.inner.export_puzzles(after, limit)
     }
 }
 

@@ -6,8 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use futures_util::future::BoxFuture;
 
 use super::{
-    ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus, LoadedGame, RatedGame,
-    SessionHash, Store, StoreError, StoreFuture, UserRecord,
+    ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus, LoadedGame,
+    PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame, RoundOutcome, SessionHash,
+    Store, StoreError, StoreFuture, UserRecord,
 };
 use crate::server::domain::chat::ChatRoom;
 use crate::server::domain::chat_line::{ChatLine, NewChatLine};
@@ -16,9 +17,9 @@ use crate::server::domain::user::{Account, UserId, Username};
 use crate::server::game::speed::Speed;
 
 /// Wraps a store and, while its shared switch is on, fails every commit (and every other write:
-/// `create_user`, `create_session`, `delete_session`, `append_chat`,
-/// `set_account_settings`) with `StoreError::Io("injected")` without
-/// passing it on (so nothing is stored). Reads and `close()` always go to the inner store (so does
+/// `create_user`, `create_session`, `delete_session`, `append_chat`, `set_account_settings`,
+/// the arena writes, `import_puzzles`, `record_puzzle_round`) with `StoreError::Io("injected")`
+/// without passing it on (so nothing is stored). Reads and `close()` always go to the inner store (so does
 /// `session_account`, whose last-seen touch is best effort). The switch starts off.
 ///
 /// Used to prove the server never acknowledges a move the store did not take.
@@ -222,6 +223,65 @@ impl Store for FailingStore {
 
     fn user_arenas(&self, user: UserId, limit: u32) -> StoreFuture<Vec<ArenaRecord>> {
         self.inner.user_arenas(user, limit)
+    }
+
+    fn import_puzzles(&self, puzzles: Vec<PuzzleRecord>) -> StoreFuture<u64> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.import_puzzles(puzzles)
+    }
+
+    fn puzzle(&self, id: &str) -> StoreFuture<Option<PuzzleRecord>> {
+        self.inner.puzzle(id)
+    }
+
+    fn puzzle_near(
+        &self,
+        user: Option<UserId>,
+        theme: Option<String>,
+        target: i32,
+    ) -> StoreFuture<Option<PuzzleRecord>> {
+        self.inner.puzzle_near(user, theme, target)
+    }
+
+    fn puzzle_after(
+        &self,
+        theme: Option<String>,
+        after: Option<String>,
+    ) -> StoreFuture<Option<PuzzleRecord>> {
+        self.inner.puzzle_after(theme, after)
+    }
+
+    fn puzzle_themes(&self) -> StoreFuture<Vec<(String, u64)>> {
+        self.inner.puzzle_themes()
+    }
+
+    fn puzzle_count(&self) -> StoreFuture<u64> {
+        self.inner.puzzle_count()
+    }
+
+    fn puzzle_player(&self, user: UserId) -> StoreFuture<Option<PuzzlePlayer>> {
+        self.inner.puzzle_player(user)
+    }
+
+    fn record_puzzle_round(&self, round: PuzzleRound) -> StoreFuture<RoundOutcome> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.record_puzzle_round(round)
+    }
+
+    fn puzzle_attempts(&self, user: UserId, limit: u32) -> StoreFuture<Vec<PuzzleAttempt>> {
+        self.inner.puzzle_attempts(user, limit)
+    }
+
+    fn export_puzzles(
+        &self,
+        after: Option<String>,
+        limit: u32,
+    ) -> StoreFuture<Vec<PuzzleRecord>> {
+        self.inner.export_puzzles(after, limit)
     }
 }
 

@@ -9,8 +9,9 @@
 //! (the identity sequences are moved past them, so new users and chat lines get new ids).
 //!
 //! Verified afterwards, from the committed data on both sides: the row count of every table,
-//! and per game a SHA-256 over its events in `seq` order. Any difference is reported, and the
-//! command exits non-zero.
+//! per game a SHA-256 over its events in `seq` order, and per puzzle a SHA-256 over its row
+//! (its line, rating, counts and themes). Any difference is reported, and the command exits
+//! non-zero.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -52,6 +53,10 @@ pub struct MigrationReport {
     pub games: usize,
     /// Games whose checksum differs between the two sides (or that one side lacks).
     pub mismatched_games: Vec<String>,
+    /// Puzzles whose rows were compared.
+    pub puzzles: usize,
+    /// Puzzles whose checksum differs between the two sides (or that one side lacks).
+    pub mismatched_puzzles: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,7 +69,9 @@ pub struct TableCount {
 impl MigrationReport {
     /// Whether every count and every checksum matched.
     pub fn verified(&self) -> bool {
-        self.mismatched_games.is_empty() && self.tables.iter().all(|t| t.source == t.copied)
+        self.mismatched_games.is_empty()
+            && self.mismatched_puzzles.is_empty()
+            && self.tables.iter().all(|t| t.source == t.copied)
     }
 }
 
@@ -146,6 +153,37 @@ fn columns(table: &str) -> &'static [(&'static str, Kind)] {
             ("joined_ms", Int),
             ("rating", Int),
             ("withdrawn", Bool),
+        ],
+        "puzzles" => &[
+            ("id", Text),
+            ("fen", Text),
+            ("moves", Text),
+            ("rating", Real),
+            ("deviation", Real),
+            ("volatility", Real),
+            ("rated_plays", Int),
+            ("plays", Int),
+            ("rating_key", Int),
+            ("themes", Text),
+            ("source", Text),
+            ("created_ms", Int),
+        ],
+        "puzzle_themes" => &[("theme", Text), ("puzzle_id", Text), ("rating_key", Int)],
+        "puzzle_players" => &[
+            ("user_id", Int),
+            ("rating", Real),
+            ("deviation", Real),
+            ("volatility", Real),
+            ("rounds", Int),
+            ("solved", Int),
+            ("failed", Int),
+        ],
+        "puzzle_rounds" => &[
+            ("user_id", Int),
+            ("puzzle_id", Text),
+            ("solved", Bool),
+            ("at_ms", Int),
+            ("rating_after", Real),
         ],
         "chat_lines" => &[
             ("id", Int),
@@ -314,11 +352,7 @@ pub async fn migrate(
     }
     let source_sums = sqlite_checksums(&source)?;
     let target_sums = pg_checksums(&client).await?;
-    let mut mismatched_games: Vec<String> = source_sums
-        .iter()
-        .filter(|(game, sum)| target_sums.get(*game) != Some(sum))
-        .map(|(game, _)| game.clone())
-        .collect();
+    let mut mismatched_games = mismatches(&source_sums, &target_sums);
     if !allow_non_empty {
         // Every game of the target came from the source.
         mismatched_games.extend(
@@ -328,13 +362,125 @@ pub async fn migrate(
                 .cloned(),
         );
     }
+    let source_puzzles = sqlite_puzzle_sums(&source)?;
+    let target_puzzles = pg_puzzle_sums(&client).await?;
+    let mut mismatched_puzzles = mismatches(&source_puzzles, &target_puzzles);
+    if !allow_non_empty {
+        mismatched_puzzles.extend(
+            target_puzzles
+                .keys()
+                .filter(|id| !source_puzzles.contains_key(*id))
+                .cloned(),
+        );
+    }
     drop(client);
     let _ = connection.await;
     Ok(MigrationReport {
         tables,
         games: source_sums.len(),
         mismatched_games,
+        puzzles: source_puzzles.len(),
+        mismatched_puzzles,
     })
+}
+
+/// The keys of `source` whose checksum `target` lacks or holds otherwise.
+fn mismatches(
+    source: &BTreeMap<String, [u8; 32]>,
+    target: &BTreeMap<String, [u8; 32]>,
+) -> Vec<String> {
+    source
+        .iter()
+        .filter(|(key, sum)| target.get(*key) != Some(sum))
+        .map(|(key, _)| key.clone())
+        .collect()
+}
+
+/// The columns of a puzzle a checksum covers, in the order [`PuzzleRow`] reads them.
+const PUZZLE_ROW: &str = "SELECT id, fen, moves, rating, deviation, volatility, rated_plays,
+    plays, rating_key, themes, source, created_ms FROM puzzles ORDER BY id";
+
+/// A puzzle's row as both sides read it, for its checksum.
+struct PuzzleRow {
+    texts: [String; 5],
+    reals: [f64; 3],
+    ints: [i64; 4],
+}
+
+impl PuzzleRow {
+    /// SHA-256 over every column: texts framed by their length, numbers by their bits.
+    fn checksum(&self) -> [u8; 32] {
+        let mut hasher = Sha256::new();
+        for text in &self.texts {
+            hash_event(&mut hasher, text);
+        }
+        for real in self.reals {
+            hasher.update(real.to_bits().to_le_bytes());
+        }
+        for int in self.ints {
+            hasher.update(int.to_le_bytes());
+        }
+        hasher.finalize().into()
+    }
+}
+
+/// SHA-256 of every puzzle's row, by id, from SQLite.
+fn sqlite_puzzle_sums(
+    source: &rusqlite::Connection,
+) -> Result<BTreeMap<String, [u8; 32]>, rusqlite::Error> {
+    let mut sums = BTreeMap::new();
+    let mut statement = source.prepare(PUZZLE_ROW)?;
+    let mut rows = statement.query([])?;
+    while let Some(row) = rows.next()? {
+        let id: String = row.get(0)?;
+        let puzzle = PuzzleRow {
+            texts: [
+                id.clone(),
+                row.get(1)?,
+                row.get(2)?,
+                row.get(9)?,
+                row.get(10)?,
+            ],
+            reals: [row.get(3)?, row.get(4)?, row.get(5)?],
+            ints: [row.get(6)?, row.get(7)?, row.get(8)?, row.get(11)?],
+        };
+        sums.insert(id, puzzle.checksum());
+    }
+    Ok(sums)
+}
+
+/// The same checksums from Postgres, streamed.
+async fn pg_puzzle_sums(
+    client: &tokio_postgres::Client,
+) -> Result<BTreeMap<String, [u8; 32]>, tokio_postgres::Error> {
+    let mut sums = BTreeMap::new();
+    let statement = client.prepare(PUZZLE_ROW).await?;
+    let rows = client
+        .query_raw(&statement, std::iter::empty::<&(dyn ToSql + Sync)>())
+        .await?;
+    pin_mut!(rows);
+    while let Some(row) = rows.next().await {
+        let row = row?;
+        let id: String = row.try_get(0)?;
+        let puzzle = PuzzleRow {
+            texts: [
+                id.clone(),
+                row.try_get(1)?,
+                row.try_get(2)?,
+                row.try_get(9)?,
+                row.try_get(10)?,
+            ],
+            reals: [row.try_get(3)?, row.try_get(4)?, row.try_get(5)?],
+            ints: [
+                row.try_get(6)?,
+                row.try_get(7)?,
+                row.try_get(8)?,
+                row.try_get(11)?,
+            ],
+        };
+        sums.insert(id, puzzle.checksum());
+    }
+    Ok(sums)
 }
 
 async fn pg_counts(

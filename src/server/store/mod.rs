@@ -15,12 +15,17 @@ mod failing;
 mod memory;
 pub mod migrate;
 pub mod postgres;
+mod puzzle;
 pub mod sqlite;
 
 pub use arena::{ArenaPlayer, ArenaRange, ArenaRecord, range_order as arena_range_order};
 pub use failing::FailingStore;
 pub use memory::MemoryStore;
 pub use postgres::PostgresStore;
+pub use puzzle::{
+    IMPORT_SLICE as PUZZLE_IMPORT_SLICE, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound,
+    RoundOutcome, rate_round, rating_key as puzzle_rating_key,
+};
 pub use sqlite::{SqliteOptions, SqliteStore, StoreStats};
 
 use futures_util::future::BoxFuture;
@@ -370,6 +375,57 @@ pub trait Store: Send + Sync + 'static {
     fn arena_games(&self, arena: &str) -> StoreFuture<Vec<GameListing>>;
     /// Up to `limit` arenas `user` joined, the last to start first.
     fn user_arenas(&self, user: UserId, limit: u32) -> StoreFuture<Vec<ArenaRecord>>;
+
+    // Puzzles (SQLite schema v8, Postgres v5; issue 30): tables `puzzles`, `puzzle_themes`,
+    // `puzzle_players`, `puzzle_rounds` (store/puzzle.rs). Themes are opaque keys. Writes are
+    // durable once `Ok`, like the others.
+
+    /// Stores the puzzles whose id is not stored yet (an existing id is left alone, whatever
+    /// the record says) and returns how many were new. Themes are stored sorted, each once; a
+    /// theme that is not a word (empty, or with a space) fails the call before anything is
+    /// written. Written in slices of [`PUZZLE_IMPORT_SLICE`], each durable on its own: an
+    /// import that failed half-way is run again.
+    fn import_puzzles(&self, puzzles: Vec<PuzzleRecord>) -> StoreFuture<u64>;
+    fn puzzle(&self, id: &str) -> StoreFuture<Option<PuzzleRecord>>;
+    /// The puzzle to give next: the first by (rounded rating, id) whose rounded rating is at
+    /// least `target`, having `theme` (if any), that `user` (if any) has no round of; if there
+    /// is none, the last such below `target`. Each half is one index range (by rating, or by
+    /// theme and rating), skipping the user's rounds by their primary key.
+    fn puzzle_near(
+        &self,
+        user: Option<UserId>,
+        theme: Option<String>,
+        target: i32,
+    ) -> StoreFuture<Option<PuzzleRecord>>;
+    /// The first puzzle by id after `after` (from the first one when `None`), having `theme`
+    /// (if any), wrapping round to the smallest id: anonymous players' next puzzle, the daily
+    /// one.
+    fn puzzle_after(
+        &self,
+        theme: Option<String>,
+        after: Option<String>,
+    ) -> StoreFuture<Option<PuzzleRecord>>;
+    /// Every theme with its number of puzzles, by key.
+    fn puzzle_themes(&self) -> StoreFuture<Vec<(String, u64)>>;
+    fn puzzle_count(&self) -> StoreFuture<u64>;
+    /// The user's puzzle rating and counts; `None` before their first round.
+    fn puzzle_player(&self, user: UserId) -> StoreFuture<Option<PuzzlePlayer>>;
+    /// In ONE transaction: if the user has no round of this puzzle, stores it, rates the
+    /// player (from [`Rating::INITIAL`] at their first) and the puzzle with [`rate_round`],
+    /// counts the player's solved or failed and the puzzle's plays; otherwise
+    /// [`RoundOutcome::Repeated`] and nothing changes. Two rounds of one puzzle at once (two
+    /// players, or two nodes) both count, one after the other. A puzzle that is not stored
+    /// fails with [`StoreError::Io`].
+    fn record_puzzle_round(&self, round: PuzzleRound) -> StoreFuture<RoundOutcome>;
+    /// The user's last `limit` rounds, newest first (then by puzzle id, descending).
+    fn puzzle_attempts(&self, user: UserId, limit: u32) -> StoreFuture<Vec<PuzzleAttempt>>;
+    /// Up to `limit` puzzles by id, after `after` (from the first when `None`): paging through
+    /// every puzzle (the CSV export).
+    fn export_puzzles(
+        &self,
+        after: Option<String>,
+        limit: u32,
+    ) -> StoreFuture<Vec<PuzzleRecord>>;
 
     // Ownership leases of several nodes (issue 13): table `game_leases`, and `cluster_nodes`
     // for the nodes' own liveness. Times are the store's clock (Postgres `now()`), never a

@@ -1,8 +1,9 @@
 //! The store contract (docs: src/server/store/mod.rs) as checks on any `&dyn Store`, one file
 //! per part of the store: a game's log and its listing (`games`), accounts, sessions and
 //! ratings (`accounts`), chat lines (`chat`), the turn-deadline index (`deadlines`), personal
-//! settings (`settings`), arena tournaments (`arenas`), ownership leases and fencing (`leases`). Each check wants a fresh,
-//! empty store.
+//! settings (`settings`), arena tournaments (`arenas`), puzzles (`puzzles`, and their searches
+//! over thousands in `puzzle_search`), ownership leases and fencing (`leases`). Each check wants
+//! a fresh, empty store.
 //!
 //! This file holds the fixtures the checks share and [`store_contract_tests!`], the one list of
 //! the checks as tests: every backend (tests/store/sqlite.rs, memory.rs, postgres.rs) runs the
@@ -14,11 +15,16 @@ mod chat;
 mod deadlines;
 mod games;
 mod leases;
+mod puzzle_search;
+mod puzzles;
 mod settings;
 
 // Every test binary mounts support/; those without a store leave these unused.
 #[allow(unused_imports)]
-pub use self::{accounts::*, arenas::*, chat::*, deadlines::*, games::*, leases::*, settings::*};
+pub use self::{
+    accounts::*, arenas::*, chat::*, deadlines::*, games::*, leases::*, puzzle_search::*,
+    puzzles::*, settings::*,
+};
 
 use std::time::Duration;
 
@@ -153,6 +159,13 @@ macro_rules! store_contract_tests {
             ref arena_players_come_back_in_join_order_and_keep_their_first_join = check_arena_players_keep_their_first_join;
             ref an_arenas_games_are_the_games_that_name_it_in_the_order_made = check_arena_games_are_the_games_that_name_it;
             arc arena_writes_fail_under_failure_injection_and_after_close = check_arena_writes_fail_while_failing_and_after_close;
+            ref puzzles_are_imported_once_with_their_themes_sorted = check_puzzles_are_imported_once_with_their_themes_sorted;
+            ref a_puzzle_round_rates_the_player_and_the_puzzle_once = check_a_round_rates_the_player_and_the_puzzle_once;
+            ref puzzle_attempts_come_newest_first_with_the_rating_after = check_attempts_come_newest_first_with_the_rating_after;
+            arc rounds_of_one_puzzle_at_once_all_count = check_rounds_of_one_puzzle_at_once_all_count;
+            arc puzzle_writes_fail_under_failure_injection_and_after_close = check_puzzle_writes_fail_while_failing_and_after_close;
+            ref the_nearest_puzzle_is_the_first_unplayed_at_or_above_the_target_else_below = check_the_nearest_puzzle_is_the_first_unplayed_at_or_above_else_below;
+            ref puzzles_after_an_id_go_by_id_within_a_theme_and_wrap_round = check_puzzles_after_an_id_go_by_id_within_a_theme_and_wrap_round;
         }
     };
     // `ref`: the check takes `&dyn Store`; `arc`: an `Arc<dyn Store>` (it wraps or shares it).

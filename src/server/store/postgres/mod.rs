@@ -13,11 +13,13 @@ mod arena;
 pub(crate) mod error;
 mod lease;
 mod pipeline;
+mod puzzle;
 mod rows;
 mod schema;
 mod unit;
 mod writer;
 
+pub use puzzle::{ATTEMPTS_SQL as PUZZLE_ATTEMPTS_SQL, near_sql as puzzle_near_sql};
 pub use schema::{SCHEMA_VERSION, TABLES, migrate_to};
 pub use writer::PostgresStats;
 
@@ -37,8 +39,8 @@ use self::unit::{Done, Pending, Work};
 use self::writer::Counters;
 use super::{
     ArenaPlayer, ArenaRange, ArenaRecord, Claim, Commit, Fence, GameListing, GameStatus,
-    LoadedGame, RatedGame, SessionHash, Store, StoreError, StoreFuture, UserRecord, session_alive,
-    session_needs_touch,
+    LoadedGame, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame, RoundOutcome,
+    SessionHash, Store, StoreError, StoreFuture, UserRecord, session_alive, session_needs_touch,
 };
 use crate::server::domain::chat::ChatRoom;
 use crate::server::domain::chat_line::{ChatLine, NewChatLine};
@@ -654,6 +656,59 @@ impl Store for PostgresStore {
 
     fn user_arenas(&self, user: UserId, limit: u32) -> StoreFuture<Vec<ArenaRecord>> {
         self.user_arena_rows(user, limit)
+    }
+
+    fn import_puzzles(&self, puzzles: Vec<PuzzleRecord>) -> StoreFuture<u64> {
+        self.puzzle_import(puzzles)
+    }
+
+    fn puzzle(&self, id: &str) -> StoreFuture<Option<PuzzleRecord>> {
+        self.puzzle_row(id)
+    }
+
+    fn puzzle_near(
+        &self,
+        user: Option<UserId>,
+        theme: Option<String>,
+        target: i32,
+    ) -> StoreFuture<Option<PuzzleRecord>> {
+        self.puzzle_nearest(user, theme, target)
+    }
+
+    fn puzzle_after(
+        &self,
+        theme: Option<String>,
+        after: Option<String>,
+    ) -> StoreFuture<Option<PuzzleRecord>> {
+        self.puzzle_next_by_id(theme, after)
+    }
+
+    fn puzzle_themes(&self) -> StoreFuture<Vec<(String, u64)>> {
+        self.puzzle_theme_counts()
+    }
+
+    fn puzzle_count(&self) -> StoreFuture<u64> {
+        self.puzzle_total()
+    }
+
+    fn puzzle_player(&self, user: UserId) -> StoreFuture<Option<PuzzlePlayer>> {
+        self.puzzle_player_row(user)
+    }
+
+    fn record_puzzle_round(&self, round: PuzzleRound) -> StoreFuture<RoundOutcome> {
+        self.puzzle_round(round)
+    }
+
+    fn puzzle_attempts(&self, user: UserId, limit: u32) -> StoreFuture<Vec<PuzzleAttempt>> {
+        self.puzzle_attempt_rows(user, limit)
+    }
+
+    fn export_puzzles(
+        &self,
+        after: Option<String>,
+        limit: u32,
+    ) -> StoreFuture<Vec<PuzzleRecord>> {
+        self.puzzle_page(after, limit)
     }
 
     fn claim_game(&self, game: &str, node: &str, ttl: Duration) -> StoreFuture<Claim> {

@@ -9,7 +9,8 @@
 //! Migrations run in one transaction holding a transaction-scoped advisory lock, so two nodes
 //! starting at once against the same database apply each step once: the second waits for the
 //! lock, then finds the version already current. Version 3 added the ownership leases of several
-//! nodes (issue 13): one more entry of [`MIGRATIONS`].
+//! nodes (issue 13): one more entry of [`MIGRATIONS`]; version 4 the arenas (SQLite's 7),
+//! version 5 the puzzles (SQLite's 8).
 
 use tokio_postgres::Client;
 
@@ -18,7 +19,7 @@ use crate::server::store::StoreError;
 
 /// The schema this program writes. A database at a newer version was written by a newer program
 /// and is refused rather than misread.
-pub const SCHEMA_VERSION: i32 = 4;
+pub const SCHEMA_VERSION: i32 = 5;
 
 /// The key of the advisory lock taken while migrating (any constant unique to this program:
 /// "MRSL" in ASCII).
@@ -167,13 +168,60 @@ ALTER TABLE games ADD COLUMN arena TEXT;
 CREATE INDEX games_by_arena ON games (arena, created_ms, id) WHERE arena IS NOT NULL;
 ";
 
+/// Version 5: puzzles (issue 30; SQLite's version 8, whose comment says what each table and
+/// index is for). The same tables and indexes; the text keys that puzzles are ordered or
+/// paged by (ids, themes) are `COLLATE "C"`, byte order, so that "the first by id" is the same
+/// puzzle as on SQLite and in memory whatever the database's own collation.
+const SCHEMA_V5: &str = r#"
+CREATE TABLE puzzles (
+    id           TEXT COLLATE "C" PRIMARY KEY,
+    fen          TEXT NOT NULL,
+    moves        TEXT NOT NULL,
+    rating       DOUBLE PRECISION NOT NULL,
+    deviation    DOUBLE PRECISION NOT NULL,
+    volatility   DOUBLE PRECISION NOT NULL,
+    rated_plays  BIGINT NOT NULL,
+    plays        BIGINT NOT NULL,
+    rating_key   BIGINT NOT NULL,
+    themes       TEXT NOT NULL,
+    source       TEXT NOT NULL,
+    created_ms   BIGINT NOT NULL
+);
+CREATE INDEX puzzles_by_rating ON puzzles (rating_key, id);
+CREATE TABLE puzzle_themes (
+    theme       TEXT COLLATE "C" NOT NULL,
+    puzzle_id   TEXT COLLATE "C" NOT NULL REFERENCES puzzles (id),
+    rating_key  BIGINT NOT NULL,
+    PRIMARY KEY (theme, puzzle_id)
+);
+CREATE INDEX puzzle_themes_by_rating ON puzzle_themes (theme, rating_key, puzzle_id);
+CREATE TABLE puzzle_players (
+    user_id     BIGINT PRIMARY KEY REFERENCES users (id),
+    rating      DOUBLE PRECISION NOT NULL,
+    deviation   DOUBLE PRECISION NOT NULL,
+    volatility  DOUBLE PRECISION NOT NULL,
+    rounds      BIGINT NOT NULL,
+    solved      BIGINT NOT NULL,
+    failed      BIGINT NOT NULL
+);
+CREATE TABLE puzzle_rounds (
+    user_id       BIGINT NOT NULL REFERENCES users (id),
+    puzzle_id     TEXT COLLATE "C" NOT NULL REFERENCES puzzles (id),
+    solved        BOOLEAN NOT NULL,
+    at_ms         BIGINT NOT NULL,
+    rating_after  DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (user_id, puzzle_id)
+);
+CREATE INDEX puzzle_rounds_by_time ON puzzle_rounds (user_id, at_ms, puzzle_id);
+"#;
+
 /// `MIGRATIONS[n]` takes the database from version `n` to `n + 1` (version 0: empty).
-const MIGRATIONS: [&str; 4] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4];
+const MIGRATIONS: [&str; 5] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5];
 
 /// The tables `marseillais migrate` copies and counts, in an order that satisfies the foreign
 /// keys (users before what refers to them). Not the leases (`game_leases`, `cluster_nodes`):
 /// they are no one-node data, a SQLite database has none, and they start empty.
-pub const TABLES: [&str; 11] = [
+pub const TABLES: [&str; 15] = [
     "users",
     "sessions",
     "ratings",
@@ -185,6 +233,10 @@ pub const TABLES: [&str; 11] = [
     "chat_lines",
     "arenas",
     "arena_players",
+    "puzzles",
+    "puzzle_themes",
+    "puzzle_players",
+    "puzzle_rounds",
 ];
 
 /// Brings the database to [`SCHEMA_VERSION`] in one transaction under the migration lock.

@@ -11,12 +11,14 @@ mod arena;
 mod checkpoint;
 mod connect;
 mod next_seq;
+mod puzzle;
 mod rows;
 mod schema;
 mod stats;
 mod writer;
 
 pub use connect::{DB_FILE_NAME, SqliteOptions};
+pub use puzzle::{ATTEMPTS_SQL as PUZZLE_ATTEMPTS_SQL, near_sql as puzzle_near_sql};
 pub use schema::SCHEMA_VERSION;
 pub use stats::StoreStats;
 
@@ -31,12 +33,14 @@ use tokio::sync::{Semaphore, oneshot, watch};
 use self::arena::ArenaWrite;
 use self::checkpoint::{Checkpointer, Policy};
 use self::connect::{io, open_checkpointer, open_reader, open_writer};
+use self::puzzle::{PuzzleDone, PuzzleWrite};
 use self::rows::*;
 use self::stats::Counters;
 use self::writer::{Done, Pending, Work};
 use super::{
-    ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus, LoadedGame, RatedGame,
-    SessionHash, Store, StoreError, StoreFuture, UserRecord, session_alive, session_needs_touch,
+    ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus, LoadedGame,
+    PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame, RoundOutcome, SessionHash,
+    Store, StoreError, StoreFuture, UserRecord, session_alive, session_needs_touch,
 };
 use crate::server::domain::chat::ChatRoom;
 use crate::server::domain::chat_line::{ChatLine, NewChatLine};
@@ -331,7 +335,7 @@ impl Store for SqliteStore {
         Box::pin(async move {
             match written.await? {
                 Done::User(id) => Ok(id),
-                Done::Stored | Done::ChatLine(_) | Done::Arena(_) => {
+                Done::Stored | Done::ChatLine(_) | Done::Arena(_) | Done::Puzzle(_) => {
                     Err(StoreError::Io("the writer returned no user id".to_owned()))
                 }
             }
@@ -495,9 +499,9 @@ impl Store for SqliteStore {
         Box::pin(async move {
             match written.await? {
                 Done::ChatLine(id) => Ok(id),
-                Done::Stored | Done::User(_) | Done::Arena(_) => Err(StoreError::Io(
-                    "the writer returned no chat line id".to_owned(),
-                )),
+                Done::Stored | Done::User(_) | Done::Arena(_) | Done::Puzzle(_) => Err(
+                    StoreError::Io("the writer returned no chat line id".to_owned()),
+                ),
             }
         })
     }
@@ -600,6 +604,89 @@ impl Store for SqliteStore {
 
     fn user_arenas(&self, user: UserId, limit: u32) -> StoreFuture<Vec<ArenaRecord>> {
         self.read(move |conn| arena::user_arenas(conn, user, limit))
+    }
+
+    fn import_puzzles(&self, puzzles: Vec<PuzzleRecord>) -> StoreFuture<u64> {
+        let store = self.clone();
+        Box::pin(async move {
+            let mut puzzles = super::puzzle::prepared_import(puzzles)?.into_iter();
+            let mut inserted = 0;
+            // One slice at a time, each its own unit awaited before the next is sent: the
+            // games' commits queued meanwhile go into the batches between them.
+            loop {
+                let slice: Vec<PuzzleRecord> =
+                    puzzles.by_ref().take(super::PUZZLE_IMPORT_SLICE).collect();
+                if slice.is_empty() {
+                    return Ok(inserted);
+                }
+                match store.write(Work::Puzzle(PuzzleWrite::Import(slice))).await? {
+                    Done::Puzzle(PuzzleDone::Imported(n)) => inserted += n,
+                    other => {
+                        return Err(StoreError::Io(format!(
+                            "the writer answered an import with {other:?}"
+                        )));
+                    }
+                }
+            }
+        })
+    }
+
+    fn puzzle(&self, id: &str) -> StoreFuture<Option<PuzzleRecord>> {
+        let id = id.to_owned();
+        self.read(move |conn| puzzle::puzzle(conn, &id))
+    }
+
+    fn puzzle_near(
+        &self,
+        user: Option<UserId>,
+        theme: Option<String>,
+        target: i32,
+    ) -> StoreFuture<Option<PuzzleRecord>> {
+        self.read(move |conn| puzzle::near(conn, user, theme.as_deref(), target))
+    }
+
+    fn puzzle_after(
+        &self,
+        theme: Option<String>,
+        after: Option<String>,
+    ) -> StoreFuture<Option<PuzzleRecord>> {
+        self.read(move |conn| puzzle::after(conn, theme.as_deref(), after.as_deref()))
+    }
+
+    fn puzzle_themes(&self) -> StoreFuture<Vec<(String, u64)>> {
+        self.read(|conn| puzzle::themes(conn))
+    }
+
+    fn puzzle_count(&self) -> StoreFuture<u64> {
+        self.read(|conn| puzzle::count(conn))
+    }
+
+    fn puzzle_player(&self, user: UserId) -> StoreFuture<Option<PuzzlePlayer>> {
+        self.read(move |conn| puzzle::player(conn, user).map_err(io))
+    }
+
+    fn record_puzzle_round(&self, round: PuzzleRound) -> StoreFuture<RoundOutcome> {
+        let written = self.write(Work::Puzzle(PuzzleWrite::Round(round)));
+        Box::pin(async move {
+            match written.await? {
+                Done::Puzzle(PuzzleDone::Round(outcome)) => Ok(outcome),
+                other => Err(StoreError::Io(format!(
+                    "the writer answered a round with {other:?}"
+                ))),
+            }
+        })
+    }
+
+    fn puzzle_attempts(&self, user: UserId, limit: u32) -> StoreFuture<Vec<PuzzleAttempt>> {
+        self.read(move |conn| puzzle::attempts(conn, user, limit))
+    }
+
+    fn export_puzzles(
+        &self,
+        after: Option<String>,
+        limit: u32,
+    ) -> StoreFuture<Vec<PuzzleRecord>> {
+        self.read(move |conn| puzzle::export(conn, after.as_deref(), limit))
     }
 
     fn close(&self) -> BoxFuture<'static, ()> {

@@ -8,7 +8,7 @@ use crate::server::store::StoreError;
 /// The schema this program writes (`PRAGMA user_version`). A database with a newer version was
 /// written by a newer program and is refused rather than misread; an older one is migrated
 /// ([`MIGRATIONS`]).
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// Version 1: the games' listing rows and their event logs.
 const SCHEMA_V1: &str = "
@@ -185,10 +185,64 @@ ALTER TABLE games ADD COLUMN arena TEXT;
 CREATE INDEX games_by_arena ON games (arena, created_ms, id) WHERE arena IS NOT NULL;
 ";
 
+/// Version 8: puzzles (issue 30). `puzzles` holds each puzzle (its line, its Glicko-2 rating
+/// with `rated_plays`, every first try in `plays`, its theme keys space separated, where it came
+/// from) and `rating_key`, the rating rounded, kept in step with it by every round:
+/// `puzzles_by_rating` (rating_key, id) makes "the first puzzle at or above a rating" one index
+/// range. `puzzle_themes` is one row per puzzle and theme with the puzzle's `rating_key` copied
+/// (updated with it), so that the same search within a theme is one range of
+/// `puzzle_themes_by_rating`, and its primary key (theme, puzzle_id) pages a theme by id.
+/// `puzzle_players` is a player's puzzle rating (`rounds` its rated rounds) and counts;
+/// `puzzle_rounds` every first try of a player at a puzzle, keyed (user, puzzle): a puzzle the
+/// player did is skipped by one probe of that key, and a second try is no round. Its index by
+/// time serves a player's history, newest first.
+const SCHEMA_V8: &str = "
+CREATE TABLE puzzles (
+    id           TEXT PRIMARY KEY NOT NULL,
+    fen          TEXT NOT NULL,
+    moves        TEXT NOT NULL,
+    rating       REAL NOT NULL,
+    deviation    REAL NOT NULL,
+    volatility   REAL NOT NULL,
+    rated_plays  INTEGER NOT NULL,
+    plays        INTEGER NOT NULL,
+    rating_key   INTEGER NOT NULL,
+    themes       TEXT NOT NULL,
+    source       TEXT NOT NULL,
+    created_ms   INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX puzzles_by_rating ON puzzles (rating_key, id);
+CREATE TABLE puzzle_themes (
+    theme       TEXT NOT NULL,
+    puzzle_id   TEXT NOT NULL REFERENCES puzzles (id),
+    rating_key  INTEGER NOT NULL,
+    PRIMARY KEY (theme, puzzle_id)
+) WITHOUT ROWID;
+CREATE INDEX puzzle_themes_by_rating ON puzzle_themes (theme, rating_key, puzzle_id);
+CREATE TABLE puzzle_players (
+    user_id     INTEGER PRIMARY KEY REFERENCES users (id),
+    rating      REAL NOT NULL,
+    deviation   REAL NOT NULL,
+    volatility  REAL NOT NULL,
+    rounds      INTEGER NOT NULL,
+    solved      INTEGER NOT NULL,
+    failed      INTEGER NOT NULL
+);
+CREATE TABLE puzzle_rounds (
+    user_id       INTEGER NOT NULL REFERENCES users (id),
+    puzzle_id     TEXT NOT NULL REFERENCES puzzles (id),
+    solved        INTEGER NOT NULL,
+    at_ms         INTEGER NOT NULL,
+    rating_after  REAL NOT NULL,
+    PRIMARY KEY (user_id, puzzle_id)
+) WITHOUT ROWID;
+CREATE INDEX puzzle_rounds_by_time ON puzzle_rounds (user_id, at_ms, puzzle_id);
+";
+
 /// `MIGRATIONS[n]` takes a database from version `n` to `n + 1` (version 0: empty). Each runs in
 /// the same transaction as the version bump, so a crash mid-migration leaves the old version.
-pub(super) const MIGRATIONS: [&str; 7] = [
-    SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7,
+pub(super) const MIGRATIONS: [&str; 8] = [
+    SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8,
 ];
 
 /// Brings the database to [`SCHEMA_VERSION`]: creates the schema in an empty database, runs the

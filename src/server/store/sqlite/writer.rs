@@ -29,6 +29,7 @@ use tokio::sync::{oneshot, watch};
 use super::arena::{self, ArenaWrite};
 use super::checkpoint::{self, Checkpointer};
 use super::next_seq::NextSeqs;
+use super::puzzle::{self, PuzzleDone, PuzzleWrite};
 use super::stats::Counters;
 use crate::server::domain::chat_line::NewChatLine;
 use crate::server::domain::rating::Rating;
@@ -86,6 +87,8 @@ pub(super) enum Work {
     },
     /// An arena or a player's entry (issue 29).
     Arena(ArenaWrite),
+    /// A slice of a puzzle import, or a round (issue 30).
+    Puzzle(PuzzleWrite),
 }
 
 /// What a unit of work gave back once stored.
@@ -97,6 +100,7 @@ pub(super) enum Done {
     ChatLine(i64),
     /// Whether an arena was new ([`ArenaWrite::Create`]).
     Arena(bool),
+    Puzzle(PuzzleDone),
 }
 
 /// A failure while writing a batch: either it concerns one unit of work (the batch goes on
@@ -489,6 +493,10 @@ fn write_work(conn: &Connection, work: &Work) -> Result<Done, CommitFailure> {
             Ok(Done::Stored)
         }
         Work::Arena(write) => arena::write(conn, write).map(Done::Arena).map_err(classify),
+        Work::Puzzle(write) => match puzzle::write(conn, write).map_err(classify)? {
+            Ok(done) => Ok(Done::Puzzle(done)),
+            Err(refused) => Err(CommitFailure::Refused(refused)),
+        },
     }
 }
 

@@ -1,14 +1,20 @@
 //! [`MemoryStore`]: an in-memory [`Store`] for tests, with the same contract as the SQLite store.
+//! Its puzzles are in puzzles.rs.
+
+mod puzzles;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use futures_util::future::BoxFuture;
 
+use self::puzzles::MemoryPuzzles;
+use super::puzzle::prepared_import;
 use super::{
     ArenaPlayer, ArenaRange, ArenaRecord, Commit, DeadlineChange, GameListing, GameStatus,
-    LoadedGame, RatedGame, SessionHash, Store, StoreError, StoreFuture, UserRecord, listing_order,
-    rate_end, rated_order, session_alive, session_needs_touch,
+    LoadedGame, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame, RoundOutcome,
+    SessionHash, Store, StoreError, StoreFuture, UserRecord, listing_order, rate_end, rated_order,
+    session_alive, session_needs_touch,
 };
 use crate::server::domain::chat::ChatRoom;
 use crate::server::domain::chat_line::{ChatLine, NewChatLine};
@@ -43,6 +49,7 @@ struct MemoryInner {
     arenas: HashMap<String, ArenaRecord>,
     /// Each arena's players in the order they first joined.
     arena_players: HashMap<String, Vec<ArenaPlayer>>,
+    puzzles: MemoryPuzzles,
     closed: bool,
 }
 
@@ -522,5 +529,71 @@ impl Store for MemoryStore {
         found.sort_by(|a, b| b.starts_ms.cmp(&a.starts_ms).then(b.id.cmp(&a.id)));
         found.truncate(limit as usize);
         ready(Ok(found))
+    }
+
+    fn import_puzzles(&self, puzzles: Vec<PuzzleRecord>) -> StoreFuture<u64> {
+        let mut inner = self.lock();
+        let result = inner
+            .check_open()
+            .and_then(|()| prepared_import(puzzles))
+            .map(|puzzles| inner.puzzles.import(puzzles));
+        ready(result)
+    }
+
+    fn puzzle(&self, id: &str) -> StoreFuture<Option<PuzzleRecord>> {
+        ready(Ok(self.lock().puzzles.get(id)))
+    }
+
+    fn puzzle_near(
+        &self,
+        user: Option<UserId>,
+        theme: Option<String>,
+        target: i32,
+    ) -> StoreFuture<Option<PuzzleRecord>> {
+        ready(Ok(self.lock().puzzles.near(user, theme.as_deref(), target)))
+    }
+
+    fn puzzle_after(
+        &self,
+        theme: Option<String>,
+        after: Option<String>,
+    ) -> StoreFuture<Option<PuzzleRecord>> {
+        let found = self
+            .lock()
+            .puzzles
+            .after(theme.as_deref(), after.as_deref());
+        ready(Ok(found))
+    }
+
+    fn puzzle_themes(&self) -> StoreFuture<Vec<(String, u64)>> {
+        ready(Ok(self.lock().puzzles.themes()))
+    }
+
+    fn puzzle_count(&self) -> StoreFuture<u64> {
+        ready(Ok(self.lock().puzzles.count()))
+    }
+
+    fn puzzle_player(&self, user: UserId) -> StoreFuture<Option<PuzzlePlayer>> {
+        ready(Ok(self.lock().puzzles.player(user)))
+    }
+
+    fn record_puzzle_round(&self, round: PuzzleRound) -> StoreFuture<RoundOutcome> {
+        let mut inner = self.lock();
+        let result = inner
+            .check_open()
+            .and_then(|()| inner.puzzles.record(round));
+        ready(result)
+    }
+
+    fn puzzle_attempts(&self, user: UserId, limit: u32) -> StoreFuture<Vec<PuzzleAttempt>> {
+        ready(Ok(self.lock().puzzles.attempts(user, limit)))
+    }
+
+    fn export_puzzles(
+        &self,
+        after: Option<String>,
+        limit: u32,
+    ) -> StoreFuture<Vec<PuzzleRecord>> {
+        ready(Ok(self.lock().puzzles.export(after.as_deref(), limit)))
     }
 }
