@@ -21,6 +21,7 @@
 //! | memory of a live game as it gets longer | `memory` |
 //! | quick pairing: pages joining a pool again and again | `pools` |
 //! | an arena of accounts paired again and again | `tournament` |
+//! | the next-puzzle latency with a large set stored | `puzzles` |
 //! | the server process, its memory and counters | `server` |
 //! | WebSocket client, reading server messages | `ws` |
 //! | tiny HTTP client | `http` |
@@ -51,6 +52,8 @@ mod memory;
 mod play;
 #[path = "loadgen/pools.rs"]
 mod pools;
+#[path = "loadgen/puzzles.rs"]
+mod puzzles;
 #[path = "loadgen/report.rs"]
 mod report;
 #[path = "loadgen/rng.rs"]
@@ -187,9 +190,21 @@ struct Args {
     /// running server was given): the report checks the engine peak against it.
     #[arg(long)]
     engine_threads: Option<usize>,
+    /// Puzzles mode: synthetic puzzles the started server imports before the run.
+    #[arg(long, default_value_t = 100_000)]
+    puzzles: usize,
     /// Print the report as one JSON object (last line of stdout).
     #[arg(long)]
     json: bool,
+}
+
+/// The puzzle set written for a started server, removed when the run ends.
+struct PuzzleFile(PathBuf);
+
+impl Drop for PuzzleFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -206,6 +221,8 @@ enum LoadError {
     BotClock(String),
     #[error("cannot start the echo server: {0}")]
     Echo(std::io::Error),
+    #[error("cannot write the puzzle set: {0}")]
+    PuzzleSet(std::io::Error),
     #[error("cannot start the runtime: {0}")]
     Runtime(std::io::Error),
 }
@@ -260,12 +277,33 @@ fn run(args: Args) -> Result<(), LoadError> {
     let mut env: Vec<(&str, &str)> = match args.mode {
         Mode::Memory => memory::SERVER_ENV.to_vec(),
         Mode::Tournament => tournament::SERVER_ENV.to_vec(),
+        Mode::Puzzles => puzzles::SERVER_ENV.to_vec(),
         Mode::ComputerMemory => computer::MEMORY_SERVER_ENV.to_vec(),
         _ => Vec::new(),
     };
     env.extend_from_slice(server::PER_CLIENT_LIFTED);
     if let Some(n) = &threads_text {
         env.push(("MARSEILLAIS_ENGINE_THREADS", n));
+    }
+    // Puzzles mode: the set the started server imports, written first (removed at the end).
+    let puzzle_dir = match (args.mode, first_node) {
+        (Mode::Puzzles, None) => {
+            let path = std::env::temp_dir()
+                .join(format!("marseillais-loadgen-puzzles-{}.csv", std::process::id()));
+            let started = std::time::Instant::now();
+            puzzles::write_set(&path, args.puzzles, 0x5EED).map_err(LoadError::PuzzleSet)?;
+            eprintln!(
+                "loadgen: {} puzzles written in {:.1} s",
+                args.puzzles,
+                started.elapsed().as_secs_f64()
+            );
+            Some(PuzzleFile(path))
+        }
+        _ => None,
+    };
+    let puzzle_path = puzzle_dir.as_ref().map(|file| file.0.to_string_lossy().into_owned());
+    if let Some(path) = &puzzle_path {
+        env.push(("MARSEILLAIS_PUZZLE_SET", path));
     }
     let spawned = match first_node {
         Some(_) => None,
@@ -364,6 +402,17 @@ fn run(args: Args) -> Result<(), LoadError> {
                 })
                 .await;
                 report::print_pools(&report, args.json);
+                Ok(())
+            }
+            Mode::Puzzles => {
+                let report = puzzles::run(puzzles::PuzzlesPlan {
+                    addr,
+                    pid,
+                    accounts: games,
+                    duration: Duration::from_secs_f64(duration),
+                })
+                .await;
+                report::print_puzzles(&report, args.json);
                 Ok(())
             }
             Mode::Tournament => {

@@ -260,6 +260,11 @@ pub struct ServeArgs {
     /// 10+5), `off`, or the path of a JSON file listing them (docs/protocol.md, "Arenas").
     #[arg(long, env = "MARSEILLAIS_ARENA_SCHEDULE", default_value = "builtin")]
     pub arena_schedule: ArenaScheduleChoice,
+    /// The puzzles added to the store at startup (a puzzle already there is left as it is):
+    /// `builtin` (the set shipped in `data/puzzles.csv`), `off`, or the path of a CSV file in
+    /// the same format (docs/puzzles.md).
+    #[arg(long, env = "MARSEILLAIS_PUZZLE_SET", default_value = "builtin")]
+    pub puzzle_set: PuzzleSetChoice,
     #[command(flatten)]
     pub clients: ClientLimitArgs,
 }
@@ -495,6 +500,7 @@ impl ServeArgs {
                 schedule: self.arena_schedule,
                 ..ArenaSettings::default()
             },
+            puzzle_set: self.puzzle_set,
             clients: ClientLimits {
                 lobby_sockets: self.clients.lobby_sockets_per_client,
                 game_sockets: self.clients.game_sockets_per_client,
@@ -653,6 +659,8 @@ pub struct Config {
     pub lobby: LobbyLimits,
     /// Arena tournaments: the schedule (`--arena-schedule`) and the pairing's pace.
     pub arena: ArenaSettings,
+    /// The puzzles imported at startup (`--puzzle-set`).
+    pub puzzle_set: PuzzleSetChoice,
     /// What one client may hold and send at once (see [`ClientLimitArgs`]).
     pub clients: ClientLimits,
     /// Test hook, off (`None`) by default and settable only by code that
@@ -721,6 +729,28 @@ impl std::str::FromStr for ArenaScheduleChoice {
             "builtin" => ArenaScheduleChoice::BuiltIn,
             "off" => ArenaScheduleChoice::Off,
             path => ArenaScheduleChoice::File(PathBuf::from(path)),
+        })
+    }
+}
+
+/// The puzzles the server adds to its store at startup (`--puzzle-set`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum PuzzleSetChoice {
+    /// The set shipped in the binary (`data/puzzles.csv`).
+    BuiltIn,
+    Off,
+    /// A CSV file, read (and checked) when the server starts.
+    File(PathBuf),
+}
+
+impl std::str::FromStr for PuzzleSetChoice {
+    type Err = std::convert::Infallible;
+
+    fn from_str(value: &str) -> Result<Self, Self::Err> {
+        Ok(match value {
+            "builtin" => PuzzleSetChoice::BuiltIn,
+            "off" => PuzzleSetChoice::Off,
+            path => PuzzleSetChoice::File(PathBuf::from(path)),
         })
     }
 }
@@ -896,6 +926,7 @@ impl ServeArgs {
             node_id: None,
             lease_secs: 10.0,
             arena_schedule: ArenaScheduleChoice::BuiltIn,
+            puzzle_set: PuzzleSetChoice::BuiltIn,
             clients: ClientLimitArgs::default(),
         }
     }

@@ -72,6 +72,9 @@ pub enum StartError {
     /// `--arena-schedule` names a file that cannot be read or is not a schedule.
     #[error("--arena-schedule: {0}")]
     ArenaSchedule(String),
+    /// `--puzzle-set` names a file that cannot be read or holds a bad puzzle.
+    #[error("--puzzle-set: {0}")]
+    PuzzleSet(String),
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -299,6 +302,12 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
         ttl: cluster::lease_ttl(link.lease),
     });
     arena::director::spawn(Arc::clone(&arenas), lease, deps.shutdown.clone());
+    let puzzles = Arc::new(puzzles::service::Puzzles::new(Arc::clone(&deps.store)));
+    let set = puzzles::set::read(&config.puzzle_set).map_err(StartError::PuzzleSet)?;
+    let added = puzzles.import(set).await.map_err(|e| StartError::PuzzleSet(e.to_string()))?;
+    if added > 0 {
+        tracing::info!(added, "puzzles added to the store");
+    }
     let analysis = analysis::AnalysisState {
         deps: deps.clone(),
         analyses: Arc::new(analysis::Analyses::new(&config.analysis)),
@@ -330,6 +339,11 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
                 accounts: Arc::clone(&accounts),
             },
         ))
+        .merge(puzzles::routes::router(puzzles::routes::PuzzleState {
+            deps: deps.clone(),
+            puzzles,
+            accounts: Arc::clone(&accounts),
+        }))
         .merge(players::profile::router(deps.clone()))
         .merge(players::my_games::router(players::my_games::MyGamesState {
             deps: deps.clone(),

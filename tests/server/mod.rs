@@ -28,6 +28,7 @@ mod my_games;
 mod pools;
 mod profiles;
 mod protocol_examples;
+mod puzzles;
 mod rated;
 mod restart;
 mod resync;

@@ -35,6 +35,8 @@ pub enum Mode {
     Pools,
     /// One arena of `--games` players paired again and again (`tournament`).
     Tournament,
+    /// `--games` accounts asking for their next puzzle with `--puzzles` stored (`puzzles`).
+    Puzzles,
     /// `--bot-games` computer games moving: nodes per search and the engine wait (`computer`).
     Computer,
     /// `--bot-games` computer games between their turns: memory per game (`computer`).

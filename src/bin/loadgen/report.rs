@@ -276,6 +276,30 @@ pub fn print_pools(r: &crate::pools::PoolsReport, json: bool) {
     }
 }
 
+pub fn print_puzzles(r: &crate::puzzles::PuzzlesReport, json: bool) {
+    println!(
+        "puzzles: {} stored, {} accounts ({} failed) for {:.1} s: {} rounds, {} errors",
+        r.puzzles_stored, r.accounts, r.accounts_failed, r.seconds, r.rounds, r.errors
+    );
+    for (what, p) in [
+        ("next puzzle (signed in)", &r.next_ms),
+        ("next puzzle (anonymous)", &r.next_anonymous_ms),
+    ] {
+        if let Some(p) = p {
+            println!(
+                "{what}: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} samples)",
+                p.p50_ms, p.p99_ms, p.max_ms, p.count
+            );
+        }
+    }
+    if let Some(cpu) = r.server_cpu_secs {
+        println!("server CPU: {cpu:.2} s");
+    }
+    if json {
+        println!("{}", serde_json::to_string(r).unwrap_or_default());
+    }
+}
+
 pub fn print_tournament(r: &crate::tournament::TournamentReport, json: bool) {
     println!(
         "tournament: {} players ({} failed), set up in {:.1} s, {:.1} s of play: {} games opened, {} finished",

@@ -7,7 +7,8 @@
 //! | a solver's turn is right when it reaches the line's position after that turn (so S1,S2 in the other order is right when both orders are legal) | [`same_position`] |
 //! | a turn that checkmates is always right and solves the puzzle (a mate in the line's last turn by another way; lichess accepts any mate too) | [`mates`] |
 //! | an S1 is right when some legal S2 completes a right turn, or when it is a right turn alone (a check ends the turn) | [`judge`] |
-//! | on a wrong S1 the expected sub-move is the line's S1; on a wrong S2 the S2 that completes a right turn from the played S1 if one exists, else the line's S2 | [`judge`] |
+//! | on a wrong S1 the expected sub-move is the line's S1; on a wrong S2 the S2 that completes a right turn from the played S1 (the line's own S2 when it does; there is one, since an S2 is judged only after a right S1) | [`judge`] |
+//! | a list whose earlier sub-move was wrong (an S2 after a wrong S1 included) is refused, naming the wrong one | [`JudgeError::WrongPrefix`] |
 //! | a hint is the from-square of the next right sub-move | [`hint`] |
 
 use super::line::PuzzleLine;
@@ -87,11 +88,16 @@ fn follow(line: &PuzzleLine, played: &[SubMove]) -> Result<Judged, JudgeError> {
         let after_s1 = play(start, s1, at)?;
         at += 1;
         let ends_turn = after_s1.side_to_move() != solver || after_s1.board_outcome().is_some();
+        // The S2 that completes a right turn after a quiet S1: the S1 is right when there is one.
+        let expected_s2 = if ends_turn {
+            None
+        } else {
+            completing_s2(&after_s1, target, solver, &turns[index])
+        };
         let end = if ends_turn {
             after_s1
         } else if at == played.len() {
             // S1 alone, S2 to come.
-            let expected_s2 = completing_s2(&after_s1, target, solver, &turns[index]);
             return Ok(match expected_s2 {
                 Some(s2) => Judged {
                     verdict: Verdict::Continue,
@@ -104,6 +110,9 @@ fn follow(line: &PuzzleLine, played: &[SubMove]) -> Result<Judged, JudgeError> {
                     next: None,
                 },
             });
+        } else if expected_s2.is_none() {
+            // An S2 after a wrong S1.
+            return Err(JudgeError::WrongPrefix { at });
         } else {
             let s2 = played[at];
             let after_s2 = play(&after_s1, s2, at)?;
@@ -117,14 +126,9 @@ fn follow(line: &PuzzleLine, played: &[SubMove]) -> Result<Judged, JudgeError> {
             if !is_last {
                 return Err(JudgeError::WrongPrefix { at });
             }
-            let expected = if ends_turn {
-                first_submove(line, index)
-            } else {
-                // The wrong sub-move was S2: the one that completes a right turn from the played S1.
-                completing_s2(&after_s1, target, solver, &turns[index])
-                    .or_else(|| turns[index].get(1).copied())
-                    .unwrap_or_else(|| first_submove(line, index))
-            };
+            // A wrong S1 that ends the turn expects the line's S1; a wrong S2 the one that
+            // completes a right turn from the played S1 (there is one: the S1 was right).
+            let expected = expected_s2.unwrap_or_else(|| first_submove(line, index));
             return Ok(Judged {
                 verdict: Verdict::Wrong { expected },
                 next: None,

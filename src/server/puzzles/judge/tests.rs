@@ -153,9 +153,14 @@ fn a_second_submove_that_misses_the_mate_expects_the_lines_mating_submove() {
 #[test]
 fn a_wrong_prefix_is_refused() {
     let line = line(MATE, MATE_MOVES);
+    // h3 is a wrong S1 (no S2 then takes both pieces): an S2 after it is refused too.
     assert_eq!(
         judge(&line, &played(&["h2h3", "g1h1", "a4a8"])),
-        Err(JudgeError::WrongPrefix { at: 2 })
+        Err(JudgeError::WrongPrefix { at: 1 })
+    );
+    assert_eq!(
+        judge(&line, &played(&["h2h3", "g1h1"])),
+        Err(JudgeError::WrongPrefix { at: 1 })
     );
     assert_eq!(
         judge(&line, &played(&["a1a4", "g1h1", "a4a8"])),
