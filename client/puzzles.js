@@ -298,6 +298,7 @@ class Trainer {
       if (gen !== this.gen) return;
       this.board.setHighlights({ s1: this.turn[0] || null, s2: this.turn[1] || null, hint: reply.square });
       this.say(t(this.rated ? 'puzzle.hint_rated' : 'puzzle.hint_given', { square: reply.square }), 'hint');
+      this.showRound(reply.round);
     } catch (err) {
       if (gen !== this.gen) return;
       this.say(t('puzzle.move_failed', { error: err.message }), 'bad');

@@ -14,6 +14,7 @@ use browser::{
     BrowserRig as Rig, Driver, SERIAL, Session, browser_available, click, click_move, js, square,
     text, wait_for, wait_text,
 };
+use marseillais::server::config::PuzzleSetChoice;
 use marseillais::server::domain::rating::Rating;
 use marseillais::server::store::{MemoryStore, PuzzleRecord, Store};
 use serde_json::json;
@@ -46,7 +47,7 @@ fn record((id, fen, moves): (&str, &str, &str), themes: &[&str]) -> PuzzleRecord
     }
 }
 
-/// A server on a store holding the two puzzles, and a chromedriver.
+/// A server on a store holding the two puzzles (and not the shipped set), and a chromedriver.
 async fn start() -> Rig {
     let store = Arc::new(MemoryStore::new());
     let imported = store
@@ -58,6 +59,7 @@ async fn start() -> Rig {
         .expect("import the puzzles");
     assert_eq!(imported, 2);
     let server = crate::support::rig::Rig::builder()
+        .config(|c| c.puzzle_set = PuzzleSetChoice::Off)
         .store(store as Arc<dyn Store>)
         .start()
         .await;
@@ -156,14 +158,18 @@ async fn a_player_solves_a_puzzle_by_clicking_its_two_submoves_sees_the_rating_c
         "Analyse opens the replay page with the line: {analyse}"
     );
 
-    // The other puzzle: Qf3 is legal but wrong; the page fails it at once, puts Qh5 (the right
-    // sub-move) on the board and says so, and the rating drops.
+    // The other puzzle: g4 is legal but wrong (it blocks the queen's way to h5, and no second
+    // sub-move mates; a quiet first one such as Qf3 would still be right, Qh5 mating after it).
+    // The page fails it at once, takes g4 back, puts Qh5 (the right sub-move) on the board and
+    // says so, and the rating drops.
     open_puzzle(&s, &rig, QUEEN_MATE.0).await;
-    click_move(&s, "d1", "f3").await;
+    click_move(&s, "g2", "g4").await;
     wait_text(&s, "#puzzle-status", "Failed").await;
+    wait_text(&s, "#puzzle-feedback", "g4 is not the move").await;
     wait_text(&s, "#puzzle-feedback", "the right sub-move was Qh5").await;
     assert_eq!(piece_on(&s, "h5").await, "Q");
-    assert_eq!(piece_on(&s, "f3").await, "");
+    assert_eq!(piece_on(&s, "g2").await, "P", "the wrong sub-move taken back");
+    assert_eq!(piece_on(&s, "g4").await, "");
     wait_for(
         &s,
         &format!(
