@@ -1,10 +1,11 @@
 //! The puzzle trainer (issue 30) in real headless Chromium against the real server on 127.0.0.1
-//! (the harness of tests/support/browser.rs), on a store that holds two puzzles made by hand
+//! (the harness of tests/support/browser.rs), on a store that holds three puzzles made by hand
 //! (imported before the server starts): a signed-in player solves one by clicking its two
 //! sub-moves and sees "Solved!" and the rating change, fails the other with a wrong sub-move and
 //! is shown the right one, then finds both on the profile's dashboard; an anonymous visitor
 //! finds the themes page and the lobby's puzzle of the day, solves a puzzle unrated and is told
-//! so when it comes back. Waits poll what the page shows, with a deadline; nothing is timed.
+//! so when it comes back, and solves one of two turns, the opponent's reply played between.
+//! Waits poll what the page shows, with a deadline; nothing is timed.
 
 use crate::support::browser;
 
@@ -34,6 +35,14 @@ const QUEEN_MATE: (&str, &str, &str) = (
     "f7f6,g7g5 d1h5",
 );
 
+/// A line of two turns of the solver with the opponent's reply between (not a real puzzle: the
+/// judge only asks each turn to reach the line's position): Nf3, Nc3; h6, h5; d4, Bg5.
+const TWO_TURNS: (&str, &str, &str) = (
+    "quiet2",
+    "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+    "a7a6,a6a5 g1f3,b1c3 h7h6,h6h5 d2d4,c1g5",
+);
+
 fn record((id, fen, moves): (&str, &str, &str), themes: &[&str]) -> PuzzleRecord {
     PuzzleRecord {
         id: id.to_owned(),
@@ -47,17 +56,18 @@ fn record((id, fen, moves): (&str, &str, &str), themes: &[&str]) -> PuzzleRecord
     }
 }
 
-/// A server on a store holding the two puzzles (and not the shipped set), and a chromedriver.
+/// A server on a store holding the three puzzles (and not the shipped set), and a chromedriver.
 async fn start() -> Rig {
     let store = Arc::new(MemoryStore::new());
     let imported = store
         .import_puzzles(vec![
             record(TWO_SUBMOVE_MATE, &["mateIn1", "middlegame", "short"]),
             record(QUEEN_MATE, &["mateIn1", "opening", "short"]),
+            record(TWO_TURNS, &["advantage"]),
         ])
         .await
         .expect("import the puzzles");
-    assert_eq!(imported, 2);
+    assert_eq!(imported, 3);
     let server = crate::support::rig::Rig::builder()
         .config(|c| c.puzzle_set = PuzzleSetChoice::Off)
         .store(store as Arc<dyn Store>)
@@ -168,7 +178,11 @@ async fn a_player_solves_a_puzzle_by_clicking_its_two_submoves_sees_the_rating_c
     wait_text(&s, "#puzzle-feedback", "g4 is not the move").await;
     wait_text(&s, "#puzzle-feedback", "the right sub-move was Qh5").await;
     assert_eq!(piece_on(&s, "h5").await, "Q");
-    assert_eq!(piece_on(&s, "g2").await, "P", "the wrong sub-move taken back");
+    assert_eq!(
+        piece_on(&s, "g2").await,
+        "P",
+        "the wrong sub-move taken back"
+    );
     assert_eq!(piece_on(&s, "g4").await, "");
     wait_for(
         &s,
@@ -198,7 +212,7 @@ async fn a_player_solves_a_puzzle_by_clicking_its_two_submoves_sees_the_rating_c
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_visitor_finds_a_theme_and_the_puzzle_of_the_day_solves_a_puzzle_unrated_and_is_told_it_was_solved()
+async fn a_visitor_finds_a_theme_and_the_puzzle_of_the_day_solves_unrated_is_told_what_it_solved_and_sees_the_opponents_reply_played()
  {
     if !browser_available("a_visitor_finds_a_theme...") {
         return;
@@ -211,7 +225,7 @@ async fn a_visitor_finds_a_theme_and_the_puzzle_of_the_day_solves_a_puzzle_unrat
     s.goto(&rig.url("/puzzles/themes")).await;
     wait_text(&s, "#theme-list li[data-theme='mateIn1']", "2 puzzles").await;
     wait_text(&s, "#theme-list li[data-theme='opening']", "1 puzzle").await;
-    wait_text(&s, "#themes-total", "2 puzzles").await;
+    wait_text(&s, "#themes-total", "3 puzzles").await;
     click(&s, "#theme-list li[data-theme='opening'] a").await;
     wait_text(&s, "#puzzle-title", "Opening").await;
     wait_text(&s, "#puzzle-status", "find the best turn").await;
@@ -241,5 +255,32 @@ async fn a_visitor_finds_a_theme_and_the_puzzle_of_the_day_solves_a_puzzle_unrat
     .await;
     open_puzzle(&s, &rig, QUEEN_MATE.0).await;
     wait_text(&s, "#puzzle-before", "already solved").await;
+
+    // Two turns: the first right turn brings the opponent's reply onto the board, then the
+    // second solves it.
+    open_puzzle(&s, &rig, TWO_TURNS.0).await;
+    click_move(&s, "g1", "f3").await;
+    wait_text(&s, "#puzzle-feedback", "now your second sub-move").await;
+    click_move(&s, "b1", "c3").await;
+    wait_text(&s, "#puzzle-feedback", "Best move! Keep going").await;
+    wait_for(
+        &s,
+        &format!(
+            "document.querySelector(\"{}\").dataset.piece === 'p' && document.querySelector(\"{}\").classList.contains('last2')",
+            square("h5"),
+            square("h5")
+        ),
+        "Black's reply h6, h5 played and shaded",
+    )
+    .await;
+    click_move(&s, "d2", "d4").await;
+    click_move(&s, "c1", "g5").await;
+    wait_text(&s, "#puzzle-status", "Solved!").await;
+    assert!(
+        text(&s, "#puzzle-solution")
+            .await
+            .contains("Nf3,Nc3Black: h6,h5White: d4,Bg5"),
+        "the line, turn by turn"
+    );
     rig.stop(vec![s]).await;
 }
