@@ -68,6 +68,74 @@ enum Command {
         #[command(subcommand)]
         command: PgnCommand,
     },
+    /// Puzzle tools (see docs/puzzles.md).
+    Puzzles {
+        #[command(subcommand)]
+        command: PuzzlesCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum PuzzlesCommand {
+    /// Find puzzles in the finished games of a store and in seeded engine self-play, verify
+    /// them deeper, tag and rate them, and write them as CSV; prints the figures. Every search
+    /// is bounded by nodes: the same arguments write the same file.
+    Generate {
+        /// Self-play games to play and search (after the store's games).
+        #[arg(long, default_value_t = 0)]
+        self_play: u64,
+        /// The self-play seed: game N of seed S is always the same game.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Also search the finished games of the SQLite store in this directory.
+        #[arg(long)]
+        data_dir: Option<std::path::PathBuf>,
+        /// The CSV to write.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Nodes of each search that builds a line (the scan searches half, the verification
+        /// four times as many).
+        #[arg(long, default_value_t = 50_000)]
+        nodes: u64,
+        /// Print every line found (kept or refuted, and why) to stderr.
+        #[arg(long)]
+        verbose: bool,
+    },
+    /// Add the puzzles of a CSV (data/puzzles.csv, or what `generate` wrote) to the store; a
+    /// puzzle whose id is already there is left alone. Prints how many were new.
+    Import {
+        file: std::path::PathBuf,
+        #[command(flatten)]
+        store: PuzzleStoreArgs,
+    },
+    /// Write every stored puzzle, with its current rating and plays, as CSV.
+    Export {
+        /// The CSV to write.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        #[command(flatten)]
+        store: PuzzleStoreArgs,
+    },
+}
+
+/// The store of `puzzles import` and `puzzles export`: the server's flags.
+#[derive(clap::Args)]
+struct PuzzleStoreArgs {
+    /// Directory of the SQLite database (the same as `--store sqlite:DIR`).
+    #[arg(long, env = "MARSEILLAIS_DATA_DIR", default_value = "./data")]
+    data_dir: std::path::PathBuf,
+    /// `sqlite:DIR` or `postgres://user:password@host:port/database`; wins over `--data-dir`.
+    #[arg(long, env = "MARSEILLAIS_STORE")]
+    store: Option<marseillais::server::config::StoreLocation>,
+}
+
+impl PuzzleStoreArgs {
+    fn location(self) -> marseillais::server::config::StoreLocation {
+        self.store
+            .unwrap_or(marseillais::server::config::StoreLocation::Sqlite(
+                self.data_dir,
+            ))
+    }
 }
 
 #[derive(Subcommand)]
@@ -95,11 +163,118 @@ fn main() -> ExitCode {
             to,
             allow_non_empty,
         }) => run_migrate(from, to, allow_non_empty),
+        Some(Command::Puzzles {
+            command:
+                PuzzlesCommand::Generate {
+                    self_play,
+                    seed,
+                    data_dir,
+                    out,
+                    nodes,
+                    verbose,
+                },
+        }) => run_puzzles_generate(&marseillais::server::puzzles::generate::Run {
+            self_play,
+            seed,
+            data_dir: data_dir.as_deref(),
+            out: &out,
+            nodes,
+            verbose,
+        }),
+        Some(Command::Puzzles {
+            command: PuzzlesCommand::Import { file, store },
+        }) => run_puzzles_import(&file, store.location()),
+        Some(Command::Puzzles {
+            command: PuzzlesCommand::Export { out, store },
+        }) => run_puzzles_export(&out, store.location()),
         Some(Command::Uci) => {
             marseillais::engine::uci::run(std::io::stdin().lock(), Box::new(std::io::stdout()));
             ExitCode::SUCCESS
         }
     }
+}
+
+fn run_puzzles_generate(run: &marseillais::server::puzzles::generate::Run<'_>) -> ExitCode {
+    match marseillais::server::puzzles::generate::run(run) {
+        Ok(figures) => {
+            print!("{}", figures.report());
+            println!("written: {}", run.out.display());
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_puzzles_import(
+    file: &std::path::Path,
+    location: marseillais::server::config::StoreLocation,
+) -> ExitCode {
+    use marseillais::server::puzzles::transfer;
+    let result = runtime().and_then(|runtime| {
+        runtime.block_on(async {
+            let store = transfer::open(&location).await.map_err(|e| e.to_string())?;
+            let now_ms = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+            transfer::import(store.as_ref(), file, now_ms)
+                .await
+                .map_err(|e| e.to_string())
+        })
+    });
+    match result {
+        Ok((read, inserted)) => {
+            println!("{read} puzzles read, {inserted} new");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_puzzles_export(
+    out: &std::path::Path,
+    location: marseillais::server::config::StoreLocation,
+) -> ExitCode {
+    use marseillais::server::puzzles::{csv, transfer};
+    let result = runtime().and_then(|runtime| {
+        runtime.block_on(async {
+            let store = transfer::open(&location).await.map_err(|e| e.to_string())?;
+            transfer::export(store.as_ref())
+                .await
+                .map_err(|e| e.to_string())
+        })
+    });
+    let rows = match result {
+        Ok(rows) => rows,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let written = std::fs::File::create(out).and_then(|file| {
+        let mut file = std::io::BufWriter::new(file);
+        csv::write(&mut file, &rows)?;
+        std::io::Write::flush(&mut file)
+    });
+    match written {
+        Ok(()) => {
+            println!("{} puzzles written to {}", rows.len(), out.display());
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("error: {}: {error}", out.display());
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the runtime: {e}"))
 }
 
 fn run_migrate(

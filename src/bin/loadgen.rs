@@ -288,8 +288,10 @@ fn run(args: Args) -> Result<(), LoadError> {
     // Puzzles mode: the set the started server imports, written first (removed at the end).
     let puzzle_dir = match (args.mode, first_node) {
         (Mode::Puzzles, None) => {
-            let path = std::env::temp_dir()
-                .join(format!("marseillais-loadgen-puzzles-{}.csv", std::process::id()));
+            let path = std::env::temp_dir().join(format!(
+                "marseillais-loadgen-puzzles-{}.csv",
+                std::process::id()
+            ));
             let started = std::time::Instant::now();
             puzzles::write_set(&path, args.puzzles, 0x5EED).map_err(LoadError::PuzzleSet)?;
             eprintln!(
@@ -301,7 +303,9 @@ fn run(args: Args) -> Result<(), LoadError> {
         }
         _ => None,
     };
-    let puzzle_path = puzzle_dir.as_ref().map(|file| file.0.to_string_lossy().into_owned());
+    let puzzle_path = puzzle_dir
+        .as_ref()
+        .map(|file| file.0.to_string_lossy().into_owned());
     if let Some(path) = &puzzle_path {
         env.push(("MARSEILLAIS_PUZZLE_SET", path));
     }

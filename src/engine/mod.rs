@@ -242,11 +242,31 @@ impl Engine {
         game: &Game,
         limits: &Limits,
         stop: &AtomicBool,
+        on_info: impl FnMut(&SearchInfo),
+    ) -> SearchResult {
+        self.search_excluding(game, limits, &[], stop, on_info)
+    }
+
+    /// [`Engine::search`] with the root sub-moves `excluded` left out: the best of the other
+    /// sub-moves and its score (the puzzle generator's only-move rule compares the best turn
+    /// with the best of the rest). `best` is `None` when the game is over or every legal
+    /// sub-move is excluded. The root's restricted score is never stored in the table.
+    pub fn search_excluding(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        excluded: &[SubMove],
+        stop: &AtomicBool,
         mut on_info: impl FnMut(&SearchInfo),
     ) -> SearchResult {
         let started = Instant::now();
         let root = *game.position();
-        if game.outcome().is_some() || !root.has_legal_submove() {
+        let any_left = excluded.is_empty() && root.has_legal_submove()
+            || root
+                .legal_submoves()
+                .iter()
+                .any(|mv| !excluded.contains(mv));
+        if game.outcome().is_some() || !any_left {
             self.plan = None;
             return SearchResult {
                 best: None,
@@ -300,6 +320,9 @@ impl Engine {
             self.features,
             history,
         );
+        if !excluded.is_empty() {
+            search.exclude_at_root(excluded);
+        }
         let mut best: Option<search::Iteration> = None;
         let mut info = None;
         for depth in 1..=max_depth {
@@ -338,7 +361,10 @@ impl Engine {
         }
         let Some(best) = best else {
             // Unreachable in practice (depth 1 is never aborted); still a move.
-            let mv = root.legal_submoves().first().copied();
+            let mv = root
+                .legal_submoves()
+                .into_iter()
+                .find(|mv| !excluded.contains(mv));
             return SearchResult {
                 best: mv,
                 info: None,

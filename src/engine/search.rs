@@ -65,6 +65,9 @@ pub struct Search<'a> {
     pv: Vec<ArrayVec<SubMove, MAX_PLY>>,
     /// The best root score among fully searched root moves this iteration.
     root_partial_score: i32,
+    /// Root sub-moves left out of the search ([`Search::exclude_at_root`]): what finds the
+    /// second-best turn for the puzzle generator. Empty for every ordinary search.
+    excluded: Vec<SubMove>,
 }
 
 /// The result of one completed (or usefully interrupted) iteration.
@@ -105,7 +108,16 @@ impl<'a> Search<'a> {
             path: history,
             pv: vec![ArrayVec::new(); MAX_PLY + 2],
             root_partial_score: -INF,
+            excluded: Vec::new(),
         }
+    }
+
+    /// Leaves `moves` out at the root: the search answers the best of the others. The root's
+    /// score is then not the position's, so it is not stored in the table (a later search that
+    /// meets the position inside its tree must not read it); everything below the root is
+    /// searched and stored as usual. The caller keeps at least one legal root move.
+    pub fn exclude_at_root(&mut self, moves: &[SubMove]) {
+        self.excluded = moves.to_vec();
     }
 
     /// One iteration at `depth` sub-moves from `root`. `None` when it was
@@ -212,9 +224,16 @@ impl<'a> Search<'a> {
         {
             return 0;
         }
-        let moves = pos.legal_submoves();
+        let mut moves = pos.legal_submoves();
         if moves.is_empty() {
             return terminal_score(pos, ply);
+        }
+        let restricted = ply == 0 && !self.excluded.is_empty();
+        if restricted {
+            moves.retain(|mv| !self.excluded.contains(mv));
+            if moves.is_empty() {
+                return -INF;
+            }
         }
         if ply >= MAX_PLY - 1 {
             return self.eval(pos);
@@ -334,7 +353,9 @@ impl<'a> Search<'a> {
         } else {
             Bound::Upper
         };
-        self.tt.store(key, ply, best_move, best, depth, bound);
+        if !restricted {
+            self.tt.store(key, ply, best_move, best, depth, bound);
+        }
         best
     }
 

@@ -304,7 +304,10 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
     arena::director::spawn(Arc::clone(&arenas), lease, deps.shutdown.clone());
     let puzzles = Arc::new(puzzles::service::Puzzles::new(Arc::clone(&deps.store)));
     let set = puzzles::set::read(&config.puzzle_set).map_err(StartError::PuzzleSet)?;
-    let added = puzzles.import(set).await.map_err(|e| StartError::PuzzleSet(e.to_string()))?;
+    let added = puzzles
+        .import(set)
+        .await
+        .map_err(|e| StartError::PuzzleSet(e.to_string()))?;
     if added > 0 {
         tracing::info!(added, "puzzles added to the store");
     }

@@ -9,3 +9,4 @@ mod features;
 mod health;
 mod lobby;
 mod nodes;
+mod puzzles;

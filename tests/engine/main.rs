@@ -7,5 +7,6 @@
 mod support;
 
 mod arena;
+mod exclude;
 mod search;
 mod uci;

@@ -12,9 +12,9 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use marseillais::server::players::account::{Account, UserId, Username};
 use marseillais::server::players::rating::{Rating, Speed};
-use marseillais::server::store::{self as store, 
-    ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus, LoadedGame, MemoryStore,
-    RatedGame, SessionHash, Store, StoreError, StoreFuture, UserRecord,
+use marseillais::server::store::{
+    self as store, ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus,
+    LoadedGame, MemoryStore, RatedGame, SessionHash, Store, StoreError, StoreFuture, UserRecord,
 };
 use serde_json::{Value, json};
 use support::rig::Rig;

@@ -15,9 +15,10 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use futures_util::future::BoxFuture;
 use marseillais::server::players::account::{Account, UserId, Username};
 use marseillais::server::players::rating::{Rating, Speed};
-use marseillais::server::store::{self as store, 
-    ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus, LoadedGame, RatedEnd,
-    RatedGame, SessionHash, SqliteStore, Store, StoreError, StoreFuture, UserRecord,
+use marseillais::server::store::{
+    self as store, ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus,
+    LoadedGame, RatedEnd, RatedGame, SessionHash, SqliteStore, Store, StoreError, StoreFuture,
+    UserRecord,
 };
 use serde_json::{Value, json};
 

@@ -48,8 +48,13 @@ async fn an_anonymous_visitor_walks_the_set_in_id_order_round_to_the_first() {
     assert_eq!(first["player"], Value::Null);
     let first_id = s(&first["puzzle"]["id"]);
     assert_eq!(first_id, MATE, "ids order bytewise: 'm' < 'q'");
-    let (_, second) =
-        anonymous(&rig, "GET", &format!("/api/puzzles/next?after={first_id}"), None).await;
+    let (_, second) = anonymous(
+        &rig,
+        "GET",
+        &format!("/api/puzzles/next?after={first_id}"),
+        None,
+    )
+    .await;
     assert_eq!(s(&second["puzzle"]["id"]), QUIET);
     let (_, again) = anonymous(&rig, "GET", "/api/puzzles/next?after=quiet2", None).await;
     assert_eq!(s(&again["puzzle"]["id"]), MATE);
@@ -81,7 +86,11 @@ async fn a_puzzle_shows_the_opponents_last_turn_and_never_its_solution() {
     );
     assert!(!reply.to_string().contains("d1h5"), "{reply}");
     let (_, quiet) = anonymous(&rig, "GET", &format!("/api/puzzles/{QUIET}"), None).await;
-    assert_eq!(quiet["puzzle"]["game"], Value::Null, "a self-play puzzle has no game");
+    assert_eq!(
+        quiet["puzzle"]["game"],
+        Value::Null,
+        "a self-play puzzle has no game"
+    );
     for missing in ["nothere", "bad-id!", &"x".repeat(40)] {
         let (status, _) = anonymous(&rig, "GET", &format!("/api/puzzles/{missing}"), None).await;
         assert_eq!(status, 404, "{missing}");
@@ -95,9 +104,15 @@ async fn a_right_turn_brings_the_reply_and_the_last_one_solves_the_puzzle_once_r
     let alice = Session::register(addr, "alice").await;
     let moves = format!("/api/puzzles/{QUIET}/moves");
     let play = |played: Vec<&'static str>| json!({ "played": played });
-    let (status, first) = alice.call(addr, "POST", &moves, Some(&play(vec!["b1c3"]))).await;
+    let (status, first) = alice
+        .call(addr, "POST", &moves, Some(&play(vec!["b1c3"])))
+        .await;
     assert_eq!(status, 200, "{first}");
-    assert_eq!(first["verdict"], json!("continue"), "Nc3 first is right: the order is free");
+    assert_eq!(
+        first["verdict"],
+        json!("continue"),
+        "Nc3 first is right: the order is free"
+    );
     let (_, turn) = alice
         .call(addr, "POST", &moves, Some(&play(vec!["b1c3", "g1f3"])))
         .await;
@@ -105,7 +120,12 @@ async fn a_right_turn_brings_the_reply_and_the_last_one_solves_the_puzzle_once_r
     assert_eq!(turn["reply"], json!(["h7h6", "h6h5"]));
     assert_eq!(turn["round"], Value::Null);
     let (_, s1) = alice
-        .call(addr, "POST", &moves, Some(&play(vec!["b1c3", "g1f3", "d2d4"])))
+        .call(
+            addr,
+            "POST",
+            &moves,
+            Some(&play(vec!["b1c3", "g1f3", "d2d4"])),
+        )
         .await;
     assert_eq!(s1["verdict"], json!("continue"), "{s1}");
     let (_, solved) = alice
@@ -137,11 +157,17 @@ async fn a_right_turn_brings_the_reply_and_the_last_one_solves_the_puzzle_once_r
     assert_eq!(again["verdict"], json!("solved"));
     assert_eq!(again["round"], Value::Null);
     let (_, shown) = anonymous(&rig, "GET", &format!("/api/puzzles/{QUIET}"), None).await;
-    assert!(shown["puzzle"]["rating"].as_i64().unwrap() < 1600, "the puzzle lost: {shown}");
+    assert!(
+        shown["puzzle"]["rating"].as_i64().unwrap() < 1600,
+        "the puzzle lost: {shown}"
+    );
     assert_eq!(shown["puzzle"]["plays"], json!(1));
     let (status, board) = anonymous(&rig, "GET", "/api/users/alice/puzzles", None).await;
     assert_eq!(status, 200, "{board}");
-    assert_eq!((board["solved"].clone(), board["failed"].clone()), (json!(1), json!(0)));
+    assert_eq!(
+        (board["solved"].clone(), board["failed"].clone()),
+        (json!(1), json!(0))
+    );
     assert_eq!(board["history"].as_array().map(Vec::len), Some(1));
     assert_eq!(board["rating"]["rating"], round["rating"]["rating"]);
     let advantage = board["themes"]
@@ -160,8 +186,9 @@ async fn a_wrong_submove_fails_at_once_and_shows_the_right_one() {
     let addr = rig.addr();
     let bob = Session::register(addr, "bob").await;
     let moves = format!("/api/puzzles/{MATE}/moves");
+    // Any S1 that leaves a mate for S2 is right (a mate is a mate); Ke2 blocks the queen.
     let (status, wrong) = bob
-        .call(addr, "POST", &moves, Some(&json!({"played": ["d1e2"]})))
+        .call(addr, "POST", &moves, Some(&json!({"played": ["e1e2"]})))
         .await;
     assert_eq!(status, 200, "{wrong}");
     assert_eq!(wrong["verdict"], json!("wrong"));
@@ -171,7 +198,12 @@ async fn a_wrong_submove_fails_at_once_and_shows_the_right_one() {
     assert!(wrong["round"]["change"].as_i64().unwrap() < 0, "{wrong}");
     // Going on past a wrong sub-move is refused; the right one afterwards rates nothing.
     let (status, _) = bob
-        .call(addr, "POST", &moves, Some(&json!({"played": ["d1e2", "e2h5"]})))
+        .call(
+            addr,
+            "POST",
+            &moves,
+            Some(&json!({"played": ["e1e2", "e2d3"]})),
+        )
         .await;
     assert_eq!(status, 400);
     let (_, right) = bob
@@ -180,7 +212,10 @@ async fn a_wrong_submove_fails_at_once_and_shows_the_right_one() {
     assert_eq!(right["verdict"], json!("solved"));
     assert_eq!(right["round"], Value::Null);
     let (_, board) = anonymous(&rig, "GET", "/api/users/bob/puzzles", None).await;
-    assert_eq!((board["solved"].clone(), board["failed"].clone()), (json!(0), json!(1)));
+    assert_eq!(
+        (board["solved"].clone(), board["failed"].clone()),
+        (json!(0), json!(1))
+    );
 }
 
 #[tokio::test]
@@ -200,7 +235,12 @@ async fn a_hint_or_the_solution_counts_as_a_failed_first_try() {
     assert_eq!(hint["square"], json!("d1"));
     assert_eq!(hint["round"]["solved"], json!(false));
     let (status, shown) = carol
-        .call(addr, "POST", &format!("/api/puzzles/{QUIET}/solution"), None)
+        .call(
+            addr,
+            "POST",
+            &format!("/api/puzzles/{QUIET}/solution"),
+            None,
+        )
         .await;
     assert_eq!(status, 200, "{shown}");
     assert_eq!(shown["solution"][2], json!(["d2d4", "c1g5"]));
@@ -215,11 +255,13 @@ async fn an_account_never_gets_a_puzzle_it_played() {
     let addr = rig.addr();
     let dave = Session::register(addr, "dave").await;
     let mut seen = Vec::new();
-    for _ in 0..2 {
+    for round in 0..2 {
         let (status, next) = dave.call(addr, "GET", "/api/puzzles/next", None).await;
         assert_eq!(status, 200, "{next}");
         assert_eq!(next["rated"], json!(true));
-        assert_eq!(next["player"]["rating"], json!(1500));
+        if round == 0 {
+            assert_eq!(next["player"]["rating"], json!(1500), "a new account's");
+        }
         let id = s(&next["puzzle"]["id"]);
         assert!(!seen.contains(&id), "{id} came twice");
         let (_, shown) = dave
@@ -277,8 +319,13 @@ async fn malformed_moves_are_typed_refusals() {
         let reply: Value = serde_json::from_str(&reply).unwrap_or_default();
         assert_eq!(reply["code"], json!("bad_request"), "{body}: {reply}");
     }
-    let (status, _) =
-        support::http::http(addr, "POST", "/api/puzzles/nothere/moves", Some(r#"{"played": ["d1h5"]}"#)).await;
+    let (status, _) = support::http::http(
+        addr,
+        "POST",
+        "/api/puzzles/nothere/moves",
+        Some(r#"{"played": ["d1h5"]}"#),
+    )
+    .await;
     assert_eq!(status, 404);
     let (status, _) = anonymous(&rig, "GET", "/api/users/nobody/puzzles", None).await;
     assert_eq!(status, 404);

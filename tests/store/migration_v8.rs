@@ -158,7 +158,12 @@ async fn a_version_8_migration_that_fails_leaves_the_version_7_database_as_it_wa
         "CREATE TABLE puzzle_rounds_by_time (x INTEGER)",
     );
     let db = data.path().join(DB);
-    for table in ["puzzles", "puzzle_themes", "puzzle_players", "puzzle_rounds"] {
+    for table in [
+        "puzzles",
+        "puzzle_themes",
+        "puzzle_players",
+        "puzzle_rounds",
+    ] {
         assert!(!table_exists(&db, table), "no table {table} added");
     }
 }

@@ -60,7 +60,13 @@ mod tests {
     use super::*;
     use crate::server::domain::rating::Rating;
 
-    fn attempt(puzzle: &str, solved: bool, at_ms: i64, rating_after: f64, themes: &[&str]) -> PuzzleAttempt {
+    fn attempt(
+        puzzle: &str,
+        solved: bool,
+        at_ms: i64,
+        rating_after: f64,
+        themes: &[&str],
+    ) -> PuzzleAttempt {
         PuzzleAttempt {
             puzzle: puzzle.to_string(),
             solved,
@@ -110,7 +116,10 @@ mod tests {
             .collect();
         let board = dashboard(None, &attempts);
         assert_eq!(board.history.len(), HISTORY_POINTS);
-        assert_eq!(board.history.last().map(|p| p.at_ms), Some(HISTORY_POINTS as i64 + 49));
+        assert_eq!(
+            board.history.last().map(|p| p.at_ms),
+            Some(HISTORY_POINTS as i64 + 49)
+        );
         assert_eq!(board.themes[0].history.len(), HISTORY_POINTS);
         assert_eq!(board.rating, None);
     }

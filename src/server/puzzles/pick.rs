@@ -53,7 +53,10 @@ mod tests {
     #[test]
     fn the_daily_cursor_is_the_same_all_day_and_changes_with_the_day() {
         let day = day_of(1_796_000_000_000);
-        assert_eq!(daily_cursor(day), daily_cursor(day_of(1_796_000_000_000 + 1000)));
+        assert_eq!(
+            daily_cursor(day),
+            daily_cursor(day_of(1_796_000_000_000 + 1000))
+        );
         assert_ne!(daily_cursor(day), daily_cursor(day + 1));
         assert_eq!(daily_cursor(day).len(), 6);
         assert!(daily_cursor(day).bytes().all(|b| ALPHABET.contains(&b)));

@@ -74,9 +74,9 @@ async fn next(
             Some(Theme::from_key(key).ok_or_else(|| PuzzleError::UnknownTheme(key.to_string()))?)
         }
     };
-    let after = query
-        .after
-        .filter(|id| !id.is_empty() && id.len() <= 32 && id.bytes().all(|b| b.is_ascii_alphanumeric()));
+    let after = query.after.filter(|id| {
+        !id.is_empty() && id.len() <= 32 && id.bytes().all(|b| b.is_ascii_alphanumeric())
+    });
     let answer = app.puzzles.next(me.as_ref(), theme, after).await?;
     Ok(Json(answer).into_response())
 }

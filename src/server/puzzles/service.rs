@@ -52,7 +52,10 @@ impl Puzzles {
     /// there is left as it is (its rating and plays are the players'). Returns how many were new.
     pub async fn import(&self, rows: Vec<CsvPuzzle>) -> Result<u64, PuzzleError> {
         let created_ms = now_ms();
-        let records = rows.into_iter().map(|row| record_of(row, created_ms)).collect();
+        let records = rows
+            .into_iter()
+            .map(|row| record_of(row, created_ms))
+            .collect();
         let added = self
             .store
             .import_puzzles(records)
@@ -74,20 +77,23 @@ impl Puzzles {
         after: Option<String>,
     ) -> Result<PuzzleAnswer, PuzzleError> {
         let theme_key = theme.map(|t| t.key().to_string());
-        let record = match me {
+        let (record, rating) = match me {
             Some(account) => {
                 let rating = self.player_rating(account).await?;
                 let jitter = rand::rng().random_range(-pick::SPREAD..=pick::SPREAD);
                 let target = pick::target(rating.rating, jitter);
-                self.store
+                let record = self
+                    .store
                     .puzzle_near(Some(account.id), theme_key, target)
-                    .await
+                    .await;
+                (record, Some(rating))
             }
-            None => self.store.puzzle_after(theme_key, after).await,
-        }
-        .map_err(|_| PuzzleError::Store)?
-        .ok_or(PuzzleError::NoneLeft)?;
-        self.answer(me, record).await
+            None => (self.store.puzzle_after(theme_key, after).await, None),
+        };
+        let record = record
+            .map_err(|_| PuzzleError::Store)?
+            .ok_or(PuzzleError::NoneLeft)?;
+        answer(record, rating)
     }
 
     pub async fn show(&self, me: Option<&Account>, id: &str) -> Result<PuzzleAnswer, PuzzleError> {
@@ -262,16 +268,11 @@ impl Puzzles {
         me: Option<&Account>,
         record: PuzzleRecord,
     ) -> Result<PuzzleAnswer, PuzzleError> {
-        let line = line_of(&record)?;
-        let player = match me {
-            Some(account) => Some(self.player_rating(account).await?.view()),
+        let rating = match me {
+            Some(account) => Some(self.player_rating(account).await?),
             None => None,
         };
-        Ok(PuzzleAnswer {
-            puzzle: PuzzleView::of(&record, &line),
-            rated: me.is_some(),
-            player,
-        })
+        answer(record, rating)
     }
 
     /// Records an account's round (the store rates only its first try of the puzzle).
@@ -305,6 +306,16 @@ impl Puzzles {
     }
 }
 
+/// A puzzle as the asker sees it; `rating` is the asker's puzzle rating when signed in.
+fn answer(record: PuzzleRecord, rating: Option<Rating>) -> Result<PuzzleAnswer, PuzzleError> {
+    let line = line_of(&record)?;
+    Ok(PuzzleAnswer {
+        puzzle: PuzzleView::of(&record, &line),
+        rated: rating.is_some(),
+        player: rating.map(|r| r.view()),
+    })
+}
+
 fn line_of(record: &PuzzleRecord) -> Result<PuzzleLine, PuzzleError> {
     PuzzleLine::parse(&record.fen, &record.moves).map_err(|e| PuzzleError::Damaged(e.to_string()))
 }
@@ -331,5 +342,7 @@ fn record_of(row: CsvPuzzle, created_ms: i64) -> PuzzleRecord {
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

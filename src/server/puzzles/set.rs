@@ -19,8 +19,8 @@ pub fn read(choice: &PuzzleSetChoice) -> Result<Vec<CsvPuzzle>, String> {
             csv::read(SHIPPED).map_err(|e| format!("data/puzzles.csv: {e}"))
         }
         PuzzleSetChoice::File(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
             csv::read(&text).map_err(|e| format!("{}: {e}", path.display()))
         }
     }

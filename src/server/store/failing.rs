@@ -276,11 +276,7 @@ impl Store for FailingStore {
         self.inner.puzzle_attempts(user, limit)
     }
 
-    fn export_puzzles(
-        &self,
-        after: Option<String>,
-        limit: u32,
-    ) -> StoreFuture<Vec<PuzzleRecord>> {
+    fn export_puzzles(&self, after: Option<String>, limit: u32) -> StoreFuture<Vec<PuzzleRecord>> {
         self.inner.export_puzzles(after, limit)
     }
 }

@@ -421,11 +421,7 @@ pub trait Store: Send + Sync + 'static {
     fn puzzle_attempts(&self, user: UserId, limit: u32) -> StoreFuture<Vec<PuzzleAttempt>>;
     /// Up to `limit` puzzles by id, after `after` (from the first when `None`): paging through
     /// every puzzle (the CSV export).
-    fn export_puzzles(
-        &self,
-        after: Option<String>,
-        limit: u32,
-    ) -> StoreFuture<Vec<PuzzleRecord>>;
+    fn export_puzzles(&self, after: Option<String>, limit: u32) -> StoreFuture<Vec<PuzzleRecord>>;
 
     // Ownership leases of several nodes (issue 13): table `game_leases`, and `cluster_nodes`
     // for the nodes' own liveness. Times are the store's clock (Postgres `now()`), never a

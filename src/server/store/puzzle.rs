@@ -122,9 +122,7 @@ pub const IMPORT_SLICE: usize = 500;
 /// The records of an import made ready to store: every record's themes as stored, an id given
 /// twice kept at its first record (as a stored id is), or the first bad theme key refused (then
 /// nothing of the import is written).
-pub fn prepared_import(
-    puzzles: Vec<PuzzleRecord>,
-) -> Result<Vec<PuzzleRecord>, super::StoreError> {
+pub fn prepared_import(puzzles: Vec<PuzzleRecord>) -> Result<Vec<PuzzleRecord>, super::StoreError> {
     let mut seen = std::collections::HashSet::with_capacity(puzzles.len());
     let mut prepared = Vec::with_capacity(puzzles.len());
     for mut puzzle in puzzles {

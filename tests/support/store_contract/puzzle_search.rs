@@ -184,9 +184,7 @@ pub async fn check_the_nearest_puzzle_is_the_first_unplayed_at_or_above_else_bel
 
 /// `puzzle_after` walks the puzzles of a theme (or all) in id order from the given id and wraps
 /// round to the first; the theme counts are the puzzles having each theme.
-pub async fn check_puzzles_after_an_id_go_by_id_within_a_theme_and_wrap_round(
-    store: &dyn Store,
-) {
+pub async fn check_puzzles_after_an_id_go_by_id_within_a_theme_and_wrap_round(store: &dyn Store) {
     let mut rng = Rng::new(0x6166_7465);
     let puzzles: Vec<PuzzleRecord> = many_puzzles(&mut rng).into_iter().take(600).collect();
     store.import_puzzles(puzzles.clone()).await.expect("import");

@@ -71,7 +71,9 @@ pub async fn check_puzzles_are_imported_once_with_their_themes_sorted(store: &dy
         3
     );
     let mut fork_sorted = fork.clone();
-    fork_sorted.themes = ["advantage", "fork", "middlegame"].map(str::to_owned).into();
+    fork_sorted.themes = ["advantage", "fork", "middlegame"]
+        .map(str::to_owned)
+        .into();
     assert_eq!(stored(store, "b").await, fork_sorted);
     assert_eq!(stored(store, "a").await, mate);
     twice.themes.clear();
@@ -97,7 +99,11 @@ pub async fn check_puzzles_are_imported_once_with_their_themes_sorted(store: &dy
         .import_puzzles(vec![puzzle("f", 1500.0, &[]), bad])
         .await;
     assert!(matches!(refused, Err(StoreError::Io(_))), "{refused:?}");
-    assert_eq!(store.puzzle("f").await.expect("read"), None, "nothing of it");
+    assert_eq!(
+        store.puzzle("f").await.expect("read"),
+        None,
+        "nothing of it"
+    );
     assert_eq!(store.puzzle_count().await.expect("count"), 4);
     assert_eq!(
         store.puzzle_themes().await.expect("themes"),
@@ -248,7 +254,10 @@ pub async fn check_attempts_come_newest_first_with_the_rating_after(store: &dyn 
         store.puzzle_attempts(ann, 2).await.expect("newest two"),
         expected[..2]
     );
-    assert_eq!(store.puzzle_attempts(bob, 10).await.expect("bob's").len(), 1);
+    assert_eq!(
+        store.puzzle_attempts(bob, 10).await.expect("bob's").len(),
+        1
+    );
 }
 
 /// Rounds of one puzzle at once, by many players, all count (none rated from a stale puzzle
@@ -313,9 +322,7 @@ pub async fn check_puzzle_writes_fail_while_failing_and_after_close(inner: Arc<d
     let failing = FailingStore::new(Arc::clone(&inner));
     failing.set_failing(true);
     assert!(matches!(
-        failing
-            .import_puzzles(vec![puzzle("b", 1500.0, &[])])
-            .await,
+        failing.import_puzzles(vec![puzzle("b", 1500.0, &[])]).await,
         Err(StoreError::Io(_))
     ));
     assert!(matches!(

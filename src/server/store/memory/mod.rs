@@ -589,11 +589,7 @@ impl Store for MemoryStore {
         ready(Ok(self.lock().puzzles.attempts(user, limit)))
     }
 
-    fn export_puzzles(
-        &self,
-        after: Option<String>,
-        limit: u32,
-    ) -> StoreFuture<Vec<PuzzleRecord>> {
+    fn export_puzzles(&self, after: Option<String>, limit: u32) -> StoreFuture<Vec<PuzzleRecord>> {
         ready(Ok(self.lock().puzzles.export(after.as_deref(), limit)))
     }
 }

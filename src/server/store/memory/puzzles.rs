@@ -77,7 +77,8 @@ impl MemoryPuzzles {
         let next = self
             .candidates(None, theme)
             .find(|p| after.is_none_or(|a| p.id.as_str() > a));
-        next.or_else(|| self.candidates(None, theme).next()).cloned()
+        next.or_else(|| self.candidates(None, theme).next())
+            .cloned()
     }
 
     pub(super) fn themes(&self) -> Vec<(String, u64)> {

@@ -703,11 +703,7 @@ impl Store for PostgresStore {
         self.puzzle_attempt_rows(user, limit)
     }
 
-    fn export_puzzles(
-        &self,
-        after: Option<String>,
-        limit: u32,
-    ) -> StoreFuture<Vec<PuzzleRecord>> {
+    fn export_puzzles(&self, after: Option<String>, limit: u32) -> StoreFuture<Vec<PuzzleRecord>> {
         self.puzzle_page(after, limit)
     }
 

@@ -201,19 +201,21 @@ impl PostgresStore {
     }
 
     pub(super) fn puzzle_player_row(&self, user: UserId) -> StoreFuture<Option<PuzzlePlayer>> {
-        first(self.read_rows(
-            "SELECT rating, deviation, volatility, rounds, solved, failed FROM puzzle_players
+        first(
+            self.read_rows(
+                "SELECT rating, deviation, volatility, rounds, solved, failed FROM puzzle_players
              WHERE user_id = $1"
-                .to_owned(),
-            vec![Param::Int(user.0)],
-            |row| {
-                Ok(PuzzlePlayer {
-                    rating: rating_from_row(row, 0)?,
-                    solved: count(row.try_get(4).map_err(pg_error)?),
-                    failed: count(row.try_get(5).map_err(pg_error)?),
-                })
-            },
-        ))
+                    .to_owned(),
+                vec![Param::Int(user.0)],
+                |row| {
+                    Ok(PuzzlePlayer {
+                        rating: rating_from_row(row, 0)?,
+                        solved: count(row.try_get(4).map_err(pg_error)?),
+                        failed: count(row.try_get(5).map_err(pg_error)?),
+                    })
+                },
+            ),
+        )
     }
 
     pub(super) fn puzzle_round(&self, round: PuzzleRound) -> StoreFuture<RoundOutcome> {

@@ -619,7 +619,10 @@ impl Store for SqliteStore {
                 if slice.is_empty() {
                     return Ok(inserted);
                 }
-                match store.write(Work::Puzzle(PuzzleWrite::Import(slice))).await? {
+                match store
+                    .write(Work::Puzzle(PuzzleWrite::Import(slice)))
+                    .await?
+                {
                     Done::Puzzle(PuzzleDone::Imported(n)) => inserted += n,
                     other => {
                         return Err(StoreError::Io(format!(
@@ -681,11 +684,7 @@ impl Store for SqliteStore {
         self.read(move |conn| puzzle::attempts(conn, user, limit))
     }
 
-    fn export_puzzles(
-        &self,
-        after: Option<String>,
-        limit: u32,
-    ) -> StoreFuture<Vec<PuzzleRecord>> {
+    fn export_puzzles(&self, after: Option<String>, limit: u32) -> StoreFuture<Vec<PuzzleRecord>> {
         self.read(move |conn| puzzle::export(conn, after.as_deref(), limit))
     }
 

@@ -396,7 +396,9 @@ pub(super) fn export(
     match after {
         Some(after) => puzzles_where(
             conn,
-            &format!("SELECT {PUZZLE_COLUMNS} FROM puzzles p WHERE p.id > ?1 ORDER BY p.id LIMIT ?2"),
+            &format!(
+                "SELECT {PUZZLE_COLUMNS} FROM puzzles p WHERE p.id > ?1 ORDER BY p.id LIMIT ?2"
+            ),
             params![after, limit],
         ),
         None => puzzles_where(
