@@ -1,7 +1,7 @@
 // Entry point of every page (index.html and profile.html): the account in
 // the header, the live channel (players online, challenges, your turn), then
 // the page chosen from the address (`/`, `/game/{id}`, `/games/mine`,
-// `/replay`, `/@/{name}`, `/arena/{id}`).
+// `/replay`, `/@/{name}`, `/arena/{id}`, `/puzzles`, `/puzzles/{id}`, `/puzzles/themes`).
 
 // First: its top-level await loads the catalogue before any page draws.
 import { t } from './i18n.js';
@@ -11,6 +11,8 @@ import { replayPage } from './replay.js';
 import { profilePage } from './profile.js';
 import { minePage } from './mine.js';
 import { arenaPage } from './arena.js';
+import { puzzlePage } from './puzzles.js';
+import { themesPage } from './puzzle-themes.js';
 import { accountHeader } from './account.js';
 import { startLive } from './live.js';
 import { startNotify, alertsButton } from './notify.js';
@@ -22,6 +24,7 @@ const path = location.pathname;
 const game = path.match(/^\/game\/([0-9A-Za-z]{1,32})\/?$/);
 const profile = path.match(/^\/@\/([^/]{1,200})\/?$/);
 const arena = path.match(/^\/arena\/([0-9A-Za-z]{1,32})\/?$/);
+const puzzle = path.match(/^\/puzzles(?:\/([0-9A-Za-z_-]{1,40}))?\/?$/);
 applyLook();
 settingsButton();
 const me = accountHeader();
@@ -47,11 +50,15 @@ else if (path === '/replay' || path === '/replay/') replayPage(main);
 else if (path === '/games/mine' || path === '/games/mine/') minePage(main, me);
 else if (profile) profilePage(main, safeDecode(profile[1]), me);
 else if (arena) arenaPage(main, arena[1]);
+else if (path === '/puzzles/themes' || path === '/puzzles/themes/') themesPage(main);
+else if (puzzle) puzzlePage(main, puzzle[1] || null, me);
 else lobbyPage(main, me);
 
 function markActive() {
   for (const link of document.querySelectorAll('nav a')) {
-    link.classList.toggle('active', link.getAttribute('href') === path);
+    const href = link.getAttribute('href');
+    // A section's link stays marked on its pages (`/puzzles` on `/puzzles/themes`).
+    link.classList.toggle('active', href === path || (href !== '/' && path.startsWith(`${href}/`)));
   }
 }
 

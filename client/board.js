@@ -25,7 +25,7 @@ export class Board {
     this.pieces = new Map();
     this.legal = [];
     this.mover = null; // 'w' | 'b': whose pieces may be picked
-    this.highlights = { s1: null, s2: null, check: null };
+    this.highlights = { s1: null, s2: null, check: null, hint: null };
     this.selected = null;
     this.focus = 'e2';
     this.drag = null;
@@ -103,9 +103,12 @@ export class Board {
     this.render();
   }
 
-  /** `{s1, s2}`: the last turn's sub-moves as UCI; `check`: a king's square. */
+  /**
+   * `{s1, s2}`: the last turn's sub-moves as UCI; `check`: a king's square; `hint`: the square
+   * of the piece a puzzle's hint names.
+   */
   setHighlights(h) {
-    this.highlights = { s1: null, s2: null, check: null, ...h };
+    this.highlights = { s1: null, s2: null, check: null, hint: null, ...h };
     this.render();
   }
 
@@ -190,6 +193,7 @@ export class Board {
       cell.classList.toggle('last1-to', !!hl.s1 && hl.s1.slice(2, 4) === name); // the "1" mark
       cell.classList.toggle('last2-to', !!hl.s2 && hl.s2.slice(2, 4) === name); // the "2" mark
       cell.classList.toggle('check', hl.check === name);
+      cell.classList.toggle('hint', hl.hint === name);
       cell.classList.toggle('premove-from', preFrom.has(name));
       cell.classList.toggle('premove-to', preTo.has(name));
       cell.classList.toggle('selected', this.selected === name);
@@ -202,6 +206,7 @@ export class Board {
       if (this.selected === name) label += t('board.picked');
       if (dests.has(name)) label += t('board.legal_destination');
       if (preFrom.has(name) || preTo.has(name)) label += t('premove.square');
+      if (hl.hint === name) label += t('board.hint_square');
       cell.setAttribute('aria-label', label);
     }
   }

@@ -1,4 +1,5 @@
-// The lobby (`/`): quick pairing (pools.js), the arenas (arena.js), the create form (rated when signed in), "Play the computer", "My games",
+// The lobby (`/`): quick pairing (pools.js), the arenas (arena.js), the create form (rated when signed in), "Play the computer",
+// the puzzle of the day (puzzle-themes.js), "My games",
 // the open games to join (with their creator's name and rating, filtered by a rating range),
 // the games in progress to watch, the recently finished games (polled every few seconds), and
 // the count of players online (from the live channel, live.js).
@@ -13,6 +14,7 @@ import { ChatPanel, isChatError } from './chat.js';
 import { t } from './i18n.js';
 import { poolsPanel } from './pools.js';
 import { arenasPanel } from './arena.js';
+import { dailyPanel } from './puzzle-themes.js';
 
 const PRESETS = [
   ['3+2', 180, 2], ['5+3', 300, 3], ['10+5', 600, 5], ['15+10', 900, 10],
@@ -91,7 +93,7 @@ export function lobbyPage(main, mePromise = Promise.resolve(null)) {
   let chatAt = null;
   const chat = new ChatPanel({ room: 'lobby', title: t('lobby.chat'), send: (room, text) => { chatAt = performance.now(); return sendLive('chat', { room, text }); } });
   main.replaceChildren(h('div', { class: 'lobby' },
-    h('div', { class: 'lobby-forms' }, poolsPanel(mePromise), arenasPanel(mePromise), form, computerForm),
+    h('div', { class: 'lobby-forms' }, poolsPanel(mePromise), arenasPanel(mePromise), form, computerForm, dailyPanel()),
     h('div', { class: 'lobby-side' },
       h('section', { class: 'panel' }, online,
         h('h2', {}, t('nav.mine')), myList,

@@ -1,15 +1,17 @@
 // The profile page (`/@/{name}`): the player's ratings per speed (with
 // deviation and games), a rating history graph (inline SVG, no library),
 // the games list (newest first, paginated) linking to each game, the arenas
-// the player joined ("Tournaments"), and, for a signed-in visitor who is
+// the player joined ("Tournaments"), the puzzle dashboard (rating, solved and
+// failed, history, per theme), and, for a signed-in visitor who is
 // someone else, "Challenge" (clock, colour, rated).
 
 import { request, h, clockLabel, colorName, ratingText, diffText, SPEEDS } from './api.js';
-import { t, language } from './i18n.js';
+import { t, language, number } from './i18n.js';
 import { clockChoice, radio } from './lobby.js';
 import { setTitle } from './notify.js';
 import { trackOutgoing, nameOf } from './live.js';
 import { fillArenas } from './arena.js';
+import { themeName, themeLink } from './puzzle-themes.js';
 
 const PAGE = 20;
 
@@ -42,14 +44,65 @@ export async function profilePage(main, name, mePromise = Promise.resolve(null))
   const graph = h('div', { class: 'rating-graph', id: 'rating-graph' });
   const games = h('div', { class: 'profile-games', id: 'profile-games' });
   const arenas = h('ul', { class: 'games arenas', id: 'profile-arenas' });
+  const puzzles = h('div', { class: 'puzzle-dashboard', id: 'puzzle-dashboard' }, h('p', { class: 'summary' }, t('page.loading')));
   main.replaceChildren(h('div', { class: 'profile' },
     h('section', { class: 'panel' }, header, challengeBox, ratingTable(ratings)),
     h('section', { class: 'panel' }, h('h2', {}, t('profile.rating_history')), graph),
+    h('section', { class: 'panel' }, h('h2', {}, t('puzzle.dashboard')), puzzles),
     h('section', { class: 'panel' }, h('h2', {}, t('profile.games')), games),
     h('section', { class: 'panel' }, h('h2', {}, t('profile.arenas')), arenas)));
   historyGraph(graph, username, ratings);
   gamesList(games, username, 0);
   arenasList(arenas, username);
+  puzzleDashboard(puzzles, username);
+}
+
+/**
+ * The puzzle dashboard (`GET /api/users/{name}/puzzles`): the puzzle rating, puzzles solved
+ * and failed, the rating's history as a graph, and per theme solved and failed.
+ */
+async function puzzleDashboard(box, name) {
+  let reply;
+  try {
+    reply = await request('GET', `/api/users/${encodeURIComponent(name)}/puzzles`);
+  } catch (err) {
+    box.replaceChildren(h('p', { class: 'error' }, t('puzzle.dashboard_failed', { error: err.message })));
+    return;
+  }
+  const solved = Number(reply.solved) || 0;
+  const failed = Number(reply.failed) || 0;
+  if (!reply.rating && !solved && !failed) {
+    box.replaceChildren(h('p', { class: 'summary', id: 'puzzle-summary' }, t('puzzle.none_played'), ' ',
+      h('a', { href: '/puzzles' }, t('puzzle.start_training'))));
+    return;
+  }
+  const summary = h('p', { class: 'puzzle-summary', id: 'puzzle-summary' },
+    reply.rating ? h('strong', { id: 'puzzle-profile-rating' }, t('puzzle.profile_rating', { rating: ratingText(reply.rating) })) : null,
+    reply.rating ? ' · ' : null,
+    h('span', { id: 'puzzle-solved' }, t('puzzle.solved_n', { n: solved })), ' · ',
+    h('span', { id: 'puzzle-failed' }, t('puzzle.failed_n', { n: failed })));
+  const points = (reply.history || []).map((p) => ({ at: Number(p.at_ms), rating: Number(p.rating && typeof p.rating === 'object' ? p.rating.rating : p.rating) }))
+    .filter((p) => Number.isFinite(p.at) && Number.isFinite(p.rating));
+  const graph = svgGraph(points, null, {
+    id: 'puzzle-history',
+    empty: t('puzzle.no_rated_yet'),
+    describe: (numbers) => t('puzzle.graph_desc', numbers),
+  });
+  const themes = (reply.themes || []).filter((line) => line && typeof line.key === 'string')
+    .sort((a, b) => (b.solved + b.failed) - (a.solved + a.failed) || themeName(a.key).localeCompare(themeName(b.key)));
+  const table = themes.length ? h('table', { class: 'ratings puzzle-theme-table', id: 'puzzle-theme-table' },
+    h('caption', { class: 'visually-hidden' }, t('puzzle.by_theme')),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('puzzle.col_theme')), h('th', { scope: 'col' }, t('puzzle.col_solved')),
+      h('th', { scope: 'col' }, t('puzzle.col_failed')), h('th', { scope: 'col' }, t('puzzle.col_success')))),
+    h('tbody', {}, themes.map((line) => {
+      const tries = (Number(line.solved) || 0) + (Number(line.failed) || 0);
+      return h('tr', { 'data-theme': line.key },
+        h('th', { scope: 'row' }, themeLink(line.key)),
+        h('td', { class: 'solved' }, String(Number(line.solved) || 0)),
+        h('td', { class: 'failed' }, String(Number(line.failed) || 0)),
+        h('td', {}, tries ? number((Number(line.solved) || 0) / tries, { style: 'percent' }) : ''));
+    }))) : null;
+  box.replaceChildren(summary, graph, table ? h('h3', {}, t('puzzle.by_theme')) : null, table);
 }
 
 /** The arenas the player joined, the last to start first, each a link to its page. */
@@ -128,22 +181,26 @@ function speedName(speed) {
   return (SPEEDS.find(([sp]) => sp === speed) || [speed, speed])[1];
 }
 
-/** An inline SVG line of the rating after each game, with its range and a text alternative. */
-export function svgGraph(points, speed) {
+/**
+ * An inline SVG line of the rating after each game, with its range and a text alternative.
+ * `options`: `id` (the prefix of its ids, `history` by default), `describe(numbers)` and
+ * `empty` (its words, for another rating than a speed's: the puzzle rating).
+ */
+export function svgGraph(points, speed, options = {}) {
   const W = 600; const H = 180; const PAD = 34;
+  const id = options.id || 'history';
   const label = (SPEEDS.find(([sp]) => sp === speed) || [speed, speed])[1];
-  if (!points.length) return h('p', { class: 'summary' }, t('profile.no_speed_game', { speed: label.toLowerCase() }));
+  if (!points.length) return h('p', { class: 'summary' }, options.empty || t('profile.no_speed_game', { speed: label.toLowerCase() }));
   const ratings = points.map((p) => p.rating);
   let lo = Math.min(...ratings); let hi = Math.max(...ratings);
   if (hi - lo < 50) { lo -= 25; hi += 25; }
   const x = (i) => (points.length === 1 ? W / 2 : PAD + (i * (W - 2 * PAD)) / (points.length - 1));
   const y = (r) => H - PAD / 2 - ((r - lo) * (H - PAD)) / (hi - lo);
   const first = Math.round(ratings[0]); const last = Math.round(ratings[ratings.length - 1]);
-  const desc = t('profile.graph_desc', {
-    speed: label, n: points.length, first, last, low: Math.round(Math.min(...ratings)), high: Math.round(Math.max(...ratings)),
-  });
-  const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': 'history-title', id: 'history-svg', class: 'history' });
-  svg.append(s('title', { id: 'history-title' }, desc));
+  const numbers = { n: points.length, first, last, low: Math.round(Math.min(...ratings)), high: Math.round(Math.max(...ratings)) };
+  const desc = options.describe ? options.describe(numbers) : t('profile.graph_desc', { speed: label, ...numbers });
+  const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': `${id}-title`, id: `${id}-svg`, class: 'history' });
+  svg.append(s('title', { id: `${id}-title` }, desc));
   svg.append(s('line', { class: 'axis', x1: PAD, y1: H - PAD / 2, x2: W - PAD / 2, y2: H - PAD / 2 }));
   svg.append(s('text', { x: 2, y: y(hi) + 4, class: 'tick' }, String(Math.round(hi))));
   svg.append(s('text', { x: 2, y: y(lo) + 4, class: 'tick' }, String(Math.round(lo))));
@@ -153,7 +210,7 @@ export function svgGraph(points, speed) {
     dot.append(s('title', {}, `${new Date(p.at).toLocaleDateString(language())}: ${Math.round(p.rating)}`));
     svg.append(dot);
   });
-  return h('figure', { class: 'history-figure' }, svg, h('figcaption', { class: 'summary', id: 'history-caption' }, desc));
+  return h('figure', { class: 'history-figure' }, svg, h('figcaption', { class: 'summary', id: `${id}-caption` }, desc));
 }
 
 /** The result of a game for this player: "Won", "Lost", "Draw", or the status. */

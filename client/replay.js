@@ -2,7 +2,8 @@
 // server validates it (POST /api/replay) and returns every position, which
 // this page steps through with buttons and the arrow keys. A bad record is
 // shown as far as it replays, on the position where it stops.
-// `/replay?game={id}` loads a game of this server (its PGN export).
+// `/replay?game={id}` loads a game of this server (its PGN export); a record
+// in the address's hash is loaded too, and `?analyse=1` starts its analysis.
 
 import { request, h, colorName, reasonText } from './api.js';
 import { t } from './i18n.js';
@@ -54,6 +55,7 @@ export function replayPage(main) {
       const players = tag('White') && tag('White') !== '?' ? `${tag('White')} – ${tag('Black')} · ` : '';
       summary.textContent = `${players}${t('replay.summary', { n: data.moves.length, result: data.result })}${data.reason ? ` (${reasonText(data.reason)})` : ''}`;
       show();
+      return true;
     } catch (err) {
       offerAnalysis(null);
       const at = err.turn ? ` ${t('replay.at', { turn: err.turn, submove: err.submove })}` : '';
@@ -73,6 +75,7 @@ export function replayPage(main) {
         board.setHighlights({});
         board.setPosition(placement(START_FEN));
       }
+      return false;
     }
   };
 
@@ -157,7 +160,11 @@ export function replayPage(main) {
   const game = new URLSearchParams(location.search).get('game');
   const fromHash = decodeURIComponent(location.hash.slice(1));
   if (game && /^[0-9A-Za-z]{1,32}$/.test(game)) loadGame(game);
-  else if (fromHash) { text.value = fromHash; load(); }
+  else if (fromHash) {
+    text.value = fromHash;
+    // `?analyse=1` (a puzzle's "Analyse"): the engine starts on the record at once.
+    load().then((ok) => { if (ok && analysis && new URLSearchParams(location.search).has('analyse')) analysis.start(); });
+  }
 
   /** Loads a game of this server by its id, through its PGN export. */
   async function loadGame(id) {

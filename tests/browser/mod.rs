@@ -7,4 +7,5 @@ mod chat;
 mod game;
 mod i18n;
 mod premove;
+mod puzzles;
 mod settings;
