@@ -101,7 +101,7 @@ enum PuzzlesCommand {
         #[arg(long)]
         verbose: bool,
     },
-    /// Add the puzzles of a CSV (data/puzzles.csv, or what `generate` wrote) to the store; a
+    /// Add the puzzles of a CSV (assets/puzzles.csv, or what `generate` wrote) to the store; a
     /// puzzle whose id is already there is left alone. Prints how many were new.
     Import {
         file: std::path::PathBuf,

@@ -261,7 +261,7 @@ pub struct ServeArgs {
     #[arg(long, env = "MARSEILLAIS_ARENA_SCHEDULE", default_value = "builtin")]
     pub arena_schedule: ArenaScheduleChoice,
     /// The puzzles added to the store at startup (a puzzle already there is left as it is):
-    /// `builtin` (the set shipped in `data/puzzles.csv`), `off`, or the path of a CSV file in
+    /// `builtin` (the set shipped in `assets/puzzles.csv`), `off`, or the path of a CSV file in
     /// the same format (docs/puzzles.md).
     #[arg(long, env = "MARSEILLAIS_PUZZLE_SET", default_value = "builtin")]
     pub puzzle_set: PuzzleSetChoice,
@@ -736,7 +736,7 @@ impl std::str::FromStr for ArenaScheduleChoice {
 /// The puzzles the server adds to its store at startup (`--puzzle-set`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum PuzzleSetChoice {
-    /// The set shipped in the binary (`data/puzzles.csv`).
+    /// The set shipped in the binary (`assets/puzzles.csv`).
     BuiltIn,
     Off,
     /// A CSV file, read (and checked) when the server starts.

@@ -1,5 +1,5 @@
 //! The puzzle set as CSV, in lichess's puzzle-database layout adapted (the shipped
-//! `data/puzzles.csv`, the generator's output, the importer's input), and the puzzle id.
+//! `assets/puzzles.csv`, the generator's output, the importer's input), and the puzzle id.
 //!
 //! `PuzzleId,FEN,Moves,Rating,RatingDeviation,Popularity,NbPlays,Themes,GameUrl,OpeningTags`:
 //! the FEN is the position before the opponent's turn (extended FEN), Moves the line's text

@@ -6,7 +6,7 @@
 //! so the same games and settings give the same CSV, byte for byte.
 //!
 //! `marseillais puzzles generate` (src/main.rs) runs it; docs/puzzles.md has the command that
-//! made `data/puzzles.csv`.
+//! made `assets/puzzles.csv`.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;

@@ -1,5 +1,5 @@
 //! The set of puzzles a server adds to its store when it starts (`--puzzle-set`): the one
-//! shipped in the binary (`data/puzzles.csv`, made by `marseillais puzzles generate`, see
+//! shipped in the binary (`assets/puzzles.csv`, made by `marseillais puzzles generate`, see
 //! docs/puzzles.md), a file, or none. Every row is checked by the rules core before it is
 //! stored; a puzzle already stored is left as it is, so a restart (or another node starting)
 //! keeps the ratings and plays players gave it.
@@ -9,14 +9,14 @@ use crate::server::config::PuzzleSetChoice;
 use super::csv::{self, CsvPuzzle};
 
 /// The shipped set.
-pub const SHIPPED: &str = include_str!("../../../data/puzzles.csv");
+pub const SHIPPED: &str = include_str!("../../../assets/puzzles.csv");
 
 /// The rows of the chosen set, checked; the error names the file and the line.
 pub fn read(choice: &PuzzleSetChoice) -> Result<Vec<CsvPuzzle>, String> {
     match choice {
         PuzzleSetChoice::Off => Ok(Vec::new()),
         PuzzleSetChoice::BuiltIn => {
-            csv::read(SHIPPED).map_err(|e| format!("data/puzzles.csv: {e}"))
+            csv::read(SHIPPED).map_err(|e| format!("assets/puzzles.csv: {e}"))
         }
         PuzzleSetChoice::File(path) => {
             let text =
