@@ -326,6 +326,14 @@ fn run_migrate(
     for game in &report.mismatched_games {
         println!("  MISMATCH game {game}");
     }
+    println!(
+        "  {} puzzles checked by SHA-256 of their rows, {} mismatched",
+        report.puzzles,
+        report.mismatched_puzzles.len()
+    );
+    for puzzle in &report.mismatched_puzzles {
+        println!("  MISMATCH puzzle {puzzle}");
+    }
     if report.verified() {
         println!("verified");
         ExitCode::SUCCESS

@@ -1,6 +1,6 @@
 //! Double capture: one solver turn takes on both sub-moves, something only Marseillais allows.
 
-use super::SolverSubMove;
+use super::solver::SolverSubMove;
 use super::value::{balance, value};
 use crate::rules::Piece;
 
@@ -35,7 +35,7 @@ fn taken(sub: &SolverSubMove) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::solver_submoves;
+    use super::super::solver::solver_submoves;
     use super::*;
     use crate::server::puzzles::line::PuzzleLine;
 

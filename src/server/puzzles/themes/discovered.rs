@@ -3,8 +3,8 @@
 
 use cozy_chess::get_between_rays;
 
-use super::SolverSubMove;
 use super::fork::takes_next;
+use super::solver::SolverSubMove;
 use super::value::{attacks, is_defended, value};
 use crate::rules::{Piece, Square};
 
@@ -51,7 +51,7 @@ fn uncovered(sub: &SolverSubMove) -> Vec<(Square, Square, bool)> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::solver_submoves;
+    use super::super::solver::solver_submoves;
     use super::*;
     use crate::server::puzzles::line::PuzzleLine;
 

@@ -1,7 +1,7 @@
 //! Fork: one piece attacks two of the opponent's valuable pieces (lichess-puzzler's `fork`,
 //! for every solver sub-move but the line's last), cashed by that piece's next sub-move.
 
-use super::SolverSubMove;
+use super::solver::SolverSubMove;
 use super::value::{attackers, attacks, is_defended, is_in_bad_spot, value};
 use crate::rules::{BitBoard, Piece, Square};
 
@@ -55,7 +55,7 @@ pub(super) fn takes_next(later: &[SolverSubMove], from: Square, targets: BitBoar
 
 #[cfg(test)]
 mod tests {
-    use super::super::solver_submoves;
+    use super::super::solver::solver_submoves;
     use super::*;
     use crate::server::puzzles::line::PuzzleLine;
 

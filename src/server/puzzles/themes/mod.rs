@@ -19,27 +19,19 @@
 mod capture;
 mod discovered;
 mod fork;
+mod kind;
 mod mate;
 mod shape;
+mod solver;
 mod special;
 mod value;
 
 use super::line::PuzzleLine;
 use super::theme::Theme;
-use crate::rules::{Position, SubMove};
+use solver::{SolverSubMove, solver_submoves};
 
+pub use kind::PuzzleKind;
 pub use shape::CRUSHING_GAIN;
-
-/// What the generator was looking for when it found the puzzle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PuzzleKind {
-    /// The line ends in checkmate.
-    Mate,
-    /// The solver's turn wins an advantage.
-    Advantage,
-    /// The solver's turn is the only one that saves the game.
-    Defence,
-}
 
 /// Every theme of a puzzle, sorted and deduplicated. `win_chance_gain` is how much the solver's
 /// winning chances rose (lichess's curve, -1 to 1, so 0 to 2), as the generator measured it.
@@ -68,55 +60,6 @@ pub fn tag(line: &PuzzleLine, kind: PuzzleKind, win_chance_gain: f64) -> Vec<The
 
 /// A detector of one theme on the solver's sub-moves.
 type Detector = fn(&[SolverSubMove]) -> bool;
-
-/// One of the solver's sub-moves in the line, with the positions around it.
-#[derive(Clone, Debug)]
-pub(super) struct SolverSubMove {
-    /// Its turn's index in the line (odd: the solver's turns).
-    pub turn: usize,
-    /// 0 for S1, 1 for S2.
-    pub at: usize,
-    pub before: Position,
-    pub submove: SubMove,
-    pub after: Position,
-    /// Whether it ends its turn (an S2, or an S1 that checks or ends the game).
-    pub ends_turn: bool,
-    /// The position at its turn's start.
-    pub turn_start: Position,
-    /// The line's last position.
-    pub line_end: Position,
-}
-
-/// The solver's sub-moves in the order of the line. The line is checked, so every sub-move is
-/// legal where it stands.
-pub(super) fn solver_submoves(line: &PuzzleLine) -> Vec<SolverSubMove> {
-    let turns = line.turns();
-    let Some(&line_end) = line.turn_start(turns.len()) else {
-        return Vec::new();
-    };
-    let mut moves = Vec::new();
-    for turn in (1..turns.len()).step_by(2) {
-        let Some(&turn_start) = line.turn_start(turn) else {
-            continue;
-        };
-        let mut position = turn_start;
-        for (at, &submove) in turns[turn].iter().enumerate() {
-            let after = position.play_unchecked(submove);
-            moves.push(SolverSubMove {
-                turn,
-                at,
-                before: position,
-                submove,
-                after,
-                ends_turn: at + 1 == turns[turn].len(),
-                turn_start,
-                line_end,
-            });
-            position = after;
-        }
-    }
-    moves
-}
 
 #[cfg(test)]
 mod tests {

@@ -3,7 +3,7 @@
 
 use super::super::line::PuzzleLine;
 use super::super::theme::Theme;
-use super::PuzzleKind;
+use super::kind::PuzzleKind;
 use crate::rules::{Piece, Position};
 
 /// The rise in the solver's winning chances (lichess's curve, -1 to 1) from which an advantage

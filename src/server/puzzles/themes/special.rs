@@ -2,7 +2,7 @@
 //! the turn (Marseillais's own trap: a check on S1 gives the opponent the move).
 
 use super::super::judge::mates;
-use super::SolverSubMove;
+use super::solver::SolverSubMove;
 use super::value::{attacks, is_defended, value};
 use crate::rules::{Piece, Position, SubMove};
 
@@ -59,7 +59,7 @@ fn tempting_check(start: &Position, check: SubMove) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::solver_submoves;
+    use super::super::solver::solver_submoves;
     use super::*;
     use crate::server::puzzles::line::PuzzleLine;
 
