@@ -303,13 +303,13 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
     });
     arena::director::spawn(Arc::clone(&arenas), lease, deps.shutdown.clone());
     let puzzles = Arc::new(puzzles::service::Puzzles::new(Arc::clone(&deps.store)));
+    // A set that does not read stops the start (a configuration error); a store that fails
+    // to take it does not: the games go on, and the next start imports the set again.
     let set = puzzles::set::read(&config.puzzle_set).map_err(StartError::PuzzleSet)?;
-    let added = puzzles
-        .import(set)
-        .await
-        .map_err(|e| StartError::PuzzleSet(e.to_string()))?;
-    if added > 0 {
-        tracing::info!(added, "puzzles added to the store");
+    match puzzles.import(set).await {
+        Ok(0) => {}
+        Ok(added) => tracing::info!(added, "puzzles added to the store"),
+        Err(error) => tracing::warn!(%error, "the puzzle set was not imported"),
     }
     let analysis = analysis::AnalysisState {
         deps: deps.clone(),

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use marseillais::server::config::Config;
+use marseillais::server::config::{Config, PuzzleSetChoice};
 use marseillais::server::store::{FailingStore, MemoryStore, SqliteOptions, SqliteStore, Store};
 use serde_json::{Value, json};
 use support::audit::{audit_game, stored_games};
@@ -114,11 +114,19 @@ async fn an_injected_commit_failure_is_refused_and_the_same_move_is_accepted_lat
 async fn a_database_at_its_size_limit_refuses_moves_and_keeps_every_acknowledged_one() {
     // 48 KiB of room as with schema v2, plus the 10 pages (40 KiB) the v3 schema's account
     // tables and indexes take in an empty database, plus the 6 pages (24 KiB) of the v7
-    // schema's arena tables and indexes.
+    // schema's arena tables and indexes, plus the 7 pages (28 KiB) of the v8 schema's puzzle
+    // tables and indexes. No puzzle set: its rows would take the room the games need.
     let options = SqliteOptions {
-        max_db_bytes: Some((48 + 40 + 24) * 1024),
+        max_db_bytes: Some((48 + 40 + 24 + 28) * 1024),
     };
-    let mut server = Rig::builder().config(fast).sqlite(options).start().await;
+    let mut server = Rig::builder()
+        .config(|c| {
+            fast(c);
+            c.puzzle_set = PuzzleSetChoice::Off;
+        })
+        .sqlite(options)
+        .start()
+        .await;
     let data = server.data_dir().to_path_buf();
     let addr = server.addr();
     // Games are played one after the other until a commit is refused (a

@@ -217,3 +217,19 @@ mod tests {
         assert_eq!(metric(text, "marseillais_nothing"), None);
     }
 }
+
+/// Registers the account `username`; its session cookie, or `None` (said on stderr).
+pub async fn register(addr: SocketAddr, username: &str, password: &str) -> Option<String> {
+    let body = serde_json::json!({"username": username, "password": password}).to_string();
+    match request_as(addr, None, "POST", "/api/account/register", Some(&body)).await {
+        Ok((201, _, Some(cookie))) => Some(cookie),
+        Ok((status, body, _)) => {
+            eprintln!("loadgen: register {username}: {status} {body}");
+            None
+        }
+        Err(error) => {
+            eprintln!("loadgen: register {username}: {error}");
+            None
+        }
+    }
+}

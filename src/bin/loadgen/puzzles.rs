@@ -15,7 +15,7 @@ use marseillais::rules::{Game, Position};
 use marseillais::server::puzzles::csv::{self, CsvPuzzle};
 use marseillais::server::puzzles::theme::Theme;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::http;
 use crate::rng::Rng;
@@ -131,19 +131,9 @@ fn random_line(rng: &mut Rng) -> Option<(String, String)> {
     Some((fen, format!("{} {}", opponent.join(","), solver.join(","))))
 }
 
+/// Registers player `i`; its session cookie.
 async fn register(addr: SocketAddr, i: usize) -> Option<String> {
-    let body = json!({"username": format!("puz{i:05}"), "password": PASSWORD}).to_string();
-    match http::request_as(addr, None, "POST", "/api/account/register", Some(&body)).await {
-        Ok((201, _, Some(cookie))) => Some(cookie),
-        Ok((status, body, _)) => {
-            eprintln!("loadgen: register {i}: {status} {body}");
-            None
-        }
-        Err(error) => {
-            eprintln!("loadgen: register {i}: {error}");
-            None
-        }
-    }
+    http::register(addr, &format!("puz{i:05}"), PASSWORD).await
 }
 
 #[derive(Default)]

@@ -89,18 +89,7 @@ struct PlayerTally {
 
 /// Registers player `i`; its session cookie.
 async fn register(addr: SocketAddr, i: usize) -> Option<String> {
-    let body = json!({"username": format!("arena{i:04}"), "password": PASSWORD}).to_string();
-    match http::request_as(addr, None, "POST", "/api/account/register", Some(&body)).await {
-        Ok((201, _, Some(cookie))) => Some(cookie),
-        Ok((status, body, _)) => {
-            eprintln!("loadgen: register {i}: {status} {body}");
-            None
-        }
-        Err(error) => {
-            eprintln!("loadgen: register {i}: {error}");
-            None
-        }
-    }
+    http::register(addr, &format!("arena{i:04}"), PASSWORD).await
 }
 
 /// The arena's page as `cookie`'s player sees it.
