@@ -177,6 +177,22 @@ pub fn metric(text: &str, name: &str) -> Option<f64> {
         })
 }
 
+/// Registers the account `username`; its session cookie, or `None` (said on stderr).
+pub async fn register(addr: SocketAddr, username: &str, password: &str) -> Option<String> {
+    let body = serde_json::json!({"username": username, "password": password}).to_string();
+    match request_as(addr, None, "POST", "/api/account/register", Some(&body)).await {
+        Ok((201, _, Some(cookie))) => Some(cookie),
+        Ok((status, body, _)) => {
+            eprintln!("loadgen: register {username}: {status} {body}");
+            None
+        }
+        Err(error) => {
+            eprintln!("loadgen: register {username}: {error}");
+            None
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,21 +231,5 @@ mod tests {
         let text = "# HELP x y\nmarseillais_connections 12\nmarseillais_live_games 3\n";
         assert_eq!(metric(text, "marseillais_connections"), Some(12.0));
         assert_eq!(metric(text, "marseillais_nothing"), None);
-    }
-}
-
-/// Registers the account `username`; its session cookie, or `None` (said on stderr).
-pub async fn register(addr: SocketAddr, username: &str, password: &str) -> Option<String> {
-    let body = serde_json::json!({"username": username, "password": password}).to_string();
-    match request_as(addr, None, "POST", "/api/account/register", Some(&body)).await {
-        Ok((201, _, Some(cookie))) => Some(cookie),
-        Ok((status, body, _)) => {
-            eprintln!("loadgen: register {username}: {status} {body}");
-            None
-        }
-        Err(error) => {
-            eprintln!("loadgen: register {username}: {error}");
-            None
-        }
     }
 }
