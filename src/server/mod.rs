@@ -20,6 +20,7 @@
 //! | the computer's seat and the engine pool | [`computer`] |
 //! | analysis and the replay page | [`analysis`] |
 //! | chat rules | [`chat`] |
+//! | Learn Marseillais: the lessons, their goals, the progress of accounts | [`learn`] |
 //! | what is no feature's: `/`, `/static`, `/healthz`, `/metrics` | [`site`] |
 //! | persistence | [`store`] |
 //! | several nodes: the bus, leases, relaying to a game's owner | [`cluster`] |
@@ -36,6 +37,7 @@ pub mod deps;
 pub mod domain;
 pub mod game;
 pub mod ids;
+pub mod learn;
 pub mod lobby;
 pub mod metrics;
 pub mod per_client;
@@ -345,6 +347,10 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
         .merge(puzzles::routes::router(puzzles::routes::PuzzleState {
             deps: deps.clone(),
             puzzles,
+            accounts: Arc::clone(&accounts),
+        }))
+        .merge(learn::routes::router(learn::routes::LearnState {
+            deps: deps.clone(),
             accounts: Arc::clone(&accounts),
         }))
         .merge(players::profile::router(deps.clone()))

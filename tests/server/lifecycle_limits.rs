@@ -326,6 +326,18 @@ impl Store for RefuseOneGame {
     ) -> StoreFuture<Vec<store::PuzzleRecord>> {
         self.inner.export_puzzles(after, limit)
     }
+    fn record_lesson_step(
+        &self,
+        user: UserId,
+        lesson: &str,
+        step: u32,
+        at_ms: i64,
+    ) -> StoreFuture<()> {
+        self.inner.record_lesson_step(user, lesson, step, at_ms)
+    }
+    fn lesson_steps(&self, user: UserId) -> StoreFuture<Vec<store::LessonStep>> {
+        self.inner.lesson_steps(user)
+    }
 }
 
 #[tokio::test]

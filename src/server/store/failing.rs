@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use futures_util::future::BoxFuture;
 
 use super::{
-    ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus, LoadedGame,
+    ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus, LessonStep, LoadedGame,
     PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame, RoundOutcome, SessionHash,
     Store, StoreError, StoreFuture, UserRecord,
 };
@@ -278,6 +278,23 @@ impl Store for FailingStore {
 
     fn export_puzzles(&self, after: Option<String>, limit: u32) -> StoreFuture<Vec<PuzzleRecord>> {
         self.inner.export_puzzles(after, limit)
+    }
+
+    fn record_lesson_step(
+        &self,
+        user: UserId,
+        lesson: &str,
+        step: u32,
+        at_ms: i64,
+    ) -> StoreFuture<()> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.record_lesson_step(user, lesson, step, at_ms)
+    }
+
+    fn lesson_steps(&self, user: UserId) -> StoreFuture<Vec<LessonStep>> {
+        self.inner.lesson_steps(user)
     }
 }
 

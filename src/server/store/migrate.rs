@@ -185,6 +185,12 @@ fn columns(table: &str) -> &'static [(&'static str, Kind)] {
             ("at_ms", Int),
             ("rating_after", Real),
         ],
+        "lesson_steps" => &[
+            ("user_id", Int),
+            ("lesson", Text),
+            ("step", Int),
+            ("done_ms", Int),
+        ],
         "chat_lines" => &[
             ("id", Int),
             ("game_id", OptText),

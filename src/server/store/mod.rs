@@ -19,6 +19,7 @@
 mod arena;
 pub mod codec;
 mod failing;
+mod lesson;
 mod memory;
 pub mod migrate;
 pub mod postgres;
@@ -27,6 +28,7 @@ pub mod sqlite;
 
 pub use arena::{ArenaPlayer, ArenaRange, ArenaRecord, range_order as arena_range_order};
 pub use failing::FailingStore;
+pub use lesson::LessonStep;
 pub use memory::MemoryStore;
 pub use postgres::PostgresStore;
 pub use puzzle::{
@@ -438,6 +440,21 @@ pub trait Store: Send + Sync + 'static {
     /// Up to `limit` puzzles by id, after `after` (from the first when `None`): paging through
     /// every puzzle (the CSV export).
     fn export_puzzles(&self, after: Option<String>, limit: u32) -> StoreFuture<Vec<PuzzleRecord>>;
+
+    // Learn Marseillais (SQLite schema v9, Postgres v6; issue 31): table `lesson_steps`
+    // (store/lesson.rs). Lesson ids are opaque keys.
+
+    /// Records that `user` finished `step` of `lesson` at `at_ms`; a step already recorded
+    /// keeps its first time (the call is then a no-op). Durable once `Ok`.
+    fn record_lesson_step(
+        &self,
+        user: UserId,
+        lesson: &str,
+        step: u32,
+        at_ms: i64,
+    ) -> StoreFuture<()>;
+    /// Every step `user` finished, by lesson then step.
+    fn lesson_steps(&self, user: UserId) -> StoreFuture<Vec<LessonStep>>;
 
     // Ownership leases of several nodes (issue 13): table `game_leases`, and `cluster_nodes`
     // for the nodes' own liveness. Times are the store's clock (Postgres `now()`), never a

@@ -1,6 +1,7 @@
 //! [`MemoryStore`]: an in-memory [`Store`] for tests, with the same contract as the SQLite store.
 //! Its puzzles are in puzzles.rs.
 
+mod lessons;
 mod puzzles;
 
 use std::collections::HashMap;
@@ -8,10 +9,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use futures_util::future::BoxFuture;
 
+use self::lessons::MemoryLessons;
 use self::puzzles::MemoryPuzzles;
 use super::{
     ArenaPlayer, ArenaRange, ArenaRecord, Commit, DeadlineChange, GameListing, GameStatus,
-    LoadedGame, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame, RoundOutcome,
+    LessonStep, LoadedGame, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame, RoundOutcome,
     SessionHash, Store, StoreError, StoreFuture, UserRecord, listing_order, rate_end, rated_order,
     session_alive, session_needs_touch,
 };
@@ -49,6 +51,7 @@ struct MemoryInner {
     /// Each arena's players in the order they first joined.
     arena_players: HashMap<String, Vec<ArenaPlayer>>,
     puzzles: MemoryPuzzles,
+    lessons: MemoryLessons,
     closed: bool,
 }
 
@@ -590,5 +593,23 @@ impl Store for MemoryStore {
 
     fn export_puzzles(&self, after: Option<String>, limit: u32) -> StoreFuture<Vec<PuzzleRecord>> {
         ready(Ok(self.lock().puzzles.export(after.as_deref(), limit)))
+    }
+
+    fn record_lesson_step(
+        &self,
+        user: UserId,
+        lesson: &str,
+        step: u32,
+        at_ms: i64,
+    ) -> StoreFuture<()> {
+        let mut inner = self.lock();
+        let result = inner
+            .check_open()
+            .map(|()| inner.lessons.record(user, lesson, step, at_ms));
+        ready(result)
+    }
+
+    fn lesson_steps(&self, user: UserId) -> StoreFuture<Vec<LessonStep>> {
+        ready(Ok(self.lock().lessons.of(user)))
     }
 }

@@ -12,6 +12,7 @@
 mod arena;
 pub(crate) mod error;
 mod lease;
+mod lesson;
 mod pipeline;
 mod puzzle;
 mod rows;
@@ -39,7 +40,7 @@ use self::unit::{Done, Pending, Work};
 use self::writer::Counters;
 use super::{
     ArenaPlayer, ArenaRange, ArenaRecord, Claim, Commit, Fence, GameListing, GameStatus,
-    LoadedGame, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame, RoundOutcome,
+    LessonStep, LoadedGame, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame, RoundOutcome,
     SessionHash, Store, StoreError, StoreFuture, UserRecord, session_alive, session_needs_touch,
 };
 use crate::server::domain::chat::ChatRoom;
@@ -705,6 +706,20 @@ impl Store for PostgresStore {
 
     fn export_puzzles(&self, after: Option<String>, limit: u32) -> StoreFuture<Vec<PuzzleRecord>> {
         self.puzzle_page(after, limit)
+    }
+
+    fn record_lesson_step(
+        &self,
+        user: UserId,
+        lesson: &str,
+        step: u32,
+        at_ms: i64,
+    ) -> StoreFuture<()> {
+        self.lesson_step_insert(user, lesson, step, at_ms)
+    }
+
+    fn lesson_steps(&self, user: UserId) -> StoreFuture<Vec<LessonStep>> {
+        self.lesson_step_rows(user)
     }
 
     fn claim_game(&self, game: &str, node: &str, ttl: Duration) -> StoreFuture<Claim> {

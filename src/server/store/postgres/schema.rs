@@ -10,7 +10,7 @@
 //! starting at once against the same database apply each step once: the second waits for the
 //! lock, then finds the version already current. Version 3 added the ownership leases of several
 //! nodes (issue 13): one more entry of [`MIGRATIONS`]; version 4 the arenas (SQLite's 7),
-//! version 5 the puzzles (SQLite's 8).
+//! version 5 the puzzles (SQLite's 8), version 6 the lesson progress (SQLite's 9).
 
 use tokio_postgres::Client;
 
@@ -19,7 +19,7 @@ use crate::server::store::StoreError;
 
 /// The schema this program writes. A database at a newer version was written by a newer program
 /// and is refused rather than misread.
-pub const SCHEMA_VERSION: i32 = 5;
+pub const SCHEMA_VERSION: i32 = 6;
 
 /// The key of the advisory lock taken while migrating (any constant unique to this program:
 /// "MRSL" in ASCII).
@@ -215,13 +215,27 @@ CREATE TABLE puzzle_rounds (
 CREATE INDEX puzzle_rounds_by_time ON puzzle_rounds (user_id, at_ms, puzzle_id);
 "#;
 
+/// Version 6: "Learn Marseillais" (issue 31), SQLite's version 9: each step of a lesson an
+/// account finished, keyed (user, lesson, step).
+const SCHEMA_V6: &str = "
+CREATE TABLE lesson_steps (
+    user_id  BIGINT NOT NULL REFERENCES users (id),
+    lesson   TEXT NOT NULL,
+    step     BIGINT NOT NULL,
+    done_ms  BIGINT NOT NULL,
+    PRIMARY KEY (user_id, lesson, step)
+);
+";
+
 /// `MIGRATIONS[n]` takes the database from version `n` to `n + 1` (version 0: empty).
-const MIGRATIONS: [&str; 5] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5];
+const MIGRATIONS: [&str; 6] = [
+    SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6,
+];
 
 /// The tables `marseillais migrate` copies and counts, in an order that satisfies the foreign
 /// keys (users before what refers to them). Not the leases (`game_leases`, `cluster_nodes`):
 /// they are no one-node data, a SQLite database has none, and they start empty.
-pub const TABLES: [&str; 15] = [
+pub const TABLES: [&str; 16] = [
     "users",
     "sessions",
     "ratings",
@@ -237,6 +251,7 @@ pub const TABLES: [&str; 15] = [
     "puzzle_themes",
     "puzzle_players",
     "puzzle_rounds",
+    "lesson_steps",
 ];
 
 /// Brings the database to [`SCHEMA_VERSION`] in one transaction under the migration lock.

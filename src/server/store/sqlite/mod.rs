@@ -8,6 +8,7 @@
 //! writer (they read the last committed snapshot).
 
 mod arena;
+mod lesson;
 mod checkpoint;
 mod connect;
 mod next_seq;
@@ -38,8 +39,8 @@ use self::rows::*;
 use self::stats::Counters;
 use self::writer::{Done, Pending, Work};
 use super::{
-    ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus, LoadedGame,
-    PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame, RoundOutcome, SessionHash,
+    ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus, LessonStep,
+    LoadedGame, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame, RoundOutcome, SessionHash,
     Store, StoreError, StoreFuture, UserRecord, session_alive, session_needs_touch,
 };
 use crate::server::domain::chat::ChatRoom;
@@ -686,6 +687,26 @@ impl Store for SqliteStore {
 
     fn export_puzzles(&self, after: Option<String>, limit: u32) -> StoreFuture<Vec<PuzzleRecord>> {
         self.read(move |conn| puzzle::export(conn, after.as_deref(), limit))
+    }
+
+    fn record_lesson_step(
+        &self,
+        user: UserId,
+        lesson: &str,
+        step: u32,
+        at_ms: i64,
+    ) -> StoreFuture<()> {
+        let written = self.write(Work::LessonStep {
+            user,
+            lesson: lesson.to_owned(),
+            step,
+            at_ms,
+        });
+        Box::pin(async move { written.await.map(|_| ()) })
+    }
+
+    fn lesson_steps(&self, user: UserId) -> StoreFuture<Vec<LessonStep>> {
+        self.read(move |conn| lesson::steps(conn, user))
     }
 
     fn close(&self) -> BoxFuture<'static, ()> {

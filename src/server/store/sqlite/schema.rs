@@ -8,7 +8,7 @@ use crate::server::store::StoreError;
 /// The schema this program writes (`PRAGMA user_version`). A database with a newer version was
 /// written by a newer program and is refused rather than misread; an older one is migrated
 /// ([`MIGRATIONS`]).
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 /// Version 1: the games' listing rows and their event logs.
 const SCHEMA_V1: &str = "
@@ -239,10 +239,25 @@ CREATE TABLE puzzle_rounds (
 CREATE INDEX puzzle_rounds_by_time ON puzzle_rounds (user_id, at_ms, puzzle_id);
 ";
 
+/// Version 9: "Learn Marseillais" (issue 31). `lesson_steps` holds each step of a lesson an
+/// account finished, keyed (user, lesson, step): the lessons page reads one user's rows as one
+/// range of that key, and a second right try of a step is a no-op (`ON CONFLICT DO NOTHING`).
+/// Anonymous players' progress is in their browser, never here.
+const SCHEMA_V9: &str = "
+CREATE TABLE lesson_steps (
+    user_id  INTEGER NOT NULL REFERENCES users (id),
+    lesson   TEXT NOT NULL,
+    step     INTEGER NOT NULL,
+    done_ms  INTEGER NOT NULL,
+    PRIMARY KEY (user_id, lesson, step)
+) WITHOUT ROWID;
+";
+
 /// `MIGRATIONS[n]` takes a database from version `n` to `n + 1` (version 0: empty). Each runs in
 /// the same transaction as the version bump, so a crash mid-migration leaves the old version.
-pub(super) const MIGRATIONS: [&str; 8] = [
+pub(super) const MIGRATIONS: [&str; 9] = [
     SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8,
+    SCHEMA_V9,
 ];
 
 /// Brings the database to [`SCHEMA_VERSION`]: creates the schema in an empty database, runs the

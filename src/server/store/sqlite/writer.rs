@@ -90,6 +90,13 @@ pub(super) enum Work {
     Arena(ArenaWrite),
     /// A slice of a puzzle import, or a round (issue 30).
     Puzzle(PuzzleWrite),
+    /// A finished step of a lesson (issue 31); a step already recorded keeps its first time.
+    LessonStep {
+        user: UserId,
+        lesson: String,
+        step: u32,
+        at_ms: i64,
+    },
 }
 
 /// What a unit of work gave back once stored.
@@ -494,6 +501,20 @@ fn write_work(conn: &Connection, work: &Work) -> Result<Done, CommitFailure> {
             Ok(Done::Stored)
         }
         Work::Arena(write) => arena::write(conn, write).map(Done::Arena).map_err(classify),
+        Work::LessonStep {
+            user,
+            lesson,
+            step,
+            at_ms,
+        } => {
+            conn.prepare_cached(
+                "INSERT INTO lesson_steps (user_id, lesson, step, done_ms) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (user_id, lesson, step) DO NOTHING",
+            )
+            .and_then(|mut s| s.execute(params![user.0, lesson, step, at_ms]))
+            .map_err(classify)?;
+            Ok(Done::Stored)
+        }
         Work::Puzzle(write) => match puzzle::write(conn, write).map_err(classify)? {
             Ok(done) => Ok(Done::Puzzle(done)),
             Err(refused) => Err(CommitFailure::Refused(refused)),
