@@ -15,6 +15,7 @@ import { t } from './i18n.js';
 import { poolsPanel } from './pools.js';
 import { arenasPanel } from './arena.js';
 import { dailyPanel } from './puzzle-themes.js';
+import { learnInvite } from './learn.js';
 
 const PRESETS = [
   ['3+2', 180, 2], ['5+3', 300, 3], ['10+5', 600, 5], ['15+10', 900, 10],
@@ -93,7 +94,7 @@ export function lobbyPage(main, mePromise = Promise.resolve(null)) {
   let chatAt = null;
   const chat = new ChatPanel({ room: 'lobby', title: t('lobby.chat'), send: (room, text) => { chatAt = performance.now(); return sendLive('chat', { room, text }); } });
   main.replaceChildren(h('div', { class: 'lobby' },
-    h('div', { class: 'lobby-forms' }, poolsPanel(mePromise), arenasPanel(mePromise), form, computerForm, dailyPanel()),
+    h('div', { class: 'lobby-forms' }, learnInvite(mePromise), poolsPanel(mePromise), arenasPanel(mePromise), form, computerForm, dailyPanel()),
     h('div', { class: 'lobby-side' },
       h('section', { class: 'panel' }, online,
         h('h2', {}, t('nav.mine')), myList,
