@@ -6,6 +6,7 @@ mod arena;
 mod chat;
 mod game;
 mod i18n;
+mod learn;
 mod premove;
 mod puzzles;
 mod settings;

@@ -21,6 +21,7 @@ mod game;
 mod generations;
 mod http_limits;
 mod lag;
+mod learn;
 mod lifecycle;
 mod lifecycle_limits;
 mod loadgen_smoke;

@@ -2,8 +2,8 @@
 //! per part of the store: a game's log and its listing (`games`), accounts, sessions and
 //! ratings (`accounts`), chat lines (`chat`), the turn-deadline index (`deadlines`), personal
 //! settings (`settings`), arena tournaments (`arenas`), puzzles (`puzzles`, and their searches
-//! over thousands in `puzzle_search`), ownership leases and fencing (`leases`). Each check wants
-//! a fresh, empty store.
+//! over thousands in `puzzle_search`), lesson progress (`lessons`), ownership leases and
+//! fencing (`leases`). Each check wants a fresh, empty store.
 //!
 //! This file holds the fixtures the checks share and [`store_contract_tests!`], the one list of
 //! the checks as tests: every backend (tests/store/sqlite.rs, memory.rs, postgres.rs) runs the
@@ -15,6 +15,7 @@ mod chat;
 mod deadlines;
 mod games;
 mod leases;
+mod lessons;
 mod puzzle_search;
 mod puzzles;
 mod settings;
@@ -22,7 +23,7 @@ mod settings;
 // Every test binary mounts support/; those without a store leave these unused.
 #[allow(unused_imports)]
 pub use self::{
-    accounts::*, arenas::*, chat::*, deadlines::*, games::*, leases::*, puzzle_search::*,
+    accounts::*, arenas::*, chat::*, deadlines::*, games::*, leases::*, lessons::*, puzzle_search::*,
     puzzles::*, settings::*,
 };
 
@@ -166,6 +167,8 @@ macro_rules! store_contract_tests {
             arc puzzle_writes_fail_under_failure_injection_and_after_close = check_puzzle_writes_fail_while_failing_and_after_close;
             ref the_nearest_puzzle_is_the_first_unplayed_at_or_above_the_target_else_below = check_the_nearest_puzzle_is_the_first_unplayed_at_or_above_else_below;
             ref puzzles_after_an_id_go_by_id_within_a_theme_and_wrap_round = check_puzzles_after_an_id_go_by_id_within_a_theme_and_wrap_round;
+            ref lesson_steps_are_kept_once_per_user_with_their_first_time = check_lesson_steps_are_kept_once_per_user_with_their_first_time;
+            arc lesson_writes_fail_under_failure_injection_and_after_close = check_lesson_writes_fail_while_failing_and_after_close;
         }
     };
     // `ref`: the check takes `&dyn Store`; `arc`: an `Arc<dyn Store>` (it wraps or shares it).
