@@ -11,6 +11,7 @@ mod migration_v4;
 mod migration_v5;
 mod migration_v6;
 mod migration_v7;
+mod migration_learn;
 mod migration_v8;
 mod migration_v9;
 mod postgres;
