@@ -135,6 +135,7 @@ class LessonPage {
     this.index = index;
     this.S = this.L.steps[index];
     this.played = [];
+    this.legalNow = null;
     this.busy = false;
     this.stepLine.textContent = t('learn.step_of', { n: index + 1, total: this.L.steps.length });
     this.goal.textContent = t(`learn.step.${this.L.id}.${this.S.number}`);
