@@ -77,7 +77,7 @@ async function listPage(main) {
     h('ol', { class: 'learn-list', id: 'learn-rules' }, ...rules.map((l, i) => card(l, i + 1))),
     h('h3', {}, t('learn.strategy')),
     h('ol', { class: 'learn-list', id: 'learn-strategy' }, ...strategy.map((l, i) => card(l, rules.length + i + 1))),
-    h('p', { class: 'note' }, t(reply.signed_in ? 'learn.kept_account' : 'learn.kept_browser')));
+    h('p', { class: 'learn-note', id: 'learn-kept' }, t(reply.signed_in ? 'learn.kept_account' : 'learn.kept_browser')));
 }
 
 /** One lesson: its steps played on the board, one after the other. */

@@ -69,7 +69,10 @@ async fn a_lesson_gives_each_step_s_position_goal_and_legal_sub_moves() {
     assert_eq!(lesson["next"], json!("king-through-check"));
     let first = &lesson["steps"][0];
     assert_eq!(first["number"], json!(1));
-    assert_eq!(first["fen"], json!("4k3/8/8/3pPpP1/8/8/8/4K3 w - d6,f6 0 6"));
+    assert_eq!(
+        first["fen"],
+        json!("4k3/8/8/3pPpP1/8/8/8/4K3 w - d6,f6 0 6")
+    );
     assert_eq!(first["side"], json!("white"));
     assert_eq!(first["goal"], json!("en_passant_twice"));
     let legal = first["moves"].as_array().expect("moves");
@@ -86,11 +89,20 @@ async fn a_step_played_right_wrong_or_half_way_gets_its_verdict_and_reason() {
     let (status, half) = anonymous(&rig, "POST", STEP1, Some(&moves(&["a1a5"]))).await;
     assert_eq!(status, 200, "{half}");
     assert_eq!(half["verdict"], json!("continue"));
-    assert!(half["moves"].as_array().expect("moves").contains(&json!("a5e5")));
+    assert!(
+        half["moves"]
+            .as_array()
+            .expect("moves")
+            .contains(&json!("a5e5"))
+    );
     let (_, right) = anonymous(&rig, "POST", STEP1, Some(&moves(&["a1a5", "a5e5"]))).await;
     assert_eq!(right["verdict"], json!("right"), "{right}");
     assert_eq!(right["reason"], json!("two_captures"));
-    assert_eq!(right["recorded"], json!(false), "an anonymous player's progress is not stored");
+    assert_eq!(
+        right["recorded"],
+        json!(false),
+        "an anonymous player's progress is not stored"
+    );
     let (_, wrong) = anonymous(&rig, "POST", STEP1, Some(&moves(&["e1e2", "a1a5"]))).await;
     assert_eq!(wrong["verdict"], json!("wrong"), "{wrong}");
     assert_eq!(wrong["reason"], json!("missed_capture"));
@@ -127,7 +139,11 @@ async fn an_account_s_progress_is_kept_across_requests_devices_and_a_restart() {
     assert_eq!(wrong["verdict"], json!("wrong"));
     let (_, list) = ada.call(addr, "GET", "/api/learn", None).await;
     assert_eq!(list["signed_in"], json!(true));
-    assert_eq!(done(&list, "moving-twice"), json!([]), "a wrong try records nothing");
+    assert_eq!(
+        done(&list, "moving-twice"),
+        json!([]),
+        "a wrong try records nothing"
+    );
     finish_step(addr, &ada, STEP1, moves(&["a1a5", "a5e5"])).await;
     // Twice right is still one step.
     finish_step(addr, &ada, STEP1, moves(&["a1a5", "a5e5"])).await;
@@ -253,7 +269,11 @@ async fn a_step_posted_with_the_session_cookie_from_another_site_is_refused() {
         .expect("an answer");
     assert_eq!(reply.status, 403);
     let (_, list) = cy.call(addr, "GET", "/api/learn", None).await;
-    assert_eq!(done(&list, "moving-twice"), json!([]), "nothing was recorded");
+    assert_eq!(
+        done(&list, "moving-twice"),
+        json!([]),
+        "nothing was recorded"
+    );
     rig.stop().await;
 }
 

@@ -6,12 +6,12 @@
 mod fixture_v2;
 mod memory;
 mod migrate_command;
+mod migration_learn;
 mod migration_v3;
 mod migration_v4;
 mod migration_v5;
 mod migration_v6;
 mod migration_v7;
-mod migration_learn;
 mod migration_v8;
 mod migration_v9;
 mod postgres;

@@ -189,7 +189,9 @@ mod tests {
     }
 
     fn verdict(id: LessonId, step: usize, text: &str) -> Verdict {
-        judge(&lesson(id).steps[step], &moves(text)).unwrap().verdict
+        judge(&lesson(id).steps[step], &moves(text))
+            .unwrap()
+            .verdict
     }
 
     /// Every complete turn from the step's start: its sub-moves.
@@ -232,7 +234,11 @@ mod tests {
                     .iter()
                     .filter(|turn| judge(step, turn).unwrap().verdict == Verdict::Right(step.right))
                     .count();
-                assert!(right > 0, "{:?} step {n}: no turn reaches the goal", lesson.id);
+                assert!(
+                    right > 0,
+                    "{:?} step {n}: no turn reaches the goal",
+                    lesson.id
+                );
             }
         }
     }
@@ -240,38 +246,77 @@ mod tests {
     #[test]
     fn moving_twice_is_two_captures_and_one_capture_is_not_enough() {
         let id = LessonId::MovingTwice;
-        assert_eq!(verdict(id, 0, "a1a5,a5e5"), Verdict::Right(Reason::TwoCaptures));
+        assert_eq!(
+            verdict(id, 0, "a1a5,a5e5"),
+            Verdict::Right(Reason::TwoCaptures)
+        );
         assert_eq!(verdict(id, 0, "a1a5"), Verdict::Continue);
-        assert_eq!(verdict(id, 0, "e1e2,a1a5"), Verdict::Wrong(Reason::MissedCapture));
-        assert_eq!(verdict(id, 1, "e4f6,f6d7"), Verdict::Right(Reason::TwoCaptures));
-        assert_eq!(verdict(id, 1, "e4f6,f6g4"), Verdict::Wrong(Reason::MissedCapture));
+        assert_eq!(
+            verdict(id, 0, "e1e2,a1a5"),
+            Verdict::Wrong(Reason::MissedCapture)
+        );
+        assert_eq!(
+            verdict(id, 1, "e4f6,f6d7"),
+            Verdict::Right(Reason::TwoCaptures)
+        );
+        assert_eq!(
+            verdict(id, 1, "e4f6,f6g4"),
+            Verdict::Wrong(Reason::MissedCapture)
+        );
     }
 
     #[test]
     fn the_first_turn_is_one_sub_move_and_black_answers_with_two() {
         let id = LessonId::FirstTurn;
-        assert_eq!(verdict(id, 0, "e2e4"), Verdict::Right(Reason::FirstTurnOneMove));
+        assert_eq!(
+            verdict(id, 0, "e2e4"),
+            Verdict::Right(Reason::FirstTurnOneMove)
+        );
         assert_eq!(verdict(id, 0, "d2d4"), Verdict::Wrong(Reason::NotReached));
         assert_eq!(verdict(id, 1, "b8c6"), Verdict::Continue);
-        assert_eq!(verdict(id, 1, "g8f6,b8c6"), Verdict::Right(Reason::TwoMovesEachTurn));
-        assert_eq!(verdict(id, 1, "e7e5,d7d5"), Verdict::Wrong(Reason::NotReached));
+        assert_eq!(
+            verdict(id, 1, "g8f6,b8c6"),
+            Verdict::Right(Reason::TwoMovesEachTurn)
+        );
+        assert_eq!(
+            verdict(id, 1, "e7e5,d7d5"),
+            Verdict::Wrong(Reason::NotReached)
+        );
     }
 
     #[test]
     fn a_check_ends_the_turn_so_the_check_comes_after_a_quiet_sub_move() {
         let id = LessonId::CheckEndsTurn;
-        assert_eq!(verdict(id, 0, "d1d7"), Verdict::Right(Reason::CheckEndsTurn));
+        assert_eq!(
+            verdict(id, 0, "d1d7"),
+            Verdict::Right(Reason::CheckEndsTurn)
+        );
         assert_eq!(verdict(id, 0, "e1e2"), Verdict::Wrong(Reason::NoCheckFirst));
-        assert_eq!(verdict(id, 1, "h1h5,d1a4"), Verdict::Right(Reason::QuietThenCheck));
-        assert_eq!(verdict(id, 1, "d1e2"), Verdict::Wrong(Reason::CheckEndedTurn));
-        assert_eq!(verdict(id, 1, "h1h5,e1f1"), Verdict::Wrong(Reason::NoCheckSecond));
+        assert_eq!(
+            verdict(id, 1, "h1h5,d1a4"),
+            Verdict::Right(Reason::QuietThenCheck)
+        );
+        assert_eq!(
+            verdict(id, 1, "d1e2"),
+            Verdict::Wrong(Reason::CheckEndedTurn)
+        );
+        assert_eq!(
+            verdict(id, 1, "h1h5,e1f1"),
+            Verdict::Wrong(Reason::NoCheckSecond)
+        );
     }
 
     #[test]
     fn the_first_sub_move_answers_the_check_and_the_second_is_free() {
         let id = LessonId::OutOfCheck;
-        assert_eq!(verdict(id, 0, "c7e8,a1a5"), Verdict::Right(Reason::OutOfCheckFirst));
-        assert_eq!(verdict(id, 0, "e1d2,c7e8"), Verdict::Wrong(Reason::MissedCapture));
+        assert_eq!(
+            verdict(id, 0, "c7e8,a1a5"),
+            Verdict::Right(Reason::OutOfCheckFirst)
+        );
+        assert_eq!(
+            verdict(id, 0, "e1d2,c7e8"),
+            Verdict::Wrong(Reason::MissedCapture)
+        );
         // Ignoring the check is not a wrong try but an illegal sub-move.
         let step = &lesson(id).steps[0];
         assert!(judge(step, &moves("a1a5")).is_err());
@@ -280,11 +325,20 @@ mod tests {
     #[test]
     fn en_passant_twice_in_either_order_and_a_quiet_first_sub_move_ends_the_rights() {
         let id = LessonId::EnPassant;
-        assert_eq!(verdict(id, 0, "e5d6,g5f6"), Verdict::Right(Reason::EnPassantEitherOrder));
+        assert_eq!(
+            verdict(id, 0, "e5d6,g5f6"),
+            Verdict::Right(Reason::EnPassantEitherOrder)
+        );
         assert_eq!(verdict(id, 0, "g5f6"), Verdict::Wrong(Reason::WrongOrder));
         assert_eq!(verdict(id, 0, "e5e6"), Verdict::Wrong(Reason::RightsLapsed));
-        assert_eq!(verdict(id, 0, "e5d6,e1e2"), Verdict::Wrong(Reason::MissedSecondEnPassant));
-        assert_eq!(verdict(id, 1, "f4e3,b4c3"), Verdict::Right(Reason::EnPassantEitherOrder));
+        assert_eq!(
+            verdict(id, 0, "e5d6,e1e2"),
+            Verdict::Wrong(Reason::MissedSecondEnPassant)
+        );
+        assert_eq!(
+            verdict(id, 1, "f4e3,b4c3"),
+            Verdict::Right(Reason::EnPassantEitherOrder)
+        );
         assert_eq!(verdict(id, 1, "b4c3"), Verdict::Wrong(Reason::WrongOrder));
         // After a quiet first sub-move the rule itself forbids the capture.
         let step = &lesson(id).steps[0];
@@ -295,13 +349,25 @@ mod tests {
     fn the_king_never_crosses_or_stands_on_an_attacked_square() {
         let id = LessonId::KingThroughCheck;
         assert_eq!(verdict(id, 0, "e1c1"), Verdict::Continue);
-        assert_eq!(verdict(id, 0, "e1c1,h1h2"), Verdict::Right(Reason::CastleNotThroughCheck));
-        assert_eq!(verdict(id, 0, "h1h2,a1a2"), Verdict::Wrong(Reason::NotCastled));
+        assert_eq!(
+            verdict(id, 0, "e1c1,h1h2"),
+            Verdict::Right(Reason::CastleNotThroughCheck)
+        );
+        assert_eq!(
+            verdict(id, 0, "h1h2,a1a2"),
+            Verdict::Wrong(Reason::NotCastled)
+        );
         let step = &lesson(id).steps[0];
         assert!(judge(step, &moves("e1g1")).is_err(), "O-O crosses f1");
         assert_eq!(verdict(id, 1, "e1d2"), Verdict::Continue);
-        assert_eq!(verdict(id, 1, "e1d2,d2c3"), Verdict::Right(Reason::KingNeverInCheck));
-        assert_eq!(verdict(id, 1, "e1f1,f1g1"), Verdict::Wrong(Reason::MissedCapture));
+        assert_eq!(
+            verdict(id, 1, "e1d2,d2c3"),
+            Verdict::Right(Reason::KingNeverInCheck)
+        );
+        assert_eq!(
+            verdict(id, 1, "e1f1,f1g1"),
+            Verdict::Wrong(Reason::MissedCapture)
+        );
         let step = &lesson(id).steps[1];
         assert!(judge(step, &moves("e1e2")).is_err(), "e2 is attacked");
     }
@@ -309,31 +375,58 @@ mod tests {
     #[test]
     fn a_first_sub_move_that_leaves_no_second_is_a_draw_to_seek_or_to_avoid() {
         let id = LessonId::SecondMoveStalemate;
-        assert_eq!(verdict(id, 0, "g2g4"), Verdict::Right(Reason::StalemateSaves));
-        assert_eq!(verdict(id, 0, "g2g3,g3g4"), Verdict::Wrong(Reason::GameGoesOn));
-        assert_eq!(verdict(id, 1, "g2g3,g3h4"), Verdict::Right(Reason::AvoidedStalemate));
+        assert_eq!(
+            verdict(id, 0, "g2g4"),
+            Verdict::Right(Reason::StalemateSaves)
+        );
+        assert_eq!(
+            verdict(id, 0, "g2g3,g3g4"),
+            Verdict::Wrong(Reason::GameGoesOn)
+        );
+        assert_eq!(
+            verdict(id, 1, "g2g3,g3h4"),
+            Verdict::Right(Reason::AvoidedStalemate)
+        );
         assert_eq!(verdict(id, 1, "g2g4"), Verdict::Wrong(Reason::Stalemated));
     }
 
     #[test]
     fn the_double_attack_takes_the_quiet_capture_first_and_the_checking_one_last() {
         let id = LessonId::DoubleAttack;
-        assert_eq!(verdict(id, 0, "b3b7,b7f7"), Verdict::Right(Reason::CheckingCaptureLast));
-        assert_eq!(verdict(id, 0, "b3f7"), Verdict::Wrong(Reason::CheckEndedTurn));
+        assert_eq!(
+            verdict(id, 0, "b3b7,b7f7"),
+            Verdict::Right(Reason::CheckingCaptureLast)
+        );
+        assert_eq!(
+            verdict(id, 0, "b3f7"),
+            Verdict::Wrong(Reason::CheckEndedTurn)
+        );
     }
 
     #[test]
     fn guarding_the_double_threat_leaves_the_opponent_no_mating_turn() {
         let id = LessonId::DoubleThreat;
-        assert_eq!(verdict(id, 0, "h2h3,g1h2"), Verdict::Right(Reason::ThreatGuarded));
-        assert_eq!(verdict(id, 0, "g1f1,f1g1"), Verdict::Wrong(Reason::MateThreatLeft));
+        assert_eq!(
+            verdict(id, 0, "h2h3,g1h2"),
+            Verdict::Right(Reason::ThreatGuarded)
+        );
+        assert_eq!(
+            verdict(id, 0, "g1f1,f1g1"),
+            Verdict::Wrong(Reason::MateThreatLeft)
+        );
     }
 
     #[test]
     fn trading_queens_leaves_a_won_pawn_ending_and_a_lost_pawn_does_not() {
         let id = LessonId::WonEnding;
-        assert_eq!(verdict(id, 0, "d2d7"), Verdict::Right(Reason::TradedIntoWonEnding));
-        assert_eq!(verdict(id, 0, "a4a5,a5a6"), Verdict::Wrong(Reason::TheyKeepPieces));
+        assert_eq!(
+            verdict(id, 0, "d2d7"),
+            Verdict::Right(Reason::TradedIntoWonEnding)
+        );
+        assert_eq!(
+            verdict(id, 0, "a4a5,a5a6"),
+            Verdict::Wrong(Reason::TheyKeepPieces)
+        );
     }
 
     #[test]

@@ -76,7 +76,10 @@ pub async fn check_lesson_writes_fail_while_failing_and_after_close(inner: Arc<d
         Err(StoreError::Io(_))
     ));
     assert_eq!(
-        failing.lesson_steps(user).await.expect("reads pass through"),
+        failing
+            .lesson_steps(user)
+            .await
+            .expect("reads pass through"),
         [step("first-turn", 1, 2)]
     );
     inner.close().await;

@@ -40,8 +40,9 @@ use self::unit::{Done, Pending, Work};
 use self::writer::Counters;
 use super::{
     ArenaPlayer, ArenaRange, ArenaRecord, Claim, Commit, Fence, GameListing, GameStatus,
-    LessonStep, LoadedGame, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame, RoundOutcome,
-    SessionHash, Store, StoreError, StoreFuture, UserRecord, session_alive, session_needs_touch,
+    LessonStep, LoadedGame, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame,
+    RoundOutcome, SessionHash, Store, StoreError, StoreFuture, UserRecord, session_alive,
+    session_needs_touch,
 };
 use crate::server::domain::chat::ChatRoom;
 use crate::server::domain::chat_line::{ChatLine, NewChatLine};

@@ -8,9 +8,9 @@
 //! writer (they read the last committed snapshot).
 
 mod arena;
-mod lesson;
 mod checkpoint;
 mod connect;
+mod lesson;
 mod next_seq;
 mod puzzle;
 mod rows;
@@ -39,8 +39,8 @@ use self::rows::*;
 use self::stats::Counters;
 use self::writer::{Done, Pending, Work};
 use super::{
-    ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus, LessonStep,
-    LoadedGame, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame, RoundOutcome, SessionHash,
+    ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus, LessonStep, LoadedGame,
+    PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame, RoundOutcome, SessionHash,
     Store, StoreError, StoreFuture, UserRecord, session_alive, session_needs_touch,
 };
 use crate::server::domain::chat::ChatRoom;
