@@ -148,7 +148,8 @@ class LessonPage {
     this.drawDots();
     this.board.setOrientation(this.S.side);
     this.board.setPosition(this.S.fen);
-    this.board.setHighlights({});
+    const last = this.S.last_turn || [];
+    this.board.setHighlights({ s1: last[0] || null, s2: last[1] || null });
     this.board.setLegal(this.S.moves, this.S.side === 'black' ? 'b' : 'w');
   }
 

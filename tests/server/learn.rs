@@ -77,6 +77,11 @@ async fn a_lesson_gives_each_step_s_position_goal_and_legal_sub_moves() {
     assert_eq!(first["goal"], json!("en_passant_twice"));
     let legal = first["moves"].as_array().expect("moves");
     assert!(legal.contains(&json!("e5d6")) && legal.contains(&json!("g5f6")));
+    assert_eq!(
+        first["last_turn"],
+        json!(["d7d5", "f7f5"]),
+        "the double steps shaded"
+    );
     assert_eq!(lesson["steps"][1]["side"], json!("black"));
     let (_, last) = anonymous(&rig, "GET", "/api/learn/won-ending", None).await;
     assert_eq!(last["next"], Value::Null);

@@ -72,6 +72,9 @@ pub struct Step {
     /// Extended FEN (`src/rules/fen.rs`): the learner is the side to move.
     pub fen: &'static str,
     pub goal: Goal,
+    /// The opponent's turn that led here (UCI), shaded on the board: the double steps an
+    /// en-passant step is about. Empty when there is nothing to show.
+    pub last_turn: &'static [&'static str],
     /// What a right turn is told.
     pub right: Reason,
 }

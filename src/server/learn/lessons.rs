@@ -20,12 +20,14 @@ pub static LESSONS: [Lesson; 10] = [
             Step {
                 fen: "7k/8/8/n3b3/8/8/8/R3K3 w - - 0 5",
                 goal: Goal::Capture(&[Square::A5, Square::E5]),
+                last_turn: &[],
                 right: Reason::TwoCaptures,
             },
             // Ne4xf6, Nf6xd7.
             Step {
                 fen: "7k/3r4/5b2/8/4N3/8/8/1K6 w - - 0 5",
                 goal: Goal::Capture(&[Square::F6, Square::D7]),
+                last_turn: &[],
                 right: Reason::TwoCaptures,
             },
         ],
@@ -38,12 +40,14 @@ pub static LESSONS: [Lesson; 10] = [
             Step {
                 fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
                 goal: Goal::Reach(&[(Piece::Pawn, Square::E4)]),
+                last_turn: &[],
                 right: Reason::FirstTurnOneMove,
             },
             // 1... Nc6,Nf6: Black's first turn is already two.
             Step {
                 fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
                 goal: Goal::Reach(&[(Piece::Knight, Square::C6), (Piece::Knight, Square::F6)]),
+                last_turn: &["e2e4"],
                 right: Reason::TwoMovesEachTurn,
             },
         ],
@@ -56,12 +60,14 @@ pub static LESSONS: [Lesson; 10] = [
             Step {
                 fen: "4k3/pp4pp/8/8/8/8/PP4PP/3QK3 w - - 0 5",
                 goal: Goal::CheckFirst,
+                last_turn: &[],
                 right: Reason::CheckEndsTurn,
             },
             // Rh1xh5 (quiet), then Qa4+ / Qe2+ / Rh8+.
             Step {
                 fen: "4k3/8/8/7n/8/8/8/3QK2R w K - 0 5",
                 goal: Goal::CaptureThenCheck(Square::H5),
+                last_turn: &[],
                 right: Reason::QuietThenCheck,
             },
         ],
@@ -74,6 +80,7 @@ pub static LESSONS: [Lesson; 10] = [
             Step {
                 fen: "4r2k/2N5/8/n7/8/8/8/R3K3 w - - 0 5",
                 goal: Goal::Capture(&[Square::E8, Square::A5]),
+                last_turn: &[],
                 right: Reason::OutOfCheckFirst,
             },
         ],
@@ -86,12 +93,14 @@ pub static LESSONS: [Lesson; 10] = [
             Step {
                 fen: "4k3/8/8/3pPpP1/8/8/8/4K3 w - d6,f6 0 6",
                 goal: Goal::EnPassantTwice { first: Square::D6 },
+                last_turn: &["d7d5", "f7f5"],
                 right: Reason::EnPassantEitherOrder,
             },
             // White played c2-c4 and e2-e4: this time the other order, fxe3 e.p., then bxc3 e.p.
             Step {
                 fen: "4k3/8/8/8/1pP1Pp2/8/8/4K3 b - c3,e3 0 6",
                 goal: Goal::EnPassantTwice { first: Square::E3 },
+                last_turn: &["c2c4", "e2e4"],
                 right: Reason::EnPassantEitherOrder,
             },
         ],
@@ -104,12 +113,14 @@ pub static LESSONS: [Lesson; 10] = [
             Step {
                 fen: "r3k2r/8/8/8/8/8/5r2/R3K2R w KQ - 0 5",
                 goal: Goal::Castle,
+                last_turn: &[],
                 right: Reason::CastleNotThroughCheck,
             },
             // Ke2 then Kxd2 is not allowed (e2 is attacked): Kxd2 at once.
             Step {
                 fen: "4k3/8/8/8/8/8/3r4/4K3 w - - 0 5",
                 goal: Goal::Capture(&[Square::D2]),
+                last_turn: &[],
                 right: Reason::KingNeverInCheck,
             },
         ],
@@ -122,12 +133,14 @@ pub static LESSONS: [Lesson; 10] = [
             Step {
                 fen: "1r5k/8/8/6p1/8/p7/P5P1/K7 w - - 0 5",
                 goal: Goal::Stalemate,
+                last_turn: &[],
                 right: Reason::StalemateSaves,
             },
             // Take the knight: g2-g3, gxh4 (g2-g4 would stalemate yourself).
             Step {
                 fen: "1r5k/8/8/6p1/7n/p7/P5P1/K7 w - - 0 5",
                 goal: Goal::Capture(&[Square::H4]),
+                last_turn: &[],
                 right: Reason::AvoidedStalemate,
             },
         ],
@@ -140,6 +153,7 @@ pub static LESSONS: [Lesson; 10] = [
             Step {
                 fen: "6k1/1r3b2/8/8/8/1Q6/8/6K1 w - - 0 5",
                 goal: Goal::Capture(&[Square::B7, Square::F7]),
+                last_turn: &[],
                 right: Reason::CheckingCaptureLast,
             },
         ],
@@ -152,6 +166,7 @@ pub static LESSONS: [Lesson; 10] = [
             Step {
                 fen: "3r2k1/5ppp/8/8/8/8/5PPP/6K1 w - - 0 5",
                 goal: Goal::NoMateReply,
+                last_turn: &[],
                 right: Reason::ThreatGuarded,
             },
         ],
@@ -164,6 +179,7 @@ pub static LESSONS: [Lesson; 10] = [
             Step {
                 fen: "8/3q4/4k3/8/P7/8/3Q4/3K4 w - - 0 5",
                 goal: Goal::WonEnding,
+                last_turn: &[],
                 right: Reason::TradedIntoWonEnding,
             },
         ],
@@ -230,6 +246,15 @@ mod tests {
             for (n, step) in lesson.steps.iter().enumerate() {
                 let position = start(step).unwrap_or_else(|e| panic!("{:?} {n}: {e}", lesson.id));
                 assert!(position.board_outcome().is_none(), "{:?} {n}", lesson.id);
+                for uci in step.last_turn {
+                    let shown: SubMove = uci.parse().unwrap();
+                    assert_eq!(
+                        position.board().color_on(shown.to),
+                        Some(!position.side_to_move()),
+                        "{:?} {n}: the opponent's {uci} ends on its piece",
+                        lesson.id
+                    );
+                }
                 let right = turns(step)
                     .iter()
                     .filter(|turn| judge(step, turn).unwrap().verdict == Verdict::Right(step.right))

@@ -37,6 +37,8 @@ pub struct StepView {
     pub marks: Vec<String>,
     /// The learner's legal sub-moves at the start (UCI).
     pub moves: Vec<String>,
+    /// The opponent's turn that led here (UCI), to shade; often empty.
+    pub last_turn: &'static [&'static str],
 }
 
 /// `GET /api/learn/{lesson}`.
@@ -99,6 +101,7 @@ pub fn step_view(number: u32, step: &Step, start: &Position) -> StepView {
             .map(|square| square.to_string())
             .collect(),
         moves: legal(start),
+        last_turn: step.last_turn,
     }
 }
 
