@@ -7,17 +7,21 @@
 //! budget of their own ([`super::lines`]).
 
 use axum::Router;
-use axum::extract::{Request, State};
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use super::lines::{LinesRequest, MAX_MULTIPV, searched_position, stream};
 use super::position::{read_fen, view};
 use super::replay::MAX_REPLAY_BYTES;
 use super::routes::AnalysisState;
 use super::tree::{TreeRefusal, export, import, on_deep_stack};
+use crate::server::players::account::MaybeAccount;
 use crate::server::web::{ApiError, assets, read_json_body};
 
 /// Largest body of `POST /api/analysis/position`: a FEN is under 100 bytes.
@@ -41,6 +45,7 @@ pub fn routes() -> Router<AnalysisState> {
         .route("/api/analysis/position", post(position))
         .route("/api/analysis/pgn", post(import_pgn))
         .route("/api/analysis/pgn/export", post(export_pgn))
+        .route("/api/analysis/lines", post(lines))
 }
 
 async fn page() -> Response {
@@ -104,4 +109,50 @@ async fn tree_route(
         Ok(Err(TreeRefusal::Replay(refused))) => refused.into_response(),
         Ok(Err(TreeRefusal::Api(error))) | Err(error) => error.into_response(),
     }
+}
+
+async fn lines(
+    State(app): State<AnalysisState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    MaybeAccount(account): MaybeAccount,
+    request: Request,
+) -> Response {
+    let body: LinesRequest = match read_body(&app, request, MAX_POSITION_BYTES).await {
+        Ok(body) => body,
+        Err(error) => return error.into_response(),
+    };
+    if !(1..=MAX_MULTIPV).contains(&body.multipv) {
+        return ApiError::bad_request(format!(
+            "multipv is 1 to {MAX_MULTIPV}, not {}",
+            body.multipv
+        ))
+        .into_response();
+    }
+    let position = match read_fen(&body.fen) {
+        Ok(position) => position,
+        Err(error) => {
+            return ApiError::new(StatusCode::BAD_REQUEST, BoardCode::BadFen, error.0)
+                .into_response();
+        }
+    };
+    let searched = match searched_position(&position, body.threat) {
+        Ok(searched) => searched,
+        Err(message) => {
+            return ApiError::new(StatusCode::BAD_REQUEST, BoardCode::NoThreat, message)
+                .into_response();
+        }
+    };
+    let lines = &app.analyses.lines;
+    let admitted = match lines.admit(peer.ip(), account.map(|a| a.id)).await {
+        Ok(admitted) => admitted,
+        Err(error) => return error.into_response(),
+    };
+    stream(
+        &app.engines,
+        app.deps.shutdown.clone(),
+        lines.limits,
+        searched,
+        body.multipv,
+        admitted,
+    )
 }
