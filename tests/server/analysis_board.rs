@@ -93,7 +93,7 @@ async fn a_bad_fen_is_refused_bad_fen() {
 }
 
 /// The canonical text of a study: nested variations, comments on both sub-moves of a turn.
-const STUDY: &str = "[Event \"Study\"]\n\n{The open game} 1. e4 e5,Nc6 (1... e5,Nf6 {Petrov} 2. d4,Nc3\n(2. Nc3,d4) 2... exd4,Nxe4) (1... d5 {Scandinavian} ,dxe4) 2. Nf3,Bc4 *\n";
+const STUDY: &str = "[Event \"Study\"]\n\n{The open game} 1. e4 e5,Nc6 (1... e5,Nf6 {Petrov} 2. d4,Nc3 (2. Nc3,d4)\n2... exd4,Nxe4) (1... d5 {Scandinavian} ,dxe4) 2. Nf3,Bc4 *\n";
 
 #[tokio::test]
 async fn a_pgn_with_nested_variations_and_comments_reads_into_the_tree() {
@@ -288,12 +288,13 @@ async fn the_threat_is_the_opponents_best_turn_as_if_it_were_their_turn() {
     let fen = "rnb1kbnr/pppp1ppp/8/4p3/4P2q/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3";
     let (status, stream) = lines(&server, &json!({"fen": fen, "multipv": 1, "threat": true})).await;
     assert_eq!(status, 200, "{stream:?}");
-    let first = &stream[0];
-    let line = &first["lines"][0];
+    // The deepest depth sent (the last line is `done`) sees the mate: Bc5 then Qxf2#.
+    let deepest = &stream[stream.len() - 2];
+    let line = &deepest["lines"][0];
     assert_eq!(
         line["score"]["mate"].as_i64().map(i64::signum),
         Some(1),
-        "{first}"
+        "{deepest}"
     );
     assert!(line["white"].as_i64().unwrap() < -9_000, "{line}");
     assert!(
