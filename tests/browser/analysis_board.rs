@@ -1,0 +1,297 @@
+//! The analysis board (issue 31, `/analysis`) in real headless Chromium against the real server
+//! on 127.0.0.1 (the harness of tests/support/browser.rs): a line of sub-moves played by clicks
+//! for both sides with the turn in progress said, a step back and another sub-move (a
+//! variation) seen in the move list, the PGN exported with the variation in parentheses, a
+//! comment, promote and delete, the export imported again, the share link; the replay page's
+//! hand-over; and the move tree's operations (client/move-tree.js, a module without DOM) run in
+//! the page. Waits poll what the page shows, with a deadline; nothing is timed.
+
+use crate::support::browser;
+
+use browser::{
+    BrowserRig as Rig, SERIAL, Session, browser_available, click, click_move, js, js_async,
+    square, text, type_into, wait_for, wait_text,
+};
+use serde_json::{Value, json};
+
+/// Waits until the page shows the node at `path` (its move-list button is `.current`, and the
+/// position's legal sub-moves have come: the status line names the side to play).
+async fn shown(s: &Session, path: &str) {
+    let expr = if path.is_empty() {
+        "!document.querySelector('#board-moves .mv.current') && document.querySelector('#turn-status').dataset.side".to_owned()
+    } else {
+        format!(
+            "(document.querySelector('#board-moves .mv.current') || {{}}).dataset?.path === {} && document.querySelector('#turn-status').dataset.side",
+            json!(path)
+        )
+    };
+    wait_for(s, &expr, &format!("the position after {path:?} shown")).await;
+}
+
+/// The value of an input or textarea.
+async fn value(s: &Session, css: &str) -> String {
+    js(
+        s,
+        &format!(
+            "const e = document.querySelector({}); return e ? e.value : '';",
+            json!(css)
+        ),
+    )
+    .await
+    .as_str()
+    .unwrap_or_default()
+    .to_owned()
+}
+
+/// Clicks "Export PGN" and waits until the box holds a PGN that contains `needle`.
+async fn export_containing(s: &Session, needle: &str) -> String {
+    js(
+        s,
+        "document.querySelector('#pgn-output').value = ''; document.querySelector('#pgn-output').hidden = true;",
+    )
+    .await;
+    click(s, "#pgn-export").await;
+    wait_for(
+        s,
+        &format!(
+            "document.querySelector('#pgn-output').value.includes({})",
+            json!(needle)
+        ),
+        &format!("the exported PGN to contain {needle:?}"),
+    )
+    .await;
+    value(s, "#pgn-output").await
+}
+
+/// A key pressed outside the board (the page's navigation keys listen on the document).
+async fn press(s: &Session, key: &str) {
+    js(
+        s,
+        &format!(
+            "document.body.dispatchEvent(new KeyboardEvent('keydown', {{key: {}, bubbles: true}}));",
+            json!(key)
+        ),
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_played_by_clicks_with_a_variation_after_a_step_back_is_exported_with_the_variation_in_parentheses()
+ {
+    if !browser_available("analysis_board_line_and_variation") {
+        return;
+    }
+    let _serial = SERIAL.lock().await;
+    let rig = Rig::start().await;
+    let s = rig.driver.session().await;
+    s.goto(&rig.url("/analysis")).await;
+
+    // The first turn is a single sub-move; then Black plays two, the status saying which.
+    wait_text(&s, "#turn-status", "White to play: one sub-move").await;
+    click_move(&s, "e2", "e4").await;
+    shown(&s, "e2e4").await;
+    wait_text(&s, "#turn-status", "Black to play: sub-move 1 of 2").await;
+    click_move(&s, "e7", "e5").await;
+    shown(&s, "e2e4 e7e5").await;
+    wait_text(&s, "#turn-status", "sub-move 2 of 2 (after e5)").await;
+    click_move(&s, "b8", "c6").await;
+    shown(&s, "e2e4 e7e5 b8c6").await;
+    wait_text(&s, "#turn-status", "White to play: sub-move 1 of 2").await;
+    let black_turn = text(&s, "#board-moves .turn.black").await;
+    assert_eq!(black_turn, "e5,Nc6", "Black's turn in comma notation");
+
+    // One step back (the ‹ button), then another second sub-move: a variation of the turn.
+    click(&s, "#nav-prev").await;
+    shown(&s, "e2e4 e7e5").await;
+    assert_eq!(
+        js(
+            &s,
+            &format!(
+                "return document.querySelector(\"{}\").dataset.piece",
+                square("c6")
+            )
+        )
+        .await,
+        json!(""),
+        "the knight back on b8"
+    );
+    click_move(&s, "g8", "f6").await;
+    shown(&s, "e2e4 e7e5 g8f6").await;
+    wait_text(&s, "#board-moves .variation", "1... e5,Nf6").await;
+    assert_eq!(
+        text(&s, "#board-moves .turn.black").await,
+        "e5,Nc6",
+        "the main line kept"
+    );
+
+    // The PGN: the main line with the variation as a whole turn in parentheses.
+    let pgn = export_containing(&s, "(1... e5,Nf6)").await;
+    assert!(
+        pgn.contains("1. e4 e5,Nc6 (1... e5,Nf6)"),
+        "the variation after the main line's turn: {pgn}"
+    );
+
+    // The keys: Left steps back, Right follows the main line, Down goes to the next variation,
+    // Home to the start, End to the end of the line.
+    press(&s, "ArrowLeft").await;
+    shown(&s, "e2e4 e7e5").await;
+    press(&s, "ArrowRight").await;
+    shown(&s, "e2e4 e7e5 b8c6").await;
+    press(&s, "ArrowDown").await;
+    shown(&s, "e2e4 e7e5 g8f6").await;
+    press(&s, "Home").await;
+    shown(&s, "").await;
+    press(&s, "End").await;
+    shown(&s, "e2e4 e7e5 b8c6").await;
+
+    // A click on the variation's sub-move shows it; a comment on it; it becomes the main line.
+    click(&s, "#board-moves .variation .mv[data-path='e2e4 e7e5 g8f6']").await;
+    shown(&s, "e2e4 e7e5 g8f6").await;
+    click(&s, "#tree-comment").await;
+    type_into(&s, "#comment-text", "the Petrov's idea").await;
+    click(&s, "#comment-save").await;
+    wait_text(&s, "#board-moves .comment", "the Petrov's idea").await;
+    click(&s, "#tree-main").await;
+    wait_for(
+        &s,
+        "document.querySelector('#board-moves .turn.black').textContent === 'e5,Nf6'",
+        "Nf6 on the main line",
+    )
+    .await;
+    let pgn = export_containing(&s, "(1... e5,Nc6)").await;
+    assert!(pgn.contains("{the Petrov's idea}"), "the comment: {pgn}");
+
+    // The export imported again gives the same tree: the same PGN out.
+    type_into(&s, "#pgn-input", &pgn).await;
+    click(&s, "#pgn-import").await;
+    shown(&s, "").await;
+    wait_text(&s, "#board-moves .variation", "1... e5,Nc6").await;
+    let again = export_containing(&s, "(1... e5,Nc6)").await;
+    assert_eq!(again, pgn, "import then export: the same text");
+
+    // Delete the variation: gone from the list and from the PGN.
+    click(&s, "#board-moves .variation .mv[data-path='e2e4 e7e5 b8c6']").await;
+    shown(&s, "e2e4 e7e5 b8c6").await;
+    click(&s, "#tree-delete").await;
+    shown(&s, "e2e4 e7e5").await;
+    wait_for(
+        &s,
+        "!document.querySelector('#board-moves .variation')",
+        "no variation left",
+    )
+    .await;
+    let pgn = export_containing(&s, "e5,Nf6").await;
+    assert!(!pgn.contains('('), "no variation in the PGN: {pgn}");
+
+    // The share link opens the board on the position shown (Black at its second sub-move).
+    let share = value(&s, "#share-link").await;
+    assert!(share.contains("/analysis?fen="), "a share link: {share}");
+    s.goto(&share).await;
+    wait_text(&s, "#turn-status", "Black to play: sub-move 2 of 2").await;
+    assert_eq!(
+        js(
+            &s,
+            &format!(
+                "return document.querySelector(\"{}\").dataset.piece",
+                square("e5")
+            )
+        )
+        .await,
+        json!("p")
+    );
+    rig.stop(vec![s]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_replay_page_hands_its_record_to_the_analysis_board() {
+    if !browser_available("analysis_board_from_replay") {
+        return;
+    }
+    let _serial = SERIAL.lock().await;
+    let rig = Rig::start().await;
+    let s = rig.driver.session().await;
+    s.goto(&rig.url("/replay")).await;
+    click(&s, "#replay-example").await;
+    wait_text(&s, "#replay-summary", "sub-moves").await;
+    click(&s, "#replay-board").await;
+    wait_for(
+        &s,
+        "location.pathname === '/analysis' && document.querySelectorAll('#board-moves .mv').length === 7",
+        "the sample's seven sub-moves on the analysis board",
+    )
+    .await;
+    assert_eq!(text(&s, "#board-moves .turn.black").await, "e5,Nc6");
+    rig.stop(vec![s]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_move_tree_adds_sub_moves_promotes_deletes_comments_and_navigates_by_paths() {
+    if !browser_available("move_tree_operations") {
+        return;
+    }
+    let _serial = SERIAL.lock().await;
+    let rig = Rig::start().await;
+    let s = rig.driver.session().await;
+    s.goto(&rig.url("/healthz")).await;
+    // FENs written by hand for the phases only (the tree reads side, number and phase).
+    let out: Value = js_async(
+        &s,
+        "const done = arguments[arguments.length - 1];
+         import('/static/move-tree.js').then((T) => {
+           const start = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
+           const tr = T.newTree(start);
+           const m = (uci, san, fen) => ({ uci, san, fen });
+           const p1 = T.addMove(tr, [], m('e2e4', 'e4', '8/8/8/8/8/8/8/8 b KQkq - 0 1'));
+           const p2 = T.addMove(tr, p1, m('e7e5', 'e5', '8/8/8/8/8/8/8/8 b KQkq - 0 1 2'));
+           const p3 = T.addMove(tr, p2, m('b8c6', 'Nc6', '8/8/8/8/8/8/8/8 w KQkq - 0 2'));
+           const again = T.addMove(tr, p2, m('b8c6', 'Nc6', 'x'));
+           const v = T.addMove(tr, p2, m('g8f6', 'Nf6', '8/8/8/8/8/8/8/8 w KQkq - 0 2'));
+           const d = T.addMove(tr, p1, m('d7d5', 'd5', '8/8/8/8/8/8/8/8 b KQkq - 0 1 2'));
+           const write = (turns) => turns.map((t) => `${t.number}${t.side === 'w' ? '.' : '...'} ${t.items.map((i) => i.node.san).join(',')}`
+             + t.variations.map((x) => ` (${write(x)})`).join('')).join(' ');
+           const r = {};
+           r.same = JSON.stringify(again) === JSON.stringify(p3) && T.nodeAt(tr, p2).children.length === 2;
+           r.turns = write(T.treeTurns(tr));
+           r.next = T.pathKey(T.next(tr, p2));
+           r.prev = T.pathKey(T.previous(p3));
+           r.last = T.pathKey(T.last(tr, []));
+           r.down = T.pathKey(T.sibling(tr, p3, 1));
+           r.up = T.pathKey(T.sibling(tr, v, -1));
+           r.turnAt = T.turnAt(tr, v);
+           r.onMain = [T.onMainLine(tr, p3), T.onMainLine(tr, v)];
+           r.promoted = T.promote(tr, v) && write(T.treeTurns(tr));
+           r.main = T.makeMainLine(tr, d) && write(T.treeTurns(tr));
+           r.mainLine = T.mainLine(tr).map((n) => n.san).join(' ');
+           r.comment = T.setComment(tr, v, '  good  ') && T.nodeAt(tr, v).comment;
+           r.deleted = T.pathKey(T.deleteAt(tr, p2)) + ' | ' + write(T.treeTurns(tr));
+           r.gone = T.nodeAt(tr, v) === null && T.pathKey(T.validPath(tr, v)) === 'e2e4';
+           r.rootDelete = T.deleteAt(tr, []);
+           done(r);
+         }, (e) => done(String(e)));",
+        vec![],
+    )
+    .await;
+    assert_eq!(out["same"], json!(true), "an existing sub-move is reused");
+    assert_eq!(out["turns"], json!("1. e4 1... e5,Nc6 (1... d5) (1... e5,Nf6)"));
+    assert_eq!(out["next"], json!("e2e4 e7e5 b8c6"));
+    assert_eq!(out["prev"], json!("e2e4 e7e5"));
+    assert_eq!(out["last"], json!("e2e4 e7e5 b8c6"));
+    assert_eq!(out["down"], json!("e2e4 e7e5 g8f6"));
+    assert_eq!(out["up"], json!("e2e4 e7e5 b8c6"));
+    assert_eq!(
+        out["turnAt"],
+        json!({"items": ["e7e5", "g8f6"], "complete": true})
+    );
+    assert_eq!(out["onMain"], json!([true, false]));
+    assert_eq!(
+        out["promoted"],
+        json!("1. e4 1... e5,Nf6 (1... d5) (1... e5,Nc6)")
+    );
+    assert_eq!(out["main"], json!("1. e4 1... d5 (1... e5,Nf6 (1... e5,Nc6))"));
+    assert_eq!(out["mainLine"], json!("e4 d5"));
+    assert_eq!(out["comment"], json!("good"));
+    assert_eq!(out["deleted"], json!("e2e4 | 1. e4 1... d5"));
+    assert_eq!(out["gone"], json!(true));
+    assert_eq!(out["rootDelete"], Value::Null, "the root stays");
+    rig.stop(vec![s]).await;
+}
