@@ -9,8 +9,8 @@
 use crate::support::browser;
 
 use browser::{
-    BrowserRig as Rig, SERIAL, Session, browser_available, click, click_move, js, js_async,
-    square, text, type_into, wait_for, wait_text,
+    BrowserRig as Rig, SERIAL, Session, browser_available, click, click_move, js, js_async, square,
+    text, type_into, wait_for, wait_text,
 };
 use serde_json::{Value, json};
 
@@ -145,7 +145,11 @@ async fn a_line_played_by_clicks_with_a_variation_after_a_step_back_is_exported_
     shown(&s, "e2e4 e7e5 b8c6").await;
 
     // A click on the variation's sub-move shows it; a comment on it; it becomes the main line.
-    click(&s, "#board-moves .variation .mv[data-path='e2e4 e7e5 g8f6']").await;
+    click(
+        &s,
+        "#board-moves .variation .mv[data-path='e2e4 e7e5 g8f6']",
+    )
+    .await;
     shown(&s, "e2e4 e7e5 g8f6").await;
     click(&s, "#tree-comment").await;
     type_into(&s, "#comment-text", "the Petrov's idea").await;
@@ -170,7 +174,11 @@ async fn a_line_played_by_clicks_with_a_variation_after_a_step_back_is_exported_
     assert_eq!(again, pgn, "import then export: the same text");
 
     // Delete the variation: gone from the list and from the PGN.
-    click(&s, "#board-moves .variation .mv[data-path='e2e4 e7e5 b8c6']").await;
+    click(
+        &s,
+        "#board-moves .variation .mv[data-path='e2e4 e7e5 b8c6']",
+    )
+    .await;
     shown(&s, "e2e4 e7e5 b8c6").await;
     click(&s, "#tree-delete").await;
     shown(&s, "e2e4 e7e5").await;
@@ -272,7 +280,10 @@ async fn the_move_tree_adds_sub_moves_promotes_deletes_comments_and_navigates_by
     )
     .await;
     assert_eq!(out["same"], json!(true), "an existing sub-move is reused");
-    assert_eq!(out["turns"], json!("1. e4 1... e5,Nc6 (1... d5) (1... e5,Nf6)"));
+    assert_eq!(
+        out["turns"],
+        json!("1. e4 1... e5,Nc6 (1... d5) (1... e5,Nf6)")
+    );
     assert_eq!(out["next"], json!("e2e4 e7e5 b8c6"));
     assert_eq!(out["prev"], json!("e2e4 e7e5"));
     assert_eq!(out["last"], json!("e2e4 e7e5 b8c6"));
@@ -287,7 +298,10 @@ async fn the_move_tree_adds_sub_moves_promotes_deletes_comments_and_navigates_by
         out["promoted"],
         json!("1. e4 1... e5,Nf6 (1... d5) (1... e5,Nc6)")
     );
-    assert_eq!(out["main"], json!("1. e4 1... d5 (1... e5,Nf6 (1... e5,Nc6))"));
+    assert_eq!(
+        out["main"],
+        json!("1. e4 1... d5 (1... e5,Nf6 (1... e5,Nc6))")
+    );
     assert_eq!(out["mainLine"], json!("e4 d5"));
     assert_eq!(out["comment"], json!("good"));
     assert_eq!(out["deleted"], json!("e2e4 | 1. e4 1... d5"));
