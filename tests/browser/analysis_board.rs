@@ -2,17 +2,20 @@
 //! on 127.0.0.1 (the harness of tests/support/browser.rs): a line of sub-moves played by clicks
 //! for both sides with the turn in progress said, a step back and another sub-move (a
 //! variation) seen in the move list, the PGN exported with the variation in parentheses, a
-//! comment, promote and delete, the export imported again, the share link; the replay page's
-//! hand-over; and the move tree's operations (client/move-tree.js, a module without DOM) run in
-//! the page. Waits poll what the page shows, with a deadline; nothing is timed.
+//! comment, promote and delete, the export imported again, the share link; the engine's lines
+//! (multi-PV, arrows, the evaluation bar, the threat, a line played); a finished game opened
+//! from its page with its blunder marked and the accuracy; the replay page's hand-over; and the
+//! move tree's operations (client/move-tree.js, a module without DOM) run in the page. Waits poll what the page shows, with a deadline; nothing is timed.
 
 use crate::support::browser;
 
+use crate::support::game::play_until_white_mates_in_one;
 use browser::{
     BrowserRig as Rig, SERIAL, Session, browser_available, click, click_move, js, js_async, square,
     text, type_into, wait_for, wait_text,
 };
 use serde_json::{Value, json};
+use std::time::Duration;
 
 /// Waits until the page shows the node at `path` (its move-list button is `.current`, and the
 /// position's legal sub-moves have come: the status line names the side to play).
@@ -207,6 +210,138 @@ async fn a_line_played_by_clicks_with_a_variation_after_a_step_back_is_exported_
         .await,
         json!("p")
     );
+    rig.stop(vec![s]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_game_opens_on_the_board_from_its_page_with_its_blunder_marked_and_the_accuracy_of_each_player()
+ {
+    if !browser_available("analysis_board_game_review") {
+        return;
+    }
+    let _serial = SERIAL.lock().await;
+    let rig = Rig::start_with(|c| {
+        c.analysis.budget = Duration::from_millis(400);
+        c.analysis.position_max = Duration::from_millis(60);
+    })
+    .await;
+    // 1. e4 f6,g5 2. Qh5#: Black's turn is the blunder (it allows the mate).
+    let (id, mut white, mut black) = rig.server.players(json!({})).await;
+    play_until_white_mates_in_one(&mut white, &mut black).await;
+    white.play("d1h5", "w2").await;
+
+    let s = rig.driver.session().await;
+    s.goto(&rig.url(&format!("/game/{id}"))).await;
+    click(&s, "#analysis-board-link").await;
+    wait_for(
+        &s,
+        "location.pathname === '/analysis' && document.querySelectorAll('#board-moves .mv').length === 4",
+        "the game's four sub-moves on the analysis board",
+    )
+    .await;
+    assert_eq!(text(&s, "#board-moves .turn.black").await, "f6,g5");
+    wait_for(
+        &s,
+        "document.querySelector(\"#board-moves .mv.judged.blunder[data-path='e2e4 f7f6 g7g5']\")",
+        "g5 marked as a blunder",
+    )
+    .await;
+    assert_eq!(
+        text(&s, "#board-moves .mv.judged.blunder .glyph").await,
+        "??"
+    );
+    wait_text(&s, "#board-moves .judgement-note.blunder", "Best was").await;
+    wait_text(&s, "#review-summary tr[data-color='black'] .blunder", "1").await;
+    let accuracy = text(&s, "#accuracy-black").await;
+    assert!(
+        accuracy.ends_with('%'),
+        "Black's accuracy in percent: {accuracy:?}"
+    );
+    assert_eq!(
+        js(
+            &s,
+            "return document.querySelector('#board-game-link').getAttribute('href')"
+        )
+        .await,
+        json!(format!("/game/{id}"))
+    );
+    rig.stop(vec![s]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_engine_lines_follow_the_position_with_arrows_the_eval_bar_and_the_threat_and_a_line_plays_its_turn()
+ {
+    if !browser_available("analysis_board_engine") {
+        return;
+    }
+    let _serial = SERIAL.lock().await;
+    let rig = Rig::start().await;
+    let s = rig.driver.session().await;
+    s.goto(&rig.url("/analysis")).await;
+    wait_text(&s, "#turn-status", "White to play").await;
+    click(&s, "#engine-toggle").await;
+    wait_for(
+        &s,
+        "document.querySelectorAll('#engine-lines .engine-line').length === 1",
+        "one engine line",
+    )
+    .await;
+    wait_for(
+        &s,
+        "document.querySelector('.board-arrows').dataset.arrows === '1' && document.querySelector('#eval-bar').dataset.white !== ''",
+        "the best sub-move drawn and the bar set",
+    )
+    .await;
+    wait_text(&s, "#engine-status", "Depth").await;
+
+    // Three lines, then Black's two-sub-move turn: each line's turn has two sub-moves and two arrows.
+    js(
+        &s,
+        "const sel = document.querySelector('#engine-multipv'); sel.value = '3'; sel.dispatchEvent(new Event('change'));",
+    )
+    .await;
+    wait_for(
+        &s,
+        "document.querySelectorAll('#engine-lines .engine-line').length === 3",
+        "three engine lines",
+    )
+    .await;
+    click_move(&s, "e2", "e4").await;
+    shown(&s, "e2e4").await;
+    wait_for(
+        &s,
+        "[...document.querySelectorAll('#engine-lines .engine-line')].length === 3 && [...document.querySelectorAll('#engine-lines .engine-line')].every((l) => l.dataset.turn.split(',').length === 2) && document.querySelector('.board-arrows').dataset.arrows === '2'",
+        "Black's best turns of two sub-moves, two arrows",
+    )
+    .await;
+
+    // The threat: White's best turns if it were White's turn, in red, not playable.
+    click(&s, "#engine-threat").await;
+    wait_for(
+        &s,
+        "document.querySelectorAll('#engine-lines .engine-line.threat').length > 0 && document.querySelector('.board-arrows .arrow.threat')",
+        "the threat lines and arrows",
+    )
+    .await;
+    click(&s, "#engine-threat").await;
+    wait_for(
+        &s,
+        "document.querySelectorAll('#engine-lines .engine-line').length === 3 && !document.querySelector('#engine-lines .engine-line.threat')",
+        "Black's own lines again",
+    )
+    .await;
+
+    // A click on the best line plays its turn on the board.
+    let turn = wait_for(
+        &s,
+        "document.querySelector('#engine-lines .engine-line')?.dataset.turn",
+        "the best turn",
+    )
+    .await;
+    let turn = turn.as_str().unwrap_or_default().replace(',', " ");
+    click(&s, "#engine-line-1").await;
+    shown(&s, &format!("e2e4 {turn}")).await;
+    wait_text(&s, "#turn-status", "White to play").await;
     rig.stop(vec![s]).await;
 }
 
