@@ -57,13 +57,16 @@ export function renderMoves(list, tree, { current, marks = new Map(), go, showBe
   const inline = (turns) => {
     const out = [];
     let needNumber = true;
+    // Spaces as text between the parts, so that the line reads (and copies) as PGN does.
+    const add = (...parts) => { if (out.length) out.push(' '); out.push(...parts); };
     for (const turn of turns) {
-      if (turn.side === 'w') out.push(h('span', { class: 'num' }, `${turn.number}.`));
-      else if (needNumber) out.push(h('span', { class: 'num' }, `${turn.number}...`));
-      out.push(h('span', { class: 'turn' }, items(turn)), ...comments(turn));
+      if (turn.side === 'w') add(h('span', { class: 'num' }, `${turn.number}.`));
+      else if (needNumber) add(h('span', { class: 'num' }, `${turn.number}...`));
+      add(h('span', { class: 'turn' }, items(turn)));
+      for (const c of comments(turn)) add(c);
       needNumber = false;
       for (const variation of turn.variations) {
-        out.push(h('span', { class: 'variation nested' }, '(', inline(variation), ')'));
+        add(h('span', { class: 'variation nested' }, '(', inline(variation), ')'));
         needNumber = true;
       }
       if (turn.items.some((item) => item.node.comment)) needNumber = true;

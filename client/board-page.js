@@ -55,6 +55,7 @@ class AnalysisBoard {
     this.cache = new Map();
     this.gen = 0;
     this.info = null;
+    this.positionFailed = false;
     this.listeners = [];
     this.controller = {
       onPosition: (fn) => {
@@ -128,7 +129,8 @@ class AnalysisBoard {
     this.main.replaceChildren(h('div', { class: 'game analysis-board' },
       h('div', { class: 'board-col' },
         h('div', { class: 'board-with-bar' }, this.bar.el, boardWrap),
-        nav, this.turnStatus, this.error, under),
+        nav, this.turnStatus, this.error),
+      under,
       h('aside', { class: 'side panel' },
         h('div', { class: 'board-head' }, h('h2', {}, t('board.heading')), this.gameLink),
         this.engine.el,
@@ -208,11 +210,14 @@ class AnalysisBoard {
       this.info = null;
       this.turnStatus.textContent = '';
       this.error.textContent = t('board.position_failed', { error: err.message });
+      this.positionFailed = true;
       return;
     }
     if (gen !== this.gen) return;
     this.info = info;
-    this.error.textContent = '';
+    // Another error (a refused FEN or PGN) stays until the next action; a failed reading goes.
+    if (this.positionFailed) this.error.textContent = '';
+    this.positionFailed = false;
     const mover = info.side === 'black' ? 'b' : 'w';
     if (info.check) hl.check = kingSquare(map, mover);
     this.board.setHighlights(hl);
@@ -259,6 +264,7 @@ class AnalysisBoard {
 
   /** A sub-move from the board: into the tree (a new child, or the one already there). */
   async play(uci) {
+    this.error.textContent = '';
     const node = this.node();
     const path = this.path;
     let info;
@@ -350,6 +356,7 @@ class AnalysisBoard {
   /** A FEN from the box or the address: a new tree from it, once the server read it. */
   async loadFen(fen) {
     if (!fen) return false;
+    this.error.textContent = '';
     try {
       const info = await this.position(fen);
       this.reset(info.fen);
@@ -382,6 +389,7 @@ class AnalysisBoard {
 
   /** The tree as comma PGN with variations and comments (POST /api/analysis/pgn/export). */
   async exportPgn() {
+    this.error.textContent = '';
     try {
       const { start_fen: startFen, tags, result, root } = this.tree;
       const reply = await request('POST', '/api/analysis/pgn/export', { tree: { start_fen: startFen, tags, result, root } });
