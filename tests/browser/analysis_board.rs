@@ -331,15 +331,20 @@ async fn the_engine_lines_follow_the_position_with_arrows_the_eval_bar_and_the_t
     )
     .await;
 
-    // A click on the best line plays its turn on the board.
-    let turn = wait_for(
+    // A click on the best line plays its turn on the board (read and clicked in one script: a
+    // deeper reading may replace the lines at any time).
+    wait_for(
         &s,
-        "document.querySelector('#engine-lines .engine-line')?.dataset.turn",
-        "the best turn",
+        "document.querySelector('#engine-line-1')",
+        "the best line",
+    )
+    .await;
+    let turn = js(
+        &s,
+        "const line = document.querySelector('#engine-lines .engine-line'); line.querySelector('#engine-line-1').click(); return line.dataset.turn;",
     )
     .await;
     let turn = turn.as_str().unwrap_or_default().replace(',', " ");
-    click(&s, "#engine-line-1").await;
     shown(&s, &format!("e2e4 {turn}")).await;
     wait_text(&s, "#turn-status", "White to play").await;
     rig.stop(vec![s]).await;
