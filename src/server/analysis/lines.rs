@@ -59,13 +59,15 @@ fn one() -> usize {
     1
 }
 
+/// Per client key: the ticket of its running request and the way to stop it.
+type Running = Arc<Mutex<HashMap<Holder<UserId>, (u64, watch::Sender<bool>)>>>;
+
 /// The engine lines of the server: budget, rate, global cap, and each client's running request.
 pub struct Lines {
     pub(super) limits: LinesLimits,
     slots: Arc<Semaphore>,
     addresses: AddressLimiter,
-    /// Per client key: the ticket of its running request and the way to stop it.
-    running: Arc<Mutex<HashMap<Holder<UserId>, (u64, watch::Sender<bool>)>>>,
+    running: Running,
     tickets: AtomicU64,
 }
 
@@ -76,7 +78,7 @@ pub struct Admitted {
     stopped: watch::Receiver<bool>,
     ticket: u64,
     keys: Vec<Holder<UserId>>,
-    running: Arc<Mutex<HashMap<Holder<UserId>, (u64, watch::Sender<bool>)>>>,
+    running: Running,
 }
 
 impl Drop for Admitted {
@@ -129,7 +131,7 @@ impl Lines {
         {
             let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
             for key in &keys {
-                if let Some((_, older)) = running.insert(key.clone(), (ticket, stop.clone())) {
+                if let Some((_, older)) = running.insert(*key, (ticket, stop.clone())) {
                     let _ = older.send(true);
                 }
             }

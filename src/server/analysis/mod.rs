@@ -33,9 +33,11 @@
 //! | the analysis board's routes: its page, a position, PGN with variations, lines | [`board`] |
 //! | one position's legal sub-moves as the board shows them | [`position`] |
 //! | the move tree as JSON, read and written on a deep stack | [`tree`] |
+//! | judgements and accuracy of a game analysis (its `done` line), pure | [`accuracy`] |
 //! | the board's engine lines: budget, rate, newest wins, the NDJSON stream | [`lines`] |
 //! | several best turns at one depth (multi-PV), the threat's position | [`multipv`] |
 
+pub mod accuracy;
 pub mod board;
 pub mod budget;
 pub mod lines;

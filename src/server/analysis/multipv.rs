@@ -224,6 +224,9 @@ pub fn lines_at_depth(
             break;
         }
     }
+    // Each line comes from searches of its own, whose scores may disagree a little with the
+    // earlier lines' (a search is not exact): the lines are shown best first all the same.
+    lines.sort_by_key(|line| std::cmp::Reverse(score_order(line.score)));
     Depth {
         lines,
         nodes: search.nodes,
