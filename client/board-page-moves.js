@@ -48,7 +48,7 @@ export function renderMoves(list, tree, { current, marks = new Map(), go, showBe
     if (!mark) return null;
     const best = Array.isArray(mark.best_san) && mark.best_san.length ? mark.best_san.join(',') : null;
     return h('span', { class: `judgement-note ${mark.judgement}`, 'data-path': key },
-      t(`board.judgement.${mark.judgement}`),
+      `${t(`board.judgement.${mark.judgement}`)}.`,
       best ? ` ${t('board.best_was')} ` : '',
       best ? h('button', { type: 'button', class: 'linkish best-turn', onclick: () => showBest(key) }, best) : '');
   }).filter(Boolean);

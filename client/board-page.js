@@ -76,7 +76,7 @@ class AnalysisBoard {
     this.bar = new EvalBar();
     this.turnStatus = h('p', { class: 'status turn-status', id: 'turn-status', role: 'status' }, t('page.loading'));
     this.error = h('p', { class: 'error', id: 'board-error', role: 'alert' });
-    this.moves = h('div', { class: 'tree-moves', id: 'board-moves', 'aria-label': t('board.moves_label') });
+    this.moves = h('section', { class: 'tree-moves', id: 'board-moves', 'aria-label': t('board.moves_label') });
     this.promoteBtn = h('button', { type: 'button', id: 'tree-promote', title: t('board.promote_help'), onclick: () => this.promote(false) }, t('board.promote'));
     this.mainBtn = h('button', { type: 'button', id: 'tree-main', onclick: () => this.promote(true) }, t('board.make_main'));
     this.deleteBtn = h('button', { type: 'button', id: 'tree-delete', class: 'danger', title: t('board.delete_help'), onclick: () => this.deleteHere() }, t('board.delete'));

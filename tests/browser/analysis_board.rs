@@ -133,6 +133,7 @@ async fn a_line_played_by_clicks_with_a_variation_after_a_step_back_is_exported_
         pgn.contains("1. e4 e5,Nc6 (1... e5,Nf6)"),
         "the variation after the main line's turn: {pgn}"
     );
+    crate::browser::game::assert_accessible(&s, "analysis board").await;
 
     // The keys: Left steps back, Right follows the main line, Down goes to the next variation,
     // Home to the start, End to the end of the line.
