@@ -317,6 +317,7 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
         engines: Arc::clone(&rooms.engines),
         rooms: Arc::clone(rooms),
         accounts: Arc::clone(&accounts),
+        lines: Arc::new(analysis::lines::Lines::new(config.analysis.lines)),
     };
     Ok(axum::Router::new()
         .merge(site::router(site::SiteState {

@@ -142,7 +142,7 @@ async fn lines(
                 .into_response();
         }
     };
-    let lines = &app.analyses.lines;
+    let lines = &app.lines;
     let admitted = match lines.admit(peer.ip(), account.map(|a| a.id)).await {
         Ok(admitted) => admitted,
         Err(error) => return error.into_response(),

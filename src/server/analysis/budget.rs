@@ -92,8 +92,6 @@ pub struct Analyses {
     /// The analysis board's move trees read and written at once
     /// ([`super::tree::on_deep_stack`]).
     pub(super) trees: Arc<Semaphore>,
-    /// The analysis board's engine lines ([`super::lines`]).
-    pub(super) lines: super::lines::Lines,
 }
 
 /// An admitted analysis: its global slot and its client's share, held while it streams.
@@ -111,7 +109,6 @@ impl Analyses {
             running: Holdings::new(PER_CLIENT),
             addresses: AddressLimiter::new(limits.rate_per_min / 60.0, limits.burst),
             trees: Arc::new(Semaphore::new(super::tree::DEEP_SLOTS)),
-            lines: super::lines::Lines::new(limits.lines),
         }
     }
 

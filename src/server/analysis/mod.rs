@@ -49,4 +49,10 @@ pub mod stream;
 pub mod tree;
 
 pub use budget::Analyses;
-pub use routes::{AnalysisState, router};
+pub use routes::AnalysisState;
+
+/// Every analysis route: a game's analysis ([`routes`]) and the analysis board ([`board`]).
+/// Merged here so that neither module imports the other's routes (the house's cycle check).
+pub fn router(state: AnalysisState) -> axum::Router {
+    routes::routes().merge(board::routes()).with_state(state)
+}

@@ -34,6 +34,8 @@ pub struct AnalysisState {
     pub rooms: Arc<Rooms>,
     /// A signed-in client's analysis counts for its account too.
     pub accounts: Arc<Accounts>,
+    /// The analysis board's engine lines: budget, rate, newest wins.
+    pub lines: Arc<super::lines::Lines>,
 }
 
 impl FromRef<AnalysisState> for Arc<Accounts> {
@@ -42,12 +44,11 @@ impl FromRef<AnalysisState> for Arc<Accounts> {
     }
 }
 
-pub fn router(state: AnalysisState) -> Router {
+/// The game analysis routes; the analysis board's are merged beside them by [`super::router`].
+pub fn routes() -> Router<AnalysisState> {
     Router::new()
         .route("/api/analysis", post(analyse_record))
         .route("/api/games/{id}/analysis", get(analyse_game))
-        .merge(super::board::routes())
-        .with_state(state)
 }
 
 async fn analyse_record(

@@ -33,6 +33,9 @@ pub const MAX_NODES: usize = 20_000;
 pub const DEEP_STACK_BYTES: usize = 256 * 1024 * 1024;
 /// Trees read or written at once (each on its own thread; more wait their turn).
 pub const DEEP_SLOTS: usize = 2;
+/// How long a request waits for one of the [`DEEP_SLOTS`] before `503 busy` (as a replay
+/// waits for its slot): a tree takes milliseconds, so a longer wait is a flood.
+pub const DEEP_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The tree as JSON: the start, the tags, the result and the nodes.
 pub struct TreeView<'a> {
@@ -326,7 +329,7 @@ fn add(tree: &mut MoveTree, parent: NodeId, uci: Option<&str>) -> Result<NodeId,
 }
 
 /// Runs `work` on a thread of its own with a [`DEEP_STACK_BYTES`] stack, once one of the
-/// `slots` is free: what reading and writing a tree needs.
+/// `slots` is free (`503 busy` after [`DEEP_WAIT`]): what reading and writing a tree needs.
 pub async fn on_deep_stack<T: Send + 'static>(
     slots: &Arc<Semaphore>,
     work: impl FnOnce() -> T + Send + 'static,
@@ -338,10 +341,18 @@ pub async fn on_deep_stack<T: Send + 'static>(
             "the tree could not be read",
         )
     };
-    let permit = Arc::clone(slots)
-        .acquire_owned()
-        .await
-        .map_err(|_| failed())?;
+    let permit = match tokio::time::timeout(DEEP_WAIT, Arc::clone(slots).acquire_owned()).await {
+        Ok(Ok(permit)) => permit,
+        Ok(Err(_)) => return Err(failed()),
+        Err(_) => {
+            return Err(ApiError::http(
+                StatusCode::SERVICE_UNAVAILABLE,
+                EdgeCode::Busy,
+                "the server is busy reading other move trees; try again",
+            )
+            .retry_after(1));
+        }
+    };
     let (done, answer) = tokio::sync::oneshot::channel();
     std::thread::Builder::new()
         .name("move-tree".into())
