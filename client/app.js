@@ -2,7 +2,7 @@
 // the header, the live channel (players online, challenges, your turn), then
 // the page chosen from the address (`/`, `/game/{id}`, `/games/mine`,
 // `/replay`, `/@/{name}`, `/arena/{id}`, `/puzzles`, `/puzzles/{id}`, `/puzzles/themes`,
-// `/learn`, `/learn/{lesson}`).
+// `/learn`, `/learn/{lesson}`, `/analysis`).
 
 // First: its top-level await loads the catalogue before any page draws.
 import { t } from './i18n.js';
@@ -15,6 +15,7 @@ import { arenaPage } from './arena.js';
 import { puzzlePage } from './puzzles.js';
 import { themesPage } from './puzzle-themes.js';
 import { learnPage } from './learn.js';
+import { boardPage } from './board-page.js';
 import { accountHeader } from './account.js';
 import { startLive } from './live.js';
 import { startNotify, alertsButton } from './notify.js';
@@ -56,6 +57,7 @@ else if (arena) arenaPage(main, arena[1]);
 else if (path === '/puzzles/themes' || path === '/puzzles/themes/') themesPage(main);
 else if (puzzle) puzzlePage(main, puzzle[1] || null, me);
 else if (learn) learnPage(main, learn[1] || null);
+else if (path === '/analysis' || path === '/analysis/') boardPage(main);
 else lobbyPage(main, me);
 
 function markActive() {

@@ -219,7 +219,7 @@ return out;
 /// Runs [`A11Y_CHECK`] and, when `MARSEILLAIS_AXE` names a copy of axe-core's
 /// `axe.min.js` (npm `axe-core`; not vendored), axe itself: every failure of
 /// the checker, and every critical axe violation, fails the test.
-async fn assert_accessible(s: &Session, page: &str) {
+pub(crate) async fn assert_accessible(s: &Session, page: &str) {
     let found = js(s, A11Y_CHECK).await;
     assert_eq!(found, json!([]), "accessibility problems on the {page}");
     let Some(axe) = std::env::var_os("MARSEILLAIS_AXE") else {
