@@ -19,6 +19,7 @@
 //! | challenges and the lobby channel | [`lobby`] |
 //! | the computer's seat and the engine pool | [`computer`] |
 //! | analysis and the replay page | [`analysis`] |
+//! | the opening explorer | [`explorer`] |
 //! | chat rules | [`chat`] |
 //! | what is no feature's: `/`, `/static`, `/healthz`, `/metrics` | [`site`] |
 //! | persistence | [`store`] |
@@ -34,6 +35,7 @@ pub mod computer;
 pub mod config;
 pub mod deps;
 pub mod domain;
+pub mod explorer;
 pub mod game;
 pub mod ids;
 pub mod lobby;
@@ -346,6 +348,9 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
             deps: deps.clone(),
             puzzles,
             accounts: Arc::clone(&accounts),
+        }))
+        .merge(explorer::routes::router(explorer::routes::ExplorerState {
+            deps: deps.clone(),
         }))
         .merge(players::profile::router(deps.clone()))
         .merge(players::my_games::router(players::my_games::MyGamesState {

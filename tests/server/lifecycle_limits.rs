@@ -326,6 +326,14 @@ impl Store for RefuseOneGame {
     ) -> StoreFuture<Vec<store::PuzzleRecord>> {
         self.inner.export_puzzles(after, limit)
     }
+
+    fn add_explorer_games(&self, games: Vec<store::ExplorerGame>) -> StoreFuture<u64> {
+        self.inner.add_explorer_games(games)
+    }
+
+    fn explorer_position(&self, key: i64) -> StoreFuture<store::ExplorerPosition> {
+        self.inner.explorer_position(key)
+    }
 }
 
 #[tokio::test]

@@ -130,6 +130,7 @@ impl World {
                 events: events.clone(),
                 listing,
                 rating,
+                explorer: None,
                 deadline: marseillais::server::store::DeadlineChange::Unchanged,
                 fence: None,
             })
@@ -781,6 +782,14 @@ impl Store for ReadFailing {
         limit: u32,
     ) -> StoreFuture<Vec<store::PuzzleRecord>> {
         self.inner.export_puzzles(after, limit)
+    }
+
+    fn add_explorer_games(&self, games: Vec<store::ExplorerGame>) -> StoreFuture<u64> {
+        self.inner.add_explorer_games(games)
+    }
+
+    fn explorer_position(&self, key: i64) -> StoreFuture<store::ExplorerPosition> {
+        self.inner.explorer_position(key)
     }
 }
 

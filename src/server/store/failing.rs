@@ -279,6 +279,17 @@ impl Store for FailingStore {
     fn export_puzzles(&self, after: Option<String>, limit: u32) -> StoreFuture<Vec<PuzzleRecord>> {
         self.inner.export_puzzles(after, limit)
     }
+
+    fn add_explorer_games(&self, games: Vec<super::ExplorerGame>) -> StoreFuture<u64> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.add_explorer_games(games)
+    }
+
+    fn explorer_position(&self, key: i64) -> StoreFuture<super::ExplorerPosition> {
+        self.inner.explorer_position(key)
+    }
 }
 
 fn injected<T: Send + 'static>() -> StoreFuture<T> {

@@ -69,6 +69,7 @@ pub fn commit(game: &str, first_seq: u64, count: u64) -> Commit {
             .collect(),
         listing: listing(game, GameStatus::Playing, 2_000 + first_seq as i64),
         rating: None,
+        explorer: None,
         deadline: DeadlineChange::Unchanged,
         fence: None,
     }

@@ -1,6 +1,7 @@
 //! [`MemoryStore`]: an in-memory [`Store`] for tests, with the same contract as the SQLite store.
-//! Its puzzles are in puzzles.rs.
+//! Its puzzles are in puzzles.rs, its opening explorer in explorer.rs.
 
+mod explorer;
 mod puzzles;
 
 use std::collections::HashMap;
@@ -8,6 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use futures_util::future::BoxFuture;
 
+use self::explorer::MemoryExplorer;
 use self::puzzles::MemoryPuzzles;
 use super::{
     ArenaPlayer, ArenaRange, ArenaRecord, Commit, DeadlineChange, GameListing, GameStatus,
@@ -49,6 +51,7 @@ struct MemoryInner {
     /// Each arena's players in the order they first joined.
     arena_players: HashMap<String, Vec<ArenaPlayer>>,
     puzzles: MemoryPuzzles,
+    explorer: MemoryExplorer,
     closed: bool,
 }
 
@@ -157,6 +160,9 @@ impl MemoryStore {
         }
         for commit in commits {
             inner.rate(&commit);
+            if let Some(game) = &commit.explorer {
+                inner.explorer.add(game);
+            }
             match commit.deadline {
                 DeadlineChange::Unchanged => {}
                 DeadlineChange::Set(ms) => {
@@ -590,5 +596,21 @@ impl Store for MemoryStore {
 
     fn export_puzzles(&self, after: Option<String>, limit: u32) -> StoreFuture<Vec<PuzzleRecord>> {
         ready(Ok(self.lock().puzzles.export(after.as_deref(), limit)))
+    }
+
+    fn add_explorer_games(&self, games: Vec<super::ExplorerGame>) -> StoreFuture<u64> {
+        let mut inner = self.lock();
+        let result = inner.check_open().map(|()| {
+            games
+                .iter()
+                .filter(|game| inner.explorer.add(game))
+                .count() as u64
+        });
+        Box::pin(async move { result })
+    }
+
+    fn explorer_position(&self, key: i64) -> StoreFuture<super::ExplorerPosition> {
+        let position = self.lock().explorer.position(key);
+        Box::pin(async move { Ok(position) })
     }
 }

@@ -10,6 +10,7 @@
 //! acknowledged; the pool opens new connections once it is back.
 
 mod arena;
+mod explorer;
 pub(crate) mod error;
 mod lease;
 mod pipeline;
@@ -20,6 +21,7 @@ mod unit;
 mod writer;
 
 pub use puzzle::{ATTEMPTS_SQL as PUZZLE_ATTEMPTS_SQL, near_sql as puzzle_near_sql};
+pub use explorer::{EXAMPLES_SQL as EXPLORER_EXAMPLES_SQL, TURNS_SQL as EXPLORER_TURNS_SQL};
 pub use schema::{SCHEMA_VERSION, TABLES, migrate_to};
 pub use writer::PostgresStats;
 
@@ -705,6 +707,14 @@ impl Store for PostgresStore {
 
     fn export_puzzles(&self, after: Option<String>, limit: u32) -> StoreFuture<Vec<PuzzleRecord>> {
         self.puzzle_page(after, limit)
+    }
+
+    fn add_explorer_games(&self, games: Vec<super::ExplorerGame>) -> StoreFuture<u64> {
+        self.explorer_add(games)
+    }
+
+    fn explorer_position(&self, key: i64) -> StoreFuture<super::ExplorerPosition> {
+        self.explorer_read(key)
     }
 
     fn claim_game(&self, game: &str, node: &str, ttl: Duration) -> StoreFuture<Claim> {

@@ -19,7 +19,7 @@ use crate::server::store::StoreError;
 
 /// The schema this program writes. A database at a newer version was written by a newer program
 /// and is refused rather than misread.
-pub const SCHEMA_VERSION: i32 = 5;
+pub const SCHEMA_VERSION: i32 = 6;
 
 /// The key of the advisory lock taken while migrating (any constant unique to this program:
 /// "MRSL" in ASCII).
@@ -215,13 +215,53 @@ CREATE TABLE puzzle_rounds (
 CREATE INDEX puzzle_rounds_by_time ON puzzle_rounds (user_id, at_ms, puzzle_id);
 "#;
 
+/// Version 6: the opening explorer (issue 31; SQLite's version 9, whose comment says what each
+/// table is for). Position keys are `BIGINT` (the 64-bit key as a signed integer); game ids
+/// and turns are `COLLATE "C"` like the other keys.
+const SCHEMA_V6: &str = r#"
+CREATE TABLE explorer_games (
+    game_id       TEXT COLLATE "C" PRIMARY KEY,
+    family        TEXT NOT NULL,
+    rated         BOOLEAN NOT NULL,
+    result        BIGINT NOT NULL,
+    white_name    TEXT,
+    black_name    TEXT,
+    white_rating  DOUBLE PRECISION,
+    black_rating  DOUBLE PRECISION,
+    ended_ms      BIGINT NOT NULL
+);
+CREATE TABLE explorer_turns (
+    key           BIGINT NOT NULL,
+    turn          TEXT COLLATE "C" NOT NULL,
+    family        TEXT COLLATE "C" NOT NULL,
+    rated         BOOLEAN NOT NULL,
+    games         BIGINT NOT NULL,
+    white         BIGINT NOT NULL,
+    draws         BIGINT NOT NULL,
+    black         BIGINT NOT NULL,
+    rating_sum    DOUBLE PRECISION NOT NULL,
+    rating_count  BIGINT NOT NULL,
+    PRIMARY KEY (key, turn, family, rated)
+);
+CREATE TABLE explorer_examples (
+    key       BIGINT NOT NULL,
+    family    TEXT COLLATE "C" NOT NULL,
+    rated     BOOLEAN NOT NULL,
+    ended_ms  BIGINT NOT NULL,
+    game_id   TEXT COLLATE "C" NOT NULL,
+    PRIMARY KEY (key, family, rated, ended_ms, game_id)
+);
+"#;
+
 /// `MIGRATIONS[n]` takes the database from version `n` to `n + 1` (version 0: empty).
-const MIGRATIONS: [&str; 5] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5];
+const MIGRATIONS: [&str; 6] = [
+    SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6,
+];
 
 /// The tables `marseillais migrate` copies and counts, in an order that satisfies the foreign
 /// keys (users before what refers to them). Not the leases (`game_leases`, `cluster_nodes`):
 /// they are no one-node data, a SQLite database has none, and they start empty.
-pub const TABLES: [&str; 15] = [
+pub const TABLES: [&str; 18] = [
     "users",
     "sessions",
     "ratings",
@@ -237,6 +277,9 @@ pub const TABLES: [&str; 15] = [
     "puzzle_themes",
     "puzzle_players",
     "puzzle_rounds",
+    "explorer_games",
+    "explorer_turns",
+    "explorer_examples",
 ];
 
 /// Brings the database to [`SCHEMA_VERSION`] in one transaction under the migration lock.

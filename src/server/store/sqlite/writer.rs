@@ -28,6 +28,7 @@ use rusqlite::{Connection, ErrorCode, params};
 use tokio::sync::{oneshot, watch};
 
 use super::arena::{self, ArenaWrite};
+use super::explorer;
 use super::checkpoint::{self, Checkpointer};
 use super::next_seq::NextSeqs;
 use super::puzzle::{self, PuzzleDone, PuzzleWrite};
@@ -90,6 +91,8 @@ pub(super) enum Work {
     Arena(ArenaWrite),
     /// A slice of a puzzle import, or a round (issue 30).
     Puzzle(PuzzleWrite),
+    /// A slice of games for the opening explorer (issue 31).
+    Explorer(Vec<crate::server::store::ExplorerGame>),
 }
 
 /// What a unit of work gave back once stored.
@@ -102,6 +105,8 @@ pub(super) enum Done {
     /// Whether an arena was new ([`ArenaWrite::Create`]).
     Arena(bool),
     Puzzle(PuzzleDone),
+    /// How many of an explorer slice were new.
+    Explorer(u64),
 }
 
 /// A failure while writing a batch: either it concerns one unit of work (the batch goes on
@@ -498,6 +503,13 @@ fn write_work(conn: &Connection, work: &Work) -> Result<Done, CommitFailure> {
             Ok(done) => Ok(Done::Puzzle(done)),
             Err(refused) => Err(CommitFailure::Refused(refused)),
         },
+        Work::Explorer(games) => {
+            let mut added = 0;
+            for game in games {
+                added += u64::from(explorer::add(conn, game).map_err(classify)?);
+            }
+            Ok(Done::Explorer(added))
+        }
     }
 }
 
@@ -694,6 +706,9 @@ fn write_rows(conn: &Connection, commit: &Commit) -> Result<(), CommitFailure> {
         }
     }
     write_listing(conn, &commit.game_id, &commit.listing)?;
+    if let Some(game) = &commit.explorer {
+        explorer::add(conn, game).map_err(classify)?;
+    }
     if let Some(end) = &commit.rating {
         rate_game(conn, commit, end)?;
     }
