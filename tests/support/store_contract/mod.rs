@@ -2,7 +2,7 @@
 //! per part of the store: a game's log and its listing (`games`), accounts, sessions and
 //! ratings (`accounts`), chat lines (`chat`), the turn-deadline index (`deadlines`), personal
 //! settings (`settings`), arena tournaments (`arenas`), puzzles (`puzzles`, and their searches
-//! over thousands in `puzzle_search`), ownership leases and fencing (`leases`). Each check wants
+//! over thousands in `puzzle_search`), the opening explorer (`explorer`), ownership leases and fencing (`leases`). Each check wants
 //! a fresh, empty store.
 //!
 //! This file holds the fixtures the checks share and [`store_contract_tests!`], the one list of
@@ -13,6 +13,7 @@ mod accounts;
 mod arenas;
 mod chat;
 mod deadlines;
+mod explorer;
 mod games;
 mod leases;
 mod puzzle_search;
@@ -22,7 +23,7 @@ mod settings;
 // Every test binary mounts support/; those without a store leave these unused.
 #[allow(unused_imports)]
 pub use self::{
-    accounts::*, arenas::*, chat::*, deadlines::*, games::*, leases::*, puzzle_search::*,
+    accounts::*, arenas::*, chat::*, deadlines::*, explorer::*, games::*, leases::*, puzzle_search::*,
     puzzles::*, settings::*,
 };
 
@@ -167,6 +168,10 @@ macro_rules! store_contract_tests {
             arc puzzle_writes_fail_under_failure_injection_and_after_close = check_puzzle_writes_fail_while_failing_and_after_close;
             ref the_nearest_puzzle_is_the_first_unplayed_at_or_above_the_target_else_below = check_the_nearest_puzzle_is_the_first_unplayed_at_or_above_else_below;
             ref puzzles_after_an_id_go_by_id_within_a_theme_and_wrap_round = check_puzzles_after_an_id_go_by_id_within_a_theme_and_wrap_round;
+            ref a_counted_game_adds_its_turns_once_whichever_way_it_comes = check_a_counted_game_adds_its_turns_once_whichever_way_it_comes;
+            ref explorer_rows_are_apart_per_family_and_rated = check_explorer_rows_are_apart_per_family_and_rated;
+            ref each_bucket_keeps_its_newest_examples_only = check_each_bucket_keeps_its_newest_examples_only;
+            arc explorer_writes_fail_while_failing_and_count_nothing = check_explorer_writes_fail_while_failing_and_count_nothing;
         }
     };
     // `ref`: the check takes `&dyn Store`; `arc`: an `Arc<dyn Store>` (it wraps or shares it).
