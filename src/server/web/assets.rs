@@ -47,6 +47,7 @@ pub const ASSETS: &[(&str, &str, &[u8])] = &[
     asset!("puzzles.js", JS),
     asset!("puzzle-line.js", JS),
     asset!("puzzle-themes.js", JS),
+    asset!("explorer.js", JS),
     asset!("pieces.js", JS),
     asset!("premove.js", JS),
     asset!("replay.js", JS),
