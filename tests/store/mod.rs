@@ -12,6 +12,7 @@ mod migration_v5;
 mod migration_v6;
 mod migration_v7;
 mod migration_v8;
+mod migration_explorer;
 mod migration_v9;
 mod postgres;
 mod puzzles;
