@@ -162,3 +162,51 @@ async fn a_postgres_version_5_database_gains_the_explorer_tables() {
     assert_eq!(explorer_rows(&store, 1).await.turns.len(), 1);
     bounded(store.close()).await;
 }
+
+#[tokio::test]
+async fn marseillais_migrate_copies_the_explorer_tables_to_postgres() {
+    let Some(server) = server_url("migrate_explorer") else {
+        return;
+    };
+    let source = tempfile::tempdir().expect("temp dir");
+    let sqlite = SqliteStore::open(source.path()).expect("open the source");
+    let mut games = many_games();
+    games[0].white.rating = None;
+    bounded(sqlite.add_explorer_games(games)).await.expect("add");
+    bounded(sqlite.close()).await;
+    let db = TestDatabase::create(&server, "migrate_explorer").await;
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_marseillais"))
+        .arg("migrate")
+        .arg("--from")
+        .arg(format!("sqlite:{}", source.path().display()))
+        .arg("--to")
+        .arg(&db.url)
+        .output()
+        .expect("run marseillais migrate");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for table in ["explorer_games", "explorer_turns", "explorer_examples"] {
+        let line = stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{table} ")))
+            .unwrap_or_else(|| panic!("{table} counted: {stdout}"));
+        assert!(line.ends_with("ok"), "{line}");
+    }
+    let sqlite = SqliteStore::open(source.path()).expect("open the source");
+    let postgres = bounded(PostgresStore::open(&db.url))
+        .await
+        .expect("open the copy");
+    for key in [1, 2, 1_000, 1_299] {
+        assert_eq!(
+            explorer_rows(&postgres, key).await,
+            explorer_rows(&sqlite, key).await,
+            "position {key}"
+        );
+    }
+    bounded(sqlite.close()).await;
+    bounded(postgres.close()).await;
+}
