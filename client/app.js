@@ -1,7 +1,8 @@
 // Entry point of every page (index.html and profile.html): the account in
 // the header, the live channel (players online, challenges, your turn), then
 // the page chosen from the address (`/`, `/game/{id}`, `/games/mine`,
-// `/replay`, `/@/{name}`, `/arena/{id}`, `/puzzles`, `/puzzles/{id}`, `/puzzles/themes`).
+// `/replay`, `/@/{name}`, `/arena/{id}`, `/puzzles`, `/puzzles/{id}`, `/puzzles/themes`,
+// `/analysis`).
 
 // First: its top-level await loads the catalogue before any page draws.
 import { t } from './i18n.js';
@@ -13,6 +14,7 @@ import { minePage } from './mine.js';
 import { arenaPage } from './arena.js';
 import { puzzlePage } from './puzzles.js';
 import { themesPage } from './puzzle-themes.js';
+import { boardPage } from './board-page.js';
 import { accountHeader } from './account.js';
 import { startLive } from './live.js';
 import { startNotify, alertsButton } from './notify.js';
@@ -52,6 +54,7 @@ else if (profile) profilePage(main, safeDecode(profile[1]), me);
 else if (arena) arenaPage(main, arena[1]);
 else if (path === '/puzzles/themes' || path === '/puzzles/themes/') themesPage(main);
 else if (puzzle) puzzlePage(main, puzzle[1] || null, me);
+else if (path === '/analysis' || path === '/analysis/') boardPage(main);
 else lobbyPage(main, me);
 
 function markActive() {

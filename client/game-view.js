@@ -279,6 +279,8 @@ export const gameView = {
       h('strong', {}, S.outcome.result === '*' ? '—' : S.outcome.result),
       h('span', {}, ` ${mine}${outcomeText(S.outcome)}.`),
     ];
+    // The analysis board on this game: its moves as a tree, the analysis's marks, engine lines.
+    parts.push(h('a', { href: `/analysis?game=${encodeURIComponent(this.id)}`, id: 'analysis-board-link', class: 'button' }, t('board.open_board')));
     if (S.rematch) parts.push(h('a', { href: `/game/${S.rematch}`, id: 'rematch-link', class: 'button' }, this.you ? t('game.go_rematch') : t('game.watch_rematch')));
     const changes = ['white', 'black'].map((c) => [c, this.ratingChange(c)]).filter(([, ch]) => ch);
     if (changes.length) {

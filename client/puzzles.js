@@ -14,8 +14,8 @@
 // and is no mistake. Hint (`/hint`: the square of the piece to move) and
 // "View the solution" (`/solution`) count as a failed first try on the
 // server. At the end: the solution, a step through it, the rating change of a
-// rated round, "Next puzzle", "Analyse" (the replay page with the line, its
-// analysis started) and the source game when there is one.
+// rated round, "Next puzzle", "Analyse" (the analysis board on the line,
+// `/analysis?import=1`) and the source game when there is one.
 //
 // Anonymous players are unrated: the last puzzle seen is kept in
 // `localStorage` and sent as `after` (the server gives the one after it), and
@@ -30,6 +30,7 @@ import { candidates, sanTurns, linePgn } from './puzzle-line.js';
 import { themeName, themeLink, themeUrl } from './puzzle-themes.js';
 import { announce, describeSubMove } from './announce.js';
 import { setTitle } from './notify.js';
+import { analysePgn } from './board-page.js';
 
 /** The last puzzle this browser was shown (sent as `after`). */
 const LAST_KEY = 'marseillais.puzzle.last';
@@ -91,7 +92,7 @@ class Trainer {
     this.solutionBtn = h('button', { type: 'button', id: 'puzzle-view-solution', onclick: () => this.viewSolution() }, t('puzzle.view_solution'));
     this.playActions = h('div', { class: 'actions', id: 'puzzle-play-actions', hidden: true }, this.hintBtn, this.solutionBtn);
     this.nextBtn = h('button', { type: 'button', id: 'puzzle-next', class: 'primary', onclick: () => this.next() }, t('puzzle.next'));
-    this.analyseLink = h('a', { class: 'button', id: 'puzzle-analyse', href: '/replay' }, t('puzzle.analyse'));
+    this.analyseLink = h('a', { class: 'button', id: 'puzzle-analyse', href: '/analysis' }, t('puzzle.analyse'));
     this.gameLink = h('a', { class: 'button', id: 'puzzle-game', href: '/', hidden: true }, t('puzzle.source_game'));
     this.endActions = h('div', { class: 'actions', id: 'puzzle-end-actions', hidden: true }, this.nextBtn, this.analyseLink, this.gameLink);
     this.solution = h('ol', { class: 'puzzle-solution', id: 'puzzle-solution', 'aria-label': t('puzzle.solution') });
@@ -343,7 +344,8 @@ class Trainer {
     this.analyseLink.hidden = !this.line;
     if (this.line) {
       const sans = sanTurns(placement(this.P.fen), this.line);
-      this.analyseLink.href = `/replay?analyse=1#${encodeURIComponent(linePgn(this.P.fen, sans))}`;
+      // The analysis board on the puzzle's line (handed over in sessionStorage), or its position.
+      this.analyseLink.href = analysePgn(linePgn(this.P.fen, sans), this.P.fen);
       this.positions = [placement(this.P.fen)];
       for (const turn of this.line) for (const uci of turn) this.positions.push(applyUci(this.positions[this.positions.length - 1], uci));
       this.drawSolution(sans);

@@ -10,6 +10,7 @@ import { t } from './i18n.js';
 import { Board } from './board.js';
 import { placement, kingSquare } from './fen.js';
 import { AnalysisPanel } from './analysis.js';
+import { analysePgn } from './board-page.js';
 
 const SAMPLE = '1. e4 e5,Nc6 2. Qh5,Nf3 g6,gxh5';
 const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
@@ -22,6 +23,11 @@ export function replayPage(main) {
   const list = h('ol', { class: 'movelist', id: 'movelist' });
   const where = h('p', { class: 'review-note', id: 'replay-where' });
   const analysisSlot = h('div', { id: 'analysis-slot' });
+  // "Analysis board": the record loaded, on the free board (a game of this server by its id,
+  // a FEN in the address, a PGN handed over in sessionStorage).
+  const boardLink = h('a', { class: 'button', id: 'replay-board', href: '/analysis', hidden: true }, t('board.open_board'));
+  const gameId = new URLSearchParams(location.search).get('game');
+  let loadedGame = null; // the text of that game's PGN once fetched
   let data = null;
   let index = 0;
   let analysis = null;
@@ -51,6 +57,10 @@ export function replayPage(main) {
       data = await request('POST', '/api/replay', body);
       index = data.moves.length;
       offerAnalysis(body);
+      if (looksFen) boardLink.href = `/analysis?fen=${encodeURIComponent(value)}`;
+      else if (gameId && /^[0-9A-Za-z]{1,32}$/.test(gameId) && value === loadedGame) boardLink.href = `/analysis?game=${gameId}`;
+      else boardLink.href = analysePgn(value);
+      boardLink.hidden = false;
       const tag = (name) => (data.tags.find(([n]) => n === name) || [])[1];
       const players = tag('White') && tag('White') !== '?' ? `${tag('White')} – ${tag('Black')} · ` : '';
       summary.textContent = `${players}${t('replay.summary', { n: data.moves.length, result: data.result })}${data.reason ? ` (${reasonText(data.reason)})` : ''}`;
@@ -58,6 +68,7 @@ export function replayPage(main) {
       return true;
     } catch (err) {
       offerAnalysis(null);
+      boardLink.hidden = true;
       const at = err.turn ? ` ${t('replay.at', { turn: err.turn, submove: err.submove })}` : '';
       // The server's own words say which sub-move and why (they quote the record): kept as they are.
       error.replaceChildren(h('strong', {}, t(looksFen ? 'replay.bad_fen' : 'replay.bad_pgn', { at })), h('br'), err.serverMessage || err.message);
@@ -146,7 +157,8 @@ export function replayPage(main) {
         text,
         h('div', { class: 'row' },
           h('button', { type: 'submit', class: 'primary', id: 'replay-load' }, t('replay.load')),
-          h('button', { type: 'button', id: 'replay-example', onclick: () => { text.value = SAMPLE; load(); } }, t('replay.example')))),
+          h('button', { type: 'button', id: 'replay-example', onclick: () => { text.value = SAMPLE; load(); } }, t('replay.example')),
+          boardLink)),
       error, summary, list, where, analysisSlot)));
   const board = new Board(boardWrap, {});
   board.setPosition(placement(START_FEN));
@@ -157,7 +169,7 @@ export function replayPage(main) {
     if (e.key === 'Home') { go(0); e.preventDefault(); }
     if (e.key === 'End') { go(Infinity); e.preventDefault(); }
   });
-  const game = new URLSearchParams(location.search).get('game');
+  const game = gameId;
   const fromHash = decodeURIComponent(location.hash.slice(1));
   if (game && /^[0-9A-Za-z]{1,32}$/.test(game)) loadGame(game);
   else if (fromHash) {
@@ -172,6 +184,7 @@ export function replayPage(main) {
       const res = await fetch(`/game/${id}.pgn`);
       if (!res.ok) throw new Error(res.status === 404 ? t('replay.no_game', { id }) : `HTTP ${res.status}`);
       text.value = await res.text();
+      loadedGame = text.value.trim();
       load();
     } catch (err) {
       error.textContent = t('replay.load_failed', { error: err.message });

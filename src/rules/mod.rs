@@ -13,7 +13,8 @@
 //! | results and draws judged on one position | [`ending`] |
 //! | results and draws that need the history (repetition, claims) | [`game`] |
 //! | a game's sub-moves, a byte each | [`record`] |
-//! | extended FEN, SAN, comma PGN | [`fen`], [`san`], [`pgn`] |
+//! | extended FEN, SAN, comma PGN (with variations and comments: [`pgn::read_tree`]) | [`fen`], [`san`], [`pgn`] |
+//! | a move tree: lines and variations from one position, each sub-move checked | [`tree`] |
 //! | perft | [`perft`] |
 //! | counting legal-move generations (per thread, for tests of what a path costs) | [`generations`] |
 
@@ -30,6 +31,7 @@ pub mod position;
 pub mod record;
 pub mod san;
 pub mod submove;
+pub mod tree;
 mod zobrist;
 
 /// Low-level primitives (squares, bitboards, colours, pieces) come from the

@@ -267,6 +267,77 @@ pub struct ServeArgs {
     pub puzzle_set: PuzzleSetChoice,
     #[command(flatten)]
     pub clients: ClientLimitArgs,
+    #[command(flatten)]
+    pub lines: LinesArgs,
+}
+
+/// The analysis board's engine lines (`POST /api/analysis/lines`, issue 31; docs/analysis.md):
+/// what one request may cost and how often a client may ask. The engine runs on the server
+/// (no WebAssembly toolchain here: docs/analysis.md, "Where the engine runs").
+#[derive(clap::Args, Debug, Clone, PartialEq)]
+pub struct LinesArgs {
+    /// Engine time of one lines request, all its depths and lines together (ms).
+    #[arg(long, env = "MARSEILLAIS_LINES_MS", default_value_t = 3_000)]
+    pub lines_ms: u64,
+    /// Most nodes of one lines request.
+    #[arg(long, env = "MARSEILLAIS_LINES_NODES", default_value_t = 3_000_000)]
+    pub lines_nodes: u64,
+    /// Deepest depth (sub-moves) of a lines request.
+    #[arg(long, env = "MARSEILLAIS_LINES_MAX_DEPTH", default_value_t = 30)]
+    pub lines_max_depth: u32,
+    /// Lines requests per minute per client address, sustained (0: no limit). A new request
+    /// of a client stops its running one (newest wins), so clicking through a line costs one
+    /// search at a time.
+    #[arg(long, env = "MARSEILLAIS_LINES_RATE_PER_MIN", default_value_t = 120.0)]
+    pub lines_rate_per_min: f64,
+    /// Lines requests in a burst per client address, above the sustained rate.
+    #[arg(long, env = "MARSEILLAIS_LINES_BURST", default_value_t = 30.0)]
+    pub lines_burst: f64,
+    /// Lines requests searched at once over all clients (more: `503 busy`).
+    #[arg(long, env = "MARSEILLAIS_MAX_CONCURRENT_LINES", default_value_t = 2)]
+    pub max_concurrent_lines: usize,
+}
+
+impl Default for LinesArgs {
+    fn default() -> LinesArgs {
+        LinesArgs {
+            lines_ms: 3_000,
+            lines_nodes: 3_000_000,
+            lines_max_depth: 30,
+            lines_rate_per_min: 120.0,
+            lines_burst: 30.0,
+            max_concurrent_lines: 2,
+        }
+    }
+}
+
+/// [`LinesArgs`] checked.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LinesLimits {
+    pub budget: Duration,
+    pub nodes: u64,
+    pub max_depth: u32,
+    /// Per client address; 0 means no limit.
+    pub rate_per_min: f64,
+    pub burst: f64,
+    pub max_concurrent: usize,
+}
+
+impl LinesArgs {
+    fn checked(&self) -> LinesLimits {
+        LinesLimits {
+            budget: Duration::from_millis(self.lines_ms.max(1)),
+            nodes: self.lines_nodes.max(1),
+            max_depth: self.lines_max_depth.clamp(1, 60),
+            rate_per_min: if self.lines_rate_per_min.is_finite() {
+                self.lines_rate_per_min.max(0.0)
+            } else {
+                0.0
+            },
+            burst: self.lines_burst.max(1.0),
+            max_concurrent: self.max_concurrent_lines.max(1),
+        }
+    }
 }
 
 /// What one client (an address, and an account when signed in) may hold and send at once, over
@@ -494,6 +565,7 @@ impl ServeArgs {
                 },
                 burst: self.analysis_burst.max(1.0),
                 max_concurrent: self.max_concurrent_analyses.max(1),
+                lines: self.lines.checked(),
             },
             lobby: LobbyLimits::default(),
             arena: ArenaSettings {
@@ -710,6 +782,8 @@ pub struct AnalysisLimits {
     pub burst: f64,
     /// Analyses streamed at once, over all clients.
     pub max_concurrent: usize,
+    /// The analysis board's engine lines (`--lines-*`).
+    pub lines: LinesLimits,
 }
 
 /// `--arena-schedule`.
@@ -928,6 +1002,7 @@ impl ServeArgs {
             arena_schedule: ArenaScheduleChoice::BuiltIn,
             puzzle_set: PuzzleSetChoice::BuiltIn,
             clients: ClientLimitArgs::default(),
+            lines: LinesArgs::default(),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! One browser at a time (`browser::SERIAL`): two Chromiums on two cores starve each other.
 
 mod accounts;
+mod analysis_board;
 mod arena;
 mod chat;
 mod game;

@@ -164,8 +164,8 @@ async fn a_player_solves_a_puzzle_by_clicking_its_two_submoves_sees_the_rating_c
     assert!(
         analyse
             .as_str()
-            .is_some_and(|href| href.starts_with("/replay?analyse=1#")),
-        "Analyse opens the replay page with the line: {analyse}"
+            .is_some_and(|href| href.starts_with("/analysis?import=1")),
+        "Analyse opens the analysis board with the line: {analyse}"
     );
 
     // The other puzzle: g4 is legal but wrong (it blocks the queen's way to h5, and no second

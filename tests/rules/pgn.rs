@@ -450,6 +450,8 @@ fn reason_name(reason: &CheckReason) -> String {
             MoveError::GameOver(_) => "GameOver",
             MoveError::Variation => "Variation",
             MoveError::UnexpectedCloseParen => "UnexpectedCloseParen",
+            MoveError::VariationFirst => "VariationFirst",
+            MoveError::VariationTooDeep => "VariationTooDeep",
         },
         CheckReason::San(issue) => match issue {
             SanIssue::OverDisambiguated { .. } => "OverDisambiguated",

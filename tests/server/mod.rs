@@ -6,6 +6,7 @@
 mod accounts;
 mod agent;
 mod analysis;
+mod analysis_board;
 mod arenas;
 mod challenges;
 mod chat;

@@ -4,6 +4,10 @@
 //! stand-alone annotations (`!?`) are dropped here, a detached `e.p.` is
 //! glued back to its sub-move; a variation is
 //! kept as one token so the reader can reject it where it stands.
+//!
+//! The move-tree reader ([`super::variations`]) asks for more
+//! ([`split_games_keeping`]): `{comments}` as tokens with their text, and `(`
+//! and `)` as tokens of their own, so that variations nest.
 
 use super::{GameResult, PgnError, TagError};
 
@@ -34,6 +38,14 @@ pub(super) enum Token {
     Result(GameResult, usize),
     Variation {
         line: usize,
+    },
+    /// `(`, in the mode that keeps variations ([`split_games_keeping`]).
+    OpenParen {
+        line: usize,
+    },
+    /// `{text}`, in the mode that keeps comments ([`split_games_keeping`]).
+    Comment {
+        text: String,
     },
     CloseParen {
         line: usize,
@@ -67,10 +79,36 @@ impl RawGame {
 /// token and ends after its result token, or where the next game's tags
 /// begin, or at the end of the text.
 pub(super) fn split_games(text: &str) -> Vec<RawGame> {
+    split(text, false)
+}
+
+/// [`split_games`] keeping comments and variations as tokens: a result token
+/// inside a variation (`(1... e5 *)`) is dropped rather than ending the game.
+pub(super) fn split_games_keeping(text: &str) -> Vec<RawGame> {
+    split(text, true)
+}
+
+fn split(text: &str, keep: bool) -> Vec<RawGame> {
     let mut games = Vec::new();
     let mut current: Option<RawGame> = None;
-    for token in tokenize(text) {
+    let mut depth = 0usize;
+    for token in tokenize(text, keep) {
         match token {
+            Token::OpenParen { .. } => {
+                depth += 1;
+                current
+                    .get_or_insert_with(RawGame::default)
+                    .moves
+                    .push(token);
+            }
+            Token::CloseParen { .. } if keep => {
+                depth = depth.saturating_sub(1);
+                current
+                    .get_or_insert_with(RawGame::default)
+                    .moves
+                    .push(token);
+            }
+            Token::Result(..) if depth > 0 => {}
             Token::Tag { .. } | Token::TagError(_) => {
                 if current.as_ref().is_some_and(|g| !g.moves.is_empty()) {
                     games.extend(current.take());
@@ -137,16 +175,19 @@ fn merge_spaced_commas(tokens: Vec<Token>) -> Vec<Token> {
 }
 
 struct Lexer {
+    /// Comments and variations kept as tokens.
+    keep: bool,
     chars: Vec<char>,
     at: usize,
     line: usize,
     tokens: Vec<Token>,
 }
 
-fn tokenize(text: &str) -> Vec<Token> {
+fn tokenize(text: &str, keep: bool) -> Vec<Token> {
     // A byte-order mark is not whitespace to Rust but is not text either.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lexer = Lexer {
+        keep,
         chars: text.chars().collect(),
         at: 0,
         line: 1,
@@ -196,14 +237,23 @@ impl Lexer {
                 }
                 '{' => {
                     let line = self.line;
+                    let start = self.at + 1;
                     if !self.skip_comment() {
                         self.tokens
                             .push(Token::Error(PgnError::UnclosedComment { line }));
                         return;
                     }
+                    if self.keep {
+                        let text: String = self.chars[start..self.at - 1].iter().collect();
+                        self.tokens.push(Token::Comment { text });
+                    }
                 }
                 ';' => self.skip_line(),
                 '[' => self.tag(),
+                '(' if self.keep => {
+                    self.tokens.push(Token::OpenParen { line: self.line });
+                    self.bump();
+                }
                 '(' => {
                     let line = self.line;
                     self.skip_variation();

@@ -9,6 +9,9 @@
 //! import on it and [`check`] the strict validation for `pgn check`; both
 //! ask [`termination`] which ending explains a result. The dependencies go
 //! one way: `lex`, `problem`, `termination` <- `replay` <- `read`, `check`.
+//! [`variations`] reads and writes a game with its variations and comments
+//! as a [`MoveTree`](super::tree::MoveTree), on the same lexer and SAN
+//! reading.
 
 mod check;
 mod lex;
@@ -17,6 +20,7 @@ mod read;
 mod replay;
 mod termination;
 mod time_control;
+mod variations;
 mod write;
 
 use std::fmt;
@@ -32,6 +36,7 @@ pub use check::{GameReport, check_games};
 pub use problem::{CheckReason, Problem};
 pub use read::{ImportedGame, read_game, read_game_prefix, read_games};
 pub use time_control::TimeControlTag;
+pub use variations::{ImportedTree, MAX_VARIATION_DEPTH, read_tree, tree_movetext, write_tree};
 pub use write::{movetext, write_game};
 
 /// The PGN result token.
@@ -225,6 +230,10 @@ pub enum MoveError {
     Variation,
     #[error("unexpected ')'")]
     UnexpectedCloseParen,
+    #[error("a variation '(' follows the turn it replaces; none came before it")]
+    VariationFirst,
+    #[error("variations are nested too deep (more than 64 levels)")]
+    VariationTooDeep,
 }
 
 /// Why a game could not be read. Move errors say where they happened.

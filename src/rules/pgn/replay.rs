@@ -106,14 +106,14 @@ impl Replayer {
                     let number = number.take();
                     self.notes_only_if_played(|r| r.play_turn(text, *line, *spaced, number))?;
                 }
-                Token::Variation { line } => {
+                Token::Variation { line } | Token::OpenParen { line } => {
                     return Err(self.error_here(*line, "(", MoveError::Variation));
                 }
                 Token::CloseParen { line } => {
                     return Err(self.error_here(*line, ")", MoveError::UnexpectedCloseParen));
                 }
                 Token::Error(err) | Token::TagError(err) => return Err(err.clone()),
-                Token::Tag { .. } | Token::Result(..) => {}
+                Token::Tag { .. } | Token::Result(..) | Token::Comment { .. } => {}
             }
         }
         Ok(())

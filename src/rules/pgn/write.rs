@@ -52,7 +52,7 @@ pub fn write_game(game: &Game, tags: &PgnTags) -> String {
 
 /// Tag values are quoted; a quote or backslash inside is escaped and line
 /// breaks (which a tag line cannot hold) become spaces.
-fn escape(value: &str) -> String {
+pub(super) fn escape(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     for c in value.chars() {
         match c {
@@ -95,7 +95,7 @@ pub fn movetext(game: &Game) -> String {
     wrap(&tokens)
 }
 
-fn wrap(tokens: &[String]) -> String {
+pub(super) fn wrap(tokens: &[String]) -> String {
     let mut out = String::new();
     let mut column = 0;
     for token in tokens {

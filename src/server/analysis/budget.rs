@@ -89,6 +89,11 @@ pub struct Analyses {
     slots: Arc<Semaphore>,
     running: Arc<Holdings<Holder<UserId>>>,
     addresses: AddressLimiter,
+    /// The analysis board's move trees read and written at once
+    /// ([`super::tree::on_deep_stack`]).
+    pub(super) trees: Arc<Semaphore>,
+    /// The analysis board's engine lines ([`super::lines`]).
+    pub(super) lines: super::lines::Lines,
 }
 
 /// An admitted analysis: its global slot and its client's share, held while it streams.
@@ -105,6 +110,8 @@ impl Analyses {
             slots: Arc::new(Semaphore::new(limits.max_concurrent.max(1))),
             running: Holdings::new(PER_CLIENT),
             addresses: AddressLimiter::new(limits.rate_per_min / 60.0, limits.burst),
+            trees: Arc::new(Semaphore::new(super::tree::DEEP_SLOTS)),
+            lines: super::lines::Lines::new(limits.lines),
         }
     }
 

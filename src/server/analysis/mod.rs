@@ -30,11 +30,23 @@
 //! | what an analysis may cost, how many at once | [`budget`] |
 //! | one analysis as it runs, its NDJSON lines | [`stream`] |
 //! | the replay page and the record a body names | [`replay`] |
+//! | the analysis board's routes: its page, a position, PGN with variations, lines | [`board`] |
+//! | one position's legal sub-moves as the board shows them | [`position`] |
+//! | the move tree as JSON, read and written on a deep stack | [`tree`] |
+//! | judgements and accuracy of a game analysis (its `done` line), pure | [`accuracy`] |
+//! | the board's engine lines: budget, rate, newest wins, the NDJSON stream | [`lines`] |
+//! | several best turns at one depth (multi-PV), the threat's position | [`multipv`] |
 
+pub mod accuracy;
+pub mod board;
 pub mod budget;
+pub mod lines;
+pub mod multipv;
+pub mod position;
 pub mod replay;
 pub mod routes;
 pub mod stream;
+pub mod tree;
 
 pub use budget::Analyses;
 pub use routes::{AnalysisState, router};

@@ -46,6 +46,7 @@ pub fn router(state: AnalysisState) -> Router {
     Router::new()
         .route("/api/analysis", post(analyse_record))
         .route("/api/games/{id}/analysis", get(analyse_game))
+        .merge(super::board::routes())
         .with_state(state)
 }
 

@@ -12,6 +12,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use tokio::sync::watch;
 
+use super::accuracy::{Accuracy, PositionEval, TurnJudgement, review};
 use super::budget::{Admitted, Budget};
 use crate::engine::{Engine, Score, SearchResult};
 use crate::rules::{Color, Game, Outcome, Position, SubMove};
@@ -52,6 +53,7 @@ pub(super) fn stream(
         nodes: 0,
         searched: 0,
         ended: false,
+        evals: Vec::new(),
     };
     let lines = futures_util::stream::unfold(analysis, |mut analysis| async move {
         let line = analysis.next_line().await?;
@@ -98,6 +100,8 @@ struct Analysis {
     nodes: u64,
     searched: usize,
     ended: bool,
+    /// What each position reported, for the judgements and accuracy of the `done` line.
+    evals: Vec<PositionEval>,
 }
 
 /// A score as the lines write it: `{"cp": 34}` or `{"mate": 3}`, for the side to move.
@@ -161,6 +165,10 @@ struct DoneLine {
     searched: usize,
     nodes: u64,
     ms: u64,
+    /// Each player's accuracy over their turns (issue 31, [`super::accuracy`]).
+    accuracy: Accuracy,
+    /// The turns that lost winning chances enough to be an inaccuracy, a mistake or a blunder.
+    judgements: Vec<TurnJudgement>,
 }
 
 /// Why an analysis stopped before its end (the `code` of its `error` line).
@@ -208,12 +216,15 @@ impl Analysis {
         }
         if self.ply > self.record.len() {
             self.ended = true;
+            let review = review(&self.evals);
             return Some(line(&DoneLine {
                 done: true,
                 positions: self.record.len() + 1,
                 searched: self.searched,
                 nodes: self.nodes,
                 ms: millis(self.spent),
+                accuracy: review.accuracy,
+                judgements: review.judgements,
             }));
         }
         let Some(game) = self.game.take() else {
@@ -233,6 +244,15 @@ impl Analysis {
                 Err(failed) => return Some(failed),
             },
         };
+        self.evals.push(PositionEval {
+            ply: self.ply,
+            white: report.white,
+            side: position.side_to_move(),
+            turn_start: position.is_turn_start(),
+            number: position.fullmove_number(),
+            best: report.best.clone(),
+            best_san: report.best_san.clone(),
+        });
         if let (Some(&mv), Some(game)) = (self.record.get(self.ply), self.game.as_mut())
             && game.play(mv).is_err()
         {
