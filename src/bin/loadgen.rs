@@ -341,15 +341,21 @@ fn run(args: Args) -> Result<(), LoadError> {
             let (dir, temp) = match &args.data_dir {
                 Some(dir) => (dir.clone(), None),
                 None => {
-                    let dir = std::env::temp_dir()
-                        .join(format!("marseillais-loadgen-explorer-{}", std::process::id()));
+                    let dir = std::env::temp_dir().join(format!(
+                        "marseillais-loadgen-explorer-{}",
+                        std::process::id()
+                    ));
                     (dir.clone(), Some(TempDir(dir)))
                 }
             };
             let started = std::time::Instant::now();
             let runtime = tokio::runtime::Runtime::new().map_err(LoadError::Runtime)?;
             let sampled = runtime
-                .block_on(explorer::fill(&dir.join("data"), args.explorer_games, 0xE4E5))
+                .block_on(explorer::fill(
+                    &dir.join("data"),
+                    args.explorer_games,
+                    0xE4E5,
+                ))
                 .map_err(LoadError::Explorer)?;
             let seconds = started.elapsed().as_secs_f64();
             eprintln!(
@@ -474,13 +480,8 @@ fn run(args: Args) -> Result<(), LoadError> {
             }
             Mode::Explorer => {
                 let (positions, fill_seconds) = explorer_fill.take().unwrap_or_default();
-                let mut report = explorer::run(
-                    addr,
-                    pid,
-                    positions,
-                    Duration::from_secs_f64(duration),
-                )
-                .await;
+                let mut report =
+                    explorer::run(addr, pid, positions, Duration::from_secs_f64(duration)).await;
                 report.games = args.explorer_games;
                 report.fill_seconds = fill_seconds;
                 explorer::print(&report, args.json);

@@ -18,7 +18,9 @@ const AFTER_E4: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0
 
 /// `GET /api/explorer` with this query; the status and the body.
 async fn explore(rig: &Rig, query: &str) -> (u16, Value) {
-    let (status, body) = rig.http("GET", &format!("/api/explorer?{query}"), None).await;
+    let (status, body) = rig
+        .http("GET", &format!("/api/explorer?{query}"), None)
+        .await;
     let body: Value = serde_json::from_str(&body).unwrap_or(Value::String(body));
     (status, body)
 }
@@ -36,14 +38,15 @@ fn turns(body: &Value) -> Vec<(String, u64, u64, u64, u64)> {
         .expect("turns")
         .iter()
         .map(|t| {
-            let moves: Vec<String> = t["turn"]
-                .as_array()
-                .expect("turn")
-                .iter()
-                .map(s)
-                .collect();
+            let moves: Vec<String> = t["turn"].as_array().expect("turn").iter().map(s).collect();
             let n = |k: &str| t[k].as_u64().expect("a count");
-            (moves.join(","), n("games"), n("white"), n("draws"), n("black"))
+            (
+                moves.join(","),
+                n("games"),
+                n("white"),
+                n("draws"),
+                n("black"),
+            )
         })
         .collect()
 }
@@ -113,10 +116,24 @@ async fn the_explorer_counts_the_turns_and_results_of_the_games_played() {
             ("d2d4".to_string(), 1, 0, 0, 1)
         ]
     );
-    assert_eq!((root["white"].as_u64(), root["draws"].as_u64(), root["black"].as_u64()), (Some(1), Some(0), Some(2)));
+    assert_eq!(
+        (
+            root["white"].as_u64(),
+            root["draws"].as_u64(),
+            root["black"].as_u64()
+        ),
+        (Some(1), Some(0), Some(2))
+    );
     assert_eq!(root["turns"][0]["san"], json!(["e4"]));
-    assert_eq!(root["turns"][0]["average_rating"], Value::Null, "anonymous players only");
-    assert_eq!(example_ids(&root), [queens.clone(), resigned.clone(), mated.clone()]);
+    assert_eq!(
+        root["turns"][0]["average_rating"],
+        Value::Null,
+        "anonymous players only"
+    );
+    assert_eq!(
+        example_ids(&root),
+        [queens.clone(), resigned.clone(), mated.clone()]
+    );
     assert_eq!(root["games"][2]["result"], "1-0");
     assert_eq!(root["games"][2]["speed"], "untimed");
     assert_eq!(root["games"][1]["speed"], "blitz");
@@ -151,7 +168,10 @@ async fn the_explorer_counts_the_turns_and_results_of_the_games_played() {
         ]
     );
     let rated = explore_ok(&rig, "rated=rated").await;
-    assert!(turns(&rated).is_empty() && example_ids(&rated).is_empty(), "{rated}");
+    assert!(
+        turns(&rated).is_empty() && example_ids(&rated).is_empty(),
+        "{rated}"
+    );
 }
 
 #[tokio::test]
@@ -161,7 +181,9 @@ async fn the_average_rating_is_the_account_players_rating_before_the_game() {
     let bob = Session::register(rig.addr(), "bob").await;
     for round in 0..2 {
         let body = json!({"rated": true, "color": "white", "clock": {"base_secs": 300, "increment_secs": 2}});
-        let (status, created) = alice.call(rig.addr(), "POST", "/api/games", Some(&body)).await;
+        let (status, created) = alice
+            .call(rig.addr(), "POST", "/api/games", Some(&body))
+            .await;
         assert_eq!(status, 201, "{created}");
         let id = s(&created["id"]);
         let (status, joined) = bob
@@ -191,9 +213,13 @@ async fn the_average_rating_is_the_account_players_rating_before_the_game() {
             let average = turn["average_rating"].as_i64().expect("an average");
             assert!((1490..=1510).contains(&average), "{turn}");
             let second = &root["games"][0];
-            let sum = second["white_rating"].as_i64().expect("alice's") + second["black_rating"].as_i64().expect("bob's");
+            let sum = second["white_rating"].as_i64().expect("alice's")
+                + second["black_rating"].as_i64().expect("bob's");
             assert!(second["white_rating"].as_i64() > Some(1500), "{second}");
-            assert!(((sum + 2 * 1500) as f64 / 4.0 - average as f64).abs() <= 1.0, "{root}");
+            assert!(
+                ((sum + 2 * 1500) as f64 / 4.0 - average as f64).abs() <= 1.0,
+                "{root}"
+            );
         }
     }
     assert!(turns(&explore_ok(&rig, "rated=casual").await).is_empty());
@@ -219,15 +245,34 @@ async fn a_finished_game_is_counted_once_across_a_restart() {
 async fn a_bad_fen_a_turn_in_progress_and_a_bad_filter_are_refused() {
     let rig = Rig::start().await;
     let (status, body) = explore(&rig, "fen=nonsense").await;
-    assert_eq!((status, body["code"].as_str()), (400, Some("bad_fen")), "{body}");
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (400, Some("bad_fen")),
+        "{body}"
+    );
     let second = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 2";
     let (status, body) = explore(&rig, &format!("fen={}", encoded(second))).await;
-    assert_eq!((status, body["code"].as_str()), (400, Some("not_turn_start")), "{body}");
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (400, Some("not_turn_start")),
+        "{body}"
+    );
     let (status, body) = explore(&rig, "speeds=warp").await;
-    assert_eq!((status, body["code"].as_str()), (400, Some("bad_request")), "{body}");
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (400, Some("bad_request")),
+        "{body}"
+    );
     let (status, body) = explore(&rig, "rated=sometimes").await;
-    assert_eq!((status, body["code"].as_str()), (400, Some("bad_request")), "{body}");
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (400, Some("bad_request")),
+        "{body}"
+    );
     // A position no game reached: an empty answer.
     let empty = explore_ok(&rig, &format!("fen={}", encoded(AFTER_E4))).await;
-    assert!(turns(&empty).is_empty() && example_ids(&empty).is_empty(), "{empty}");
+    assert!(
+        turns(&empty).is_empty() && example_ids(&empty).is_empty(),
+        "{empty}"
+    );
 }

@@ -91,8 +91,14 @@ async fn on_sqlite_a_position_is_read_as_ranges_of_the_primary_keys() {
         "{plan}"
     );
     let plan = sqlite_plan(&conn, SQLITE_EXAMPLES, 1);
-    assert!(plan.contains("SEARCH e USING PRIMARY KEY (key=?)"), "{plan}");
-    assert!(plan.contains("SEARCH g USING PRIMARY KEY (game_id=?)"), "{plan}");
+    assert!(
+        plan.contains("SEARCH e USING PRIMARY KEY (key=?)"),
+        "{plan}"
+    );
+    assert!(
+        plan.contains("SEARCH g USING PRIMARY KEY (game_id=?)"),
+        "{plan}"
+    );
     for step in plan.lines() {
         assert!(!step.starts_with("SCAN"), "a scan:\n{plan}");
     }
@@ -172,7 +178,9 @@ async fn marseillais_migrate_copies_the_explorer_tables_to_postgres() {
     let sqlite = SqliteStore::open(source.path()).expect("open the source");
     let mut games = many_games();
     games[0].white.rating = None;
-    bounded(sqlite.add_explorer_games(games)).await.expect("add");
+    bounded(sqlite.add_explorer_games(games))
+        .await
+        .expect("add");
     bounded(sqlite.close()).await;
     let db = TestDatabase::create(&server, "migrate_explorer").await;
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_marseillais"))

@@ -6,13 +6,13 @@
 mod fixture_v2;
 mod memory;
 mod migrate_command;
+mod migration_explorer;
 mod migration_v3;
 mod migration_v4;
 mod migration_v5;
 mod migration_v6;
 mod migration_v7;
 mod migration_v8;
-mod migration_explorer;
 mod migration_v9;
 mod postgres;
 mod puzzles;

@@ -116,7 +116,11 @@ fn seat(rng: &mut Rng, family: ClockFamily) -> ExplorerSeat {
 
 /// Fills the SQLite database in `data_dir` with `count` games; the turn-start FENs sampled
 /// for the queries, with their depth.
-pub async fn fill(data_dir: &Path, count: usize, seed: u64) -> Result<Vec<(usize, String)>, String> {
+pub async fn fill(
+    data_dir: &Path,
+    count: usize,
+    seed: u64,
+) -> Result<Vec<(usize, String)>, String> {
     let store = SqliteStore::open(data_dir).map_err(|e| e.to_string())?;
     let mut rng = Rng::new(seed);
     let start = Position::initial();

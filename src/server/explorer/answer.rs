@@ -159,9 +159,18 @@ fn game_view(example: &ExplorerExample) -> GameView {
 }
 
 /// The answer for `position` (its FEN is `fen`) from what the store holds of it.
-pub fn answer(fen: String, position: &Position, stored: ExplorerPosition, filter: &Filter) -> ExplorerView {
+pub fn answer(
+    fen: String,
+    position: &Position,
+    stored: ExplorerPosition,
+    filter: &Filter,
+) -> ExplorerView {
     let mut sums: std::collections::BTreeMap<String, Sums> = std::collections::BTreeMap::new();
-    for row in stored.turns.iter().filter(|r| filter.keeps(r.family, r.rated)) {
+    for row in stored
+        .turns
+        .iter()
+        .filter(|r| filter.keeps(r.family, r.rated))
+    {
         let sum = sums.entry(row.turn.clone()).or_default();
         sum.games += row.games;
         sum.white += row.white;
@@ -201,7 +210,11 @@ pub fn answer(fen: String, position: &Position, stored: ExplorerPosition, filter
         white: total(|t| t.white),
         draws: total(|t| t.draws),
         black: total(|t| t.black),
-        examples: examples.into_iter().take(EXAMPLES_SHOWN).map(game_view).collect(),
+        examples: examples
+            .into_iter()
+            .take(EXAMPLES_SHOWN)
+            .map(game_view)
+            .collect(),
         turns,
     }
 }
@@ -212,7 +225,13 @@ mod tests {
     use crate::server::game::speed::Speed;
     use crate::server::store::{ExplorerResult, ExplorerSeat, ExplorerTurnRow};
 
-    fn row(turn: &str, family: ClockFamily, rated: bool, games: u64, white: u64) -> ExplorerTurnRow {
+    fn row(
+        turn: &str,
+        family: ClockFamily,
+        rated: bool,
+        games: u64,
+        white: u64,
+    ) -> ExplorerTurnRow {
         ExplorerTurnRow {
             turn: turn.into(),
             family,
@@ -290,8 +309,14 @@ mod tests {
             family: BLITZ,
             rated: false,
             result: ExplorerResult::Draw,
-            white: ExplorerSeat { name: Some("a".into()), rating: Some(1500.4) },
-            black: ExplorerSeat { name: None, rating: None },
+            white: ExplorerSeat {
+                name: Some("a".into()),
+                rating: Some(1500.4),
+            },
+            black: ExplorerSeat {
+                name: None,
+                rating: None,
+            },
             ended_ms,
         };
         let stored = ExplorerPosition {

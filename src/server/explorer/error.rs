@@ -26,7 +26,9 @@ pub enum ExplorerError {
     NotTurnStart,
     #[error("'rated' is all, rated or casual, not {0:?}")]
     BadRated(String),
-    #[error("'speeds': {0:?} is not a clock family (bullet, blitz, rapid, classical, correspondence, untimed)")]
+    #[error(
+        "'speeds': {0:?} is not a clock family (bullet, blitz, rapid, classical, correspondence, untimed)"
+    )]
     BadSpeed(String),
     #[error("the store failed; try again")]
     Store,

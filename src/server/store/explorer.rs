@@ -211,10 +211,7 @@ mod tests {
 
     #[test]
     fn the_rating_sum_skips_anonymous_players() {
-        let seat = |rating| ExplorerSeat {
-            name: None,
-            rating,
-        };
+        let seat = |rating| ExplorerSeat { name: None, rating };
         let game = ExplorerGame {
             game_id: "g".into(),
             family: ClockFamily::Untimed,

@@ -28,9 +28,9 @@ pub mod sqlite;
 
 pub use arena::{ArenaPlayer, ArenaRange, ArenaRecord, range_order as arena_range_order};
 pub use explorer::{
-    ClockFamily, EXAMPLES_PER_BUCKET as EXPLORER_EXAMPLES_PER_BUCKET,
-    EXPLORER_SLICE, ExplorerExample, ExplorerGame, ExplorerPosition, ExplorerResult, ExplorerSeat,
-    ExplorerTurn, ExplorerTurnRow, lock_order as explorer_lock_order,
+    ClockFamily, EXAMPLES_PER_BUCKET as EXPLORER_EXAMPLES_PER_BUCKET, EXPLORER_SLICE,
+    ExplorerExample, ExplorerGame, ExplorerPosition, ExplorerResult, ExplorerSeat, ExplorerTurn,
+    ExplorerTurnRow, lock_order as explorer_lock_order,
 };
 pub use failing::FailingStore;
 pub use memory::MemoryStore;

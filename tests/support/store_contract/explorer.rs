@@ -47,7 +47,10 @@ pub fn explorer_game(id: &str, ended_ms: i64, result: ExplorerResult, first: &st
 /// The position's rows sorted (the store returns them in no particular order) with its
 /// example ids newest first.
 pub async fn explorer_rows(store: &dyn Store, key: i64) -> ExplorerPosition {
-    let mut position = store.explorer_position(key).await.expect("explorer position");
+    let mut position = store
+        .explorer_position(key)
+        .await
+        .expect("explorer position");
     position
         .turns
         .sort_by(|a, b| (&a.turn, a.family, a.rated).cmp(&(&b.turn, b.family, b.rated)));
@@ -92,7 +95,10 @@ pub async fn check_a_counted_game_adds_its_turns_once_whichever_way_it_comes(sto
     assert_eq!(root.examples[1].result, ExplorerResult::WhiteWins);
     let second = explorer_rows(store, 2).await;
     assert_eq!(second.turns.len(), 1);
-    assert_eq!((second.turns[0].turn.as_str(), second.turns[0].games), ("e7e5 g8f6", 2));
+    assert_eq!(
+        (second.turns[0].turn.as_str(), second.turns[0].games),
+        ("e7e5 g8f6", 2)
+    );
     assert_eq!(explorer_rows(store, 3).await, ExplorerPosition::default());
 }
 
@@ -114,7 +120,11 @@ pub async fn check_explorer_rows_are_apart_per_family_and_rated(store: &dyn Stor
         .collect();
     assert_eq!(
         buckets,
-        [(BLITZ, false, 1), (BLITZ, true, 1), (ClockFamily::Untimed, false, 1)]
+        [
+            (BLITZ, false, 1),
+            (BLITZ, true, 1),
+            (ClockFamily::Untimed, false, 1)
+        ]
     );
     assert_eq!(root.examples.len(), 3);
 }

@@ -23,8 +23,8 @@ mod settings;
 // Every test binary mounts support/; those without a store leave these unused.
 #[allow(unused_imports)]
 pub use self::{
-    accounts::*, arenas::*, chat::*, deadlines::*, explorer::*, games::*, leases::*, puzzle_search::*,
-    puzzles::*, settings::*,
+    accounts::*, arenas::*, chat::*, deadlines::*, explorer::*, games::*, leases::*,
+    puzzle_search::*, puzzles::*, settings::*,
 };
 
 use std::time::Duration;

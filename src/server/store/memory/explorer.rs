@@ -53,7 +53,10 @@ impl MemoryExplorer {
             row.black += black;
             row.rating_sum += sum;
             row.rating_count += count;
-            buckets.entry((game.family, game.rated)).or_default().push(game);
+            buckets
+                .entry((game.family, game.rated))
+                .or_default()
+                .push(game);
         }
         let mut examples = Vec::new();
         for games in buckets.values_mut() {

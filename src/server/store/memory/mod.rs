@@ -600,12 +600,9 @@ impl Store for MemoryStore {
 
     fn add_explorer_games(&self, games: Vec<super::ExplorerGame>) -> StoreFuture<u64> {
         let mut inner = self.lock();
-        let result = inner.check_open().map(|()| {
-            games
-                .iter()
-                .filter(|game| inner.explorer.add(game))
-                .count() as u64
-        });
+        let result = inner
+            .check_open()
+            .map(|()| games.iter().filter(|game| inner.explorer.add(game)).count() as u64);
         Box::pin(async move { result })
     }
 

@@ -10,8 +10,9 @@
 //! acknowledged; the pool opens new connections once it is back.
 
 mod arena;
-mod explorer;
 pub(crate) mod error;
+mod explorer;
+mod explorer_write;
 mod lease;
 mod pipeline;
 mod puzzle;
@@ -20,8 +21,8 @@ mod schema;
 mod unit;
 mod writer;
 
-pub use puzzle::{ATTEMPTS_SQL as PUZZLE_ATTEMPTS_SQL, near_sql as puzzle_near_sql};
 pub use explorer::{EXAMPLES_SQL as EXPLORER_EXAMPLES_SQL, TURNS_SQL as EXPLORER_TURNS_SQL};
+pub use puzzle::{ATTEMPTS_SQL as PUZZLE_ATTEMPTS_SQL, near_sql as puzzle_near_sql};
 pub use schema::{SCHEMA_VERSION, TABLES, migrate_to};
 pub use writer::PostgresStats;
 

@@ -598,7 +598,9 @@ async fn write_one(client: &Object, commit: &Commit) -> Result<(), UnitFailure> 
     )
     .await?;
     if let Some(game) = &commit.explorer {
-        super::explorer::add(client, game).await.map_err(classify)?;
+        super::explorer_write::add(client, game)
+            .await
+            .map_err(classify)?;
     }
     if let Some(end) = &commit.rating {
         rate_game(client, commit, end).await?;

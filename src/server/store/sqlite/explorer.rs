@@ -150,4 +150,3 @@ pub(super) fn position(conn: &Connection, key: i64) -> Result<ExplorerPosition, 
     }
     Ok(ExplorerPosition { turns, examples })
 }
-

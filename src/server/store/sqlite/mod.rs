@@ -337,7 +337,11 @@ impl Store for SqliteStore {
         Box::pin(async move {
             match written.await? {
                 Done::User(id) => Ok(id),
-                Done::Stored | Done::ChatLine(_) | Done::Arena(_) | Done::Puzzle(_) | Done::Explorer(_) => {
+                Done::Stored
+                | Done::ChatLine(_)
+                | Done::Arena(_)
+                | Done::Puzzle(_)
+                | Done::Explorer(_) => {
                     Err(StoreError::Io("the writer returned no user id".to_owned()))
                 }
             }
@@ -501,9 +505,13 @@ impl Store for SqliteStore {
         Box::pin(async move {
             match written.await? {
                 Done::ChatLine(id) => Ok(id),
-                Done::Stored | Done::User(_) | Done::Arena(_) | Done::Puzzle(_) | Done::Explorer(_) => Err(
-                    StoreError::Io("the writer returned no chat line id".to_owned()),
-                ),
+                Done::Stored
+                | Done::User(_)
+                | Done::Arena(_)
+                | Done::Puzzle(_)
+                | Done::Explorer(_) => Err(StoreError::Io(
+                    "the writer returned no chat line id".to_owned(),
+                )),
             }
         })
     }

@@ -28,8 +28,8 @@ use rusqlite::{Connection, ErrorCode, params};
 use tokio::sync::{oneshot, watch};
 
 use super::arena::{self, ArenaWrite};
-use super::explorer;
 use super::checkpoint::{self, Checkpointer};
+use super::explorer;
 use super::next_seq::NextSeqs;
 use super::puzzle::{self, PuzzleDone, PuzzleWrite};
 use super::stats::Counters;
