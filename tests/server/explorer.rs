@@ -158,7 +158,7 @@ async fn the_explorer_counts_the_turns_and_results_of_the_games_played() {
     // Filters: the clock family, rated or casual.
     let blitz_only = explore_ok(&rig, "speeds=blitz").await;
     assert_eq!(turns(&blitz_only), [("e2e4".to_string(), 1, 0, 0, 1)]);
-    assert_eq!(example_ids(&blitz_only), [resigned.clone()]);
+    assert_eq!(example_ids(&blitz_only), [resigned.as_str()]);
     let untimed = explore_ok(&rig, "speeds=untimed,bullet&rated=casual").await;
     assert_eq!(
         turns(&untimed),

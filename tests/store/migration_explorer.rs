@@ -30,7 +30,7 @@ fn many_games() -> Vec<ExplorerGame> {
     (0..2_000)
         .map(|i| {
             let mut game = explorer_game(&format!("m{i:05}"), i, ExplorerResult::Draw, "e2e4");
-            game.turns[1].key = 1_000 + i64::from(i % 300);
+            game.turns[1].key = 1_000 + i % 300;
             game
         })
         .collect()

@@ -196,7 +196,7 @@ pub fn answer(
         })
         .collect();
     // Most played first; ties in the turn's text order (the map's), so the order is stable.
-    turns.sort_by(|a, b| b.games.cmp(&a.games));
+    turns.sort_by_key(|t| std::cmp::Reverse(t.games));
     let mut examples: Vec<&ExplorerExample> = stored
         .examples
         .iter()
