@@ -57,6 +57,7 @@ async fn committer(store: Arc<dyn Store>, game: String, until: Instant) -> Vec<D
                 arena: None,
             },
             rating: None,
+            explorer: None,
             deadline: marseillais::server::store::DeadlineChange::Unchanged,
             fence: None,
         };

@@ -27,6 +27,7 @@ import { renderMoves } from './board-page-moves.js';
 import { BoardArrows } from './board-arrows.js';
 import { EnginePanel, EvalBar } from './engine-lines.js';
 import { GameReview } from './board-page-game.js';
+import { mountExplorer } from './explorer.js';
 
 export const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 /** Where another page leaves a PGN for `/analysis?import=1` (the replay page, a puzzle). */
@@ -143,8 +144,8 @@ class AnalysisBoard {
     this.arrows = new BoardArrows(this.board);
     document.addEventListener('keydown', (e) => this.key(e));
     setTitle(t('board.page_title'));
-    // The opening explorer (client/explorer.js) mounts here:
-    // mountExplorer(this.explorerSection, this.controller);
+    // The opening explorer (client/explorer.js) mounts here.
+    mountExplorer(this.explorerSection, this.controller);
   }
 
   /** Opens what the address asks for: `?game=`, `?import=1`, `?fen=`, else the start. */

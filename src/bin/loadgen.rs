@@ -22,6 +22,7 @@
 //! | quick pairing: pages joining a pool again and again | `pools` |
 //! | an arena of accounts paired again and again | `tournament` |
 //! | the next-puzzle latency with a large set stored | `puzzles` |
+//! | the opening explorer's latency with many games counted | `explorer` |
 //! | the server process, its memory and counters | `server` |
 //! | WebSocket client, reading server messages | `ws` |
 //! | tiny HTTP client | `http` |
@@ -38,6 +39,8 @@ mod computer;
 mod disk;
 #[path = "loadgen/echo.rs"]
 mod echo;
+#[path = "loadgen/explorer.rs"]
+mod explorer;
 #[path = "loadgen/game.rs"]
 mod game;
 #[path = "loadgen/http.rs"]
@@ -193,6 +196,9 @@ struct Args {
     /// Puzzles mode: synthetic puzzles the started server imports before the run.
     #[arg(long, default_value_t = 100_000)]
     puzzles: usize,
+    /// Explorer mode: synthetic games counted in the started server's store before it starts.
+    #[arg(long, default_value_t = 100_000)]
+    explorer_games: usize,
     /// Print the report as one JSON object (last line of stdout).
     #[arg(long)]
     json: bool,
@@ -204,6 +210,15 @@ struct PuzzleFile(PathBuf);
 impl Drop for PuzzleFile {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// A data directory this run made, removed when the run ends.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -223,6 +238,8 @@ enum LoadError {
     Echo(std::io::Error),
     #[error("cannot write the puzzle set: {0}")]
     PuzzleSet(std::io::Error),
+    #[error("explorer mode: {0}")]
+    Explorer(String),
     #[error("cannot start the runtime: {0}")]
     Runtime(std::io::Error),
 }
@@ -278,6 +295,7 @@ fn run(args: Args) -> Result<(), LoadError> {
         Mode::Memory => memory::SERVER_ENV.to_vec(),
         Mode::Tournament => tournament::SERVER_ENV.to_vec(),
         Mode::Puzzles => puzzles::SERVER_ENV.to_vec(),
+        Mode::Explorer => explorer::SERVER_ENV.to_vec(),
         Mode::ComputerMemory => computer::MEMORY_SERVER_ENV.to_vec(),
         _ => Vec::new(),
     };
@@ -309,11 +327,52 @@ fn run(args: Args) -> Result<(), LoadError> {
     if let Some(path) = &puzzle_path {
         env.push(("MARSEILLAIS_PUZZLE_SET", path));
     }
+    // Explorer mode: the started server's store filled before it starts (its data directory
+    // chosen here, removed at the end unless given).
+    let mut explorer_fill = None;
+    let mut data_dir = args.data_dir.clone();
+    let _explorer_dir = match (args.mode, first_node) {
+        (Mode::Explorer, Some(_)) => {
+            return Err(LoadError::Explorer(
+                "it fills the store of the server it starts: no --addr".into(),
+            ));
+        }
+        (Mode::Explorer, None) => {
+            let (dir, temp) = match &args.data_dir {
+                Some(dir) => (dir.clone(), None),
+                None => {
+                    let dir = std::env::temp_dir().join(format!(
+                        "marseillais-loadgen-explorer-{}",
+                        std::process::id()
+                    ));
+                    (dir.clone(), Some(TempDir(dir)))
+                }
+            };
+            let started = std::time::Instant::now();
+            let runtime = tokio::runtime::Runtime::new().map_err(LoadError::Runtime)?;
+            let sampled = runtime
+                .block_on(explorer::fill(
+                    &dir.join("data"),
+                    args.explorer_games,
+                    0xE4E5,
+                ))
+                .map_err(LoadError::Explorer)?;
+            let seconds = started.elapsed().as_secs_f64();
+            eprintln!(
+                "loadgen: {} games counted in the explorer in {seconds:.1} s",
+                args.explorer_games
+            );
+            explorer_fill = Some((sampled, seconds));
+            data_dir = Some(dir);
+            temp
+        }
+        _ => None,
+    };
     let spawned = match first_node {
         Some(_) => None,
         None => Some(server::Spawned::start(
             args.server_bin.clone(),
-            args.data_dir.clone(),
+            data_dir.clone(),
             &args.server_args,
             &env,
         )?),
@@ -417,6 +476,15 @@ fn run(args: Args) -> Result<(), LoadError> {
                 })
                 .await;
                 report::print_puzzles(&report, args.json);
+                Ok(())
+            }
+            Mode::Explorer => {
+                let (positions, fill_seconds) = explorer_fill.take().unwrap_or_default();
+                let mut report =
+                    explorer::run(addr, pid, positions, Duration::from_secs_f64(duration)).await;
+                report.games = args.explorer_games;
+                report.fill_seconds = fill_seconds;
+                explorer::print(&report, args.json);
                 Ok(())
             }
             Mode::Tournament => {

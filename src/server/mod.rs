@@ -19,6 +19,7 @@
 //! | challenges and the lobby channel | [`lobby`] |
 //! | the computer's seat and the engine pool | [`computer`] |
 //! | analysis and the replay page | [`analysis`] |
+//! | the opening explorer | [`explorer`] |
 //! | chat rules | [`chat`] |
 //! | Learn Marseillais: the lessons, their goals, the progress of accounts | [`learn`] |
 //! | what is no feature's: `/`, `/static`, `/healthz`, `/metrics` | [`site`] |
@@ -35,6 +36,7 @@ pub mod computer;
 pub mod config;
 pub mod deps;
 pub mod domain;
+pub mod explorer;
 pub mod game;
 pub mod ids;
 pub mod learn;
@@ -353,6 +355,9 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
         .merge(learn::routes::router(learn::routes::LearnState {
             deps: deps.clone(),
             accounts: Arc::clone(&accounts),
+        }))
+        .merge(explorer::routes::router(explorer::routes::ExplorerState {
+            deps: deps.clone(),
         }))
         .merge(players::profile::router(deps.clone()))
         .merge(players::my_games::router(players::my_games::MyGamesState {

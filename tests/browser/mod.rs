@@ -5,6 +5,7 @@ mod accounts;
 mod analysis_board;
 mod arena;
 mod chat;
+mod explorer;
 mod game;
 mod i18n;
 mod learn;

@@ -554,6 +554,7 @@ async fn rated_win(store: &Arc<MemoryStore>, winner: &str, loser: &str, game_id:
             speed: Speed::Blitz,
             score_white: 1.0,
         }),
+        explorer: None,
         deadline: marseillais::server::store::DeadlineChange::Unchanged,
         fence: None,
     };

@@ -338,6 +338,14 @@ impl Store for RefuseOneGame {
     fn lesson_steps(&self, user: UserId) -> StoreFuture<Vec<store::LessonStep>> {
         self.inner.lesson_steps(user)
     }
+
+    fn add_explorer_games(&self, games: Vec<store::ExplorerGame>) -> StoreFuture<u64> {
+        self.inner.add_explorer_games(games)
+    }
+
+    fn explorer_position(&self, key: i64) -> StoreFuture<store::ExplorerPosition> {
+        self.inner.explorer_position(key)
+    }
 }
 
 #[tokio::test]

@@ -357,3 +357,28 @@ async fn tournament_mode_pairs_an_arena_again_and_again_and_measures_the_delays(
         "{report}"
     );
 }
+
+#[test]
+fn explorer_mode_fills_the_store_and_measures_the_explorer_by_depth() {
+    let report = loadgen_spawning(&[
+        "--server-bin",
+        env!("CARGO_BIN_EXE_marseillais"),
+        "--mode",
+        "explorer",
+        "--explorer-games",
+        "300",
+        "--duration",
+        "1",
+    ]);
+    assert_eq!(report["games"].as_u64(), Some(300), "{report}");
+    assert_eq!(report["errors"].as_u64(), Some(0), "{report}");
+    assert_eq!(report["empty_answers"].as_u64(), Some(0), "{report}");
+    assert!(
+        report["all_ms"]["count"].as_u64().unwrap_or(0) > 0,
+        "{report}"
+    );
+    assert!(
+        report["start_ms"]["count"].as_u64().unwrap_or(0) > 0,
+        "{report}"
+    );
+}

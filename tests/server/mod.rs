@@ -18,6 +18,7 @@ mod computer;
 mod correspondence;
 mod correspondence_schedule;
 mod errors;
+mod explorer;
 mod game;
 mod generations;
 mod http_limits;

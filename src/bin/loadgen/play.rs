@@ -37,6 +37,8 @@ pub enum Mode {
     Tournament,
     /// `--games` accounts asking for their next puzzle with `--puzzles` stored (`puzzles`).
     Puzzles,
+    /// `GET /api/explorer` with `--explorer-games` games counted (`explorer`).
+    Explorer,
     /// `--bot-games` computer games moving: nodes per search and the engine wait (`computer`).
     Computer,
     /// `--bot-games` computer games between their turns: memory per game (`computer`).

@@ -296,6 +296,17 @@ impl Store for FailingStore {
     fn lesson_steps(&self, user: UserId) -> StoreFuture<Vec<LessonStep>> {
         self.inner.lesson_steps(user)
     }
+
+    fn add_explorer_games(&self, games: Vec<super::ExplorerGame>) -> StoreFuture<u64> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.add_explorer_games(games)
+    }
+
+    fn explorer_position(&self, key: i64) -> StoreFuture<super::ExplorerPosition> {
+        self.inner.explorer_position(key)
+    }
 }
 
 fn injected<T: Send + 'static>() -> StoreFuture<T> {

@@ -191,6 +191,36 @@ fn columns(table: &str) -> &'static [(&'static str, Kind)] {
             ("step", Int),
             ("done_ms", Int),
         ],
+        "explorer_games" => &[
+            ("game_id", Text),
+            ("family", Text),
+            ("rated", Bool),
+            ("result", Int),
+            ("white_name", OptText),
+            ("black_name", OptText),
+            ("white_rating", OptReal),
+            ("black_rating", OptReal),
+            ("ended_ms", Int),
+        ],
+        "explorer_turns" => &[
+            ("key", Int),
+            ("turn", Text),
+            ("family", Text),
+            ("rated", Bool),
+            ("games", Int),
+            ("white", Int),
+            ("draws", Int),
+            ("black", Int),
+            ("rating_sum", Real),
+            ("rating_count", Int),
+        ],
+        "explorer_examples" => &[
+            ("key", Int),
+            ("family", Text),
+            ("rated", Bool),
+            ("ended_ms", Int),
+            ("game_id", Text),
+        ],
         "chat_lines" => &[
             ("id", Int),
             ("game_id", OptText),
@@ -214,6 +244,7 @@ enum Kind {
     Int,
     OptInt,
     Real,
+    OptReal,
     Bool,
     Bytes,
 }
@@ -223,7 +254,7 @@ impl Kind {
         match self {
             Kind::Text | Kind::OptText => "text[]",
             Kind::Int | Kind::OptInt => "int8[]",
-            Kind::Real => "float8[]",
+            Kind::Real | Kind::OptReal => "float8[]",
             Kind::Bool => "bool[]",
             Kind::Bytes => "bytea[]",
         }
@@ -237,6 +268,7 @@ enum Column {
     Int(Vec<i64>),
     OptInt(Vec<Option<i64>>),
     Real(Vec<f64>),
+    OptReal(Vec<Option<f64>>),
     Bool(Vec<bool>),
     Bytes(Vec<Vec<u8>>),
 }
@@ -249,6 +281,7 @@ impl Column {
             Kind::Int => Column::Int(Vec::new()),
             Kind::OptInt => Column::OptInt(Vec::new()),
             Kind::Real => Column::Real(Vec::new()),
+            Kind::OptReal => Column::OptReal(Vec::new()),
             Kind::Bool => Column::Bool(Vec::new()),
             Kind::Bytes => Column::Bytes(Vec::new()),
         }
@@ -261,6 +294,7 @@ impl Column {
             Column::Int(v) => v.push(row.get(index)?),
             Column::OptInt(v) => v.push(row.get(index)?),
             Column::Real(v) => v.push(row.get(index)?),
+            Column::OptReal(v) => v.push(row.get(index)?),
             Column::Bool(v) => v.push(row.get(index)?),
             Column::Bytes(v) => v.push(row.get(index)?),
         }
@@ -274,6 +308,7 @@ impl Column {
             Column::Int(v) => v.clear(),
             Column::OptInt(v) => v.clear(),
             Column::Real(v) => v.clear(),
+            Column::OptReal(v) => v.clear(),
             Column::Bool(v) => v.clear(),
             Column::Bytes(v) => v.clear(),
         }
@@ -286,6 +321,7 @@ impl Column {
             Column::Int(v) => v,
             Column::OptInt(v) => v,
             Column::Real(v) => v,
+            Column::OptReal(v) => v,
             Column::Bool(v) => v,
             Column::Bytes(v) => v,
         }

@@ -18,6 +18,7 @@
 
 mod arena;
 pub mod codec;
+mod explorer;
 mod failing;
 mod lesson;
 mod memory;
@@ -27,6 +28,11 @@ mod puzzle;
 pub mod sqlite;
 
 pub use arena::{ArenaPlayer, ArenaRange, ArenaRecord, range_order as arena_range_order};
+pub use explorer::{
+    ClockFamily, EXAMPLES_PER_BUCKET as EXPLORER_EXAMPLES_PER_BUCKET, EXPLORER_SLICE,
+    ExplorerExample, ExplorerGame, ExplorerPosition, ExplorerResult, ExplorerSeat, ExplorerTurn,
+    ExplorerTurnRow, lock_order as explorer_lock_order,
+};
 pub use failing::FailingStore;
 pub use lesson::LessonStep;
 pub use memory::MemoryStore;
@@ -92,6 +98,10 @@ pub struct Commit {
     /// Set on the commit that ends a rated game: the store rates it in the same transaction as
     /// the events (see [`RatedEnd`]), so a game is rated exactly once, atomically with its end.
     pub rating: Option<RatedEnd>,
+    /// Set on the commit that ends a game the opening explorer counts (issue 31; which ones:
+    /// `crate::server::explorer`): the store adds its turns in the same transaction, once per
+    /// game id, like [`Commit::rating`].
+    pub explorer: Option<ExplorerGame>,
     /// What this commit does to the game's row in the turn-deadline index (schema v4): written
     /// in the commit's own transaction, so the index never disagrees with the events after a
     /// crash. Live and untimed games always pass [`DeadlineChange::Unchanged`] (no extra work).
@@ -455,6 +465,16 @@ pub trait Store: Send + Sync + 'static {
     ) -> StoreFuture<()>;
     /// Every step `user` finished, by lesson then step.
     fn lesson_steps(&self, user: UserId) -> StoreFuture<Vec<LessonStep>>;
+    // The opening explorer (SQLite schema v10, Postgres v7; issue 31): tables `explorer_games`,
+    // `explorer_turns`, `explorer_examples` (store/explorer.rs).
+
+    /// Adds the games whose id is not counted yet (a counted id is left alone) and returns
+    /// how many were new; written in slices of [`EXPLORER_SLICE`], each durable on its own.
+    /// The same writing as a commit's [`Commit::explorer`]: the load generator's fill, a
+    /// rebuild.
+    fn add_explorer_games(&self, games: Vec<ExplorerGame>) -> StoreFuture<u64>;
+    /// Every turn row and kept example of the position with this key (one index range each).
+    fn explorer_position(&self, key: i64) -> StoreFuture<ExplorerPosition>;
 
     // Ownership leases of several nodes (issue 13): table `game_leases`, and `cluster_nodes`
     // for the nodes' own liveness. Times are the store's clock (Postgres `now()`), never a

@@ -2,8 +2,8 @@
 //! per part of the store: a game's log and its listing (`games`), accounts, sessions and
 //! ratings (`accounts`), chat lines (`chat`), the turn-deadline index (`deadlines`), personal
 //! settings (`settings`), arena tournaments (`arenas`), puzzles (`puzzles`, and their searches
-//! over thousands in `puzzle_search`), lesson progress (`lessons`), ownership leases and
-//! fencing (`leases`). Each check wants a fresh, empty store.
+//! over thousands in `puzzle_search`), lesson progress (`lessons`), the opening explorer
+//! (`explorer`), ownership leases and fencing (`leases`). Each check wants a fresh, empty store.
 //!
 //! This file holds the fixtures the checks share and [`store_contract_tests!`], the one list of
 //! the checks as tests: every backend (tests/store/sqlite.rs, memory.rs, postgres.rs) runs the
@@ -13,6 +13,7 @@ mod accounts;
 mod arenas;
 mod chat;
 mod deadlines;
+mod explorer;
 mod games;
 mod leases;
 mod lessons;
@@ -23,7 +24,7 @@ mod settings;
 // Every test binary mounts support/; those without a store leave these unused.
 #[allow(unused_imports)]
 pub use self::{
-    accounts::*, arenas::*, chat::*, deadlines::*, games::*, leases::*, lessons::*,
+    accounts::*, arenas::*, chat::*, deadlines::*, explorer::*, games::*, leases::*, lessons::*,
     puzzle_search::*, puzzles::*, settings::*,
 };
 
@@ -70,6 +71,7 @@ pub fn commit(game: &str, first_seq: u64, count: u64) -> Commit {
             .collect(),
         listing: listing(game, GameStatus::Playing, 2_000 + first_seq as i64),
         rating: None,
+        explorer: None,
         deadline: DeadlineChange::Unchanged,
         fence: None,
     }
@@ -169,6 +171,10 @@ macro_rules! store_contract_tests {
             ref puzzles_after_an_id_go_by_id_within_a_theme_and_wrap_round = check_puzzles_after_an_id_go_by_id_within_a_theme_and_wrap_round;
             ref lesson_steps_are_kept_once_per_user_with_their_first_time = check_lesson_steps_are_kept_once_per_user_with_their_first_time;
             arc lesson_writes_fail_under_failure_injection_and_after_close = check_lesson_writes_fail_while_failing_and_after_close;
+            ref a_counted_game_adds_its_turns_once_whichever_way_it_comes = check_a_counted_game_adds_its_turns_once_whichever_way_it_comes;
+            ref explorer_rows_are_apart_per_family_and_rated = check_explorer_rows_are_apart_per_family_and_rated;
+            ref each_bucket_keeps_its_newest_examples_only = check_each_bucket_keeps_its_newest_examples_only;
+            arc explorer_writes_fail_while_failing_and_count_nothing = check_explorer_writes_fail_while_failing_and_count_nothing;
         }
     };
     // `ref`: the check takes `&dyn Store`; `arc`: an `Arc<dyn Store>` (it wraps or shares it).

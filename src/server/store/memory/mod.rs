@@ -1,6 +1,7 @@
 //! [`MemoryStore`]: an in-memory [`Store`] for tests, with the same contract as the SQLite store.
-//! Its puzzles are in puzzles.rs.
+//! Its puzzles are in puzzles.rs, its opening explorer in explorer.rs.
 
+mod explorer;
 mod lessons;
 mod puzzles;
 
@@ -9,6 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use futures_util::future::BoxFuture;
 
+use self::explorer::MemoryExplorer;
 use self::lessons::MemoryLessons;
 use self::puzzles::MemoryPuzzles;
 use super::{
@@ -52,6 +54,7 @@ struct MemoryInner {
     arena_players: HashMap<String, Vec<ArenaPlayer>>,
     puzzles: MemoryPuzzles,
     lessons: MemoryLessons,
+    explorer: MemoryExplorer,
     closed: bool,
 }
 
@@ -160,6 +163,9 @@ impl MemoryStore {
         }
         for commit in commits {
             inner.rate(&commit);
+            if let Some(game) = &commit.explorer {
+                inner.explorer.add(game);
+            }
             match commit.deadline {
                 DeadlineChange::Unchanged => {}
                 DeadlineChange::Set(ms) => {
@@ -611,5 +617,18 @@ impl Store for MemoryStore {
 
     fn lesson_steps(&self, user: UserId) -> StoreFuture<Vec<LessonStep>> {
         ready(Ok(self.lock().lessons.of(user)))
+    }
+
+    fn add_explorer_games(&self, games: Vec<super::ExplorerGame>) -> StoreFuture<u64> {
+        let mut inner = self.lock();
+        let result = inner
+            .check_open()
+            .map(|()| games.iter().filter(|game| inner.explorer.add(game)).count() as u64);
+        Box::pin(async move { result })
+    }
+
+    fn explorer_position(&self, key: i64) -> StoreFuture<super::ExplorerPosition> {
+        let position = self.lock().explorer.position(key);
+        Box::pin(async move { Ok(position) })
     }
 }

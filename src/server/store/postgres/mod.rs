@@ -11,6 +11,8 @@
 
 mod arena;
 pub(crate) mod error;
+mod explorer;
+mod explorer_write;
 mod lease;
 mod lesson;
 mod pipeline;
@@ -20,6 +22,7 @@ mod schema;
 mod unit;
 mod writer;
 
+pub use explorer::{EXAMPLES_SQL as EXPLORER_EXAMPLES_SQL, TURNS_SQL as EXPLORER_TURNS_SQL};
 pub use puzzle::{ATTEMPTS_SQL as PUZZLE_ATTEMPTS_SQL, near_sql as puzzle_near_sql};
 pub use schema::{SCHEMA_VERSION, TABLES, migrate_to};
 pub use writer::PostgresStats;
@@ -721,6 +724,14 @@ impl Store for PostgresStore {
 
     fn lesson_steps(&self, user: UserId) -> StoreFuture<Vec<LessonStep>> {
         self.lesson_step_rows(user)
+    }
+
+    fn add_explorer_games(&self, games: Vec<super::ExplorerGame>) -> StoreFuture<u64> {
+        self.explorer_add(games)
+    }
+
+    fn explorer_position(&self, key: i64) -> StoreFuture<super::ExplorerPosition> {
+        self.explorer_read(key)
     }
 
     fn claim_game(&self, game: &str, node: &str, ttl: Duration) -> StoreFuture<Claim> {

@@ -10,7 +10,8 @@
 //! starting at once against the same database apply each step once: the second waits for the
 //! lock, then finds the version already current. Version 3 added the ownership leases of several
 //! nodes (issue 13): one more entry of [`MIGRATIONS`]; version 4 the arenas (SQLite's 7),
-//! version 5 the puzzles (SQLite's 8), version 6 the lesson progress (SQLite's 9).
+//! version 5 the puzzles (SQLite's 8), version 6 the lesson progress (SQLite's 9), version 7
+//! the opening explorer (SQLite's 10).
 
 use tokio_postgres::Client;
 
@@ -19,7 +20,7 @@ use crate::server::store::StoreError;
 
 /// The schema this program writes. A database at a newer version was written by a newer program
 /// and is refused rather than misread.
-pub const SCHEMA_VERSION: i32 = 6;
+pub const SCHEMA_VERSION: i32 = 7;
 
 /// The key of the advisory lock taken while migrating (any constant unique to this program:
 /// "MRSL" in ASCII).
@@ -227,15 +228,53 @@ CREATE TABLE lesson_steps (
 );
 ";
 
+/// Version 7: the opening explorer (issue 31; SQLite's version 10, whose comment says what each
+/// table is for). Position keys are `BIGINT` (the 64-bit key as a signed integer); game ids
+/// and turns are `COLLATE "C"` like the other keys.
+const SCHEMA_V7: &str = r#"
+CREATE TABLE explorer_games (
+    game_id       TEXT COLLATE "C" PRIMARY KEY,
+    family        TEXT NOT NULL,
+    rated         BOOLEAN NOT NULL,
+    result        BIGINT NOT NULL,
+    white_name    TEXT,
+    black_name    TEXT,
+    white_rating  DOUBLE PRECISION,
+    black_rating  DOUBLE PRECISION,
+    ended_ms      BIGINT NOT NULL
+);
+CREATE TABLE explorer_turns (
+    key           BIGINT NOT NULL,
+    turn          TEXT COLLATE "C" NOT NULL,
+    family        TEXT COLLATE "C" NOT NULL,
+    rated         BOOLEAN NOT NULL,
+    games         BIGINT NOT NULL,
+    white         BIGINT NOT NULL,
+    draws         BIGINT NOT NULL,
+    black         BIGINT NOT NULL,
+    rating_sum    DOUBLE PRECISION NOT NULL,
+    rating_count  BIGINT NOT NULL,
+    PRIMARY KEY (key, turn, family, rated)
+);
+CREATE TABLE explorer_examples (
+    key       BIGINT NOT NULL,
+    family    TEXT COLLATE "C" NOT NULL,
+    rated     BOOLEAN NOT NULL,
+    ended_ms  BIGINT NOT NULL,
+    game_id   TEXT COLLATE "C" NOT NULL,
+    PRIMARY KEY (key, family, rated, ended_ms, game_id)
+);
+"#;
+
 /// `MIGRATIONS[n]` takes the database from version `n` to `n + 1` (version 0: empty).
-const MIGRATIONS: [&str; 6] = [
-    SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6,
+const MIGRATIONS: [&str; 7] = [
+    SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7,
 ];
 
 /// The tables `marseillais migrate` copies and counts, in an order that satisfies the foreign
 /// keys (users before what refers to them). Not the leases (`game_leases`, `cluster_nodes`):
 /// they are no one-node data, a SQLite database has none, and they start empty.
-pub const TABLES: [&str; 16] = [
+pub const TABLES: [&str; 19] = [
     "users",
     "sessions",
     "ratings",
@@ -252,6 +291,9 @@ pub const TABLES: [&str; 16] = [
     "puzzle_players",
     "puzzle_rounds",
     "lesson_steps",
+    "explorer_games",
+    "explorer_turns",
+    "explorer_examples",
 ];
 
 /// Brings the database to [`SCHEMA_VERSION`] in one transaction under the migration lock.

@@ -597,6 +597,11 @@ async fn write_one(client: &Object, commit: &Commit) -> Result<(), UnitFailure> 
         ],
     )
     .await?;
+    if let Some(game) = &commit.explorer {
+        super::explorer_write::add(client, game)
+            .await
+            .map_err(classify)?;
+    }
     if let Some(end) = &commit.rating {
         rate_game(client, commit, end).await?;
     }

@@ -10,6 +10,7 @@
 mod arena;
 mod checkpoint;
 mod connect;
+mod explorer;
 mod lesson;
 mod next_seq;
 mod puzzle;
@@ -19,6 +20,7 @@ mod stats;
 mod writer;
 
 pub use connect::{DB_FILE_NAME, SqliteOptions};
+pub use explorer::{EXAMPLES_SQL as EXPLORER_EXAMPLES_SQL, TURNS_SQL as EXPLORER_TURNS_SQL};
 pub use puzzle::{ATTEMPTS_SQL as PUZZLE_ATTEMPTS_SQL, near_sql as puzzle_near_sql};
 pub use schema::SCHEMA_VERSION;
 pub use stats::StoreStats;
@@ -336,7 +338,11 @@ impl Store for SqliteStore {
         Box::pin(async move {
             match written.await? {
                 Done::User(id) => Ok(id),
-                Done::Stored | Done::ChatLine(_) | Done::Arena(_) | Done::Puzzle(_) => {
+                Done::Stored
+                | Done::ChatLine(_)
+                | Done::Arena(_)
+                | Done::Puzzle(_)
+                | Done::Explorer(_) => {
                     Err(StoreError::Io("the writer returned no user id".to_owned()))
                 }
             }
@@ -500,9 +506,13 @@ impl Store for SqliteStore {
         Box::pin(async move {
             match written.await? {
                 Done::ChatLine(id) => Ok(id),
-                Done::Stored | Done::User(_) | Done::Arena(_) | Done::Puzzle(_) => Err(
-                    StoreError::Io("the writer returned no chat line id".to_owned()),
-                ),
+                Done::Stored
+                | Done::User(_)
+                | Done::Arena(_)
+                | Done::Puzzle(_)
+                | Done::Explorer(_) => Err(StoreError::Io(
+                    "the writer returned no chat line id".to_owned(),
+                )),
             }
         })
     }
@@ -707,6 +717,29 @@ impl Store for SqliteStore {
 
     fn lesson_steps(&self, user: UserId) -> StoreFuture<Vec<LessonStep>> {
         self.read(move |conn| lesson::steps(conn, user))
+    }
+
+    fn add_explorer_games(&self, games: Vec<super::ExplorerGame>) -> StoreFuture<u64> {
+        let store = self.clone();
+        Box::pin(async move {
+            let mut added = 0;
+            // A slice at a time, each awaited before the next (as the puzzles' import).
+            for slice in games.chunks(super::EXPLORER_SLICE) {
+                match store.write(Work::Explorer(slice.to_vec())).await? {
+                    Done::Explorer(n) => added += n,
+                    other => {
+                        return Err(StoreError::Io(format!(
+                            "the writer answered an explorer slice with {other:?}"
+                        )));
+                    }
+                }
+            }
+            Ok(added)
+        })
+    }
+
+    fn explorer_position(&self, key: i64) -> StoreFuture<super::ExplorerPosition> {
+        self.read(move |conn| explorer::position(conn, key))
     }
 
     fn close(&self) -> BoxFuture<'static, ()> {

@@ -8,7 +8,7 @@ use crate::server::store::StoreError;
 /// The schema this program writes (`PRAGMA user_version`). A database with a newer version was
 /// written by a newer program and is refused rather than misread; an older one is migrated
 /// ([`MIGRATIONS`]).
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
 
 /// Version 1: the games' listing rows and their event logs.
 const SCHEMA_V1: &str = "
@@ -253,11 +253,53 @@ CREATE TABLE lesson_steps (
 ) WITHOUT ROWID;
 ";
 
+/// Version 10: the opening explorer (issue 31; store/explorer.rs). `explorer_games` holds each
+/// counted game once, keyed by its id (a second count of a game, after a replay or a restart,
+/// stops at this key), with what an example shows. `explorer_turns` sums, per turn-start
+/// position (`key`, the rules' 64-bit repetition key as a signed integer), turn, clock family
+/// and rated/casual, the games, their results and their players' ratings: a position is one
+/// range of its primary key. `explorer_examples` keeps the newest few games through each
+/// position per family and rated/casual (pruned on insert), also one range of its key.
+const SCHEMA_V10: &str = "
+CREATE TABLE explorer_games (
+    game_id       TEXT PRIMARY KEY NOT NULL,
+    family        TEXT NOT NULL,
+    rated         INTEGER NOT NULL,
+    result        INTEGER NOT NULL,
+    white_name    TEXT,
+    black_name    TEXT,
+    white_rating  REAL,
+    black_rating  REAL,
+    ended_ms      INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE explorer_turns (
+    key           INTEGER NOT NULL,
+    turn          TEXT NOT NULL,
+    family        TEXT NOT NULL,
+    rated         INTEGER NOT NULL,
+    games         INTEGER NOT NULL,
+    white         INTEGER NOT NULL,
+    draws         INTEGER NOT NULL,
+    black         INTEGER NOT NULL,
+    rating_sum    REAL NOT NULL,
+    rating_count  INTEGER NOT NULL,
+    PRIMARY KEY (key, turn, family, rated)
+) WITHOUT ROWID;
+CREATE TABLE explorer_examples (
+    key       INTEGER NOT NULL,
+    family    TEXT NOT NULL,
+    rated     INTEGER NOT NULL,
+    ended_ms  INTEGER NOT NULL,
+    game_id   TEXT NOT NULL,
+    PRIMARY KEY (key, family, rated, ended_ms, game_id)
+) WITHOUT ROWID;
+";
+
 /// `MIGRATIONS[n]` takes a database from version `n` to `n + 1` (version 0: empty). Each runs in
 /// the same transaction as the version bump, so a crash mid-migration leaves the old version.
-pub(super) const MIGRATIONS: [&str; 9] = [
+pub(super) const MIGRATIONS: [&str; 10] = [
     SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8,
-    SCHEMA_V9,
+    SCHEMA_V9, SCHEMA_V10,
 ];
 
 /// Brings the database to [`SCHEMA_VERSION`]: creates the schema in an empty database, runs the

@@ -65,6 +65,7 @@ mod checkpoints {
                 arena: None,
             },
             rating: None,
+            explorer: None,
             deadline: crate::server::store::DeadlineChange::Unchanged,
             fence: None,
         }

@@ -29,6 +29,7 @@ use tokio::sync::{oneshot, watch};
 
 use super::arena::{self, ArenaWrite};
 use super::checkpoint::{self, Checkpointer};
+use super::explorer;
 use super::next_seq::NextSeqs;
 use super::puzzle::{self, PuzzleDone, PuzzleWrite};
 use super::stats::Counters;
@@ -97,6 +98,8 @@ pub(super) enum Work {
         step: u32,
         at_ms: i64,
     },
+    /// A slice of games for the opening explorer (issue 31).
+    Explorer(Vec<crate::server::store::ExplorerGame>),
 }
 
 /// What a unit of work gave back once stored.
@@ -109,6 +112,8 @@ pub(super) enum Done {
     /// Whether an arena was new ([`ArenaWrite::Create`]).
     Arena(bool),
     Puzzle(PuzzleDone),
+    /// How many of an explorer slice were new.
+    Explorer(u64),
 }
 
 /// A failure while writing a batch: either it concerns one unit of work (the batch goes on
@@ -519,6 +524,13 @@ fn write_work(conn: &Connection, work: &Work) -> Result<Done, CommitFailure> {
             Ok(done) => Ok(Done::Puzzle(done)),
             Err(refused) => Err(CommitFailure::Refused(refused)),
         },
+        Work::Explorer(games) => {
+            let mut added = 0;
+            for game in games {
+                added += u64::from(explorer::add(conn, game).map_err(classify)?);
+            }
+            Ok(Done::Explorer(added))
+        }
     }
 }
 
@@ -715,6 +727,9 @@ fn write_rows(conn: &Connection, commit: &Commit) -> Result<(), CommitFailure> {
         }
     }
     write_listing(conn, &commit.game_id, &commit.listing)?;
+    if let Some(game) = &commit.explorer {
+        explorer::add(conn, game).map_err(classify)?;
+    }
     if let Some(end) = &commit.rating {
         rate_game(conn, commit, end)?;
     }
