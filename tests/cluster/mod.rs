@@ -4,6 +4,7 @@
 mod arenas;
 mod bus_redis;
 mod crash;
+mod explorer;
 mod failover;
 mod features;
 mod health;

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
 use super::multipv::{Allowance, TurnLine, lines_at_depth, passed};
-use super::stream::{HASH_MB, ScoreView};
+use super::stream::{HASH_MB, ScoreView, line, millis};
 use crate::engine::{Engine, Score};
 use crate::rules::{Game, Position};
 use crate::server::computer::engine_pool::{EngineFailed, EnginePool};
@@ -260,19 +260,6 @@ struct Search {
     nodes: u64,
     ended: bool,
     admitted: Admitted,
-}
-
-fn line(value: &impl Serialize) -> Bytes {
-    let mut bytes = serde_json::to_vec(value).unwrap_or_else(|error| {
-        tracing::error!(%error, "a lines line could not be written");
-        b"{\"error\":{\"code\":\"engine_failed\",\"message\":\"unwritable line\"}}".to_vec()
-    });
-    bytes.push(b'\n');
-    Bytes::from(bytes)
-}
-
-fn millis(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 impl Search {

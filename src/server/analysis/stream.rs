@@ -195,16 +195,18 @@ struct ErrorBody {
     ply: usize,
 }
 
-fn line(value: &impl Serialize) -> Bytes {
+/// One NDJSON line of an analysis or a lines stream (a line that cannot be written, a bug,
+/// becomes an `engine_failed` error line).
+pub(super) fn line(value: &impl Serialize) -> Bytes {
     let mut bytes = serde_json::to_vec(value).unwrap_or_else(|error| {
-        tracing::error!(%error, "an analysis line could not be written");
+        tracing::error!(%error, "an NDJSON line could not be written");
         b"{\"error\":{\"code\":\"engine_failed\",\"message\":\"unwritable line\"}}".to_vec()
     });
     bytes.push(b'\n');
     Bytes::from(bytes)
 }
 
-fn millis(d: Duration) -> u64 {
+pub(super) fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
