@@ -31,6 +31,15 @@ const MAX_INCREMENT_SECS = 180;
 /** The computer's levels in words (docs/engine.md: level 8 is full strength). */
 export const LEVELS = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => [n, t(`level.${n}`)]);
 
+/** The study tools: the analysis board, with the opening explorer on the same page. */
+function toolsPanel() {
+  return h('section', { class: 'panel lobby-tools', id: 'lobby-tools' },
+    h('h2', {}, t('lobby.tools')),
+    h('p', {},
+      h('a', { href: '/analysis', id: 'tools-analysis' }, t('board.page_title')), ' · ',
+      h('a', { href: '/analysis#analysis-explorer', id: 'tools-explorer' }, t('explorer.title'))));
+}
+
 export function lobbyPage(main, mePromise = Promise.resolve(null)) {
   let me = null;
   const error = h('p', { class: 'error', role: 'alert', id: 'create-error' });
@@ -94,7 +103,7 @@ export function lobbyPage(main, mePromise = Promise.resolve(null)) {
   let chatAt = null;
   const chat = new ChatPanel({ room: 'lobby', title: t('lobby.chat'), send: (room, text) => { chatAt = performance.now(); return sendLive('chat', { room, text }); } });
   main.replaceChildren(h('div', { class: 'lobby' },
-    h('div', { class: 'lobby-forms' }, learnInvite(mePromise), poolsPanel(mePromise), arenasPanel(mePromise), form, computerForm, dailyPanel()),
+    h('div', { class: 'lobby-forms' }, learnInvite(mePromise), poolsPanel(mePromise), arenasPanel(mePromise), form, computerForm, dailyPanel(), toolsPanel()),
     h('div', { class: 'lobby-side' },
       h('section', { class: 'panel' }, online,
         h('h2', {}, t('nav.mine')), myList,

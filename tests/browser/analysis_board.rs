@@ -374,6 +374,27 @@ async fn the_replay_page_hands_its_record_to_the_analysis_board() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_links_the_analysis_board_with_its_opening_explorer() {
+    if !browser_available("analysis_board_from_lobby") {
+        return;
+    }
+    let _serial = SERIAL.lock().await;
+    let rig = Rig::start().await;
+    let s = rig.driver.session().await;
+    s.goto(&rig.url("/")).await;
+    wait_text(&s, "#lobby-tools", "Analysis board").await;
+    click(&s, "#tools-analysis").await;
+    shown(&s, "").await;
+    wait_for(
+        &s,
+        "location.pathname === '/analysis' && document.querySelector('#analysis-explorer').textContent.includes('Opening explorer')",
+        "the board with the explorer's panel",
+    )
+    .await;
+    rig.stop(vec![s]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_move_tree_adds_sub_moves_promotes_deletes_comments_and_navigates_by_paths() {
     if !browser_available("move_tree_operations") {
         return;
