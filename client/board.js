@@ -25,7 +25,8 @@ export class Board {
     this.pieces = new Map();
     this.legal = [];
     this.mover = null; // 'w' | 'b': whose pieces may be picked
-    this.highlights = { s1: null, s2: null, check: null, hint: null };
+    // `goals`: squares a lesson's goal names (learn.js), ringed.
+    this.highlights = { s1: null, s2: null, check: null, hint: null, goals: [] };
     this.selected = null;
     this.focus = 'e2';
     this.drag = null;
@@ -108,7 +109,7 @@ export class Board {
    * of the piece a puzzle's hint names.
    */
   setHighlights(h) {
-    this.highlights = { s1: null, s2: null, check: null, hint: null, ...h };
+    this.highlights = { s1: null, s2: null, check: null, hint: null, goals: [], ...h };
     this.render();
   }
 
@@ -177,6 +178,7 @@ export class Board {
     const mark = (uci) => (uci ? [uci.slice(0, 2), uci.slice(2, 4)] : []);
     const s1 = new Set(mark(hl.s1));
     const s2 = new Set(mark(hl.s2));
+    const goals = new Set(hl.goals || []);
     const preFrom = new Set(this.premoves.map((u) => u.slice(0, 2)));
     const preTo = new Set(this.premoves.map((u) => u.slice(2, 4)));
     // Without dots the squares keep their `dest` classes (and labels): only the marks go.
@@ -194,6 +196,7 @@ export class Board {
       cell.classList.toggle('last2-to', !!hl.s2 && hl.s2.slice(2, 4) === name); // the "2" mark
       cell.classList.toggle('check', hl.check === name);
       cell.classList.toggle('hint', hl.hint === name);
+      cell.classList.toggle('goal', goals.has(name));
       cell.classList.toggle('premove-from', preFrom.has(name));
       cell.classList.toggle('premove-to', preTo.has(name));
       cell.classList.toggle('selected', this.selected === name);

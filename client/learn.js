@@ -149,7 +149,7 @@ class LessonPage {
     this.board.setOrientation(this.S.side);
     this.board.setPosition(this.S.fen);
     const last = this.S.last_turn || [];
-    this.board.setHighlights({ s1: last[0] || null, s2: last[1] || null });
+    this.board.setHighlights({ s1: last[0] || null, s2: last[1] || null, goals: this.S.marks || [] });
     this.board.setLegal(this.S.moves, this.S.side === 'black' ? 'b' : 'w');
   }
 
@@ -169,7 +169,7 @@ class LessonPage {
     }
     this.played = played;
     this.board.setPosition(answer.fen);
-    this.board.setHighlights({ s1: played[0], s2: played[1] || null });
+    this.board.setHighlights({ s1: played[0], s2: played[1] || null, goals: this.S.marks || [] });
     if (answer.verdict === 'continue') {
       this.legalNow = answer.moves;
       this.say(t('learn.continue'), 'info');

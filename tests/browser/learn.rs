@@ -41,6 +41,13 @@ async fn a_visitor_finishes_the_first_lesson_by_clicks_and_sees_it_marked_done()
     // Step 1: a quiet first sub-move then one capture is wrong, and the page says why.
     wait_text(&s, "#learn-goal", "knight on a5 and the bishop on e5").await;
     wait_text(&s, "#learn-step", "Step 1 of 2").await;
+    // The squares the goal names are ringed on the board.
+    wait_for(
+        &s,
+        "[...document.querySelectorAll('.sq.goal')].map((c) => c.dataset.sq).sort().join() === 'a5,e5'",
+        "the goal's squares a5 and e5 marked",
+    )
+    .await;
     click_move(&s, "e1", "d2").await;
     wait_text(&s, "#learn-feedback", "second sub-move").await;
     click_move(&s, "a1", "a5").await;
