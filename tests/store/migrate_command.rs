@@ -59,7 +59,7 @@ async fn every_schema_fixture_is_copied_to_postgres_verified_and_the_same_game_f
     let Some(server) = server_url("migrate_fixtures") else {
         return;
     };
-    for version in 1..=8 {
+    for version in (1..=8).chain([10]) {
         let source = fixture_copy(version);
         let db = TestDatabase::create(&server, &format!("migrate_v{version}")).await;
         let out = migrate(source.path(), &db.url, &[]);

@@ -3,6 +3,7 @@
 //! PostgreSQL, and what of puzzles is each backend's own (their searches' plans).
 //! The PostgreSQL tests need `MARSEILLAIS_TEST_POSTGRES` (`scripts/test-services.sh`).
 
+mod fixture_v10;
 mod fixture_v2;
 mod memory;
 mod migrate_command;
