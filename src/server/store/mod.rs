@@ -23,6 +23,7 @@ mod failing;
 mod lesson;
 mod memory;
 pub mod migrate;
+mod moderation;
 pub mod postgres;
 mod puzzle;
 pub mod sqlite;
@@ -36,6 +37,10 @@ pub use explorer::{
 pub use failing::FailingStore;
 pub use lesson::LessonStep;
 pub use memory::MemoryStore;
+pub use moderation::{
+    CONSOLE as MOD_CONSOLE, ChatBan, LeaderboardRow, Mark, MarkRecord, ModAction, ModActionKind,
+    ModLogEntry, NewReport, Report, ReportFiled, ReportReason, ReportStatus,
+};
 pub use postgres::PostgresStore;
 pub use puzzle::{
     IMPORT_SLICE as PUZZLE_IMPORT_SLICE, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound,
@@ -475,6 +480,46 @@ pub trait Store: Send + Sync + 'static {
     fn add_explorer_games(&self, games: Vec<ExplorerGame>) -> StoreFuture<u64>;
     /// Every turn row and kept example of the position with this key (one index range each).
     fn explorer_position(&self, key: i64) -> StoreFuture<ExplorerPosition>;
+
+    // Moderation (SQLite schema v11, Postgres v8; issue 32): tables `moderators`, `reports`,
+    // `marks`, `chat_bans`, `mod_log` (store/moderation.rs). Writes are durable once `Ok`.
+
+    /// Files a report unless the reporter already has `max_open` open reports filed at or
+    /// after `since_ms` (checked and written in one transaction, so two reports at once, on
+    /// two nodes, cannot both pass the last place).
+    fn file_report(
+        &self,
+        report: NewReport,
+        since_ms: i64,
+        max_open: u32,
+    ) -> StoreFuture<ReportFiled>;
+    fn report(&self, id: i64) -> StoreFuture<Option<Report>>;
+    /// Up to `limit` open reports, newest first (then by id, descending).
+    fn open_reports(&self, limit: u32) -> StoreFuture<Vec<Report>>;
+    /// Up to `limit` reports `reporter` filed, newest first.
+    fn reports_by(&self, reporter: UserId, limit: u32) -> StoreFuture<Vec<Report>>;
+    /// In ONE transaction: applies the action (a ban, a mark, the role, ...), writes its row
+    /// of the moderation log and settles the related open reports (all the target's for a
+    /// sanction, the one report for a dismissal); returns how many reports it settled. A
+    /// dismissal of a report that is not open (or not the target's) writes nothing and
+    /// returns 0.
+    fn moderate(&self, action: ModAction) -> StoreFuture<u64>;
+    fn is_moderator(&self, user: UserId) -> StoreFuture<bool>;
+    /// The user's chat ban holding at `now_ms`, if any (an expired one is `None`).
+    fn chat_ban(&self, user: UserId, now_ms: i64) -> StoreFuture<Option<ChatBan>>;
+    fn user_mark(&self, user: UserId) -> StoreFuture<Option<MarkRecord>>;
+    /// Up to `limit` rows of the moderation log, newest first.
+    fn mod_log(&self, limit: u32) -> StoreFuture<Vec<ModLogEntry>>;
+    /// The user's newest `limit` chat lines in any room, oldest first (a report's context).
+    fn user_chat_lines(&self, user: UserId, limit: u32) -> StoreFuture<Vec<ChatLine>>;
+    /// Up to `limit` ratings of `speed` with at least `min_games` games, best first (then by
+    /// user id), leaving out marked users.
+    fn leaderboard(
+        &self,
+        speed: Speed,
+        min_games: u32,
+        limit: u32,
+    ) -> StoreFuture<Vec<LeaderboardRow>>;
 
     // Ownership leases of several nodes (issue 13): table `game_leases`, and `cluster_nodes`
     // for the nodes' own liveness. Times are the store's clock (Postgres `now()`), never a

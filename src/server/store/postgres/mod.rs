@@ -15,6 +15,7 @@ mod explorer;
 mod explorer_write;
 mod lease;
 mod lesson;
+mod moderation;
 mod pipeline;
 mod puzzle;
 mod rows;
@@ -724,6 +725,68 @@ impl Store for PostgresStore {
 
     fn lesson_steps(&self, user: UserId) -> StoreFuture<Vec<LessonStep>> {
         self.lesson_step_rows(user)
+    }
+
+    fn file_report(
+        &self,
+        report: crate::server::store::NewReport,
+        since_ms: i64,
+        max_open: u32,
+    ) -> StoreFuture<crate::server::store::ReportFiled> {
+        self.report_file(report, since_ms, max_open)
+    }
+
+    fn report(&self, id: i64) -> StoreFuture<Option<crate::server::store::Report>> {
+        self.report_row(id)
+    }
+
+    fn open_reports(&self, limit: u32) -> StoreFuture<Vec<crate::server::store::Report>> {
+        self.open_report_rows(limit)
+    }
+
+    fn reports_by(
+        &self,
+        reporter: UserId,
+        limit: u32,
+    ) -> StoreFuture<Vec<crate::server::store::Report>> {
+        self.report_rows_by(reporter, limit)
+    }
+
+    fn moderate(&self, action: crate::server::store::ModAction) -> StoreFuture<u64> {
+        self.mod_act(action)
+    }
+
+    fn is_moderator(&self, user: UserId) -> StoreFuture<bool> {
+        self.moderator_row(user)
+    }
+
+    fn chat_ban(
+        &self,
+        user: UserId,
+        now_ms: i64,
+    ) -> StoreFuture<Option<crate::server::store::ChatBan>> {
+        self.chat_ban_row(user, now_ms)
+    }
+
+    fn user_mark(&self, user: UserId) -> StoreFuture<Option<crate::server::store::MarkRecord>> {
+        self.mark_row(user)
+    }
+
+    fn mod_log(&self, limit: u32) -> StoreFuture<Vec<crate::server::store::ModLogEntry>> {
+        self.mod_log_rows(limit)
+    }
+
+    fn user_chat_lines(&self, user: UserId, limit: u32) -> StoreFuture<Vec<ChatLine>> {
+        self.user_chat_rows(user, limit)
+    }
+
+    fn leaderboard(
+        &self,
+        speed: Speed,
+        min_games: u32,
+        limit: u32,
+    ) -> StoreFuture<Vec<crate::server::store::LeaderboardRow>> {
+        self.leaderboard_rows(speed, min_games, limit)
     }
 
     fn add_explorer_games(&self, games: Vec<super::ExplorerGame>) -> StoreFuture<u64> {

@@ -12,6 +12,7 @@ mod checkpoint;
 mod connect;
 mod explorer;
 mod lesson;
+mod moderation;
 mod next_seq;
 mod puzzle;
 mod rows;
@@ -36,6 +37,7 @@ use tokio::sync::{Semaphore, oneshot, watch};
 use self::arena::ArenaWrite;
 use self::checkpoint::{Checkpointer, Policy};
 use self::connect::{io, open_checkpointer, open_reader, open_writer};
+use self::moderation::{ModDone, ModWrite};
 use self::puzzle::{PuzzleDone, PuzzleWrite};
 use self::rows::*;
 use self::stats::Counters;
@@ -50,6 +52,9 @@ use crate::server::domain::chat_line::{ChatLine, NewChatLine};
 use crate::server::domain::rating::Rating;
 use crate::server::domain::user::{Account, UserId, Username};
 use crate::server::game::speed::Speed;
+use crate::server::store::{
+    ChatBan, LeaderboardRow, MarkRecord, ModAction, ModLogEntry, NewReport, Report, ReportFiled,
+};
 
 /// Read connections: at most this many reads run at once (others queue for a permit), and as
 /// many connections are kept open between reads. Bounded so a burst of lobby requests cannot
@@ -342,7 +347,8 @@ impl Store for SqliteStore {
                 | Done::ChatLine(_)
                 | Done::Arena(_)
                 | Done::Puzzle(_)
-                | Done::Explorer(_) => {
+                | Done::Explorer(_)
+                | Done::Moderation(_) => {
                     Err(StoreError::Io("the writer returned no user id".to_owned()))
                 }
             }
@@ -510,7 +516,8 @@ impl Store for SqliteStore {
                 | Done::User(_)
                 | Done::Arena(_)
                 | Done::Puzzle(_)
-                | Done::Explorer(_) => Err(StoreError::Io(
+                | Done::Explorer(_)
+                | Done::Moderation(_) => Err(StoreError::Io(
                     "the writer returned no chat line id".to_owned(),
                 )),
             }
@@ -717,6 +724,80 @@ impl Store for SqliteStore {
 
     fn lesson_steps(&self, user: UserId) -> StoreFuture<Vec<LessonStep>> {
         self.read(move |conn| lesson::steps(conn, user))
+    }
+
+    fn file_report(
+        &self,
+        report: NewReport,
+        since_ms: i64,
+        max_open: u32,
+    ) -> StoreFuture<ReportFiled> {
+        let written = self.write(Work::Moderation(ModWrite::File {
+            report,
+            since_ms,
+            max_open,
+        }));
+        Box::pin(async move {
+            match written.await? {
+                Done::Moderation(ModDone::Filed(filed)) => Ok(filed),
+                other => Err(StoreError::Io(format!(
+                    "the writer answered a report with {other:?}"
+                ))),
+            }
+        })
+    }
+
+    fn report(&self, id: i64) -> StoreFuture<Option<Report>> {
+        self.read(move |conn| moderation::report(conn, id))
+    }
+
+    fn open_reports(&self, limit: u32) -> StoreFuture<Vec<Report>> {
+        self.read(move |conn| moderation::open_reports(conn, limit))
+    }
+
+    fn reports_by(&self, reporter: UserId, limit: u32) -> StoreFuture<Vec<Report>> {
+        self.read(move |conn| moderation::reports_by(conn, reporter, limit))
+    }
+
+    fn moderate(&self, action: ModAction) -> StoreFuture<u64> {
+        let written = self.write(Work::Moderation(ModWrite::Act(action)));
+        Box::pin(async move {
+            match written.await? {
+                Done::Moderation(ModDone::Settled(settled)) => Ok(settled),
+                other => Err(StoreError::Io(format!(
+                    "the writer answered an action with {other:?}"
+                ))),
+            }
+        })
+    }
+
+    fn is_moderator(&self, user: UserId) -> StoreFuture<bool> {
+        self.read(move |conn| moderation::is_moderator(conn, user))
+    }
+
+    fn chat_ban(&self, user: UserId, now_ms: i64) -> StoreFuture<Option<ChatBan>> {
+        self.read(move |conn| moderation::chat_ban(conn, user, now_ms))
+    }
+
+    fn user_mark(&self, user: UserId) -> StoreFuture<Option<MarkRecord>> {
+        self.read(move |conn| moderation::user_mark(conn, user))
+    }
+
+    fn mod_log(&self, limit: u32) -> StoreFuture<Vec<ModLogEntry>> {
+        self.read(move |conn| moderation::mod_log(conn, limit))
+    }
+
+    fn user_chat_lines(&self, user: UserId, limit: u32) -> StoreFuture<Vec<ChatLine>> {
+        self.read(move |conn| moderation::user_chat_lines(conn, user, limit))
+    }
+
+    fn leaderboard(
+        &self,
+        speed: Speed,
+        min_games: u32,
+        limit: u32,
+    ) -> StoreFuture<Vec<LeaderboardRow>> {
+        self.read(move |conn| moderation::leaderboard(conn, speed, min_games, limit))
     }
 
     fn add_explorer_games(&self, games: Vec<super::ExplorerGame>) -> StoreFuture<u64> {
