@@ -3,11 +3,13 @@
 //! PostgreSQL, and what of puzzles is each backend's own (their searches' plans).
 //! The PostgreSQL tests need `MARSEILLAIS_TEST_POSTGRES` (`scripts/test-services.sh`).
 
+mod admin_command;
 mod fixture_v2;
 mod memory;
 mod migrate_command;
 mod migration_explorer;
 mod migration_learn;
+mod migration_moderation;
 mod migration_v3;
 mod migration_v4;
 mod migration_v5;

@@ -54,10 +54,25 @@ pub(super) async fn file(
     if reported.account.id == me.id {
         return Err(ModError::ReportYourself.into());
     }
+    let at_ms = now_ms();
+    let since_ms = at_ms - REPORT_WINDOW_MS;
+    // A reporter already at their limit is told so without spending the address's budget
+    // (the store's check below is the one that holds when two reports race).
+    let open = app
+        .deps
+        .store
+        .reports_by(me.id, MY_REPORTS)
+        .await
+        .map_err(ModError::from)?
+        .iter()
+        .filter(|r| r.status == ReportStatus::Open && r.created_ms >= since_ms)
+        .count();
+    if open >= MAX_OPEN_REPORTS as usize {
+        return Err(ModError::TooManyReports(MAX_OPEN_REPORTS).into());
+    }
     app.report_grants
         .check(peer.ip(), Instant::now())
         .map_err(|limited| ModError::TooManyFromAddress(limited.retry_after_secs))?;
-    let at_ms = now_ms();
     let filed = app
         .deps
         .store
@@ -70,7 +85,7 @@ pub(super) async fn file(
                 game_id,
                 at_ms,
             },
-            at_ms - REPORT_WINDOW_MS,
+            since_ms,
             MAX_OPEN_REPORTS,
         )
         .await
