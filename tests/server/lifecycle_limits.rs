@@ -207,6 +207,35 @@ impl Store for RefuseOneGame {
     fn delete_session(&self, hash: SessionHash) -> StoreFuture<()> {
         self.inner.delete_session(hash)
     }
+    fn set_account_status(
+        &self,
+        user: UserId,
+        status: marseillais::server::domain::user::AccountStatus,
+        at_ms: i64,
+    ) -> StoreFuture<()> {
+        self.inner.set_account_status(user, status, at_ms)
+    }
+    fn user_sessions(
+        &self,
+        user: UserId,
+        now_ms: i64,
+    ) -> StoreFuture<Vec<marseillais::server::store::SessionRecord>> {
+        self.inner.user_sessions(user, now_ms)
+    }
+    fn delete_other_sessions(&self, user: UserId, keep: SessionHash) -> StoreFuture<()> {
+        self.inner.delete_other_sessions(user, keep)
+    }
+    fn set_password_hash(
+        &self,
+        user: UserId,
+        password_hash: String,
+        keep: SessionHash,
+    ) -> StoreFuture<()> {
+        self.inner.set_password_hash(user, password_hash, keep)
+    }
+    fn delete_account(&self, user: UserId, at_ms: i64) -> StoreFuture<()> {
+        self.inner.delete_account(user, at_ms)
+    }
 
     fn ratings(&self, user: UserId) -> StoreFuture<Vec<(Speed, Rating)>> {
         self.inner.ratings(user)

@@ -426,3 +426,38 @@ async fn every_action_is_in_the_log_newest_first_and_the_users_state_follows_it(
     assert_eq!(store.open_reports(10).await.expect("read"), []);
     rig.stop().await;
 }
+
+#[tokio::test]
+async fn closing_an_account_ends_its_sessions_refuses_its_login_and_is_logged() {
+    let store = MemoryStore::new();
+    let rig = rig_on(&store).await;
+    let alice = Session::register(rig.addr(), "alice").await;
+    let bob = Session::register(rig.addr(), "bob").await;
+    let moderator = Session::register(rig.addr(), "mod").await;
+    grant(&store, "mod").await;
+    report(&rig, &alice, "bob", "cheating").await;
+    let (status, _) = bob.call(rig.addr(), "GET", "/api/reports/mine", None).await;
+    assert_eq!(status, 200);
+    let (status, body) = moderator
+        .call(
+            rig.addr(),
+            "POST",
+            "/api/mod/users/bob/close",
+            Some(&json!({"reason": "cheating account"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["reports_handled"], 1);
+    let (status, _) = bob.call(rig.addr(), "GET", "/api/reports/mine", None).await;
+    assert_eq!(status, 401, "the closed account's session ended");
+    let mut browser = Browser::new(rig.addr());
+    let reply = browser.login("bob", support::session::PASSWORD).await;
+    assert_eq!(reply.status, 403, "{}", reply.body);
+    assert!(reply.body.contains("account_closed"), "{}", reply.body);
+    let (_, log) = moderator.call(rig.addr(), "GET", "/api/mod/log", None).await;
+    assert_eq!(log["log"][0]["action"], "close");
+    assert_eq!(log["log"][0]["reason"], "cheating account");
+    let (_, mine) = alice.call(rig.addr(), "GET", "/api/reports/mine", None).await;
+    assert_eq!(mine["reports"][0]["status"], "handled");
+    rig.stop().await;
+}

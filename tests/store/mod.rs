@@ -7,6 +7,7 @@ mod admin_command;
 mod fixture_v2;
 mod memory;
 mod migrate_command;
+mod migration_account_status;
 mod migration_explorer;
 mod migration_learn;
 mod migration_moderation;

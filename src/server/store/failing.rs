@@ -8,16 +8,18 @@ use futures_util::future::BoxFuture;
 use super::{
     ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus, LessonStep, LoadedGame,
     PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame, RoundOutcome, SessionHash,
-    Store, StoreError, StoreFuture, UserRecord,
+    SessionRecord, Store, StoreError, StoreFuture, UserRecord,
 };
 use crate::server::domain::chat::ChatRoom;
 use crate::server::domain::chat_line::{ChatLine, NewChatLine};
 use crate::server::domain::rating::Rating;
-use crate::server::domain::user::{Account, UserId, Username};
+use crate::server::domain::user::{Account, AccountStatus, UserId, Username};
 use crate::server::game::speed::Speed;
 
 /// Wraps a store and, while its shared switch is on, fails every commit (and every other write:
-/// `create_user`, `create_session`, `delete_session`, `append_chat`, `set_account_settings`,
+/// `create_user`, `create_session`, `delete_session`, the account controls' writes
+/// (`set_account_status`, `delete_other_sessions`, `set_password_hash`, `delete_account`),
+/// `append_chat`, `set_account_settings`,
 /// the arena writes, `import_puzzles`, `record_puzzle_round`) with `StoreError::Io("injected")`
 /// without passing it on (so nothing is stored). Reads and `close()` always go to the inner store (so does
 /// `session_account`, whose last-seen touch is best effort). The switch starts off.
@@ -137,6 +139,48 @@ impl Store for FailingStore {
             return injected();
         }
         self.inner.delete_session(hash)
+    }
+
+    fn set_account_status(
+        &self,
+        user: UserId,
+        status: AccountStatus,
+        at_ms: i64,
+    ) -> StoreFuture<()> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.set_account_status(user, status, at_ms)
+    }
+
+    fn user_sessions(&self, user: UserId, now_ms: i64) -> StoreFuture<Vec<SessionRecord>> {
+        self.inner.user_sessions(user, now_ms)
+    }
+
+    fn delete_other_sessions(&self, user: UserId, keep: SessionHash) -> StoreFuture<()> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.delete_other_sessions(user, keep)
+    }
+
+    fn set_password_hash(
+        &self,
+        user: UserId,
+        password_hash: String,
+        keep: SessionHash,
+    ) -> StoreFuture<()> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.set_password_hash(user, password_hash, keep)
+    }
+
+    fn delete_account(&self, user: UserId, at_ms: i64) -> StoreFuture<()> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.delete_account(user, at_ms)
     }
 
     fn ratings(&self, user: UserId) -> StoreFuture<Vec<(Speed, Rating)>> {

@@ -85,6 +85,8 @@ fn columns(table: &str) -> &'static [(&'static str, Kind)] {
             ("username_key", Text),
             ("password_hash", Text),
             ("created_ms", Int),
+            ("status", Text),
+            ("status_ms", OptInt),
         ],
         "sessions" => &[
             ("id_hash", Bytes),

@@ -1,6 +1,7 @@
 //! [`MemoryStore`]: an in-memory [`Store`] for tests, with the same contract as the SQLite store.
 //! Its puzzles are in puzzles.rs, its opening explorer in explorer.rs.
 
+mod account;
 mod explorer;
 mod lessons;
 mod moderation;
@@ -18,13 +19,13 @@ use self::puzzles::MemoryPuzzles;
 use super::{
     ArenaPlayer, ArenaRange, ArenaRecord, Commit, DeadlineChange, GameListing, GameStatus,
     LessonStep, LoadedGame, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame,
-    RoundOutcome, SessionHash, Store, StoreError, StoreFuture, UserRecord, listing_order, rate_end,
-    rated_order, session_alive, session_needs_touch,
+    RoundOutcome, SessionHash, SessionRecord, Store, StoreError, StoreFuture, UserRecord,
+    listing_order, rate_end, rated_order, session_alive, session_needs_touch,
 };
 use crate::server::domain::chat::ChatRoom;
 use crate::server::domain::chat_line::{ChatLine, NewChatLine};
 use crate::server::domain::rating::Rating;
-use crate::server::domain::user::{Account, UserId, Username};
+use crate::server::domain::user::{Account, AccountStatus, UserId, Username};
 use crate::server::game::speed::Speed;
 use crate::server::store::KEPT_LINES;
 use crate::server::store::{
@@ -36,6 +37,7 @@ use crate::server::store::{
 #[derive(Clone, Copy)]
 struct MemorySession {
     user: UserId,
+    created_ms: i64,
     last_seen_ms: i64,
 }
 
@@ -350,6 +352,7 @@ impl Store for MemoryStore {
                     account: Account { id, name: username },
                     password_hash,
                     created_ms: at_ms,
+                    status: AccountStatus::Active,
                 },
             );
             Ok(id)
@@ -375,6 +378,7 @@ impl Store for MemoryStore {
                 hash,
                 MemorySession {
                     user,
+                    created_ms: at_ms,
                     last_seen_ms: at_ms,
                 },
             );
@@ -391,7 +395,10 @@ impl Store for MemoryStore {
                     session.last_seen_ms = now_ms;
                 }
                 let user = session.user;
-                inner.user_by_id(user).map(|u| u.account.clone())
+                inner
+                    .user_by_id(user)
+                    .filter(|u| u.status.is_active())
+                    .map(|u| u.account.clone())
             }
             _ => None,
         };
@@ -403,6 +410,48 @@ impl Store for MemoryStore {
         let result = inner.check_open().map(|()| {
             inner.sessions.remove(&hash);
         });
+        ready(result)
+    }
+
+    fn set_account_status(
+        &self,
+        user: UserId,
+        status: AccountStatus,
+        _at_ms: i64,
+    ) -> StoreFuture<()> {
+        let mut inner = self.lock();
+        let result = inner.check_open().map(|()| inner.set_status(user, status));
+        ready(result)
+    }
+
+    fn user_sessions(&self, user: UserId, now_ms: i64) -> StoreFuture<Vec<SessionRecord>> {
+        ready(Ok(self.lock().sessions_of(user, now_ms)))
+    }
+
+    fn delete_other_sessions(&self, user: UserId, keep: SessionHash) -> StoreFuture<()> {
+        let mut inner = self.lock();
+        let result = inner
+            .check_open()
+            .map(|()| inner.delete_sessions_but(user, keep));
+        ready(result)
+    }
+
+    fn set_password_hash(
+        &self,
+        user: UserId,
+        password_hash: String,
+        keep: SessionHash,
+    ) -> StoreFuture<()> {
+        let mut inner = self.lock();
+        let result = inner
+            .check_open()
+            .map(|()| inner.set_password(user, password_hash, keep));
+        ready(result)
+    }
+
+    fn delete_account(&self, user: UserId, _at_ms: i64) -> StoreFuture<()> {
+        let mut inner = self.lock();
+        let result = inner.check_open().map(|()| inner.delete_account(user));
         ready(result)
     }
 
@@ -792,6 +841,9 @@ impl Store for MemoryStore {
                 *s == speed
                     && rating.games >= min_games
                     && !inner.moderation.marks.contains_key(user)
+                    && inner.user_by_id(*user).is_some_and(|u| {
+                        u.status == crate::server::domain::user::AccountStatus::Active
+                    })
             })
             .map(|((user, _), rating)| LeaderboardRow {
                 user: *user,

@@ -9,6 +9,7 @@
 //! [`StoreError::Io`] (which the server reports as `store_failure`) and nothing is
 //! acknowledged; the pool opens new connections once it is back.
 
+mod account;
 mod arena;
 pub(crate) mod error;
 mod explorer;
@@ -45,13 +46,13 @@ use self::writer::Counters;
 use super::{
     ArenaPlayer, ArenaRange, ArenaRecord, Claim, Commit, Fence, GameListing, GameStatus,
     LessonStep, LoadedGame, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame,
-    RoundOutcome, SessionHash, Store, StoreError, StoreFuture, UserRecord, session_alive,
-    session_needs_touch,
+    RoundOutcome, SessionHash, SessionRecord, Store, StoreError, StoreFuture, UserRecord,
+    session_alive, session_needs_touch,
 };
 use crate::server::domain::chat::ChatRoom;
 use crate::server::domain::chat_line::{ChatLine, NewChatLine};
 use crate::server::domain::rating::Rating;
-use crate::server::domain::user::{Account, UserId, Username};
+use crate::server::domain::user::{Account, AccountStatus, UserId, Username};
 use crate::server::game::speed::Speed;
 
 /// Connections kept by the pool: one for the writer, the rest for reads running at once.
@@ -436,7 +437,7 @@ impl Store for PostgresStore {
                 let statement = client
                     .prepare_cached(
                         "SELECT sessions.last_seen_ms, users.id, users.username,
-                             users.password_hash, users.created_ms
+                             users.password_hash, users.created_ms, users.status
                          FROM sessions JOIN users ON users.id = sessions.user_id
                          WHERE sessions.id_hash = $1",
                     )
@@ -450,7 +451,10 @@ impl Store for PostgresStore {
                     None => None,
                     Some(row) => {
                         let last_seen: i64 = row.try_get(0).map_err(pg_error)?;
-                        Some((last_seen, user_from_row(&row, 1)?.account))
+                        let user = user_from_row(&row, 1)?;
+                        // A closed or deleted account has no live session, whatever rows
+                        // remain (see the SQLite store).
+                        user.status.is_active().then_some((last_seen, user.account))
                     }
                 }
             };
@@ -477,6 +481,36 @@ impl Store for PostgresStore {
     fn delete_session(&self, hash: SessionHash) -> StoreFuture<()> {
         let written = self.write(Work::DeleteSession { hash });
         Box::pin(async move { written.await.map(|_| ()) })
+    }
+
+    fn set_account_status(
+        &self,
+        user: UserId,
+        status: AccountStatus,
+        at_ms: i64,
+    ) -> StoreFuture<()> {
+        self.account_status(user, status, at_ms)
+    }
+
+    fn user_sessions(&self, user: UserId, now_ms: i64) -> StoreFuture<Vec<SessionRecord>> {
+        self.account_sessions(user, now_ms)
+    }
+
+    fn delete_other_sessions(&self, user: UserId, keep: SessionHash) -> StoreFuture<()> {
+        self.account_sessions_but(user, keep)
+    }
+
+    fn set_password_hash(
+        &self,
+        user: UserId,
+        password_hash: String,
+        keep: SessionHash,
+    ) -> StoreFuture<()> {
+        self.account_password(user, password_hash, keep)
+    }
+
+    fn delete_account(&self, user: UserId, at_ms: i64) -> StoreFuture<()> {
+        self.account_delete(user, at_ms)
     }
 
     fn ratings(&self, user: UserId) -> StoreFuture<Vec<(Speed, Rating)>> {

@@ -11,7 +11,7 @@
 //! lock, then finds the version already current. Version 3 added the ownership leases of several
 //! nodes (issue 13): one more entry of [`MIGRATIONS`]; version 4 the arenas (SQLite's 7),
 //! version 5 the puzzles (SQLite's 8), version 6 the lesson progress (SQLite's 9), version 7
-//! the opening explorer (SQLite's 10).
+//! the opening explorer (SQLite's 10), version 8 the account's status (SQLite's 11).
 
 use tokio_postgres::Client;
 
@@ -20,7 +20,7 @@ use crate::server::store::StoreError;
 
 /// The schema this program writes. A database at a newer version was written by a newer program
 /// and is refused rather than misread.
-pub const SCHEMA_VERSION: i32 = 8;
+pub const SCHEMA_VERSION: i32 = 9;
 
 /// The key of the advisory lock taken while migrating (any constant unique to this program:
 /// "MRSL" in ASCII).
@@ -266,9 +266,18 @@ CREATE TABLE explorer_examples (
 );
 "#;
 
-/// Version 8: moderation (issue 32; SQLite's version 11, whose comment says what each table is
-/// for). Ids of reports and log rows are identity columns.
+/// Version 8: the account's status (issue 32; SQLite's version 11, see there): `active`,
+/// `closed` or `deleted`, and when it last changed; the chat lines of an account as one
+/// index range (a deletion's).
 const SCHEMA_V8: &str = "
+ALTER TABLE users ADD COLUMN status TEXT NOT NULL DEFAULT 'active',
+    ADD COLUMN status_ms BIGINT;
+CREATE INDEX chat_lines_by_user ON chat_lines (user_id) WHERE user_id IS NOT NULL;
+";
+
+/// Version 9: moderation (issue 32; SQLite's version 12, whose comment says what each table is
+/// for). Ids of reports and log rows are identity columns.
+const SCHEMA_V9: &str = "
 CREATE TABLE moderators (
     user_id     BIGINT PRIMARY KEY REFERENCES users (id),
     granted_ms  BIGINT NOT NULL
@@ -310,13 +319,13 @@ CREATE TABLE mod_log (
     at_ms      BIGINT NOT NULL,
     details    TEXT NOT NULL
 );
-CREATE INDEX chat_lines_by_user ON chat_lines (user_id, id) WHERE user_id IS NOT NULL;
 CREATE INDEX ratings_by_speed ON ratings (speed, rating);
 ";
 
 /// `MIGRATIONS[n]` takes the database from version `n` to `n + 1` (version 0: empty).
-const MIGRATIONS: [&str; 8] = [
+const MIGRATIONS: [&str; 9] = [
     SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8,
+    SCHEMA_V9,
 ];
 
 /// The tables `marseillais migrate` copies and counts, in an order that satisfies the foreign

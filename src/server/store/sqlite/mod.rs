@@ -7,6 +7,7 @@
 //! of separate connections on tokio's blocking threads, so in WAL mode they never wait for the
 //! writer (they read the last committed snapshot).
 
+mod account;
 mod arena;
 mod checkpoint;
 mod connect;
@@ -34,6 +35,7 @@ use futures_util::future::BoxFuture;
 use rusqlite::{Connection, params};
 use tokio::sync::{Semaphore, oneshot, watch};
 
+use self::account::AccountWrite;
 use self::arena::ArenaWrite;
 use self::checkpoint::{Checkpointer, Policy};
 use self::connect::{io, open_checkpointer, open_reader, open_writer};
@@ -45,12 +47,12 @@ use self::writer::{Done, Pending, Work};
 use super::{
     ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus, LessonStep, LoadedGame,
     PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame, RoundOutcome, SessionHash,
-    Store, StoreError, StoreFuture, UserRecord, session_alive, session_needs_touch,
+    SessionRecord, Store, StoreError, StoreFuture, UserRecord, session_alive, session_needs_touch,
 };
 use crate::server::domain::chat::ChatRoom;
 use crate::server::domain::chat_line::{ChatLine, NewChatLine};
 use crate::server::domain::rating::Rating;
-use crate::server::domain::user::{Account, UserId, Username};
+use crate::server::domain::user::{Account, AccountStatus, UserId, Username};
 use crate::server::game::speed::Speed;
 use crate::server::store::{
     ChatBan, LeaderboardRow, MarkRecord, ModAction, ModLogEntry, NewReport, Report, ReportFiled,
@@ -176,6 +178,12 @@ impl SqliteStore {
                 ))
             })
         })
+    }
+
+    /// Sends an account write (issue 32) to the writer; durable once `Ok`.
+    fn account_write(&self, write: AccountWrite) -> StoreFuture<()> {
+        let written = self.write(Work::Account(write));
+        Box::pin(async move { written.await.map(|_| ()) })
     }
 
     /// Runs `f` on a pooled read connection on a blocking thread.
@@ -395,6 +403,11 @@ impl Store for SqliteStore {
                 Some(row) => {
                     let last_seen: i64 = row.get(0).map_err(io)?;
                     let user = user_from_row(row, 1).map_err(io)??;
+                    // A closed or deleted account has no sessions (they went with the status
+                    // change); checked here too, so that a session can never outlive it.
+                    if !user.status.is_active() {
+                        return Ok(None);
+                    }
                     Ok(Some((last_seen, user.account)))
                 }
             }
@@ -427,6 +440,44 @@ impl Store for SqliteStore {
     fn delete_session(&self, hash: SessionHash) -> StoreFuture<()> {
         let written = self.write(Work::DeleteSession { hash });
         Box::pin(async move { written.await.map(|_| ()) })
+    }
+
+    fn set_account_status(
+        &self,
+        user: UserId,
+        status: AccountStatus,
+        at_ms: i64,
+    ) -> StoreFuture<()> {
+        self.account_write(AccountWrite::SetStatus {
+            user,
+            status,
+            at_ms,
+        })
+    }
+
+    fn user_sessions(&self, user: UserId, now_ms: i64) -> StoreFuture<Vec<SessionRecord>> {
+        self.read(move |conn| account::sessions(conn, user, now_ms))
+    }
+
+    fn delete_other_sessions(&self, user: UserId, keep: SessionHash) -> StoreFuture<()> {
+        self.account_write(AccountWrite::DeleteOtherSessions { user, keep })
+    }
+
+    fn set_password_hash(
+        &self,
+        user: UserId,
+        password_hash: String,
+        keep: SessionHash,
+    ) -> StoreFuture<()> {
+        self.account_write(AccountWrite::SetPasswordHash {
+            user,
+            password_hash,
+            keep,
+        })
+    }
+
+    fn delete_account(&self, user: UserId, at_ms: i64) -> StoreFuture<()> {
+        self.account_write(AccountWrite::Delete { user, at_ms })
     }
 
     fn ratings(&self, user: UserId) -> StoreFuture<Vec<(Speed, Rating)>> {

@@ -351,7 +351,7 @@ pub(super) fn leaderboard(
         .prepare_cached(
             "SELECT r.user_id, u.username, r.rating, r.deviation, r.volatility, r.games
              FROM ratings r JOIN users u ON u.id = r.user_id
-             WHERE r.speed = ?1 AND r.games >= ?2
+             WHERE r.speed = ?1 AND r.games >= ?2 AND u.status = 'active'
                AND NOT EXISTS (SELECT 1 FROM marks m WHERE m.user_id = r.user_id)
              ORDER BY r.rating DESC, r.user_id LIMIT ?3",
         )

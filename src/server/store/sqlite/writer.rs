@@ -103,6 +103,8 @@ pub(super) enum Work {
     Explorer(Vec<crate::server::store::ExplorerGame>),
     /// A report or a moderator's action (issue 32).
     Moderation(ModWrite),
+    /// The account's status, sessions, password or deletion (issue 32).
+    Account(super::account::AccountWrite),
 }
 
 /// What a unit of work gave back once stored.
@@ -528,6 +530,9 @@ fn write_work(conn: &Connection, work: &Work) -> Result<Done, CommitFailure> {
             Ok(done) => Ok(Done::Puzzle(done)),
             Err(refused) => Err(CommitFailure::Refused(refused)),
         },
+        Work::Account(write) => super::account::write(conn, write)
+            .map(|()| Done::Stored)
+            .map_err(classify),
         Work::Explorer(games) => {
             let mut added = 0;
             for game in games {
