@@ -63,6 +63,11 @@ enum Command {
         #[arg(long)]
         allow_non_empty: bool,
     },
+    /// Moderator role (see docs/moderation.md): given and taken here only, never by the web.
+    Admin {
+        #[command(subcommand)]
+        command: AdminCommand,
+    },
     /// Comma-PGN tools.
     Pgn {
         #[command(subcommand)]
@@ -139,6 +144,22 @@ impl PuzzleStoreArgs {
 }
 
 #[derive(Subcommand)]
+enum AdminCommand {
+    /// Make the user NAME a moderator (logged in the moderation log as `console`).
+    GrantMod {
+        name: String,
+        #[command(flatten)]
+        store: PuzzleStoreArgs,
+    },
+    /// Take the moderator role from the user NAME.
+    RevokeMod {
+        name: String,
+        #[command(flatten)]
+        store: PuzzleStoreArgs,
+    },
+}
+
+#[derive(Subcommand)]
 enum PgnCommand {
     /// Validate every game in a comma-PGN file strictly; exit 1 if any is bad.
     Check { file: std::path::PathBuf },
@@ -187,6 +208,12 @@ fn main() -> ExitCode {
         Some(Command::Puzzles {
             command: PuzzlesCommand::Export { out, store },
         }) => run_puzzles_export(&out, store.location()),
+        Some(Command::Admin {
+            command: AdminCommand::GrantMod { name, store },
+        }) => run_admin(&name, RoleChange::Grant, store.location()),
+        Some(Command::Admin {
+            command: AdminCommand::RevokeMod { name, store },
+        }) => run_admin(&name, RoleChange::Revoke, store.location()),
         Some(Command::Uci) => {
             marseillais::engine::uci::run(std::io::stdin().lock(), Box::new(std::io::stdout()));
             ExitCode::SUCCESS
@@ -271,6 +298,42 @@ fn run_puzzles_export(
             ExitCode::from(2)
         }
     }
+}
+
+use marseillais::server::safety::moderation::cli::RoleChange;
+
+/// `admin grant-mod` / `revoke-mod`: exit 0 done, 2 not done (no such user, no store).
+fn run_admin(
+    name: &str,
+    change: RoleChange,
+    location: marseillais::server::config::StoreLocation,
+) -> ExitCode {
+    use marseillais::server::puzzles::transfer;
+    use marseillais::server::safety::moderation::cli;
+    let result = runtime().and_then(|runtime| {
+        runtime.block_on(async {
+            let store = transfer::open(&location).await.map_err(|e| e.to_string())?;
+            let done = cli::change_role(store.as_ref(), name, change, now_ms()).await;
+            store.close().await;
+            done.map_err(|e| e.to_string())
+        })
+    });
+    match result {
+        Ok(said) => {
+            println!("{said}");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, String> {

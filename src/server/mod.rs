@@ -22,6 +22,7 @@
 //! | the opening explorer | [`explorer`] |
 //! | chat rules | [`chat`] |
 //! | Learn Marseillais: the lessons, their goals, the progress of accounts | [`learn`] |
+//! | safety: reports, moderators and their actions, the leaderboard | [`safety`] |
 //! | what is no feature's: `/`, `/static`, `/healthz`, `/metrics` | [`site`] |
 //! | persistence | [`store`] |
 //! | several nodes: the bus, leases, relaying to a game's owner | [`cluster`] |
@@ -47,6 +48,7 @@ pub mod play;
 pub mod players;
 pub mod pool;
 pub mod puzzles;
+pub mod safety;
 pub mod site;
 pub mod store;
 pub mod web;
@@ -360,6 +362,9 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
             deps: deps.clone(),
         }))
         .merge(players::profile::router(deps.clone()))
+        .merge(safety::moderation::router(
+            safety::moderation::ModerationState::new(deps.clone(), Arc::clone(&accounts)),
+        ))
         .merge(players::my_games::router(players::my_games::MyGamesState {
             deps: deps.clone(),
             accounts: Arc::clone(&accounts),

@@ -27,6 +27,8 @@ mod learn;
 mod lifecycle;
 mod lifecycle_limits;
 mod loadgen_smoke;
+mod moderation;
+mod moderation_effects;
 mod my_games;
 mod pools;
 mod profiles;

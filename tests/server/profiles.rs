@@ -663,6 +663,35 @@ impl Store for ReadFailing {
     fn delete_session(&self, hash: SessionHash) -> StoreFuture<()> {
         self.inner.delete_session(hash)
     }
+    fn set_account_status(
+        &self,
+        user: UserId,
+        status: marseillais::server::domain::user::AccountStatus,
+        at_ms: i64,
+    ) -> StoreFuture<()> {
+        self.inner.set_account_status(user, status, at_ms)
+    }
+    fn user_sessions(
+        &self,
+        user: UserId,
+        now_ms: i64,
+    ) -> StoreFuture<Vec<marseillais::server::store::SessionRecord>> {
+        self.inner.user_sessions(user, now_ms)
+    }
+    fn delete_other_sessions(&self, user: UserId, keep: SessionHash) -> StoreFuture<()> {
+        self.inner.delete_other_sessions(user, keep)
+    }
+    fn set_password_hash(
+        &self,
+        user: UserId,
+        password_hash: String,
+        keep: SessionHash,
+    ) -> StoreFuture<()> {
+        self.inner.set_password_hash(user, password_hash, keep)
+    }
+    fn delete_account(&self, user: UserId, at_ms: i64) -> StoreFuture<()> {
+        self.inner.delete_account(user, at_ms)
+    }
     fn ratings(&self, user: UserId) -> StoreFuture<Vec<(Speed, Rating)>> {
         if self.failing.load(Ordering::SeqCst) {
             return refused();
@@ -794,6 +823,54 @@ impl Store for ReadFailing {
     }
     fn lesson_steps(&self, user: UserId) -> StoreFuture<Vec<store::LessonStep>> {
         self.inner.lesson_steps(user)
+    }
+
+    fn file_report(
+        &self,
+        report: store::NewReport,
+        since_ms: i64,
+        max_open: u32,
+    ) -> StoreFuture<store::ReportFiled> {
+        self.inner.file_report(report, since_ms, max_open)
+    }
+    fn report(&self, id: i64) -> StoreFuture<Option<store::Report>> {
+        self.inner.report(id)
+    }
+    fn open_reports(&self, limit: u32) -> StoreFuture<Vec<store::Report>> {
+        self.inner.open_reports(limit)
+    }
+    fn reports_by(&self, reporter: UserId, limit: u32) -> StoreFuture<Vec<store::Report>> {
+        self.inner.reports_by(reporter, limit)
+    }
+    fn moderate(&self, action: store::ModAction) -> StoreFuture<u64> {
+        self.inner.moderate(action)
+    }
+    fn is_moderator(&self, user: UserId) -> StoreFuture<bool> {
+        self.inner.is_moderator(user)
+    }
+    fn chat_ban(&self, user: UserId, now_ms: i64) -> StoreFuture<Option<store::ChatBan>> {
+        self.inner.chat_ban(user, now_ms)
+    }
+    fn user_mark(&self, user: UserId) -> StoreFuture<Option<store::MarkRecord>> {
+        self.inner.user_mark(user)
+    }
+    fn mod_log(&self, limit: u32) -> StoreFuture<Vec<store::ModLogEntry>> {
+        self.inner.mod_log(limit)
+    }
+    fn user_chat_lines(
+        &self,
+        user: UserId,
+        limit: u32,
+    ) -> StoreFuture<Vec<marseillais::server::chat::ChatLine>> {
+        self.inner.user_chat_lines(user, limit)
+    }
+    fn leaderboard(
+        &self,
+        speed: Speed,
+        min_games: u32,
+        limit: u32,
+    ) -> StoreFuture<Vec<store::LeaderboardRow>> {
+        self.inner.leaderboard(speed, min_games, limit)
     }
 
     fn add_explorer_games(&self, games: Vec<store::ExplorerGame>) -> StoreFuture<u64> {

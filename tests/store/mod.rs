@@ -4,11 +4,14 @@
 //! The PostgreSQL tests need `MARSEILLAIS_TEST_POSTGRES` (`scripts/test-services.sh`).
 
 mod fixture_v10;
+mod admin_command;
 mod fixture_v2;
 mod memory;
 mod migrate_command;
+mod migration_account_status;
 mod migration_explorer;
 mod migration_learn;
+mod migration_moderation;
 mod migration_v3;
 mod migration_v4;
 mod migration_v5;

@@ -13,21 +13,26 @@ use rusqlite::types::Value;
 const GAMES_V3_TO_V5: &str =
     "id, status, created_ms, updated_ms, summary, listed, white_user, black_user";
 
+/// The columns `users` had from version 3 to 10 (version 11 added `status` and `status_ms`,
+/// whose defaults the migration tests of issue 32 check on their own).
+const USERS_V3_TO_V10: &str = "id, username, username_key, password_hash, created_ms";
+
 /// One integer that `sql` selects.
 pub fn raw_i64(db: &Path, sql: &str) -> i64 {
     let conn = rusqlite::Connection::open(db).expect("raw open");
     conn.query_row(sql, [], |row| row.get(0)).expect("query")
 }
 
-/// Every row of each of `tables` (`games`: its version 3 to 5 columns), in key order.
+/// Every row of each of `tables` (`games`: its version 3 to 5 columns; `users`: its version 3
+/// to 10 columns), in key order.
 pub fn raw_tables(db: &Path, tables: &[&'static str]) -> BTreeMap<&'static str, Vec<Vec<Value>>> {
     let conn = rusqlite::Connection::open(db).expect("raw open");
     let mut read = BTreeMap::new();
     for &table in tables {
-        let columns = if table == "games" {
-            GAMES_V3_TO_V5
-        } else {
-            "*"
+        let columns = match table {
+            "games" => GAMES_V3_TO_V5,
+            "users" => USERS_V3_TO_V10,
+            _ => "*",
         };
         let mut statement = conn
             .prepare(&format!("SELECT {columns} FROM {table} ORDER BY 1, 2"))

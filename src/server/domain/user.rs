@@ -32,7 +32,22 @@ pub enum UsernameError {
 /// label, and look-alike spellings (Cyrillic letters, zero-width characters) cannot be
 /// usernames at all. Accounts that already have one of these names keep it: only registration
 /// checks the list, never login or the store.
-pub const RESERVED_USERNAMES: [&str; 5] = ["white", "black", "anonymous", "system", "moderator"];
+///
+/// `deleted` (issue 32) is [`DELETED_LABEL`]: the name a deleted account's games and chat lines
+/// show instead of theirs.
+pub const RESERVED_USERNAMES: [&str; 6] = [
+    "white",
+    "black",
+    "anonymous",
+    "system",
+    "moderator",
+    DELETED_LABEL,
+];
+
+/// What a deleted account's games and chat lines show instead of its name (issue 32): the
+/// store rewrites the stored names to it when the account is deleted. A valid username (the
+/// stored events must still decode), reserved for new accounts.
+pub const DELETED_LABEL: &str = "deleted";
 
 /// A username as the user spelled it: 2-20 characters of `[A-Za-z0-9_-]`.
 ///
@@ -110,8 +125,72 @@ pub struct Account {
     pub name: Username,
 }
 
+/// Where an account stands (issue 32; stored as its text in `users.status`). Only an active
+/// account signs in and has sessions; a closed one (by a moderator) keeps its row and games but
+/// cannot log in; a deleted one (by its owner) keeps only what others' games need, and its name
+/// can never be registered again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AccountStatus {
+    Active,
+    Closed,
+    Deleted,
+}
+
+/// A stored status text this program does not know (a damaged or newer database).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown account status {0:?}")]
+pub struct UnknownAccountStatus(pub String);
+
+impl AccountStatus {
+    /// The stored text: `active`, `closed` or `deleted`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AccountStatus::Active => "active",
+            AccountStatus::Closed => "closed",
+            AccountStatus::Deleted => "deleted",
+        }
+    }
+
+    pub fn parse(text: &str) -> Result<AccountStatus, UnknownAccountStatus> {
+        match text {
+            "active" => Ok(AccountStatus::Active),
+            "closed" => Ok(AccountStatus::Closed),
+            "deleted" => Ok(AccountStatus::Deleted),
+            other => Err(UnknownAccountStatus(other.to_owned())),
+        }
+    }
+
+    /// Whether the account may sign in and keep sessions.
+    pub fn is_active(self) -> bool {
+        self == AccountStatus::Active
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_account_status_reads_back_its_stored_text_and_nothing_else() {
+        for status in [
+            AccountStatus::Active,
+            AccountStatus::Closed,
+            AccountStatus::Deleted,
+        ] {
+            assert_eq!(AccountStatus::parse(status.as_str()), Ok(status));
+        }
+        assert!(AccountStatus::parse("Active").is_err());
+        assert!(AccountStatus::parse("").is_err());
+        assert!(AccountStatus::Active.is_active());
+        assert!(!AccountStatus::Closed.is_active());
+        assert!(!AccountStatus::Deleted.is_active());
+    }
+
+    #[test]
+    fn the_deleted_label_is_a_username_no_new_account_may_take() {
+        let label = Username::parse(DELETED_LABEL).unwrap();
+        assert!(label.is_reserved());
+        assert_eq!(Username::parse_new("Deleted"), Err(UsernameError::Reserved));
+    }
+
     use super::*;
 
     #[test]

@@ -119,6 +119,9 @@ pub struct ProfileView {
     pub username: Username,
     pub created_ms: i64,
     pub ratings: std::collections::BTreeMap<Speed, SpeedRatingView>,
+    /// A moderator's mark (issue 32): `engine` or `booster`; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub marked: Option<&'static str>,
 }
 
 async fn profile(
@@ -131,10 +134,15 @@ async fn profile(
         .ratings(record.account.id)
         .await
         .map_err(ProfileError::from)?;
+    let mark = store
+        .user_mark(record.account.id)
+        .await
+        .map_err(ProfileError::from)?;
     Ok(axum::Json(ProfileView {
         username: record.account.name,
         created_ms: record.created_ms,
         ratings: ratings_view(&ratings),
+        marked: mark.map(|m| m.mark.as_str()),
     })
     .into_response())
 }

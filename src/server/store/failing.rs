@@ -8,16 +8,18 @@ use futures_util::future::BoxFuture;
 use super::{
     ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus, LessonStep, LoadedGame,
     PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame, RoundOutcome, SessionHash,
-    Store, StoreError, StoreFuture, UserRecord,
+    SessionRecord, Store, StoreError, StoreFuture, UserRecord,
 };
 use crate::server::domain::chat::ChatRoom;
 use crate::server::domain::chat_line::{ChatLine, NewChatLine};
 use crate::server::domain::rating::Rating;
-use crate::server::domain::user::{Account, UserId, Username};
+use crate::server::domain::user::{Account, AccountStatus, UserId, Username};
 use crate::server::game::speed::Speed;
 
 /// Wraps a store and, while its shared switch is on, fails every commit (and every other write:
-/// `create_user`, `create_session`, `delete_session`, `append_chat`, `set_account_settings`,
+/// `create_user`, `create_session`, `delete_session`, the account controls' writes
+/// (`set_account_status`, `delete_other_sessions`, `set_password_hash`, `delete_account`),
+/// `append_chat`, `set_account_settings`,
 /// the arena writes, `import_puzzles`, `record_puzzle_round`) with `StoreError::Io("injected")`
 /// without passing it on (so nothing is stored). Reads and `close()` always go to the inner store (so does
 /// `session_account`, whose last-seen touch is best effort). The switch starts off.
@@ -137,6 +139,48 @@ impl Store for FailingStore {
             return injected();
         }
         self.inner.delete_session(hash)
+    }
+
+    fn set_account_status(
+        &self,
+        user: UserId,
+        status: AccountStatus,
+        at_ms: i64,
+    ) -> StoreFuture<()> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.set_account_status(user, status, at_ms)
+    }
+
+    fn user_sessions(&self, user: UserId, now_ms: i64) -> StoreFuture<Vec<SessionRecord>> {
+        self.inner.user_sessions(user, now_ms)
+    }
+
+    fn delete_other_sessions(&self, user: UserId, keep: SessionHash) -> StoreFuture<()> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.delete_other_sessions(user, keep)
+    }
+
+    fn set_password_hash(
+        &self,
+        user: UserId,
+        password_hash: String,
+        keep: SessionHash,
+    ) -> StoreFuture<()> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.set_password_hash(user, password_hash, keep)
+    }
+
+    fn delete_account(&self, user: UserId, at_ms: i64) -> StoreFuture<()> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.delete_account(user, at_ms)
     }
 
     fn ratings(&self, user: UserId) -> StoreFuture<Vec<(Speed, Rating)>> {
@@ -295,6 +339,56 @@ impl Store for FailingStore {
 
     fn lesson_steps(&self, user: UserId) -> StoreFuture<Vec<LessonStep>> {
         self.inner.lesson_steps(user)
+    }
+
+    fn file_report(
+        &self,
+        report: super::NewReport,
+        since_ms: i64,
+        max_open: u32,
+    ) -> StoreFuture<super::ReportFiled> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.file_report(report, since_ms, max_open)
+    }
+    fn report(&self, id: i64) -> StoreFuture<Option<super::Report>> {
+        self.inner.report(id)
+    }
+    fn open_reports(&self, limit: u32) -> StoreFuture<Vec<super::Report>> {
+        self.inner.open_reports(limit)
+    }
+    fn reports_by(&self, reporter: UserId, limit: u32) -> StoreFuture<Vec<super::Report>> {
+        self.inner.reports_by(reporter, limit)
+    }
+    fn moderate(&self, action: super::ModAction) -> StoreFuture<u64> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.moderate(action)
+    }
+    fn is_moderator(&self, user: UserId) -> StoreFuture<bool> {
+        self.inner.is_moderator(user)
+    }
+    fn chat_ban(&self, user: UserId, now_ms: i64) -> StoreFuture<Option<super::ChatBan>> {
+        self.inner.chat_ban(user, now_ms)
+    }
+    fn user_mark(&self, user: UserId) -> StoreFuture<Option<super::MarkRecord>> {
+        self.inner.user_mark(user)
+    }
+    fn mod_log(&self, limit: u32) -> StoreFuture<Vec<super::ModLogEntry>> {
+        self.inner.mod_log(limit)
+    }
+    fn user_chat_lines(&self, user: UserId, limit: u32) -> StoreFuture<Vec<ChatLine>> {
+        self.inner.user_chat_lines(user, limit)
+    }
+    fn leaderboard(
+        &self,
+        speed: Speed,
+        min_games: u32,
+        limit: u32,
+    ) -> StoreFuture<Vec<super::LeaderboardRow>> {
+        self.inner.leaderboard(speed, min_games, limit)
     }
 
     fn add_explorer_games(&self, games: Vec<super::ExplorerGame>) -> StoreFuture<u64> {

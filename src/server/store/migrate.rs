@@ -85,6 +85,8 @@ fn columns(table: &str) -> &'static [(&'static str, Kind)] {
             ("username_key", Text),
             ("password_hash", Text),
             ("created_ms", Int),
+            ("status", Text),
+            ("status_ms", OptInt),
         ],
         "sessions" => &[
             ("id_hash", Bytes),
@@ -230,12 +232,47 @@ fn columns(table: &str) -> &'static [(&'static str, Kind)] {
             ("author", Text),
             ("text", Text),
         ],
+        "moderators" => &[("user_id", Int), ("granted_ms", Int)],
+        "reports" => &[
+            ("id", Int),
+            ("reporter", Int),
+            ("reported", Int),
+            ("reason", Text),
+            ("text", Text),
+            ("game_id", OptText),
+            ("created_ms", Int),
+            ("status", Text),
+            ("handled_by", OptText),
+            ("handled_ms", OptInt),
+        ],
+        "marks" => &[
+            ("user_id", Int),
+            ("mark", Text),
+            ("at_ms", Int),
+            ("moderator", Text),
+        ],
+        "chat_bans" => &[
+            ("user_id", Int),
+            ("until_ms", OptInt),
+            ("reason", Text),
+            ("moderator", Text),
+            ("at_ms", Int),
+        ],
+        "mod_log" => &[
+            ("id", Int),
+            ("moderator", Text),
+            ("action", Text),
+            ("target", Int),
+            ("reason", Text),
+            ("at_ms", Int),
+            ("details", Text),
+        ],
         _ => &[],
     }
 }
 
 /// The tables whose `id` is an identity column, to move past the copied ids.
-const IDENTITY_TABLES: [&str; 2] = ["users", "chat_lines"];
+const IDENTITY_TABLES: [&str; 4] = ["users", "chat_lines", "reports", "mod_log"];
 
 #[derive(Clone, Copy, Debug)]
 enum Kind {

@@ -18,16 +18,19 @@
 
 mod arena;
 pub mod codec;
+mod erase;
 mod explorer;
 mod failing;
 mod lesson;
 mod memory;
 pub mod migrate;
+mod moderation;
 pub mod postgres;
 mod puzzle;
 pub mod sqlite;
 
 pub use arena::{ArenaPlayer, ArenaRange, ArenaRecord, range_order as arena_range_order};
+pub use erase::erase_name;
 pub use explorer::{
     ClockFamily, EXAMPLES_PER_BUCKET as EXPLORER_EXAMPLES_PER_BUCKET, EXPLORER_SLICE,
     ExplorerExample, ExplorerGame, ExplorerPosition, ExplorerResult, ExplorerSeat, ExplorerTurn,
@@ -36,6 +39,10 @@ pub use explorer::{
 pub use failing::FailingStore;
 pub use lesson::LessonStep;
 pub use memory::MemoryStore;
+pub use moderation::{
+    CONSOLE as MOD_CONSOLE, ChatBan, LeaderboardRow, Mark, MarkRecord, ModAction, ModActionKind,
+    ModLogEntry, NewReport, Report, ReportFiled, ReportReason, ReportStatus,
+};
 pub use postgres::PostgresStore;
 pub use puzzle::{
     IMPORT_SLICE as PUZZLE_IMPORT_SLICE, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound,
@@ -49,7 +56,7 @@ use crate::server::domain::chat::ChatRoom;
 use crate::server::domain::chat_line::{ChatLine, NewChatLine};
 use crate::server::domain::rating::Rating;
 pub use crate::server::domain::status::{GameStatus, UnknownStatus};
-use crate::server::domain::user::{Account, UserId, Username};
+use crate::server::domain::user::{Account, AccountStatus, UserId, Username};
 use crate::server::game::speed::Speed;
 
 /// Lines a chat room keeps in the store (each game's two, and the lobby's): an append deletes
@@ -188,6 +195,9 @@ pub struct UserRecord {
     pub password_hash: String,
     /// Unix milliseconds.
     pub created_ms: i64,
+    /// Active, closed by a moderator or deleted by its owner (schema SQLite v11 / Postgres v8,
+    /// issue 32; every older account is active).
+    pub status: AccountStatus,
 }
 
 /// By hand so that a `{:?}` in a log or a panic message can never print the password hash.
@@ -197,6 +207,30 @@ impl std::fmt::Debug for UserRecord {
             .field("account", &self.account)
             .field("password_hash", &"<redacted>")
             .field("created_ms", &self.created_ms)
+            .field("status", &self.status)
+            .finish()
+    }
+}
+
+/// One of an account's live sessions as its owner may see it (issue 32: the account page's
+/// list): its hash (never shown: the account layer derives an opaque id from it), when it was
+/// made and last seen.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SessionRecord {
+    pub hash: SessionHash,
+    /// Unix milliseconds.
+    pub created_ms: i64,
+    /// Unix milliseconds, as [`Store::session_account`] last recorded it (to the hour).
+    pub last_seen_ms: i64,
+}
+
+/// By hand so that a `{:?}` can never print a session's hash.
+impl std::fmt::Debug for SessionRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionRecord")
+            .field("hash", &"<redacted>")
+            .field("created_ms", &self.created_ms)
+            .field("last_seen_ms", &self.last_seen_ms)
             .finish()
     }
 }
@@ -334,6 +368,44 @@ pub trait Store: Send + Sync + 'static {
     fn session_account(&self, hash: SessionHash, now_ms: i64) -> StoreFuture<Option<Account>>;
     /// Forgets a session (logout). Deleting a session that does not exist is not an error.
     fn delete_session(&self, hash: SessionHash) -> StoreFuture<()>;
+
+    // The account's own controls and its status (schema SQLite v11 / Postgres v8, issue 32):
+    // `users.status` and `users.status_ms`. Writes are durable once `Ok`.
+
+    /// Sets the account's status, at `at_ms`. Closing or deleting it also deletes every one of
+    /// its sessions in the same transaction (and [`Store::session_account`] answers None for
+    /// an account that is not active anyway). Setting [`AccountStatus::Deleted`] here only
+    /// marks it: [`Store::delete_account`] is what removes its data. An unknown user is not an
+    /// error (nothing changes).
+    fn set_account_status(
+        &self,
+        user: UserId,
+        status: AccountStatus,
+        at_ms: i64,
+    ) -> StoreFuture<()>;
+    /// The user's live sessions (not idle longer than [`SESSION_IDLE_MS`] at `now_ms`), the
+    /// most recently made first (then by hash).
+    fn user_sessions(&self, user: UserId, now_ms: i64) -> StoreFuture<Vec<SessionRecord>>;
+    /// Deletes every session of `user` but the one with hash `keep` ("end the other
+    /// sessions"; `keep` may be any hash, even one not stored: then all of them go).
+    fn delete_other_sessions(&self, user: UserId, keep: SessionHash) -> StoreFuture<()>;
+    /// Replaces the user's password hash and deletes every session of the user but `keep`, in
+    /// one transaction (a password change ends the other sessions).
+    fn set_password_hash(
+        &self,
+        user: UserId,
+        password_hash: String,
+        keep: SessionHash,
+    ) -> StoreFuture<()>;
+    /// Deletes the account at `at_ms`, in one transaction: its row stays (so that its name
+    /// is never registered again; the password hash is emptied) with status
+    /// [`AccountStatus::Deleted`]; its sessions, settings, ratings, lesson progress and puzzle
+    /// rows go; its chat lines lose their author ([`DELETED_LABEL`](crate::server::domain::user::DELETED_LABEL), no user id); its games
+    /// (listing rows and events) and their opening-explorer rows show [`DELETED_LABEL`](crate::server::domain::user::DELETED_LABEL)
+    /// instead of its name ([`erase_name`]); its id stays on its games and rated games, so the
+    /// other players' histories are whole. The caller checks that no game of the user is
+    /// still going on.
+    fn delete_account(&self, user: UserId, at_ms: i64) -> StoreFuture<()>;
     /// The user's ratings, one per speed played, in [`Speed`] order. A speed never played has
     /// no entry (callers show [`Rating::INITIAL`]).
     fn ratings(&self, user: UserId) -> StoreFuture<Vec<(Speed, Rating)>>;
@@ -475,6 +547,46 @@ pub trait Store: Send + Sync + 'static {
     fn add_explorer_games(&self, games: Vec<ExplorerGame>) -> StoreFuture<u64>;
     /// Every turn row and kept example of the position with this key (one index range each).
     fn explorer_position(&self, key: i64) -> StoreFuture<ExplorerPosition>;
+
+    // Moderation (SQLite schema v11, Postgres v8; issue 32): tables `moderators`, `reports`,
+    // `marks`, `chat_bans`, `mod_log` (store/moderation.rs). Writes are durable once `Ok`.
+
+    /// Files a report unless the reporter already has `max_open` open reports filed at or
+    /// after `since_ms` (checked and written in one transaction, so two reports at once, on
+    /// two nodes, cannot both pass the last place).
+    fn file_report(
+        &self,
+        report: NewReport,
+        since_ms: i64,
+        max_open: u32,
+    ) -> StoreFuture<ReportFiled>;
+    fn report(&self, id: i64) -> StoreFuture<Option<Report>>;
+    /// Up to `limit` open reports, newest first (then by id, descending).
+    fn open_reports(&self, limit: u32) -> StoreFuture<Vec<Report>>;
+    /// Up to `limit` reports `reporter` filed, newest first.
+    fn reports_by(&self, reporter: UserId, limit: u32) -> StoreFuture<Vec<Report>>;
+    /// In ONE transaction: applies the action (a ban, a mark, the role, ...), writes its row
+    /// of the moderation log and settles the related open reports (all the target's for a
+    /// sanction, the one report for a dismissal); returns how many reports it settled. A
+    /// dismissal of a report that is not open (or not the target's) writes nothing and
+    /// returns 0.
+    fn moderate(&self, action: ModAction) -> StoreFuture<u64>;
+    fn is_moderator(&self, user: UserId) -> StoreFuture<bool>;
+    /// The user's chat ban holding at `now_ms`, if any (an expired one is `None`).
+    fn chat_ban(&self, user: UserId, now_ms: i64) -> StoreFuture<Option<ChatBan>>;
+    fn user_mark(&self, user: UserId) -> StoreFuture<Option<MarkRecord>>;
+    /// Up to `limit` rows of the moderation log, newest first.
+    fn mod_log(&self, limit: u32) -> StoreFuture<Vec<ModLogEntry>>;
+    /// The user's newest `limit` chat lines in any room, oldest first (a report's context).
+    fn user_chat_lines(&self, user: UserId, limit: u32) -> StoreFuture<Vec<ChatLine>>;
+    /// Up to `limit` ratings of `speed` with at least `min_games` games, best first (then by
+    /// user id), leaving out marked users and accounts that are not active.
+    fn leaderboard(
+        &self,
+        speed: Speed,
+        min_games: u32,
+        limit: u32,
+    ) -> StoreFuture<Vec<LeaderboardRow>>;
 
     // Ownership leases of several nodes (issue 13): table `game_leases`, and `cluster_nodes`
     // for the nodes' own liveness. Times are the store's clock (Postgres `now()`), never a

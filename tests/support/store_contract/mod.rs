@@ -3,12 +3,14 @@
 //! ratings (`accounts`), chat lines (`chat`), the turn-deadline index (`deadlines`), personal
 //! settings (`settings`), arena tournaments (`arenas`), puzzles (`puzzles`, and their searches
 //! over thousands in `puzzle_search`), lesson progress (`lessons`), the opening explorer
-//! (`explorer`), ownership leases and fencing (`leases`). Each check wants a fresh, empty store.
+//! (`explorer`), the account's own controls (`account_controls`), moderation (`moderation`),
+//! ownership leases and fencing (`leases`). Each check wants a fresh, empty store.
 //!
 //! This file holds the fixtures the checks share and [`store_contract_tests!`], the one list of
 //! the checks as tests: every backend (tests/store/sqlite.rs, memory.rs, postgres.rs) runs the
 //! contract through it, the same way; a new backend runs it unchanged.
 
+mod account_controls;
 mod accounts;
 mod arenas;
 mod chat;
@@ -17,6 +19,7 @@ mod explorer;
 mod games;
 mod leases;
 mod lessons;
+mod moderation;
 mod puzzle_search;
 mod puzzles;
 mod settings;
@@ -24,8 +27,8 @@ mod settings;
 // Every test binary mounts support/; those without a store leave these unused.
 #[allow(unused_imports)]
 pub use self::{
-    accounts::*, arenas::*, chat::*, deadlines::*, explorer::*, games::*, leases::*, lessons::*,
-    puzzle_search::*, puzzles::*, settings::*,
+    account_controls::*, accounts::*, arenas::*, chat::*, deadlines::*, explorer::*, games::*,
+    leases::*, lessons::*, moderation::*, puzzle_search::*, puzzles::*, settings::*,
 };
 
 use std::time::Duration;
@@ -175,6 +178,15 @@ macro_rules! store_contract_tests {
             ref explorer_rows_are_apart_per_family_and_rated = check_explorer_rows_are_apart_per_family_and_rated;
             ref each_bucket_keeps_its_newest_examples_only = check_each_bucket_keeps_its_newest_examples_only;
             arc explorer_writes_fail_while_failing_and_count_nothing = check_explorer_writes_fail_while_failing_and_count_nothing;
+            ref reports_are_filed_under_their_limit_and_listed_newest_first = check_reports_are_filed_under_their_limit_and_listed_newest_first;
+            ref each_moderation_action_is_applied_logged_and_settles_the_related_reports = check_each_action_is_applied_logged_and_settles_the_related_reports;
+            ref the_leaderboard_leaves_out_marked_players_and_a_users_lines_are_found = check_the_leaderboard_leaves_out_marked_players_and_a_users_lines_are_found;
+            ref a_rated_end_with_a_marked_player_rates_nobody = check_a_rated_end_with_a_marked_player_rates_nobody;
+            arc moderation_writes_fail_under_failure_injection = check_moderation_writes_fail_under_failure_injection;
+            ref a_closed_or_deleted_account_has_no_session = check_a_closed_or_deleted_account_has_no_session;
+            ref sessions_are_listed_live_newest_first_and_the_others_ended = check_sessions_are_listed_and_the_others_ended;
+            ref a_deletion_keeps_the_games_without_the_name_or_the_data = check_a_deletion_keeps_the_games_without_the_name_or_the_data;
+            arc account_control_writes_fail_under_failure_injection_and_after_close = check_account_control_writes_fail_while_failing_and_after_close;
         }
     };
     // `ref`: the check takes `&dyn Store`; `arc`: an `Arc<dyn Store>` (it wraps or shares it).

@@ -89,6 +89,8 @@ impl LobbyChat {
         ChatRole::Lobby
             .may_write(room)
             .map_err(|e| Refusal::new(ErrorCode::NotAllowed, e.to_string()))?;
+        crate::server::safety::moderation::chat_ban::refuse_if_banned(store, account.map(|a| a.id))
+            .await?;
         if !rate.take(Instant::now()) {
             return Err(Refusal::new(
                 ErrorCode::RateLimited,

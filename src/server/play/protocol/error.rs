@@ -41,6 +41,9 @@ pub enum ErrorCode {
     TooLong,
     /// A chat line for a room the connection may not write in (a spectator in `player`).
     NotAllowed,
+    /// A chat line of an account a moderator banned from chat (issue 32): the message gives
+    /// the reason and until when.
+    ChatBanned,
 }
 
 /// `error`: the refusal, and the ack id of the move it refuses (the key is
@@ -123,6 +126,7 @@ mod tests {
             (ErrorCode::RatedNeedsClock, "rated_needs_clock"),
             (ErrorCode::TooLong, "too_long"),
             (ErrorCode::NotAllowed, "not_allowed"),
+            (ErrorCode::ChatBanned, "chat_banned"),
         ];
         for (code, name) in names {
             let text = format!("\"{name}\"");

@@ -114,6 +114,11 @@ impl RoomTask {
         };
         role.may_write(room)
             .map_err(|e| Refusal::new(ErrorCode::NotAllowed, e.to_string()))?;
+        crate::server::safety::moderation::chat_ban::refuse_if_banned(
+            &*self.deps.store,
+            self.chat_account(conn, role),
+        )
+        .await?;
         let after_end = self.deps.config.clients.spectator_chat_after_end;
         if room == ChatRoom::Spectator
             && !spectator_room_open(self.state.ended_ms(), now_ms(), after_end)
@@ -177,6 +182,15 @@ impl RoomTask {
             }
         }
         Ok(())
+    }
+
+    /// The account a line of `conn` in `role` is written by, if any (what a chat ban is
+    /// checked against): the seat's account for a player, the connection's for a spectator.
+    fn chat_account(&self, conn: ConnId, role: ChatRole) -> Option<UserId> {
+        match role {
+            ChatRole::Player(color) => self.state.user(color).map(|u| u.id),
+            _ => self.crowd.get(conn).and_then(|m| m.account),
+        }
     }
 
     /// Who writes a line: a player is the seat's account (if the seat has one); a spectator

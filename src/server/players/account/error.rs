@@ -25,6 +25,12 @@ pub enum AccountCode {
     BadOrigin,
     /// 400: a settings object with an unknown setting or a bad value (the message names it).
     BadSetting,
+    /// 403: the right password of an account a moderator closed (issue 32).
+    AccountClosed,
+    /// 409: the account cannot be deleted while one of its games goes on (issue 32).
+    GamesInProgress,
+    /// 404: no session of this account has that id (issue 32).
+    NoSuchSession,
 }
 
 fn error(status: StatusCode, code: AccountCode, message: &str) -> ApiError {
@@ -75,6 +81,32 @@ pub fn bad_credentials() -> ApiError {
     )
 }
 
+/// Login with the right password of a closed account. Only the password's owner sees it, so
+/// saying why is no leak.
+pub fn account_closed() -> ApiError {
+    error(
+        StatusCode::FORBIDDEN,
+        AccountCode::AccountClosed,
+        "this account was closed by a moderator",
+    )
+}
+
+pub fn games_in_progress() -> ApiError {
+    error(
+        StatusCode::CONFLICT,
+        AccountCode::GamesInProgress,
+        "finish (or abort) your games first: an account cannot be deleted while it plays",
+    )
+}
+
+pub fn no_such_session() -> ApiError {
+    error(
+        StatusCode::NOT_FOUND,
+        AccountCode::NoSuchSession,
+        "no session of yours has this id",
+    )
+}
+
 pub fn not_logged_in() -> ApiError {
     error(
         StatusCode::UNAUTHORIZED,
@@ -121,6 +153,9 @@ mod tests {
             AccountCode::NotLoggedIn,
             AccountCode::BadOrigin,
             AccountCode::BadSetting,
+            AccountCode::AccountClosed,
+            AccountCode::GamesInProgress,
+            AccountCode::NoSuchSession,
         ]
         .iter()
         .map(|code| serde_json::to_value(Code::of(*code)).unwrap().to_string())
@@ -134,7 +169,10 @@ mod tests {
                 "\"bad_credentials\"",
                 "\"not_logged_in\"",
                 "\"bad_origin\"",
-                "\"bad_setting\""
+                "\"bad_setting\"",
+                "\"account_closed\"",
+                "\"games_in_progress\"",
+                "\"no_such_session\""
             ]
         );
     }

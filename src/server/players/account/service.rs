@@ -12,7 +12,7 @@ use super::limits::KeyedLimiter;
 use super::password::{Password, Passwords};
 use super::session::{self, SessionId};
 use crate::server::config::AccountLimits;
-use crate::server::domain::user::{Account, Username, UsernameError};
+use crate::server::domain::user::{Account, AccountStatus, Username, UsernameError};
 use crate::server::game::now_ms;
 use crate::server::store::{SessionHash, Store, StoreError};
 use crate::server::web::ApiError;
@@ -159,8 +159,11 @@ impl Accounts {
         };
         // A password that could never have been set cannot match; it is still verified (against
         // the dummy hash) so that the answer takes the usual time.
-        let (password, hash, account) = match (Password::parse(password), user) {
-            (Ok(password), Some(user)) => (password, Some(user.password_hash), Some(user.account)),
+        // A deleted account (issue 32) is no user at all: its hash is gone, and the answer is
+        // the unknown user's, after the same work.
+        let user = user.filter(|user| user.status != AccountStatus::Deleted);
+        let (password, hash, user) = match (Password::parse(password), user) {
+            (Ok(password), Some(user)) => (password, Some(user.password_hash.clone()), Some(user)),
             (Ok(password), None) => (password, None, None),
             (Err(_), _) => (Password::placeholder(), None, None),
         };
@@ -169,8 +172,12 @@ impl Accounts {
             .verify(password, hash)
             .await
             .map_err(error::store_failure)?;
-        match account {
-            Some(account) if matches => self.new_session(account).await,
+        match user {
+            // Said only to whoever knows the password: a guesser learns nothing more.
+            Some(user) if matches && user.status == AccountStatus::Closed => {
+                Err(error::account_closed())
+            }
+            Some(user) if matches => self.new_session(user.account).await,
             _ => Err(error::bad_credentials()),
         }
     }

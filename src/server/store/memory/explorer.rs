@@ -16,6 +16,18 @@ pub(super) struct MemoryExplorer {
 }
 
 impl MemoryExplorer {
+    /// Clears the player name `name` from the counted game `game_id` (a deleted account,
+    /// issue 32).
+    pub(super) fn forget_name(&mut self, game_id: &str, name: &str) {
+        if let Some(game) = self.games.get_mut(game_id) {
+            for seat in [&mut game.white, &mut game.black] {
+                if seat.name.as_deref() == Some(name) {
+                    seat.name = None;
+                }
+            }
+        }
+    }
+
     /// Counts the game unless its id is counted; whether it was new.
     pub(super) fn add(&mut self, game: &ExplorerGame) -> bool {
         if self.games.contains_key(&game.game_id) {

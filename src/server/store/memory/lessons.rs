@@ -30,4 +30,9 @@ impl MemoryLessons {
             })
             .collect()
     }
+
+    /// Forgets the user's progress (a deleted account, issue 32).
+    pub(super) fn forget(&mut self, user: UserId) {
+        self.steps.retain(|(owner, _, _), _| *owner != user);
+    }
 }

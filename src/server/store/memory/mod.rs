@@ -1,8 +1,10 @@
 //! [`MemoryStore`]: an in-memory [`Store`] for tests, with the same contract as the SQLite store.
 //! Its puzzles are in puzzles.rs, its opening explorer in explorer.rs.
 
+mod account;
 mod explorer;
 mod lessons;
+mod moderation;
 mod puzzles;
 
 use std::collections::HashMap;
@@ -12,24 +14,30 @@ use futures_util::future::BoxFuture;
 
 use self::explorer::MemoryExplorer;
 use self::lessons::MemoryLessons;
+use self::moderation::{KeptReport, MemoryModeration};
 use self::puzzles::MemoryPuzzles;
 use super::{
     ArenaPlayer, ArenaRange, ArenaRecord, Commit, DeadlineChange, GameListing, GameStatus,
     LessonStep, LoadedGame, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame,
-    RoundOutcome, SessionHash, Store, StoreError, StoreFuture, UserRecord, listing_order, rate_end,
-    rated_order, session_alive, session_needs_touch,
+    RoundOutcome, SessionHash, SessionRecord, Store, StoreError, StoreFuture, UserRecord,
+    listing_order, rate_end, rated_order, session_alive, session_needs_touch,
 };
 use crate::server::domain::chat::ChatRoom;
 use crate::server::domain::chat_line::{ChatLine, NewChatLine};
 use crate::server::domain::rating::Rating;
-use crate::server::domain::user::{Account, UserId, Username};
+use crate::server::domain::user::{Account, AccountStatus, UserId, Username};
 use crate::server::game::speed::Speed;
 use crate::server::store::KEPT_LINES;
+use crate::server::store::{
+    ChatBan, LeaderboardRow, MarkRecord, ModAction, ModLogEntry, NewReport, Report, ReportFiled,
+    ReportStatus,
+};
 
 /// A stored session: whose it is and when it was last seen.
 #[derive(Clone, Copy)]
 struct MemorySession {
     user: UserId,
+    created_ms: i64,
     last_seen_ms: i64,
 }
 
@@ -55,6 +63,7 @@ struct MemoryInner {
     puzzles: MemoryPuzzles,
     lessons: MemoryLessons,
     explorer: MemoryExplorer,
+    moderation: MemoryModeration,
     closed: bool,
 }
 
@@ -74,6 +83,12 @@ impl MemoryInner {
     fn rate(&mut self, commit: &Commit) {
         let Some(end) = commit.rating else { return };
         if self.rated.contains_key(&commit.game_id) {
+            return;
+        }
+        // A marked player's games change no rating (issue 32): the end is stored unrated.
+        if self.moderation.marks.contains_key(&end.white)
+            || self.moderation.marks.contains_key(&end.black)
+        {
             return;
         }
         let white_before = self.rating(end.white, end.speed);
@@ -96,6 +111,45 @@ impl MemoryInner {
                 black_after,
             },
         );
+    }
+
+    fn name_of(&self, user: UserId) -> String {
+        self.user_by_id(user)
+            .map(|u| u.account.name.as_str().to_owned())
+            .unwrap_or_default()
+    }
+
+    fn report_view(&self, id: i64, kept: &KeptReport) -> Report {
+        Report {
+            id,
+            reporter: kept.new.reporter,
+            reporter_name: self.name_of(kept.new.reporter),
+            reported: kept.new.reported,
+            reported_name: self.name_of(kept.new.reported),
+            reason: kept.new.reason,
+            text: kept.new.text.clone(),
+            game_id: kept.new.game_id.clone(),
+            created_ms: kept.new.at_ms,
+            status: kept.status,
+            handled_by: kept.handled_by.clone(),
+            handled_ms: kept.handled_ms,
+        }
+    }
+
+    /// Reports chosen by `keep`, newest first (then by id, descending), at most `limit`.
+    fn reports_where(&self, keep: impl Fn(&KeptReport) -> bool, limit: u32) -> Vec<Report> {
+        let mut rows: Vec<(i64, &KeptReport)> = self
+            .moderation
+            .reports
+            .iter()
+            .filter(|(_, r)| keep(r))
+            .map(|(id, r)| (*id, r))
+            .collect();
+        rows.sort_by(|a, b| b.1.new.at_ms.cmp(&a.1.new.at_ms).then(b.0.cmp(&a.0)));
+        rows.into_iter()
+            .take(limit as usize)
+            .map(|(id, r)| self.report_view(id, r))
+            .collect()
     }
 
     fn check_open(&self) -> Result<(), StoreError> {
@@ -298,6 +352,7 @@ impl Store for MemoryStore {
                     account: Account { id, name: username },
                     password_hash,
                     created_ms: at_ms,
+                    status: AccountStatus::Active,
                 },
             );
             Ok(id)
@@ -323,6 +378,7 @@ impl Store for MemoryStore {
                 hash,
                 MemorySession {
                     user,
+                    created_ms: at_ms,
                     last_seen_ms: at_ms,
                 },
             );
@@ -339,7 +395,10 @@ impl Store for MemoryStore {
                     session.last_seen_ms = now_ms;
                 }
                 let user = session.user;
-                inner.user_by_id(user).map(|u| u.account.clone())
+                inner
+                    .user_by_id(user)
+                    .filter(|u| u.status.is_active())
+                    .map(|u| u.account.clone())
             }
             _ => None,
         };
@@ -351,6 +410,48 @@ impl Store for MemoryStore {
         let result = inner.check_open().map(|()| {
             inner.sessions.remove(&hash);
         });
+        ready(result)
+    }
+
+    fn set_account_status(
+        &self,
+        user: UserId,
+        status: AccountStatus,
+        _at_ms: i64,
+    ) -> StoreFuture<()> {
+        let mut inner = self.lock();
+        let result = inner.check_open().map(|()| inner.set_status(user, status));
+        ready(result)
+    }
+
+    fn user_sessions(&self, user: UserId, now_ms: i64) -> StoreFuture<Vec<SessionRecord>> {
+        ready(Ok(self.lock().sessions_of(user, now_ms)))
+    }
+
+    fn delete_other_sessions(&self, user: UserId, keep: SessionHash) -> StoreFuture<()> {
+        let mut inner = self.lock();
+        let result = inner
+            .check_open()
+            .map(|()| inner.delete_sessions_but(user, keep));
+        ready(result)
+    }
+
+    fn set_password_hash(
+        &self,
+        user: UserId,
+        password_hash: String,
+        keep: SessionHash,
+    ) -> StoreFuture<()> {
+        let mut inner = self.lock();
+        let result = inner
+            .check_open()
+            .map(|()| inner.set_password(user, password_hash, keep));
+        ready(result)
+    }
+
+    fn delete_account(&self, user: UserId, _at_ms: i64) -> StoreFuture<()> {
+        let mut inner = self.lock();
+        let result = inner.check_open().map(|()| inner.delete_account(user));
         ready(result)
     }
 
@@ -630,5 +731,133 @@ impl Store for MemoryStore {
     fn explorer_position(&self, key: i64) -> StoreFuture<super::ExplorerPosition> {
         let position = self.lock().explorer.position(key);
         Box::pin(async move { Ok(position) })
+    }
+
+    fn file_report(
+        &self,
+        report: NewReport,
+        since_ms: i64,
+        max_open: u32,
+    ) -> StoreFuture<ReportFiled> {
+        let mut inner = self.lock();
+        let result = inner
+            .check_open()
+            .map(|()| inner.moderation.file(report, since_ms, max_open));
+        ready(result)
+    }
+
+    fn report(&self, id: i64) -> StoreFuture<Option<Report>> {
+        let inner = self.lock();
+        let report = inner
+            .moderation
+            .reports
+            .get(&id)
+            .map(|kept| inner.report_view(id, kept));
+        ready(Ok(report))
+    }
+
+    fn open_reports(&self, limit: u32) -> StoreFuture<Vec<Report>> {
+        let inner = self.lock();
+        ready(Ok(
+            inner.reports_where(|r| r.status == ReportStatus::Open, limit)
+        ))
+    }
+
+    fn reports_by(&self, reporter: UserId, limit: u32) -> StoreFuture<Vec<Report>> {
+        let inner = self.lock();
+        ready(Ok(
+            inner.reports_where(|r| r.new.reporter == reporter, limit)
+        ))
+    }
+
+    fn moderate(&self, action: ModAction) -> StoreFuture<u64> {
+        let mut inner = self.lock();
+        let result = inner
+            .check_open()
+            .map(|()| inner.moderation.moderate(action));
+        ready(result)
+    }
+
+    fn is_moderator(&self, user: UserId) -> StoreFuture<bool> {
+        ready(Ok(self.lock().moderation.moderators.contains(&user)))
+    }
+
+    fn chat_ban(&self, user: UserId, now_ms: i64) -> StoreFuture<Option<ChatBan>> {
+        let inner = self.lock();
+        let ban = inner
+            .moderation
+            .bans
+            .get(&user)
+            .filter(|ban| ban.holds_at(now_ms))
+            .cloned();
+        ready(Ok(ban))
+    }
+
+    fn user_mark(&self, user: UserId) -> StoreFuture<Option<MarkRecord>> {
+        ready(Ok(self.lock().moderation.marks.get(&user).cloned()))
+    }
+
+    fn mod_log(&self, limit: u32) -> StoreFuture<Vec<ModLogEntry>> {
+        let inner = self.lock();
+        let rows = inner
+            .moderation
+            .log
+            .iter()
+            .rev()
+            .take(limit as usize)
+            .map(|entry| ModLogEntry {
+                target_name: inner.name_of(entry.target),
+                ..entry.clone()
+            })
+            .collect();
+        ready(Ok(rows))
+    }
+
+    fn user_chat_lines(&self, user: UserId, limit: u32) -> StoreFuture<Vec<ChatLine>> {
+        let inner = self.lock();
+        let mut lines: Vec<ChatLine> = inner
+            .chat
+            .values()
+            .flatten()
+            .filter(|line| line.user_id == Some(user))
+            .cloned()
+            .collect();
+        lines.sort_by_key(|line| line.id);
+        let from = lines.len().saturating_sub(limit as usize);
+        ready(Ok(lines.split_off(from)))
+    }
+
+    fn leaderboard(
+        &self,
+        speed: Speed,
+        min_games: u32,
+        limit: u32,
+    ) -> StoreFuture<Vec<LeaderboardRow>> {
+        let inner = self.lock();
+        let mut rows: Vec<LeaderboardRow> = inner
+            .ratings
+            .iter()
+            .filter(|((user, s), rating)| {
+                *s == speed
+                    && rating.games >= min_games
+                    && !inner.moderation.marks.contains_key(user)
+                    && inner.user_by_id(*user).is_some_and(|u| {
+                        u.status == crate::server::domain::user::AccountStatus::Active
+                    })
+            })
+            .map(|((user, _), rating)| LeaderboardRow {
+                user: *user,
+                name: inner.name_of(*user),
+                rating: *rating,
+            })
+            .collect();
+        rows.sort_by(|a, b| {
+            b.rating
+                .rating
+                .total_cmp(&a.rating.rating)
+                .then(a.user.0.cmp(&b.user.0))
+        });
+        rows.truncate(limit as usize);
+        ready(Ok(rows))
     }
 }

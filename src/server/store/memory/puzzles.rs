@@ -25,6 +25,12 @@ pub(super) struct MemoryPuzzles {
 }
 
 impl MemoryPuzzles {
+    /// Forgets the user's puzzle rating and rounds (a deleted account, issue 32).
+    pub(super) fn forget(&mut self, user: UserId) {
+        self.players.remove(&user);
+        self.rounds.retain(|(owner, _), _| *owner != user);
+    }
+
     /// Stores the puzzles not stored yet (themes already prepared); how many.
     pub(super) fn import(&mut self, puzzles: Vec<PuzzleRecord>) -> u64 {
         let mut inserted = 0;

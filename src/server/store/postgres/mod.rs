@@ -9,12 +9,14 @@
 //! [`StoreError::Io`] (which the server reports as `store_failure`) and nothing is
 //! acknowledged; the pool opens new connections once it is back.
 
+mod account;
 mod arena;
 pub(crate) mod error;
 mod explorer;
 mod explorer_write;
 mod lease;
 mod lesson;
+mod moderation;
 mod pipeline;
 mod puzzle;
 mod rows;
@@ -44,13 +46,13 @@ use self::writer::Counters;
 use super::{
     ArenaPlayer, ArenaRange, ArenaRecord, Claim, Commit, Fence, GameListing, GameStatus,
     LessonStep, LoadedGame, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame,
-    RoundOutcome, SessionHash, Store, StoreError, StoreFuture, UserRecord, session_alive,
-    session_needs_touch,
+    RoundOutcome, SessionHash, SessionRecord, Store, StoreError, StoreFuture, UserRecord,
+    session_alive, session_needs_touch,
 };
 use crate::server::domain::chat::ChatRoom;
 use crate::server::domain::chat_line::{ChatLine, NewChatLine};
 use crate::server::domain::rating::Rating;
-use crate::server::domain::user::{Account, UserId, Username};
+use crate::server::domain::user::{Account, AccountStatus, UserId, Username};
 use crate::server::game::speed::Speed;
 
 /// Connections kept by the pool: one for the writer, the rest for reads running at once.
@@ -435,7 +437,7 @@ impl Store for PostgresStore {
                 let statement = client
                     .prepare_cached(
                         "SELECT sessions.last_seen_ms, users.id, users.username,
-                             users.password_hash, users.created_ms
+                             users.password_hash, users.created_ms, users.status
                          FROM sessions JOIN users ON users.id = sessions.user_id
                          WHERE sessions.id_hash = $1",
                     )
@@ -449,7 +451,10 @@ impl Store for PostgresStore {
                     None => None,
                     Some(row) => {
                         let last_seen: i64 = row.try_get(0).map_err(pg_error)?;
-                        Some((last_seen, user_from_row(&row, 1)?.account))
+                        let user = user_from_row(&row, 1)?;
+                        // A closed or deleted account has no live session, whatever rows
+                        // remain (see the SQLite store).
+                        user.status.is_active().then_some((last_seen, user.account))
                     }
                 }
             };
@@ -476,6 +481,36 @@ impl Store for PostgresStore {
     fn delete_session(&self, hash: SessionHash) -> StoreFuture<()> {
         let written = self.write(Work::DeleteSession { hash });
         Box::pin(async move { written.await.map(|_| ()) })
+    }
+
+    fn set_account_status(
+        &self,
+        user: UserId,
+        status: AccountStatus,
+        at_ms: i64,
+    ) -> StoreFuture<()> {
+        self.account_status(user, status, at_ms)
+    }
+
+    fn user_sessions(&self, user: UserId, now_ms: i64) -> StoreFuture<Vec<SessionRecord>> {
+        self.account_sessions(user, now_ms)
+    }
+
+    fn delete_other_sessions(&self, user: UserId, keep: SessionHash) -> StoreFuture<()> {
+        self.account_sessions_but(user, keep)
+    }
+
+    fn set_password_hash(
+        &self,
+        user: UserId,
+        password_hash: String,
+        keep: SessionHash,
+    ) -> StoreFuture<()> {
+        self.account_password(user, password_hash, keep)
+    }
+
+    fn delete_account(&self, user: UserId, at_ms: i64) -> StoreFuture<()> {
+        self.account_delete(user, at_ms)
     }
 
     fn ratings(&self, user: UserId) -> StoreFuture<Vec<(Speed, Rating)>> {
@@ -724,6 +759,68 @@ impl Store for PostgresStore {
 
     fn lesson_steps(&self, user: UserId) -> StoreFuture<Vec<LessonStep>> {
         self.lesson_step_rows(user)
+    }
+
+    fn file_report(
+        &self,
+        report: crate::server::store::NewReport,
+        since_ms: i64,
+        max_open: u32,
+    ) -> StoreFuture<crate::server::store::ReportFiled> {
+        self.report_file(report, since_ms, max_open)
+    }
+
+    fn report(&self, id: i64) -> StoreFuture<Option<crate::server::store::Report>> {
+        self.report_row(id)
+    }
+
+    fn open_reports(&self, limit: u32) -> StoreFuture<Vec<crate::server::store::Report>> {
+        self.open_report_rows(limit)
+    }
+
+    fn reports_by(
+        &self,
+        reporter: UserId,
+        limit: u32,
+    ) -> StoreFuture<Vec<crate::server::store::Report>> {
+        self.report_rows_by(reporter, limit)
+    }
+
+    fn moderate(&self, action: crate::server::store::ModAction) -> StoreFuture<u64> {
+        self.mod_act(action)
+    }
+
+    fn is_moderator(&self, user: UserId) -> StoreFuture<bool> {
+        self.moderator_row(user)
+    }
+
+    fn chat_ban(
+        &self,
+        user: UserId,
+        now_ms: i64,
+    ) -> StoreFuture<Option<crate::server::store::ChatBan>> {
+        self.chat_ban_row(user, now_ms)
+    }
+
+    fn user_mark(&self, user: UserId) -> StoreFuture<Option<crate::server::store::MarkRecord>> {
+        self.mark_row(user)
+    }
+
+    fn mod_log(&self, limit: u32) -> StoreFuture<Vec<crate::server::store::ModLogEntry>> {
+        self.mod_log_rows(limit)
+    }
+
+    fn user_chat_lines(&self, user: UserId, limit: u32) -> StoreFuture<Vec<ChatLine>> {
+        self.user_chat_rows(user, limit)
+    }
+
+    fn leaderboard(
+        &self,
+        speed: Speed,
+        min_games: u32,
+        limit: u32,
+    ) -> StoreFuture<Vec<crate::server::store::LeaderboardRow>> {
+        self.leaderboard_rows(speed, min_games, limit)
     }
 
     fn add_explorer_games(&self, games: Vec<super::ExplorerGame>) -> StoreFuture<u64> {

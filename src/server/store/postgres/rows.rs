@@ -5,7 +5,7 @@ use tokio_postgres::types::ToSql;
 
 use super::error::pg_error;
 use crate::server::domain::rating::Rating;
-use crate::server::domain::user::{Account, UserId, Username};
+use crate::server::domain::user::{Account, AccountStatus, UserId, Username};
 use crate::server::game::speed::Speed;
 use crate::server::store::{GameListing, RatedGame, StoreError, StoreFuture, UserRecord};
 
@@ -62,7 +62,7 @@ pub(super) fn listing_from_row(row: &tokio_postgres::Row) -> Result<GameListing,
     })
 }
 
-pub(super) const USER_COLUMNS: &str = "id, username, password_hash, created_ms";
+pub(super) const USER_COLUMNS: &str = "id, username, password_hash, created_ms, status";
 
 pub(super) fn user_from_row(
     row: &tokio_postgres::Row,
@@ -78,6 +78,8 @@ pub(super) fn user_from_row(
         },
         password_hash: row.try_get(first + 2).map_err(pg_error)?,
         created_ms: row.try_get(first + 3).map_err(pg_error)?,
+        status: AccountStatus::parse(&row.try_get::<_, String>(first + 4).map_err(pg_error)?)
+            .map_err(|e| StoreError::Io(format!("user {id}: {e}")))?,
     })
 }
 

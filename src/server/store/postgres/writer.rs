@@ -475,6 +475,17 @@ async fn rate_game(client: &Object, commit: &Commit, end: &RatedEnd) -> Result<(
     {
         return Ok(());
     }
+    // A marked player's games change no rating (issue 32): the end is stored unrated.
+    if query_opt(
+        client,
+        "SELECT 1 FROM marks WHERE user_id IN ($1, $2) LIMIT 1",
+        &[&end.white.0, &end.black.0],
+    )
+    .await?
+    .is_some()
+    {
+        return Ok(());
+    }
     let speed = end.speed.as_str();
     let white_before = stored_rating(client, end.white, speed).await?;
     let black_before = stored_rating(client, end.black, speed).await?;

@@ -7,11 +7,13 @@
 //! of separate connections on tokio's blocking threads, so in WAL mode they never wait for the
 //! writer (they read the last committed snapshot).
 
+mod account;
 mod arena;
 mod checkpoint;
 mod connect;
 mod explorer;
 mod lesson;
+mod moderation;
 mod next_seq;
 mod puzzle;
 mod rows;
@@ -33,9 +35,11 @@ use futures_util::future::BoxFuture;
 use rusqlite::{Connection, params};
 use tokio::sync::{Semaphore, oneshot, watch};
 
+use self::account::AccountWrite;
 use self::arena::ArenaWrite;
 use self::checkpoint::{Checkpointer, Policy};
 use self::connect::{io, open_checkpointer, open_reader, open_writer};
+use self::moderation::{ModDone, ModWrite};
 use self::puzzle::{PuzzleDone, PuzzleWrite};
 use self::rows::*;
 use self::stats::Counters;
@@ -43,13 +47,16 @@ use self::writer::{Done, Pending, Work};
 use super::{
     ArenaPlayer, ArenaRange, ArenaRecord, Commit, GameListing, GameStatus, LessonStep, LoadedGame,
     PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame, RoundOutcome, SessionHash,
-    Store, StoreError, StoreFuture, UserRecord, session_alive, session_needs_touch,
+    SessionRecord, Store, StoreError, StoreFuture, UserRecord, session_alive, session_needs_touch,
 };
 use crate::server::domain::chat::ChatRoom;
 use crate::server::domain::chat_line::{ChatLine, NewChatLine};
 use crate::server::domain::rating::Rating;
-use crate::server::domain::user::{Account, UserId, Username};
+use crate::server::domain::user::{Account, AccountStatus, UserId, Username};
 use crate::server::game::speed::Speed;
+use crate::server::store::{
+    ChatBan, LeaderboardRow, MarkRecord, ModAction, ModLogEntry, NewReport, Report, ReportFiled,
+};
 
 /// Read connections: at most this many reads run at once (others queue for a permit), and as
 /// many connections are kept open between reads. Bounded so a burst of lobby requests cannot
@@ -171,6 +178,12 @@ impl SqliteStore {
                 ))
             })
         })
+    }
+
+    /// Sends an account write (issue 32) to the writer; durable once `Ok`.
+    fn account_write(&self, write: AccountWrite) -> StoreFuture<()> {
+        let written = self.write(Work::Account(write));
+        Box::pin(async move { written.await.map(|_| ()) })
     }
 
     /// Runs `f` on a pooled read connection on a blocking thread.
@@ -342,7 +355,8 @@ impl Store for SqliteStore {
                 | Done::ChatLine(_)
                 | Done::Arena(_)
                 | Done::Puzzle(_)
-                | Done::Explorer(_) => {
+                | Done::Explorer(_)
+                | Done::Moderation(_) => {
                     Err(StoreError::Io("the writer returned no user id".to_owned()))
                 }
             }
@@ -389,6 +403,11 @@ impl Store for SqliteStore {
                 Some(row) => {
                     let last_seen: i64 = row.get(0).map_err(io)?;
                     let user = user_from_row(row, 1).map_err(io)??;
+                    // A closed or deleted account has no sessions (they went with the status
+                    // change); checked here too, so that a session can never outlive it.
+                    if !user.status.is_active() {
+                        return Ok(None);
+                    }
                     Ok(Some((last_seen, user.account)))
                 }
             }
@@ -421,6 +440,44 @@ impl Store for SqliteStore {
     fn delete_session(&self, hash: SessionHash) -> StoreFuture<()> {
         let written = self.write(Work::DeleteSession { hash });
         Box::pin(async move { written.await.map(|_| ()) })
+    }
+
+    fn set_account_status(
+        &self,
+        user: UserId,
+        status: AccountStatus,
+        at_ms: i64,
+    ) -> StoreFuture<()> {
+        self.account_write(AccountWrite::SetStatus {
+            user,
+            status,
+            at_ms,
+        })
+    }
+
+    fn user_sessions(&self, user: UserId, now_ms: i64) -> StoreFuture<Vec<SessionRecord>> {
+        self.read(move |conn| account::sessions(conn, user, now_ms))
+    }
+
+    fn delete_other_sessions(&self, user: UserId, keep: SessionHash) -> StoreFuture<()> {
+        self.account_write(AccountWrite::DeleteOtherSessions { user, keep })
+    }
+
+    fn set_password_hash(
+        &self,
+        user: UserId,
+        password_hash: String,
+        keep: SessionHash,
+    ) -> StoreFuture<()> {
+        self.account_write(AccountWrite::SetPasswordHash {
+            user,
+            password_hash,
+            keep,
+        })
+    }
+
+    fn delete_account(&self, user: UserId, at_ms: i64) -> StoreFuture<()> {
+        self.account_write(AccountWrite::Delete { user, at_ms })
     }
 
     fn ratings(&self, user: UserId) -> StoreFuture<Vec<(Speed, Rating)>> {
@@ -510,7 +567,8 @@ impl Store for SqliteStore {
                 | Done::User(_)
                 | Done::Arena(_)
                 | Done::Puzzle(_)
-                | Done::Explorer(_) => Err(StoreError::Io(
+                | Done::Explorer(_)
+                | Done::Moderation(_) => Err(StoreError::Io(
                     "the writer returned no chat line id".to_owned(),
                 )),
             }
@@ -717,6 +775,80 @@ impl Store for SqliteStore {
 
     fn lesson_steps(&self, user: UserId) -> StoreFuture<Vec<LessonStep>> {
         self.read(move |conn| lesson::steps(conn, user))
+    }
+
+    fn file_report(
+        &self,
+        report: NewReport,
+        since_ms: i64,
+        max_open: u32,
+    ) -> StoreFuture<ReportFiled> {
+        let written = self.write(Work::Moderation(ModWrite::File {
+            report,
+            since_ms,
+            max_open,
+        }));
+        Box::pin(async move {
+            match written.await? {
+                Done::Moderation(ModDone::Filed(filed)) => Ok(filed),
+                other => Err(StoreError::Io(format!(
+                    "the writer answered a report with {other:?}"
+                ))),
+            }
+        })
+    }
+
+    fn report(&self, id: i64) -> StoreFuture<Option<Report>> {
+        self.read(move |conn| moderation::report(conn, id))
+    }
+
+    fn open_reports(&self, limit: u32) -> StoreFuture<Vec<Report>> {
+        self.read(move |conn| moderation::open_reports(conn, limit))
+    }
+
+    fn reports_by(&self, reporter: UserId, limit: u32) -> StoreFuture<Vec<Report>> {
+        self.read(move |conn| moderation::reports_by(conn, reporter, limit))
+    }
+
+    fn moderate(&self, action: ModAction) -> StoreFuture<u64> {
+        let written = self.write(Work::Moderation(ModWrite::Act(action)));
+        Box::pin(async move {
+            match written.await? {
+                Done::Moderation(ModDone::Settled(settled)) => Ok(settled),
+                other => Err(StoreError::Io(format!(
+                    "the writer answered an action with {other:?}"
+                ))),
+            }
+        })
+    }
+
+    fn is_moderator(&self, user: UserId) -> StoreFuture<bool> {
+        self.read(move |conn| moderation::is_moderator(conn, user))
+    }
+
+    fn chat_ban(&self, user: UserId, now_ms: i64) -> StoreFuture<Option<ChatBan>> {
+        self.read(move |conn| moderation::chat_ban(conn, user, now_ms))
+    }
+
+    fn user_mark(&self, user: UserId) -> StoreFuture<Option<MarkRecord>> {
+        self.read(move |conn| moderation::user_mark(conn, user))
+    }
+
+    fn mod_log(&self, limit: u32) -> StoreFuture<Vec<ModLogEntry>> {
+        self.read(move |conn| moderation::mod_log(conn, limit))
+    }
+
+    fn user_chat_lines(&self, user: UserId, limit: u32) -> StoreFuture<Vec<ChatLine>> {
+        self.read(move |conn| moderation::user_chat_lines(conn, user, limit))
+    }
+
+    fn leaderboard(
+        &self,
+        speed: Speed,
+        min_games: u32,
+        limit: u32,
+    ) -> StoreFuture<Vec<LeaderboardRow>> {
+        self.read(move |conn| moderation::leaderboard(conn, speed, min_games, limit))
     }
 
     fn add_explorer_games(&self, games: Vec<super::ExplorerGame>) -> StoreFuture<u64> {

@@ -5,7 +5,7 @@ use rusqlite::Connection;
 
 use super::connect::io;
 use crate::server::domain::rating::Rating;
-use crate::server::domain::user::{Account, UserId, Username};
+use crate::server::domain::user::{Account, AccountStatus, UserId, Username};
 use crate::server::game::speed::Speed;
 use crate::server::store::{GameListing, LoadedGame, RatedGame, StoreError, UserRecord};
 
@@ -88,9 +88,9 @@ pub(super) fn load_games_where(
     Ok(games)
 }
 
-pub(super) const USER_COLUMNS: &str = "id, username, password_hash, created_ms";
+pub(super) const USER_COLUMNS: &str = "id, username, password_hash, created_ms, status";
 pub(super) const USER_COLUMNS_OF_USERS: &str =
-    "users.id, users.username, users.password_hash, users.created_ms";
+    "users.id, users.username, users.password_hash, users.created_ms, users.status";
 
 /// Reads a `users` row from column `first` on (outer error SQLite's, inner one a stored name
 /// this program would not accept: a damaged or foreign database).
@@ -104,6 +104,11 @@ pub(super) fn user_from_row(
         Ok(name) => name,
         Err(e) => return Ok(Err(StoreError::Io(format!("user {id}: {e}")))),
     };
+    let status: String = row.get(first + 4)?;
+    let status = match AccountStatus::parse(&status) {
+        Ok(status) => status,
+        Err(e) => return Ok(Err(StoreError::Io(format!("user {id}: {e}")))),
+    };
     Ok(Ok(UserRecord {
         account: Account {
             id: UserId(id),
@@ -111,6 +116,7 @@ pub(super) fn user_from_row(
         },
         password_hash: row.get(first + 2)?,
         created_ms: row.get(first + 3)?,
+        status,
     }))
 }
 

@@ -8,7 +8,7 @@ use crate::server::store::StoreError;
 /// The schema this program writes (`PRAGMA user_version`). A database with a newer version was
 /// written by a newer program and is refused rather than misread; an older one is migrated
 /// ([`MIGRATIONS`]).
-pub const SCHEMA_VERSION: i64 = 10;
+pub const SCHEMA_VERSION: i64 = 12;
 
 /// Version 1: the games' listing rows and their event logs.
 const SCHEMA_V1: &str = "
@@ -295,11 +295,77 @@ CREATE TABLE explorer_examples (
 ) WITHOUT ROWID;
 ";
 
+/// Version 11: the account's status (issue 32). `status` is `active`, `closed` (by a
+/// moderator) or `deleted` (by its owner): the row of a closed or deleted account stays, so
+/// its name is never registered again and its id still names it in others' games and rated
+/// games. `status_ms` is when the status last changed (NULL: never; every older account is
+/// active). The status needs no index: it is read with the row, by id or name.
+/// `chat_lines_by_user` (partial: anonymous lines cost nothing) lets a deletion find the
+/// account's chat lines as one index range instead of a scan of every line under the
+/// writer's lock.
+const SCHEMA_V11: &str = "
+ALTER TABLE users ADD COLUMN status TEXT NOT NULL DEFAULT 'active';
+ALTER TABLE users ADD COLUMN status_ms INTEGER;
+CREATE INDEX chat_lines_by_user ON chat_lines (user_id) WHERE user_id IS NOT NULL;
+";
+
+/// Version 12: moderation (issue 32; store/moderation.rs). `moderators` holds the role (given
+/// by the command line only). `reports` holds every report with its state; the open ones are
+/// one range of a partial index (the moderators' list), a reporter's one range of theirs (the
+/// daily limit and "my reports"). `marks` and `chat_bans` hold at most one row per user (an
+/// action replaces it); the rating transaction reads `marks` by primary key. `mod_log` is
+/// append-only. A reported user's recent lines are one range of version 11's
+/// `chat_lines_by_user`; `ratings_by_speed` serves the leaderboard.
+const SCHEMA_V12: &str = "
+CREATE TABLE moderators (
+    user_id     INTEGER PRIMARY KEY REFERENCES users (id),
+    granted_ms  INTEGER NOT NULL
+);
+CREATE TABLE reports (
+    id          INTEGER PRIMARY KEY,
+    reporter    INTEGER NOT NULL REFERENCES users (id),
+    reported    INTEGER NOT NULL REFERENCES users (id),
+    reason      TEXT NOT NULL,
+    text        TEXT NOT NULL,
+    game_id     TEXT,
+    created_ms  INTEGER NOT NULL,
+    status      TEXT NOT NULL,
+    handled_by  TEXT,
+    handled_ms  INTEGER
+);
+CREATE INDEX reports_open ON reports (created_ms, id) WHERE status = 'open';
+CREATE INDEX reports_by_reporter ON reports (reporter, created_ms, id);
+CREATE INDEX reports_open_by_reported ON reports (reported) WHERE status = 'open';
+CREATE TABLE marks (
+    user_id    INTEGER PRIMARY KEY REFERENCES users (id),
+    mark       TEXT NOT NULL,
+    at_ms      INTEGER NOT NULL,
+    moderator  TEXT NOT NULL
+);
+CREATE TABLE chat_bans (
+    user_id    INTEGER PRIMARY KEY REFERENCES users (id),
+    until_ms   INTEGER,
+    reason     TEXT NOT NULL,
+    moderator  TEXT NOT NULL,
+    at_ms      INTEGER NOT NULL
+);
+CREATE TABLE mod_log (
+    id         INTEGER PRIMARY KEY,
+    moderator  TEXT NOT NULL,
+    action     TEXT NOT NULL,
+    target     INTEGER NOT NULL REFERENCES users (id),
+    reason     TEXT NOT NULL,
+    at_ms      INTEGER NOT NULL,
+    details    TEXT NOT NULL
+);
+CREATE INDEX ratings_by_speed ON ratings (speed, rating);
+";
+
 /// `MIGRATIONS[n]` takes a database from version `n` to `n + 1` (version 0: empty). Each runs in
 /// the same transaction as the version bump, so a crash mid-migration leaves the old version.
-pub(super) const MIGRATIONS: [&str; 10] = [
+pub(super) const MIGRATIONS: [&str; 12] = [
     SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8,
-    SCHEMA_V9, SCHEMA_V10,
+    SCHEMA_V9, SCHEMA_V10, SCHEMA_V11, SCHEMA_V12,
 ];
 
 /// Brings the database to [`SCHEMA_VERSION`]: creates the schema in an empty database, runs the

@@ -30,6 +30,7 @@ use tokio::sync::{oneshot, watch};
 use super::arena::{self, ArenaWrite};
 use super::checkpoint::{self, Checkpointer};
 use super::explorer;
+use super::moderation::{self, ModDone, ModWrite};
 use super::next_seq::NextSeqs;
 use super::puzzle::{self, PuzzleDone, PuzzleWrite};
 use super::stats::Counters;
@@ -100,6 +101,10 @@ pub(super) enum Work {
     },
     /// A slice of games for the opening explorer (issue 31).
     Explorer(Vec<crate::server::store::ExplorerGame>),
+    /// A report or a moderator's action (issue 32).
+    Moderation(ModWrite),
+    /// The account's status, sessions, password or deletion (issue 32).
+    Account(super::account::AccountWrite),
 }
 
 /// What a unit of work gave back once stored.
@@ -114,6 +119,7 @@ pub(super) enum Done {
     Puzzle(PuzzleDone),
     /// How many of an explorer slice were new.
     Explorer(u64),
+    Moderation(ModDone),
 }
 
 /// A failure while writing a batch: either it concerns one unit of work (the batch goes on
@@ -524,6 +530,9 @@ fn write_work(conn: &Connection, work: &Work) -> Result<Done, CommitFailure> {
             Ok(done) => Ok(Done::Puzzle(done)),
             Err(refused) => Err(CommitFailure::Refused(refused)),
         },
+        Work::Account(write) => super::account::write(conn, write)
+            .map(|()| Done::Stored)
+            .map_err(classify),
         Work::Explorer(games) => {
             let mut added = 0;
             for game in games {
@@ -531,6 +540,9 @@ fn write_work(conn: &Connection, work: &Work) -> Result<Done, CommitFailure> {
             }
             Ok(Done::Explorer(added))
         }
+        Work::Moderation(write) => moderation::write(conn, write)
+            .map(Done::Moderation)
+            .map_err(classify),
     }
 }
 
@@ -636,7 +648,8 @@ fn rate_game(conn: &Connection, commit: &Commit, end: &RatedEnd) -> Result<(), C
         .prepare_cached("SELECT 1 FROM rated_games WHERE game_id = ?1")
         .and_then(|mut s| s.exists([&commit.game_id]))
         .map_err(classify)?;
-    if rated {
+    // A marked player's games change no rating (issue 32): the end is stored unrated.
+    if rated || moderation::either_marked(conn, end.white, end.black).map_err(classify)? {
         return Ok(());
     }
     let speed = end.speed.as_str();
