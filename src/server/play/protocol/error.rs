@@ -41,6 +41,9 @@ pub enum ErrorCode {
     TooLong,
     /// A chat line for a room the connection may not write in (a spectator in `player`).
     NotAllowed,
+    /// A block between the two accounts stands in the way (issue 32): a challenge, a join,
+    /// said only as "this is not possible", never why (docs/protocol.md, "Blocks").
+    NotPossible,
 }
 
 /// `error`: the refusal, and the ack id of the move it refuses (the key is
@@ -123,6 +126,7 @@ mod tests {
             (ErrorCode::RatedNeedsClock, "rated_needs_clock"),
             (ErrorCode::TooLong, "too_long"),
             (ErrorCode::NotAllowed, "not_allowed"),
+            (ErrorCode::NotPossible, "not_possible"),
         ];
         for (code, name) in names {
             let text = format!("\"{name}\"");

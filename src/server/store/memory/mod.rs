@@ -1,6 +1,7 @@
 //! [`MemoryStore`]: an in-memory [`Store`] for tests, with the same contract as the SQLite store.
 //! Its puzzles are in puzzles.rs, its opening explorer in explorer.rs.
 
+mod blocks;
 mod explorer;
 mod lessons;
 mod puzzles;
@@ -10,11 +11,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use futures_util::future::BoxFuture;
 
+use self::blocks::MemoryBlocks;
 use self::explorer::MemoryExplorer;
 use self::lessons::MemoryLessons;
 use self::puzzles::MemoryPuzzles;
 use super::{
-    ArenaPlayer, ArenaRange, ArenaRecord, Commit, DeadlineChange, GameListing, GameStatus,
+    ArenaPlayer, ArenaRange, ArenaRecord, BlockEntry, BlockRelation, Commit, DeadlineChange, GameListing, GameStatus,
     LessonStep, LoadedGame, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame,
     RoundOutcome, SessionHash, Store, StoreError, StoreFuture, UserRecord, listing_order, rate_end,
     rated_order, session_alive, session_needs_touch,
@@ -55,6 +57,7 @@ struct MemoryInner {
     puzzles: MemoryPuzzles,
     lessons: MemoryLessons,
     explorer: MemoryExplorer,
+    blocks: MemoryBlocks,
     closed: bool,
 }
 
@@ -630,5 +633,61 @@ impl Store for MemoryStore {
     fn explorer_position(&self, key: i64) -> StoreFuture<super::ExplorerPosition> {
         let position = self.lock().explorer.position(key);
         Box::pin(async move { Ok(position) })
+    }
+
+    fn block(&self, blocker: UserId, blocked: UserId, at_ms: i64) -> StoreFuture<()> {
+        let mut inner = self.lock();
+        let result = inner
+            .check_open()
+            .map(|()| inner.blocks.block(blocker, blocked, at_ms));
+        ready(result)
+    }
+
+    fn unblock(&self, blocker: UserId, blocked: UserId) -> StoreFuture<bool> {
+        let mut inner = self.lock();
+        let result = inner
+            .check_open()
+            .map(|()| inner.blocks.unblock(blocker, blocked));
+        ready(result)
+    }
+
+    fn blocks_of(&self, user: UserId) -> StoreFuture<Vec<BlockEntry>> {
+        let inner = self.lock();
+        let mut entries: Vec<BlockEntry> = inner
+            .blocks
+            .of(user)
+            .into_iter()
+            .filter_map(|(blocked, at_ms)| {
+                let record = inner.user_by_id(blocked)?;
+                Some(BlockEntry {
+                    user: blocked,
+                    name: record.account.name.to_string(),
+                    at_ms,
+                })
+            })
+            .collect();
+        entries.sort_by(super::block_entry_order);
+        ready(Ok(entries))
+    }
+
+    fn block_relations(&self, user: UserId) -> StoreFuture<Vec<BlockRelation>> {
+        let inner = self.lock();
+        let relations = inner
+            .blocks
+            .relations(user)
+            .into_iter()
+            .filter_map(|other| {
+                let record = inner.user_by_id(other)?;
+                Some(BlockRelation {
+                    user: other,
+                    name: record.account.name.to_string(),
+                })
+            })
+            .collect();
+        ready(Ok(relations))
+    }
+
+    fn blocked_between(&self, a: UserId, b: UserId) -> StoreFuture<bool> {
+        ready(Ok(self.lock().blocks.between(a, b)))
     }
 }

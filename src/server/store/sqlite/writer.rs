@@ -100,6 +100,8 @@ pub(super) enum Work {
     },
     /// A slice of games for the opening explorer (issue 31).
     Explorer(Vec<crate::server::store::ExplorerGame>),
+    /// A block made or ended (issue 32).
+    Block(super::block::BlockWrite),
 }
 
 /// What a unit of work gave back once stored.
@@ -114,6 +116,8 @@ pub(super) enum Done {
     Puzzle(PuzzleDone),
     /// How many of an explorer slice were new.
     Explorer(u64),
+    /// Whether a block write changed a row.
+    Block(bool),
 }
 
 /// A failure while writing a batch: either it concerns one unit of work (the batch goes on
@@ -531,6 +535,9 @@ fn write_work(conn: &Connection, work: &Work) -> Result<Done, CommitFailure> {
             }
             Ok(Done::Explorer(added))
         }
+        Work::Block(write) => super::block::write(conn, *write)
+            .map(Done::Block)
+            .map_err(classify),
     }
 }
 
