@@ -22,6 +22,7 @@
 //! | the opening explorer | [`explorer`] |
 //! | chat rules | [`chat`] |
 //! | Learn Marseillais: the lessons, their goals, the progress of accounts | [`learn`] |
+//! | safety: blocks (and, with issue 32, moderation, fair play) | [`safety`] |
 //! | what is no feature's: `/`, `/static`, `/healthz`, `/metrics` | [`site`] |
 //! | persistence | [`store`] |
 //! | several nodes: the bus, leases, relaying to a game's owner | [`cluster`] |
@@ -47,6 +48,7 @@ pub mod play;
 pub mod players;
 pub mod pool;
 pub mod puzzles;
+pub mod safety;
 pub mod site;
 pub mod store;
 pub mod web;
@@ -359,7 +361,16 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
         .merge(explorer::routes::router(explorer::routes::ExplorerState {
             deps: deps.clone(),
         }))
-        .merge(players::profile::router(deps.clone()))
+        .merge(safety::blocks::routes::router(
+            safety::blocks::routes::BlocksState {
+                deps: deps.clone(),
+                accounts: Arc::clone(&accounts),
+            },
+        ))
+        .merge(players::profile::router(
+            deps.clone(),
+            Arc::clone(&accounts),
+        ))
         .merge(players::my_games::router(players::my_games::MyGamesState {
             deps: deps.clone(),
             accounts: Arc::clone(&accounts),

@@ -16,10 +16,10 @@ use self::explorer::MemoryExplorer;
 use self::lessons::MemoryLessons;
 use self::puzzles::MemoryPuzzles;
 use super::{
-    ArenaPlayer, ArenaRange, ArenaRecord, BlockEntry, BlockRelation, Commit, DeadlineChange, GameListing, GameStatus,
-    LessonStep, LoadedGame, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame,
-    RoundOutcome, SessionHash, Store, StoreError, StoreFuture, UserRecord, listing_order, rate_end,
-    rated_order, session_alive, session_needs_touch,
+    ArenaPlayer, ArenaRange, ArenaRecord, BlockEntry, BlockRelation, Commit, DeadlineChange,
+    GameListing, GameStatus, LessonStep, LoadedGame, PuzzleAttempt, PuzzlePlayer, PuzzleRecord,
+    PuzzleRound, RatedGame, RoundOutcome, SessionHash, Store, StoreError, StoreFuture, UserRecord,
+    listing_order, rate_end, rated_order, session_alive, session_needs_touch,
 };
 use crate::server::domain::chat::ChatRoom;
 use crate::server::domain::chat_line::{ChatLine, NewChatLine};

@@ -19,7 +19,11 @@ impl PostgresStore {
             "INSERT INTO blocks (blocker, blocked, at_ms) VALUES ($1, $2, $3)
              ON CONFLICT (blocker, blocked) DO NOTHING"
                 .to_owned(),
-            vec![Param::Int(blocker.0), Param::Int(blocked.0), Param::Int(at_ms)],
+            vec![
+                Param::Int(blocker.0),
+                Param::Int(blocked.0),
+                Param::Int(at_ms),
+            ],
             |_| Ok(()),
         );
         Box::pin(async move { written.await.map(|_| ()) })

@@ -61,10 +61,7 @@ pub(super) fn of(conn: &Connection, user: UserId) -> Result<Vec<BlockEntry>, Sto
     rows.collect::<rusqlite::Result<_>>().map_err(io)
 }
 
-pub(super) fn relations(
-    conn: &Connection,
-    user: UserId,
-) -> Result<Vec<BlockRelation>, StoreError> {
+pub(super) fn relations(conn: &Connection, user: UserId) -> Result<Vec<BlockRelation>, StoreError> {
     let mut stmt = conn
         .prepare_cached(
             "SELECT u.id, u.username FROM users u WHERE u.id IN (
