@@ -84,6 +84,7 @@ async fn settings_saved_by_one_session_are_read_by_another_session_of_the_accoun
         json!({"settings": {
             "confirmMoves": "correspondence", "premoves": true, "sound": true, "volume": 70,
             "theme": "blue", "legalDots": true, "coordinates": true, "language": "auto",
+            "chat": true,
         }})
     );
 }

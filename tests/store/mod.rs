@@ -6,6 +6,7 @@
 mod fixture_v2;
 mod memory;
 mod migrate_command;
+mod migration_blocks;
 mod migration_explorer;
 mod migration_learn;
 mod migration_v3;

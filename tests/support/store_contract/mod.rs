@@ -11,6 +11,7 @@
 
 mod accounts;
 mod arenas;
+mod blocks;
 mod chat;
 mod deadlines;
 mod explorer;
@@ -24,8 +25,8 @@ mod settings;
 // Every test binary mounts support/; those without a store leave these unused.
 #[allow(unused_imports)]
 pub use self::{
-    accounts::*, arenas::*, chat::*, deadlines::*, explorer::*, games::*, leases::*, lessons::*,
-    puzzle_search::*, puzzles::*, settings::*,
+    accounts::*, arenas::*, blocks::*, chat::*, deadlines::*, explorer::*, games::*, leases::*,
+    lessons::*, puzzle_search::*, puzzles::*, settings::*,
 };
 
 use std::time::Duration;
@@ -175,6 +176,8 @@ macro_rules! store_contract_tests {
             ref explorer_rows_are_apart_per_family_and_rated = check_explorer_rows_are_apart_per_family_and_rated;
             ref each_bucket_keeps_its_newest_examples_only = check_each_bucket_keeps_its_newest_examples_only;
             arc explorer_writes_fail_while_failing_and_count_nothing = check_explorer_writes_fail_while_failing_and_count_nothing;
+            ref blocks_are_kept_once_listed_newest_first_and_related_both_ways = check_blocks_are_kept_once_listed_newest_first_and_related_both_ways;
+            arc block_writes_fail_while_failing_and_after_close = check_block_writes_fail_while_failing_and_after_close;
         }
     };
     // `ref`: the check takes `&dyn Store`; `arc`: an `Arc<dyn Store>` (it wraps or shares it).
