@@ -27,6 +27,7 @@ fn chosen() -> Value {
     json!({
         "confirmMoves": "on", "premoves": false, "sound": false, "volume": 35,
         "theme": "green", "legalDots": false, "coordinates": false, "language": "fr",
+        "chat": false,
     })
 }
 
@@ -106,6 +107,7 @@ async fn a_bad_value_is_400_bad_setting_naming_the_setting_and_changes_nothing()
         ("legalDots", json!(null)),
         ("coordinates", json!(1)),
         ("premoves", json!("false")),
+        ("chat", json!("off")),
     ];
     for (field, value) in cases {
         let mut body = chosen();
