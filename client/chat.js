@@ -13,6 +13,7 @@ import { h, colorName } from './api.js';
 import { t, language } from './i18n.js';
 import { profileUrl } from './account.js';
 import { nameOf } from './live.js';
+import { blockAuthorButton, chatSwitch } from './chat-controls.js';
 
 /** The server's limit on a line (docs/protocol.md); the input's `maxlength`. */
 export const MAX_CHARS = 140;
@@ -54,10 +55,14 @@ export function authorText(line) {
  * signed in" on hover), so that an account named like a label still reads
  * as a name and the label as no name.
  */
-function authorNode(line) {
+function authorNode(line, onBlocked) {
   const who = authorText(line);
   const user = nameOf(line.user);
-  if (user) return h('a', { href: profileUrl(user), class: 'chat-author chat-name' }, who);
+  if (user) {
+    const link = h('a', { href: profileUrl(user), class: 'chat-author chat-name' }, who);
+    // Signed in, another's line: "Block" beside the name (issue 32, chat-controls.js).
+    return onBlocked ? h('span', { class: 'chat-who' }, link, ' ', blockAuthorButton(user, onBlocked)) : link;
+  }
   const a = String(line.author || '');
   const colour = a === 'white' || a === 'black' ? ` chat-label-${a}` : '';
   return h('span', { class: `chat-author chat-label${colour}`, title: t('chat.not_signed_in') }, who);
@@ -197,8 +202,9 @@ export class ChatPanel {
 
   render() {
     const atBottom = this.list.scrollHeight - this.list.scrollTop - this.list.clientHeight < 24;
+    const blocked = (name) => this.hideAuthor(name);
     this.list.replaceChildren(...this.lines.map((line) => h('li', { class: 'chat-line', title: timeOf(line.at_ms) },
-      authorNode(line),
+      authorNode(line, blocked),
       h('span', { class: 'chat-sep', 'aria-hidden': 'true' }, ': '),
       h('span', { class: 'chat-text' }, line.text))));
     if (atBottom) this.scrollDown();
@@ -206,6 +212,13 @@ export class ChatPanel {
 
   scrollDown() {
     this.list.scrollTop = this.list.scrollHeight;
+  }
+
+  /** Drops the lines of `name`, just blocked (the server sends no more of theirs). */
+  hideAuthor(name) {
+    const key = String(name).toLowerCase();
+    this.lines = this.lines.filter((line) => String(nameOf(line.user) || '').toLowerCase() !== key);
+    this.render();
   }
 }
 
@@ -218,11 +231,13 @@ export class ChatPanel {
  */
 export class GameChat {
   /** @param {(t: string, d: object) => boolean} send the game socket's send */
-  constructor(gameSend) {
+  constructor(gameSend, gameId = null) {
     this.gameSend = gameSend;
     this.you = undefined;
     this.lastRoom = null;
-    this.el = h('div', { class: 'game-chat', id: 'game-chat' });
+    // The rooms' panels, in a switch that hides them when chat is off (chat-controls.js).
+    this.panels = h('div', { class: 'chat-panels' });
+    this.el = h('div', { class: 'game-chat', id: 'game-chat' }, chatSwitch(this.panels, gameId));
     this.rooms = {};
     this.lastAt = null;
   }
@@ -269,7 +284,7 @@ export class GameChat {
       this.rooms.spectator = new ChatPanel({ room: 'spectator', title: t('chat.spectators'), send });
     }
     for (const [room, panel] of Object.entries(this.rooms)) panel.history(kept[room]);
-    this.el.replaceChildren(...Object.values(this.rooms).map((p) => p.el));
+    this.panels.replaceChildren(...Object.values(this.rooms).map((p) => p.el));
     this.connected();
   }
 

@@ -82,7 +82,7 @@ export const gameView = {
       el('button', { type: 'button', id: 'btn-copy-link', onclick: (e) => copy(this.inviteUrl(), e.currentTarget) }, t('game.copy_link')),
       el('a', { href: `/game/${this.id}.pgn`, id: 'pgn-link', class: 'button', download: `marseillais-${this.id}.pgn` }, t('game.download_pgn')));
     this.info = el('p', { class: 'game-info', id: 'game-info' });
-    this.chat = new GameChat((t, d) => !!this.socket && this.socket.send(t, d));
+    this.chat = new GameChat((t, d) => !!this.socket && this.socket.send(t, d), this.id);
     this.main.replaceChildren(el('div', { class: 'game' },
       el('div', { class: 'board-col' }, this.bars.top, this.boardWrap, this.bars.bottom, this.confirmBar, this.premoveNote),
       el('aside', { class: 'side panel' },

@@ -11,6 +11,7 @@ import {
 import { profileUrl } from './account.js';
 import { onLive, nameOf, sendLive } from './live.js';
 import { ChatPanel, isChatError } from './chat.js';
+import { chatSwitch } from './chat-controls.js';
 import { t } from './i18n.js';
 import { poolsPanel } from './pools.js';
 import { arenasPanel } from './arena.js';
@@ -110,7 +111,7 @@ export function lobbyPage(main, mePromise = Promise.resolve(null)) {
         h('h2', {}, t('lobby.open_games')), filter, openList, listError,
         h('h2', {}, t('lobby.games_in_progress')), playingList,
         h('h2', {}, t('lobby.recent_games')), recentList),
-      h('div', { class: 'panel' }, chat.el))));
+      h('div', { class: 'panel' }, chatSwitch(chat.el)))));
 
   /** `&rating_min=..&rating_max=..` from the filter (empty or not a number: no bound). */
   function ratingRange() {

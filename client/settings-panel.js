@@ -150,6 +150,7 @@ function buildDialog() {
     confirmMoves: select('confirmMoves', t('settings.confirmMoves'),
       CONFIRM_MOVES.map((v) => [v, CONFIRM_NAMES[v]()])),
     premoves: checkbox('premoves', t('settings.premoves')),
+    chat: checkbox('chat', t('chatctl.setting')),
     // Each language is named in itself: whoever reads one of them finds it.
     language: select('language', t('settings.language'),
       LANGUAGES.map((v) => [v, v === 'auto' ? t('settings.language.auto') : NATIVE_NAMES[v]])),
@@ -162,6 +163,7 @@ function buildDialog() {
       parts.theme.row, parts.legalDots.row, parts.coordinates.row),
     h('fieldset', {}, h('legend', {}, t('settings.sounds')), parts.sound.row, parts.volume.row),
     h('fieldset', {}, h('legend', {}, t('settings.moves')), parts.confirmMoves.row, parts.premoves.row),
+    h('fieldset', {}, h('legend', {}, t('chatctl.legend')), parts.chat.row),
     parts.language.row,
     where, saveError,
     h('div', { class: 'row' },

@@ -14,7 +14,8 @@
 // Names: confirmMoves ('off'|'on'|'correspondence': on only in
 // correspondence games), premoves, sound, legalDots, coordinates (booleans),
 // volume (integer 0..100), theme (one of THEMES), language ('auto' follows
-// navigator.languages, or 'en'|'fr'|'es').
+// navigator.languages, or 'en'|'fr'|'es'), chat (boolean: every chat panel
+// shown, or off for good).
 
 const KEY = 'marseillais.settings';
 /** The mute switch of sound.js before settings existed ('1' = muted). */
@@ -39,6 +40,8 @@ const TABLE = {
   legalDots: { fallback: true, valid: isBool },
   coordinates: { fallback: true, valid: isBool },
   language: { fallback: 'auto', valid: oneOf(LANGUAGES) },
+  // Chat shown at all (issue 32): off hides every chat panel, lines and input, for good.
+  chat: { fallback: true, valid: isBool },
 };
 
 /** The setting names, in the table's order. */

@@ -22,7 +22,7 @@
 //! | the opening explorer | [`explorer`] |
 //! | chat rules | [`chat`] |
 //! | Learn Marseillais: the lessons, their goals, the progress of accounts | [`learn`] |
-//! | safety: reports, moderators and their actions, the leaderboard | [`safety`] |
+//! | safety (issue 32): blocks, reports, moderators and their actions, the leaderboard, fair play | [`safety`] |
 //! | what is no feature's: `/`, `/static`, `/healthz`, `/metrics` | [`site`] |
 //! | persistence | [`store`] |
 //! | several nodes: the bus, leases, relaying to a game's owner | [`cluster`] |
@@ -361,9 +361,18 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
         .merge(explorer::routes::router(explorer::routes::ExplorerState {
             deps: deps.clone(),
         }))
-        .merge(players::profile::router(deps.clone()))
         .merge(safety::moderation::router(
             safety::moderation::ModerationState::new(deps.clone(), Arc::clone(&accounts)),
+        ))
+        .merge(safety::blocks::routes::router(
+            safety::blocks::routes::BlocksState {
+                deps: deps.clone(),
+                accounts: Arc::clone(&accounts),
+            },
+        ))
+        .merge(players::profile::router(
+            deps.clone(),
+            Arc::clone(&accounts),
         ))
         .merge(players::my_games::router(players::my_games::MyGamesState {
             deps: deps.clone(),

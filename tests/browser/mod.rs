@@ -4,6 +4,7 @@
 mod accounts;
 mod analysis_board;
 mod arena;
+mod blocks;
 mod chat;
 mod explorer;
 mod game;

@@ -8,6 +8,7 @@ mod agent;
 mod analysis;
 mod analysis_board;
 mod arenas;
+mod blocks;
 mod challenges;
 mod chat;
 mod client_address;

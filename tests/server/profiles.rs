@@ -824,6 +824,21 @@ impl Store for ReadFailing {
     fn lesson_steps(&self, user: UserId) -> StoreFuture<Vec<store::LessonStep>> {
         self.inner.lesson_steps(user)
     }
+    fn block(&self, blocker: UserId, blocked: UserId, at_ms: i64) -> StoreFuture<()> {
+        self.inner.block(blocker, blocked, at_ms)
+    }
+    fn unblock(&self, blocker: UserId, blocked: UserId) -> StoreFuture<bool> {
+        self.inner.unblock(blocker, blocked)
+    }
+    fn blocks_of(&self, user: UserId) -> StoreFuture<Vec<store::BlockEntry>> {
+        self.inner.blocks_of(user)
+    }
+    fn block_relations(&self, user: UserId) -> StoreFuture<Vec<store::BlockRelation>> {
+        self.inner.block_relations(user)
+    }
+    fn blocked_between(&self, a: UserId, b: UserId) -> StoreFuture<bool> {
+        self.inner.blocked_between(a, b)
+    }
 
     fn file_report(
         &self,

@@ -27,6 +27,7 @@ fn chosen() -> Value {
     json!({
         "confirmMoves": "on", "premoves": false, "sound": false, "volume": 35,
         "theme": "green", "legalDots": false, "coordinates": false, "language": "fr",
+        "chat": false,
     })
 }
 
@@ -84,6 +85,7 @@ async fn settings_saved_by_one_session_are_read_by_another_session_of_the_accoun
         json!({"settings": {
             "confirmMoves": "correspondence", "premoves": true, "sound": true, "volume": 70,
             "theme": "blue", "legalDots": true, "coordinates": true, "language": "auto",
+            "chat": true,
         }})
     );
 }
@@ -105,6 +107,7 @@ async fn a_bad_value_is_400_bad_setting_naming_the_setting_and_changes_nothing()
         ("legalDots", json!(null)),
         ("coordinates", json!(1)),
         ("premoves", json!("false")),
+        ("chat", json!("off")),
     ];
     for (field, value) in cases {
         let mut body = chosen();

@@ -3,12 +3,13 @@
 //! PostgreSQL, and what of puzzles is each backend's own (their searches' plans).
 //! The PostgreSQL tests need `MARSEILLAIS_TEST_POSTGRES` (`scripts/test-services.sh`).
 
-mod fixture_v10;
 mod admin_command;
+mod fixture_v10;
 mod fixture_v2;
 mod memory;
 mod migrate_command;
 mod migration_account_status;
+mod migration_blocks;
 mod migration_explorer;
 mod migration_learn;
 mod migration_moderation;

@@ -100,15 +100,34 @@ pub fn a_is_white(a: Colors, b: Colors, coin: bool) -> bool {
 pub fn pairs(
     waiting: &[Waiting],
     active: usize,
+    coin: impl FnMut() -> bool,
+) -> Vec<(usize, usize)> {
+    pairs_avoiding(waiting, active, coin, &|_, _| false)
+}
+
+/// Whether two players in a block (`blocked`, issue 32) may meet: only when they are the only
+/// two active players of the arena, when no other pairing exists for either of them (the
+/// rematch rule's exception); the one who blocked can withdraw.
+pub fn block_allows(blocked: bool, active: usize) -> bool {
+    !blocked || active <= 2
+}
+
+/// [`pairs`] where `blocked(a, b)` says whether a block stands between two players: they
+/// never meet while anyone else is active ([`block_allows`]).
+pub fn pairs_avoiding(
+    waiting: &[Waiting],
+    active: usize,
     mut coin: impl FnMut() -> bool,
+    blocked: &dyn Fn(UserId, UserId) -> bool,
 ) -> Vec<(usize, usize)> {
     let last_rank = waiting.iter().map(|w| w.rank).max().unwrap_or(1);
     matching::pairs(
         waiting.len(),
         |i| i64::from(waiting[i].rank),
         |i, j| {
-            may_meet(&waiting[i], &waiting[j], active)
-                .then(|| cost(&waiting[i], &waiting[j], last_rank))
+            let (a, b) = (&waiting[i], &waiting[j]);
+            (may_meet(a, b, active) && block_allows(blocked(a.user, b.user), active))
+                .then(|| cost(a, b, last_rank))
         },
     )
     .into_iter()
@@ -195,6 +214,31 @@ mod tests {
         // Two waiting, others playing: no game rather than the same game again.
         assert!(pairs(&[a.clone(), b.clone()], 5, || true).is_empty());
         assert_eq!(pairs(&[a, b], 2, || true).len(), 1);
+    }
+
+    #[test]
+    fn two_players_in_a_block_are_not_paired_when_another_pairing_exists() {
+        // By rank 1 would meet 2 and 3 would meet 4; 1 and 2 are in a block.
+        let waiting = [
+            player(1, 1, 1500),
+            player(2, 2, 1500),
+            player(3, 3, 1500),
+            player(4, 4, 1500),
+        ];
+        let blocked = |a: UserId, b: UserId| {
+            let (a, b) = (a.0.min(b.0), a.0.max(b.0));
+            (a, b) == (1, 2)
+        };
+        let found = pairs_avoiding(&waiting, 4, || true, &blocked);
+        let met = users(&waiting, &found);
+        assert_eq!(met.len(), 2, "everyone still plays: {met:?}");
+        assert!(!met.contains(&(1, 2)), "{met:?}");
+        // Two waiting in a block, others playing: they wait rather than meet.
+        let two = [player(1, 1, 1500), player(2, 2, 1500)];
+        assert!(pairs_avoiding(&two, 5, || true, &blocked).is_empty());
+        // The only two active players of the arena: no other pairing exists.
+        assert_eq!(pairs_avoiding(&two, 2, || true, &blocked).len(), 1);
+        assert!(block_allows(false, 10) && !block_allows(true, 3) && block_allows(true, 2));
     }
 
     #[test]

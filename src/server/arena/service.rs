@@ -4,20 +4,21 @@
 //! is the store's, so that a restart or another node carries on from it. A short-lived cache
 //! spares the store the readers of a busy arena's page.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
 use crate::server::config::ArenaSettings;
-use crate::server::domain::user::Account;
+use crate::server::domain::user::{Account, UserId};
 use crate::server::game::{ClockSpec, TimeControl, now_ms};
 use crate::server::ids;
 use crate::server::metrics::Metrics;
 use crate::server::play::room::rating_now;
 use crate::server::play::rooms::Rooms;
 use crate::server::players::rating::Speed;
+use crate::server::safety::blocks::check as blocks;
 use crate::server::store::{ArenaPlayer, ArenaRange, Store, StoreError};
 
 use super::error::ArenaError;
@@ -37,6 +38,8 @@ const START_SLACK_MS: i64 = 60_000;
 
 /// Most arenas the lists and the pairing task look at.
 const LIST_LIMIT: u32 = 100;
+/// Rounds of a pairing step that find a block among its pairs and pair again without it.
+const BLOCK_ROUNDS: usize = 6;
 
 /// A `POST /api/arenas` body.
 #[derive(Clone, Debug, Deserialize)]
@@ -298,6 +301,38 @@ impl Arenas {
             .collect())
     }
 
+    /// The step's pairs, none with a block between its players (issue 32) while another
+    /// pairing exists: the pairs are made, each pair's block read from the store, and made
+    /// again without the blocked ones, a few rounds at most (a step that still finds new
+    /// blocks then makes no game; the next step reads again).
+    async fn pairs_without_blocks(&self, snapshot: &Snapshot) -> Vec<(UserId, UserId)> {
+        let (entrants, games) = (snapshot.entrants(), snapshot.arena_games());
+        let mut avoid: HashSet<(UserId, UserId)> = HashSet::new();
+        for _ in 0..BLOCK_ROUNDS {
+            let blocked = |a, b| avoid.contains(&(a, b)) || avoid.contains(&(b, a));
+            let tournament = &snapshot.tournament;
+            let pairs = step::games_to_start_avoiding(
+                tournament,
+                &entrants,
+                &games,
+                now_ms(),
+                ids::coin_flip,
+                &blocked,
+            );
+            let unread: Vec<(UserId, UserId)> = pairs
+                .iter()
+                .copied()
+                .filter(|&(a, b)| !blocked(a, b))
+                .collect();
+            let found = blocks::blocked_pairs(&*self.store, &unread).await;
+            if found.is_empty() {
+                return pairs;
+            }
+            avoid.extend(found);
+        }
+        Vec::new()
+    }
+
     /// One pairing step of arena `id`: reads it afresh, makes the games of the players waiting
     /// ([`step::games_to_start`]), each in one commit with both seats. Returns the games made.
     pub async fn step(&self, id: &str) -> Result<usize, ArenaError> {
@@ -306,13 +341,7 @@ impl Arenas {
             return Ok(0);
         };
         let started = Instant::now();
-        let pairs = step::games_to_start(
-            &snapshot.tournament,
-            &snapshot.entrants(),
-            &snapshot.arena_games(),
-            now_ms(),
-            ids::coin_flip,
-        );
+        let pairs = self.pairs_without_blocks(&snapshot).await;
         if pairs.is_empty() {
             return Ok(0);
         }

@@ -17,6 +17,19 @@ pub fn games_to_start(
     now_ms: i64,
     coin: impl FnMut() -> bool,
 ) -> Vec<(UserId, UserId)> {
+    games_to_start_avoiding(tournament, entrants, games, now_ms, coin, &|_, _| false)
+}
+
+/// [`games_to_start`] where `blocked(a, b)` says whether a block stands between two players
+/// ([`pairing::pairs_avoiding`]).
+pub fn games_to_start_avoiding(
+    tournament: &Tournament,
+    entrants: &[Entrant],
+    games: &[ArenaGame],
+    now_ms: i64,
+    coin: impl FnMut() -> bool,
+    blocked: &dyn Fn(UserId, UserId) -> bool,
+) -> Vec<(UserId, UserId)> {
     if !tournament.pairing_open(now_ms) {
         return Vec::new();
     }
@@ -25,7 +38,7 @@ pub fn games_to_start(
     if waiting.len() < 2 {
         return Vec::new();
     }
-    pairing::pairs(&waiting, standings::active(entrants), coin)
+    pairing::pairs_avoiding(&waiting, standings::active(entrants), coin, blocked)
         .into_iter()
         .map(|(white, black)| (waiting[white].user, waiting[black].user))
         .collect()

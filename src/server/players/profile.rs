@@ -41,14 +41,34 @@ pub const MAX_HISTORY_POINTS: u32 = 1000;
 /// How many listing rows the PGN export reads from the store at a time.
 const PGN_PAGE: u32 = 50;
 
-pub fn router(deps: Deps) -> Router {
+/// The profile routes' state: the services, and the accounts (the profile says whether the
+/// viewer blocks the user, issue 32).
+#[derive(Clone)]
+pub struct ProfileState {
+    pub deps: Deps,
+    pub accounts: Arc<crate::server::players::account::Accounts>,
+}
+
+impl axum::extract::FromRef<ProfileState> for Deps {
+    fn from_ref(state: &ProfileState) -> Deps {
+        state.deps.clone()
+    }
+}
+
+impl axum::extract::FromRef<ProfileState> for Arc<crate::server::players::account::Accounts> {
+    fn from_ref(state: &ProfileState) -> Arc<crate::server::players::account::Accounts> {
+        Arc::clone(&state.accounts)
+    }
+}
+
+pub fn router(deps: Deps, accounts: Arc<crate::server::players::account::Accounts>) -> Router {
     Router::new()
         .route("/@/{username}", get(page))
         .route("/api/users/{username}", get(profile))
         .route("/api/users/{username}/games", get(games))
         .route("/api/users/{username}/games.pgn", get(games_pgn))
         .route("/api/users/{username}/rating-history", get(rating_history))
-        .with_state(deps)
+        .with_state(ProfileState { deps, accounts })
 }
 
 /// Why a profile request was not answered.
@@ -122,10 +142,15 @@ pub struct ProfileView {
     /// A moderator's mark (issue 32): `engine` or `booster`; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub marked: Option<&'static str>,
+    /// `true` only when the signed-in viewer blocks this user (issue 32); absent otherwise.
+    /// Never whether the viewer is blocked.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub blocked: bool,
 }
 
 async fn profile(
     State(app): State<Deps>,
+    crate::server::players::account::MaybeAccount(viewer): crate::server::players::account::MaybeAccount,
     Path(username): Path<String>,
 ) -> Result<Response, ApiError> {
     let store = &app.store;
@@ -138,11 +163,17 @@ async fn profile(
         .user_mark(record.account.id)
         .await
         .map_err(ProfileError::from)?;
+    let viewer = viewer.map(|v| v.id);
+    let blocked =
+        crate::server::safety::blocks::check::viewer_blocks(&**store, viewer, record.account.id)
+            .await
+            .map_err(ProfileError::from)?;
     Ok(axum::Json(ProfileView {
         username: record.account.name,
         created_ms: record.created_ms,
         ratings: ratings_view(&ratings),
         marked: mark.map(|m| m.mark.as_str()),
+        blocked,
     })
     .into_response())
 }

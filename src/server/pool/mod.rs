@@ -44,6 +44,7 @@ use crate::server::play::room::{ConnId, SeatGrant, rating_now};
 use crate::server::play::rooms::Rooms;
 use crate::server::players::account::Account;
 use crate::server::players::rating::Speed;
+use crate::server::safety::blocks::check as blocks;
 use crate::server::web::ratelimit::{AddressLimiter, Client};
 use catalog::{JITTER, POOLS, QueueKey};
 use msg::{PoolCount, PoolMsg, PoolsMsg};
@@ -228,7 +229,8 @@ impl Pools {
     /// Puts the page `conn` (of `account`, or anonymous, from `page.ip`) in the queue `key`,
     /// out of any other (a seeker waits once); the receiver gets its seat when a wave pairs it,
     /// or `Replaced` if another page of the same account joins.
-    /// `blocking`: whom the account has blocked.
+    /// `blocking`: whom the account may not meet, besides its block relations (issue 32),
+    /// read from the store here, as it joins, on the node that runs the pools.
     pub async fn join(
         &self,
         store: &dyn crate::server::store::Store,
@@ -261,6 +263,7 @@ impl Pools {
                 Some(rating.rating.round() as i32)
             }
         };
+        let blocking = blocks::pool_blocking(store, account.map(|a| a.id), blocking).await?;
         let client = Client::from(ip);
         let seeker = match account {
             Some(account) => Seeker::Account(account.id),

@@ -77,7 +77,7 @@ impl PageSeek {
                         Waiting::Remote(told)
                     }
                     None => {
-                        // Blocks come with issue 32; the rule that honours them is in the queue.
+                        // The account's blocks are read by the join (issue 32).
                         let blocking = HashSet::new();
                         let paired = self.pools.join(store, key, self.page(), blocking).await?;
                         Waiting::Local(paired)

@@ -401,6 +401,32 @@ impl Store for FailingStore {
     fn explorer_position(&self, key: i64) -> StoreFuture<super::ExplorerPosition> {
         self.inner.explorer_position(key)
     }
+
+    fn block(&self, blocker: UserId, blocked: UserId, at_ms: i64) -> StoreFuture<()> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.block(blocker, blocked, at_ms)
+    }
+
+    fn unblock(&self, blocker: UserId, blocked: UserId) -> StoreFuture<bool> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.unblock(blocker, blocked)
+    }
+
+    fn blocks_of(&self, user: UserId) -> StoreFuture<Vec<super::BlockEntry>> {
+        self.inner.blocks_of(user)
+    }
+
+    fn block_relations(&self, user: UserId) -> StoreFuture<Vec<super::BlockRelation>> {
+        self.inner.block_relations(user)
+    }
+
+    fn blocked_between(&self, a: UserId, b: UserId) -> StoreFuture<bool> {
+        self.inner.blocked_between(a, b)
+    }
 }
 
 fn injected<T: Send + 'static>() -> StoreFuture<T> {

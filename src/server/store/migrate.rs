@@ -223,6 +223,7 @@ fn columns(table: &str) -> &'static [(&'static str, Kind)] {
             ("ended_ms", Int),
             ("game_id", Text),
         ],
+        "blocks" => &[("blocker", Int), ("blocked", Int), ("at_ms", Int)],
         "chat_lines" => &[
             ("id", Int),
             ("game_id", OptText),

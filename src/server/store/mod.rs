@@ -17,6 +17,7 @@
 //! [`sqlite::SqliteStore`].
 
 mod arena;
+mod block;
 pub mod codec;
 mod erase;
 mod explorer;
@@ -30,6 +31,7 @@ mod puzzle;
 pub mod sqlite;
 
 pub use arena::{ArenaPlayer, ArenaRange, ArenaRecord, range_order as arena_range_order};
+pub use block::{BlockEntry, BlockRelation, entry_order as block_entry_order};
 pub use erase::erase_name;
 pub use explorer::{
     ClockFamily, EXAMPLES_PER_BUCKET as EXPLORER_EXAMPLES_PER_BUCKET, EXPLORER_SLICE,
@@ -587,6 +589,23 @@ pub trait Store: Send + Sync + 'static {
         min_games: u32,
         limit: u32,
     ) -> StoreFuture<Vec<LeaderboardRow>>;
+    // Blocks (issue 32; SQLite schema v11, Postgres v8): table `blocks` (store/block.rs).
+    // Read at the moment they matter (a chat line, a challenge, a seek), never cached, so
+    // that every node agrees.
+
+    /// `blocker` blocks `blocked` from `at_ms`; blocking again keeps the first time (a no-op).
+    /// Durable once `Ok`.
+    fn block(&self, blocker: UserId, blocked: UserId, at_ms: i64) -> StoreFuture<()>;
+    /// Ends `blocker`'s block of `blocked`; whether there was one. Durable once `Ok`.
+    fn unblock(&self, blocker: UserId, blocked: UserId) -> StoreFuture<bool>;
+    /// Everyone `user` blocks, with their names, newest first then by name
+    /// ([`block_entry_order`]).
+    fn blocks_of(&self, user: UserId) -> StoreFuture<Vec<BlockEntry>>;
+    /// Everyone in a block with `user`, either way (who blocks them and whom they block), each
+    /// once, by id: two index ranges (the primary key, the index on `blocked`).
+    fn block_relations(&self, user: UserId) -> StoreFuture<Vec<BlockRelation>>;
+    /// Whether either of `a` and `b` blocks the other.
+    fn blocked_between(&self, a: UserId, b: UserId) -> StoreFuture<bool>;
 
     // Ownership leases of several nodes (issue 13): table `game_leases`, and `cluster_nodes`
     // for the nodes' own liveness. Times are the store's clock (Postgres `now()`), never a

@@ -13,6 +13,7 @@
 mod account_controls;
 mod accounts;
 mod arenas;
+mod blocks;
 mod chat;
 mod deadlines;
 mod explorer;
@@ -27,8 +28,8 @@ mod settings;
 // Every test binary mounts support/; those without a store leave these unused.
 #[allow(unused_imports)]
 pub use self::{
-    account_controls::*, accounts::*, arenas::*, chat::*, deadlines::*, explorer::*, games::*,
-    leases::*, lessons::*, moderation::*, puzzle_search::*, puzzles::*, settings::*,
+    account_controls::*, accounts::*, arenas::*, blocks::*, chat::*, deadlines::*, explorer::*,
+    games::*, leases::*, lessons::*, moderation::*, puzzle_search::*, puzzles::*, settings::*,
 };
 
 use std::time::Duration;
@@ -187,6 +188,8 @@ macro_rules! store_contract_tests {
             ref sessions_are_listed_live_newest_first_and_the_others_ended = check_sessions_are_listed_and_the_others_ended;
             ref a_deletion_keeps_the_games_without_the_name_or_the_data = check_a_deletion_keeps_the_games_without_the_name_or_the_data;
             arc account_control_writes_fail_under_failure_injection_and_after_close = check_account_control_writes_fail_while_failing_and_after_close;
+            ref blocks_are_kept_once_listed_newest_first_and_related_both_ways = check_blocks_are_kept_once_listed_newest_first_and_related_both_ways;
+            arc block_writes_fail_while_failing_and_after_close = check_block_writes_fail_while_failing_and_after_close;
         }
     };
     // `ref`: the check takes `&dyn Store`; `arc`: an `Arc<dyn Store>` (it wraps or shares it).

@@ -130,6 +130,7 @@ pub(super) async fn make_here(
     creation::created_event(&new_game(&terms), String::new(), Some(user), 0)?;
     app.lobby.charge(me.id)?;
     let to = find_user(app, &request.to).await?;
+    crate::server::safety::blocks::check::refuse_between(&*app.deps.store, me.id, to.id).await?;
     let ratings = match terms.clock {
         Some(clock) if me.id != to.id => {
             let speed = Speed::of(clock);
@@ -196,6 +197,8 @@ async fn start_game(
     app: &ChallengeState,
     challenge: &Challenge,
 ) -> Result<crate::server::play::room::SeatGrant, ApiError> {
+    let (from, to) = (challenge.from.id, challenge.to.id);
+    crate::server::safety::blocks::check::refuse_between(&*app.deps.store, from, to).await?;
     let challenger = Some(challenge.from.clone());
     let created = app
         .rooms

@@ -21,7 +21,7 @@ use super::local::{ChallengeState, accept_here, cancel_here, decline_here, make_
 use crate::server::cluster::lobby::LobbyLink;
 use crate::server::cluster::lobby_wire::{LOBBY_CHANNEL, Op, Outcome, Wire, node_channel};
 use crate::server::cluster::{BusError, BusEvent};
-use crate::server::lobby::channel::msg::{ChallengeView, LobbyMsg};
+use crate::server::lobby::channel::msg::ChallengeView;
 use crate::server::play::protocol::ErrorCode;
 use crate::server::players::account::{Account, UserId};
 use crate::server::web::ApiError;
@@ -233,7 +233,8 @@ async fn received(app: &ChallengeState, link: &Arc<LobbyLink>, bytes: &[u8]) {
         }
         Wire::Chat { line } => {
             lobby.chat.received(line.clone()).await;
-            lobby.hub.send_all(&LobbyMsg::Chat(line));
+            let store = &*app.deps.store;
+            crate::server::safety::blocks::lobby::send_line(store, &lobby.hub, line, None).await;
         }
         Wire::Presence {
             node,

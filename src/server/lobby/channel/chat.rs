@@ -122,7 +122,8 @@ impl LobbyChat {
                 lines.pop_front();
             }
         }
-        hub.send_all(&LobbyMsg::Chat(msg));
+        let author = account.map(|a| a.id);
+        crate::server::safety::blocks::lobby::send_line(store, hub, msg, author).await;
         Ok(())
     }
 

@@ -64,11 +64,16 @@ impl Inner {
     /// Queues `text` on every open channel, signed in or not; channels too slow to take it
     /// are dropped (and counted as gone).
     fn publish_all(&mut self, text: &Utf8Bytes) {
+        self.publish_all_but(text, &|_| false);
+    }
+
+    /// [`Inner::publish_all`] but for the channels of the users `hidden` names.
+    fn publish_all_but(&mut self, text: &Utf8Bytes, hidden: &dyn Fn(UserId) -> bool) {
         let now = Instant::now();
         for conn in self.anonymous.publish(text.clone()) {
             self.anonymous_gone(conn);
         }
-        let users: Vec<UserId> = self.users.keys().copied().collect();
+        let users: Vec<UserId> = self.users.keys().copied().filter(|&u| !hidden(u)).collect();
         for user in users {
             let dropped = match self.users.get_mut(&user) {
                 Some(channels) => channels.fanout.publish(text.clone()).len(),
@@ -197,6 +202,13 @@ impl Hub {
     /// Queues `msg` on every open channel, signed in or not (a lobby chat line).
     pub fn send_all(&self, msg: &LobbyMsg) {
         self.send_text_all(&Utf8Bytes::from(msg.to_text()));
+    }
+
+    /// [`Hub::send_all`] but for the channels of the users `hidden` names (a chat line, to
+    /// none of the accounts in a block with its author: issue 32).
+    pub fn send_all_but(&self, msg: &LobbyMsg, hidden: &dyn Fn(UserId) -> bool) {
+        let text = Utf8Bytes::from(msg.to_text());
+        self.lock().publish_all_but(&text, hidden);
     }
 
     /// [`Hub::send_all`] of a message already serialized (a notice from another node).

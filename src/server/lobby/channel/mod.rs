@@ -109,7 +109,9 @@ pub async fn run(
             Err(error) => tracing::warn!(%error, "could not read a your_turn list"),
         }
     }
-    if let Some(history) = lobby.chat.history(&*deps.store).await {
+    let history = lobby.chat.history(&*deps.store).await;
+    let history = crate::server::safety::blocks::lobby::history_for(&*deps.store, user, history);
+    if let Some(history) = history.await {
         lobby.hub.send_one(user, conn, &history);
     }
     let mut chat_rate = ChatRate::new(config.chat_burst, config.chat_window, Instant::now());

@@ -44,6 +44,9 @@ pub enum ErrorCode {
     /// A chat line of an account a moderator banned from chat (issue 32): the message gives
     /// the reason and until when.
     ChatBanned,
+    /// A block between the two accounts stands in the way (issue 32): a challenge, a join,
+    /// said only as "this is not possible", never why (docs/protocol.md, "Blocks").
+    NotPossible,
 }
 
 /// `error`: the refusal, and the ack id of the move it refuses (the key is
@@ -127,6 +130,7 @@ mod tests {
             (ErrorCode::TooLong, "too_long"),
             (ErrorCode::NotAllowed, "not_allowed"),
             (ErrorCode::ChatBanned, "chat_banned"),
+            (ErrorCode::NotPossible, "not_possible"),
         ];
         for (code, name) in names {
             let text = format!("\"{name}\"");

@@ -31,7 +31,7 @@ impl RoomTask {
     }
 
     /// Whether `conn` reads `room` now.
-    fn reads(&self, conn: ConnId, room: ChatRoom) -> bool {
+    pub(super) fn reads(&self, conn: ConnId, room: ChatRoom) -> bool {
         let Some(member) = self.crowd.get(conn) else {
             return false;
         };
@@ -81,10 +81,15 @@ impl RoomTask {
         if recent[slot(room)].is_empty() {
             return;
         }
-        let msg = ServerMsg::ChatHistory(ChatHistoryMsg {
-            lines: recent[slot(room)].iter().cloned().collect(),
-            room,
-        });
+        let lines: Vec<ChatLineMsg> = recent[slot(room)]
+            .iter()
+            .filter(|line| self.history_shows(conn, line))
+            .cloned()
+            .collect();
+        if lines.is_empty() {
+            return;
+        }
+        let msg = ServerMsg::ChatHistory(ChatHistoryMsg { lines, room });
         self.send_to(conn, &msg);
     }
 
@@ -176,11 +181,7 @@ impl RoomTask {
             }
         }
         let text = Utf8Bytes::from(ServerMsg::Chat(msg).to_text());
-        for reader in self.crowd.conns() {
-            if self.reads(reader, room) {
-                self.send_bytes(reader, text.clone());
-            }
-        }
+        self.send_chat_line(room, text, user_id).await;
         Ok(())
     }
 

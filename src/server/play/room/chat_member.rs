@@ -17,6 +17,9 @@ pub struct ChatMember {
     pub(super) watches_spectators: bool,
     /// The signed-in spectator's username, once read from the store.
     pub(super) username: Option<String>,
+    /// The relations of the accounts it reads as, read when it connected: its history leaves
+    /// out their lines (issue 32, `blocks.rs`).
+    pub(super) blocks: crate::server::safety::blocks::rules::Relations,
 }
 
 impl ChatMember {
@@ -25,6 +28,7 @@ impl ChatMember {
             rate: ChatRate::new(config.chat_burst, config.chat_window, now),
             watches_spectators: false,
             username: None,
+            blocks: Default::default(),
         }
     }
 }

@@ -17,6 +17,7 @@
 
 mod act;
 pub mod agent;
+mod blocks;
 pub mod chat;
 pub mod chat_member;
 mod connect;
@@ -564,6 +565,7 @@ impl RoomTask {
                     },
                 );
                 self.load_chat().await;
+                self.read_chat_relations(conn, token.as_deref()).await;
                 self.hello(conn, token, since);
                 let _ = done.send(());
             }
@@ -587,7 +589,10 @@ impl RoomTask {
             Command::Join { account, reply } => {
                 // An open game past its time to live ends now rather than take a player.
                 self.check_timeouts().await;
-                let user = self.seat_user(account).await;
+                let user = match self.refuse_blocked_join(account.as_ref()).await {
+                    Ok(()) => self.seat_user(account).await,
+                    Err(refusal) => Err(refusal),
+                };
                 let result = match user {
                     Ok(user) => self.join(user).await,
                     Err(refusal) => Err(refusal),

@@ -112,6 +112,9 @@ pub struct Settings {
     pub legal_dots: bool,
     pub coordinates: bool,
     pub language: Language,
+    /// Chat shown at all (issue 32): `false` turns every chat panel off for good, lines and
+    /// input, until turned on again.
+    pub chat: bool,
 }
 
 impl Default for Settings {
@@ -125,6 +128,7 @@ impl Default for Settings {
             legal_dots: true,
             coordinates: true,
             language: Language::default(),
+            chat: true,
         }
     }
 }
@@ -146,7 +150,7 @@ pub enum SettingsError {
 }
 
 /// The wire names, in the order of [`Settings`].
-pub const FIELDS: [&str; 8] = [
+pub const FIELDS: [&str; 9] = [
     "confirmMoves",
     "premoves",
     "sound",
@@ -155,6 +159,7 @@ pub const FIELDS: [&str; 8] = [
     "legalDots",
     "coordinates",
     "language",
+    "chat",
 ];
 
 fn value_of<T: serde::de::DeserializeOwned>(
@@ -183,6 +188,7 @@ struct EachOnce {
     legal_dots: Option<IgnoredAny>,
     coordinates: Option<IgnoredAny>,
     language: Option<IgnoredAny>,
+    chat: Option<IgnoredAny>,
 }
 
 impl Settings {
@@ -223,6 +229,7 @@ impl Settings {
             "legalDots" => self.legal_dots = value_of("legalDots", value)?,
             "coordinates" => self.coordinates = value_of("coordinates", value)?,
             "language" => self.language = value_of("language", value)?,
+            "chat" => self.chat = value_of("chat", value)?,
             other => {
                 return Err(SettingsError::UnknownField(
                     other.chars().take(64).collect(),
@@ -295,7 +302,7 @@ mod tests {
             serde_json::to_value(Settings::default()).unwrap(),
             json!({"confirmMoves": "correspondence", "premoves": true, "sound": true,
                    "volume": 70, "theme": "brown", "legalDots": true, "coordinates": true,
-                   "language": "auto"})
+                   "language": "auto", "chat": true})
         );
     }
 

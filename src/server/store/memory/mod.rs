@@ -2,6 +2,7 @@
 //! Its puzzles are in puzzles.rs, its opening explorer in explorer.rs.
 
 mod account;
+mod blocks;
 mod explorer;
 mod lessons;
 mod moderation;
@@ -12,15 +13,17 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use futures_util::future::BoxFuture;
 
+use self::blocks::MemoryBlocks;
 use self::explorer::MemoryExplorer;
 use self::lessons::MemoryLessons;
 use self::moderation::{KeptReport, MemoryModeration};
 use self::puzzles::MemoryPuzzles;
 use super::{
-    ArenaPlayer, ArenaRange, ArenaRecord, Commit, DeadlineChange, GameListing, GameStatus,
-    LessonStep, LoadedGame, PuzzleAttempt, PuzzlePlayer, PuzzleRecord, PuzzleRound, RatedGame,
-    RoundOutcome, SessionHash, SessionRecord, Store, StoreError, StoreFuture, UserRecord,
-    listing_order, rate_end, rated_order, session_alive, session_needs_touch,
+    ArenaPlayer, ArenaRange, ArenaRecord, BlockEntry, BlockRelation, Commit, DeadlineChange,
+    GameListing, GameStatus, LessonStep, LoadedGame, PuzzleAttempt, PuzzlePlayer, PuzzleRecord,
+    PuzzleRound, RatedGame, RoundOutcome, SessionHash, SessionRecord, Store, StoreError,
+    StoreFuture, UserRecord, listing_order, rate_end, rated_order, session_alive,
+    session_needs_touch,
 };
 use crate::server::domain::chat::ChatRoom;
 use crate::server::domain::chat_line::{ChatLine, NewChatLine};
@@ -64,6 +67,7 @@ struct MemoryInner {
     lessons: MemoryLessons,
     explorer: MemoryExplorer,
     moderation: MemoryModeration,
+    blocks: MemoryBlocks,
     closed: bool,
 }
 
@@ -859,5 +863,61 @@ impl Store for MemoryStore {
         });
         rows.truncate(limit as usize);
         ready(Ok(rows))
+    }
+
+    fn block(&self, blocker: UserId, blocked: UserId, at_ms: i64) -> StoreFuture<()> {
+        let mut inner = self.lock();
+        let result = inner
+            .check_open()
+            .map(|()| inner.blocks.block(blocker, blocked, at_ms));
+        ready(result)
+    }
+
+    fn unblock(&self, blocker: UserId, blocked: UserId) -> StoreFuture<bool> {
+        let mut inner = self.lock();
+        let result = inner
+            .check_open()
+            .map(|()| inner.blocks.unblock(blocker, blocked));
+        ready(result)
+    }
+
+    fn blocks_of(&self, user: UserId) -> StoreFuture<Vec<BlockEntry>> {
+        let inner = self.lock();
+        let mut entries: Vec<BlockEntry> = inner
+            .blocks
+            .of(user)
+            .into_iter()
+            .filter_map(|(blocked, at_ms)| {
+                let record = inner.user_by_id(blocked)?;
+                Some(BlockEntry {
+                    user: blocked,
+                    name: record.account.name.to_string(),
+                    at_ms,
+                })
+            })
+            .collect();
+        entries.sort_by(super::block_entry_order);
+        ready(Ok(entries))
+    }
+
+    fn block_relations(&self, user: UserId) -> StoreFuture<Vec<BlockRelation>> {
+        let inner = self.lock();
+        let relations = inner
+            .blocks
+            .relations(user)
+            .into_iter()
+            .filter_map(|other| {
+                let record = inner.user_by_id(other)?;
+                Some(BlockRelation {
+                    user: other,
+                    name: record.account.name.to_string(),
+                })
+            })
+            .collect();
+        ready(Ok(relations))
+    }
+
+    fn blocked_between(&self, a: UserId, b: UserId) -> StoreFuture<bool> {
+        ready(Ok(self.lock().blocks.between(a, b)))
     }
 }

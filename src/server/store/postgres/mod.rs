@@ -11,6 +11,7 @@
 
 mod account;
 mod arena;
+mod block;
 pub(crate) mod error;
 mod explorer;
 mod explorer_write;
@@ -829,6 +830,26 @@ impl Store for PostgresStore {
 
     fn explorer_position(&self, key: i64) -> StoreFuture<super::ExplorerPosition> {
         self.explorer_read(key)
+    }
+
+    fn block(&self, blocker: UserId, blocked: UserId, at_ms: i64) -> StoreFuture<()> {
+        self.block_insert(blocker, blocked, at_ms)
+    }
+
+    fn unblock(&self, blocker: UserId, blocked: UserId) -> StoreFuture<bool> {
+        self.block_delete(blocker, blocked)
+    }
+
+    fn blocks_of(&self, user: UserId) -> StoreFuture<Vec<super::BlockEntry>> {
+        self.block_rows(user)
+    }
+
+    fn block_relations(&self, user: UserId) -> StoreFuture<Vec<super::BlockRelation>> {
+        self.block_relation_rows(user)
+    }
+
+    fn blocked_between(&self, a: UserId, b: UserId) -> StoreFuture<bool> {
+        self.block_between(a, b)
     }
 
     fn claim_game(&self, game: &str, node: &str, ttl: Duration) -> StoreFuture<Claim> {

@@ -20,7 +20,7 @@ use crate::server::store::StoreError;
 
 /// The schema this program writes. A database at a newer version was written by a newer program
 /// and is refused rather than misread.
-pub const SCHEMA_VERSION: i32 = 9;
+pub const SCHEMA_VERSION: i32 = 10;
 
 /// The key of the advisory lock taken while migrating (any constant unique to this program:
 /// "MRSL" in ASCII).
@@ -322,16 +322,28 @@ CREATE TABLE mod_log (
 CREATE INDEX ratings_by_speed ON ratings (speed, rating);
 ";
 
+/// Version 10: blocks between accounts (issue 32; SQLite's version 13, whose comment says what
+/// the table and its index are for).
+const SCHEMA_V10: &str = "
+CREATE TABLE blocks (
+    blocker  BIGINT NOT NULL REFERENCES users (id),
+    blocked  BIGINT NOT NULL REFERENCES users (id),
+    at_ms    BIGINT NOT NULL,
+    PRIMARY KEY (blocker, blocked)
+);
+CREATE INDEX blocks_by_blocked ON blocks (blocked, blocker);
+";
+
 /// `MIGRATIONS[n]` takes the database from version `n` to `n + 1` (version 0: empty).
-const MIGRATIONS: [&str; 9] = [
+const MIGRATIONS: [&str; 10] = [
     SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8,
-    SCHEMA_V9,
+    SCHEMA_V9, SCHEMA_V10,
 ];
 
 /// The tables `marseillais migrate` copies and counts, in an order that satisfies the foreign
 /// keys (users before what refers to them). Not the leases (`game_leases`, `cluster_nodes`):
 /// they are no one-node data, a SQLite database has none, and they start empty.
-pub const TABLES: [&str; 24] = [
+pub const TABLES: [&str; 25] = [
     "users",
     "sessions",
     "ratings",
@@ -356,6 +368,7 @@ pub const TABLES: [&str; 24] = [
     "marks",
     "chat_bans",
     "mod_log",
+    "blocks",
 ];
 
 /// Brings the database to [`SCHEMA_VERSION`] in one transaction under the migration lock.

@@ -9,6 +9,7 @@
 
 mod account;
 mod arena;
+mod block;
 mod checkpoint;
 mod connect;
 mod explorer;
@@ -356,7 +357,8 @@ impl Store for SqliteStore {
                 | Done::Arena(_)
                 | Done::Puzzle(_)
                 | Done::Explorer(_)
-                | Done::Moderation(_) => {
+                | Done::Moderation(_)
+                | Done::Block(_) => {
                     Err(StoreError::Io("the writer returned no user id".to_owned()))
                 }
             }
@@ -568,7 +570,8 @@ impl Store for SqliteStore {
                 | Done::Arena(_)
                 | Done::Puzzle(_)
                 | Done::Explorer(_)
-                | Done::Moderation(_) => Err(StoreError::Io(
+                | Done::Moderation(_)
+                | Done::Block(_) => Err(StoreError::Io(
                     "the writer returned no chat line id".to_owned(),
                 )),
             }
@@ -872,6 +875,39 @@ impl Store for SqliteStore {
 
     fn explorer_position(&self, key: i64) -> StoreFuture<super::ExplorerPosition> {
         self.read(move |conn| explorer::position(conn, key))
+    }
+
+    fn block(&self, blocker: UserId, blocked: UserId, at_ms: i64) -> StoreFuture<()> {
+        let written = self.write(Work::Block(block::BlockWrite::Block {
+            blocker,
+            blocked,
+            at_ms,
+        }));
+        Box::pin(async move { written.await.map(|_| ()) })
+    }
+
+    fn unblock(&self, blocker: UserId, blocked: UserId) -> StoreFuture<bool> {
+        let written = self.write(Work::Block(block::BlockWrite::Unblock { blocker, blocked }));
+        Box::pin(async move {
+            match written.await? {
+                Done::Block(changed) => Ok(changed),
+                other => Err(StoreError::Io(format!(
+                    "the writer answered an unblock with {other:?}"
+                ))),
+            }
+        })
+    }
+
+    fn blocks_of(&self, user: UserId) -> StoreFuture<Vec<super::BlockEntry>> {
+        self.read(move |conn| block::of(conn, user))
+    }
+
+    fn block_relations(&self, user: UserId) -> StoreFuture<Vec<super::BlockRelation>> {
+        self.read(move |conn| block::relations(conn, user))
+    }
+
+    fn blocked_between(&self, a: UserId, b: UserId) -> StoreFuture<bool> {
+        self.read(move |conn| block::between(conn, a, b))
     }
 
     fn close(&self) -> BoxFuture<'static, ()> {

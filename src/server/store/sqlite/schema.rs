@@ -8,7 +8,7 @@ use crate::server::store::StoreError;
 /// The schema this program writes (`PRAGMA user_version`). A database with a newer version was
 /// written by a newer program and is refused rather than misread; an older one is migrated
 /// ([`MIGRATIONS`]).
-pub const SCHEMA_VERSION: i64 = 12;
+pub const SCHEMA_VERSION: i64 = 13;
 
 /// Version 1: the games' listing rows and their event logs.
 const SCHEMA_V1: &str = "
@@ -361,11 +361,24 @@ CREATE TABLE mod_log (
 CREATE INDEX ratings_by_speed ON ratings (speed, rating);
 ";
 
+/// Version 13: blocks between accounts (issue 32; `crate::server::safety::blocks`). One row per
+/// (blocker, blocked), keyed so: "whom do I block" is one range of the key, and the index on
+/// `blocked` makes "who blocks me" another, so a user's relations either way are two ranges.
+const SCHEMA_V13: &str = "
+CREATE TABLE blocks (
+    blocker  INTEGER NOT NULL REFERENCES users (id),
+    blocked  INTEGER NOT NULL REFERENCES users (id),
+    at_ms    INTEGER NOT NULL,
+    PRIMARY KEY (blocker, blocked)
+) WITHOUT ROWID;
+CREATE INDEX blocks_by_blocked ON blocks (blocked, blocker);
+";
+
 /// `MIGRATIONS[n]` takes a database from version `n` to `n + 1` (version 0: empty). Each runs in
 /// the same transaction as the version bump, so a crash mid-migration leaves the old version.
-pub(super) const MIGRATIONS: [&str; 12] = [
+pub(super) const MIGRATIONS: [&str; 13] = [
     SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8,
-    SCHEMA_V9, SCHEMA_V10, SCHEMA_V11, SCHEMA_V12,
+    SCHEMA_V9, SCHEMA_V10, SCHEMA_V11, SCHEMA_V12, SCHEMA_V13,
 ];
 
 /// Brings the database to [`SCHEMA_VERSION`]: creates the schema in an empty database, runs the

@@ -105,6 +105,8 @@ pub(super) enum Work {
     Moderation(ModWrite),
     /// The account's status, sessions, password or deletion (issue 32).
     Account(super::account::AccountWrite),
+    /// A block made or ended (issue 32).
+    Block(super::block::BlockWrite),
 }
 
 /// What a unit of work gave back once stored.
@@ -120,6 +122,8 @@ pub(super) enum Done {
     /// How many of an explorer slice were new.
     Explorer(u64),
     Moderation(ModDone),
+    /// Whether a block write changed a row.
+    Block(bool),
 }
 
 /// A failure while writing a batch: either it concerns one unit of work (the batch goes on
@@ -542,6 +546,9 @@ fn write_work(conn: &Connection, work: &Work) -> Result<Done, CommitFailure> {
         }
         Work::Moderation(write) => moderation::write(conn, write)
             .map(Done::Moderation)
+            .map_err(classify),
+        Work::Block(write) => super::block::write(conn, *write)
+            .map(Done::Block)
             .map_err(classify),
     }
 }
