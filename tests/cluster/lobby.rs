@@ -354,3 +354,42 @@ async fn a_page_on_node_2_that_moves_to_another_pool_waits_in_that_one_alone_and
         "the page's own second join is no replacement to tell it of"
     );
 }
+
+#[tokio::test]
+async fn a_lobby_line_reaches_no_page_on_another_node_of_a_user_in_a_block_with_its_author() {
+    let Some(c) = cluster("cluster_lobby_block").await else {
+        return;
+    };
+    let alice = Session::register(c.addr(1), "alice").await;
+    let bob = Session::register(c.addr(1), "bob").await;
+    let (status, body) = c.call(3, &bob, "POST", "/api/blocks/alice", None).await;
+    assert_eq!(status, 200, "{body}");
+    let mut speaker = c.page(1, Some(&alice)).await;
+    let mut blocker = c.page(2, Some(&bob)).await;
+    let mut anonymous = c.page(2, None).await;
+    speaker
+        .send_text(r#"{"t":"chat","d":{"room":"lobby","text":"from alice"}}"#)
+        .await;
+    let said =
+        |text: &'static str| move |m: &LobbyMsg| matches!(m, LobbyMsg::Chat(l) if l.text == text);
+    anonymous
+        .until("alice's line on node 2", said("from alice"))
+        .await;
+    speaker
+        .until("alice's line back on node 1", said("from alice"))
+        .await;
+    // Bob's next line is his own: the bus brought Alice's to node 2, which did not send it.
+    blocker
+        .send_text(r#"{"t":"chat","d":{"room":"lobby","text":"from bob"}}"#)
+        .await;
+    let first = blocker
+        .until("a chat line", |m| matches!(m, LobbyMsg::Chat(_)))
+        .await;
+    let LobbyMsg::Chat(first) = first else {
+        unreachable!()
+    };
+    assert_eq!(first.text, "from bob");
+    anonymous
+        .until("bob's line on node 2", said("from bob"))
+        .await;
+}

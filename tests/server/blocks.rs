@@ -480,3 +480,43 @@ async fn a_pool_never_pairs_two_users_in_a_block() {
     assert_eq!(games.iter().filter(|g| **g == games[1]).count(), 2);
     rig.stop().await;
 }
+
+// ---- arenas ----
+
+#[tokio::test]
+async fn an_arena_does_not_pair_two_players_in_a_block_while_others_can_be_met() {
+    use marseillais::server::config::ArenaScheduleChoice;
+    use support::arena::{arena_now, join, paired, white_mates};
+    let rig = Rig::builder()
+        .config(|c| {
+            c.arena.pairing_every = Duration::from_millis(20);
+            c.arena.schedule = ArenaScheduleChoice::Off;
+        })
+        .start()
+        .await;
+    let addr = rig.addr();
+    let ann = Session::register(addr, "ann").await;
+    let ben = Session::register(addr, "ben").await;
+    let cid = Session::register(addr, "cid").await;
+    let dee = Session::register(addr, "dee").await;
+    blocked(&rig, &ann, "ben").await;
+    // Cid and Dee, alone in, are paired; then Ann and Ben come and wait.
+    let id = arena_now(addr, &cid, 60).await;
+    join(addr, &cid, &id).await;
+    join(addr, &dee, &id).await;
+    let (game, cid_color) = paired(addr, &cid, &id).await;
+    join(addr, &ann, &id).await;
+    join(addr, &ben, &id).await;
+    let (white, black) = if cid_color == "white" {
+        (&cid, &dee)
+    } else {
+        (&dee, &cid)
+    };
+    white_mates(addr, white, black, &game).await;
+    // Four wait: Cid and Dee may not meet again at once, Ann and Ben not at all.
+    let (anns, _) = paired(addr, &ann, &id).await;
+    let (bens, _) = paired(addr, &ben, &id).await;
+    assert_ne!(anns, bens, "ann and ben met");
+    assert_ne!(anns, game);
+    rig.stop().await;
+}
