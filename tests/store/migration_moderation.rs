@@ -80,7 +80,7 @@ async fn a_postgres_database_of_the_version_before_gains_the_moderation_tables()
     };
     let db = TestDatabase::create(&server, "migrate_moderation").await;
     let mut raw = db.connect().await;
-    migrate_to(&mut raw, PG_VERSION - 1)
+    migrate_to(&mut raw, 8)
         .await
         .expect("build the version before");
     let store = bounded(PostgresStore::open(&db.url))
