@@ -21,6 +21,7 @@
 //! | analysis and the replay page | [`analysis`] |
 //! | the opening explorer | [`explorer`] |
 //! | chat rules | [`chat`] |
+//! | safety: fair play by rule (and, merged in, the other parts of issue 32) | [`safety`] |
 //! | Learn Marseillais: the lessons, their goals, the progress of accounts | [`learn`] |
 //! | what is no feature's: `/`, `/static`, `/healthz`, `/metrics` | [`site`] |
 //! | persistence | [`store`] |
@@ -47,6 +48,7 @@ pub mod play;
 pub mod players;
 pub mod pool;
 pub mod puzzles;
+pub mod safety;
 pub mod site;
 pub mod store;
 pub mod web;
@@ -359,6 +361,12 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
         .merge(explorer::routes::router(explorer::routes::ExplorerState {
             deps: deps.clone(),
         }))
+        .merge(safety::playban::routes::router(
+            safety::playban::routes::PlaybanState {
+                deps: deps.clone(),
+                accounts: Arc::clone(&accounts),
+            },
+        ))
         .merge(players::profile::router(deps.clone()))
         .merge(players::my_games::router(players::my_games::MyGamesState {
             deps: deps.clone(),

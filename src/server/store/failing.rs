@@ -18,7 +18,7 @@ use crate::server::game::speed::Speed;
 
 /// Wraps a store and, while its shared switch is on, fails every commit (and every other write:
 /// `create_user`, `create_session`, `delete_session`, `append_chat`, `set_account_settings`,
-/// the arena writes, `import_puzzles`, `record_puzzle_round`) with `StoreError::Io("injected")`
+/// the arena writes, `import_puzzles`, `record_puzzle_round`, `record_playban`) with `StoreError::Io("injected")`
 /// without passing it on (so nothing is stored). Reads and `close()` always go to the inner store (so does
 /// `session_account`, whose last-seen touch is best effort). The switch starts off.
 ///
@@ -306,6 +306,22 @@ impl Store for FailingStore {
 
     fn explorer_position(&self, key: i64) -> StoreFuture<super::ExplorerPosition> {
         self.inner.explorer_position(key)
+    }
+
+    fn record_playban(&self, end: super::PlaybanEnd) -> StoreFuture<u64> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.record_playban(end)
+    }
+
+    fn playban_outcomes(
+        &self,
+        user: UserId,
+        since_ms: i64,
+        limit: u32,
+    ) -> StoreFuture<Vec<super::PlaybanEntry>> {
+        self.inner.playban_outcomes(user, since_ms, limit)
     }
 }
 

@@ -221,6 +221,12 @@ fn columns(table: &str) -> &'static [(&'static str, Kind)] {
             ("ended_ms", Int),
             ("game_id", Text),
         ],
+        "playban_outcomes" => &[
+            ("user_id", Int),
+            ("game_id", Text),
+            ("outcome", Text),
+            ("at_ms", Int),
+        ],
         "chat_lines" => &[
             ("id", Int),
             ("game_id", OptText),

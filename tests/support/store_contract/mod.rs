@@ -72,6 +72,7 @@ pub fn commit(game: &str, first_seq: u64, count: u64) -> Commit {
         listing: listing(game, GameStatus::Playing, 2_000 + first_seq as i64),
         rating: None,
         explorer: None,
+        playban: None,
         deadline: DeadlineChange::Unchanged,
         fence: None,
     }

@@ -41,6 +41,14 @@ pub enum ErrorCode {
     TooLong,
     /// A chat line for a room the connection may not write in (a spectator in `player`).
     NotAllowed,
+    /// HTTP 403 (and a pool seek's refusal): the account may not start games until its fair
+    /// play pause ends (`crate::server::safety::playban`).
+    Playban,
+    /// A chat line refused because its writer repeated a line or wrote too fast: silenced for
+    /// a while (`crate::server::chat::guard`).
+    ChatSilenced,
+    /// A chat line refused because it holds a word of the server's word list.
+    ChatWord,
 }
 
 /// `error`: the refusal, and the ack id of the move it refuses (the key is
@@ -123,6 +131,9 @@ mod tests {
             (ErrorCode::RatedNeedsClock, "rated_needs_clock"),
             (ErrorCode::TooLong, "too_long"),
             (ErrorCode::NotAllowed, "not_allowed"),
+            (ErrorCode::Playban, "playban"),
+            (ErrorCode::ChatSilenced, "chat_silenced"),
+            (ErrorCode::ChatWord, "chat_word"),
         ];
         for (code, name) in names {
             let text = format!("\"{name}\"");

@@ -15,6 +15,7 @@ impl From<Refusal> for ApiError {
             ErrorCode::SeatTaken => StatusCode::CONFLICT,
             ErrorCode::StoreFailure => StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::Playban => StatusCode::FORBIDDEN,
             _ => StatusCode::BAD_REQUEST,
         };
         let retry_after = refusal.retry_after_secs;

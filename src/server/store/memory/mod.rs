@@ -3,6 +3,7 @@
 
 mod explorer;
 mod lessons;
+mod playban;
 mod puzzles;
 
 use std::collections::HashMap;
@@ -12,6 +13,7 @@ use futures_util::future::BoxFuture;
 
 use self::explorer::MemoryExplorer;
 use self::lessons::MemoryLessons;
+use self::playban::MemoryPlayban;
 use self::puzzles::MemoryPuzzles;
 use super::{
     ArenaPlayer, ArenaRange, ArenaRecord, Commit, DeadlineChange, GameListing, GameStatus,
@@ -55,6 +57,7 @@ struct MemoryInner {
     puzzles: MemoryPuzzles,
     lessons: MemoryLessons,
     explorer: MemoryExplorer,
+    playban: MemoryPlayban,
     closed: bool,
 }
 
@@ -165,6 +168,9 @@ impl MemoryStore {
             inner.rate(&commit);
             if let Some(game) = &commit.explorer {
                 inner.explorer.add(game);
+            }
+            if let Some(end) = &commit.playban {
+                inner.playban.add(end);
             }
             match commit.deadline {
                 DeadlineChange::Unchanged => {}
@@ -630,5 +636,20 @@ impl Store for MemoryStore {
     fn explorer_position(&self, key: i64) -> StoreFuture<super::ExplorerPosition> {
         let position = self.lock().explorer.position(key);
         Box::pin(async move { Ok(position) })
+    }
+
+    fn record_playban(&self, end: super::PlaybanEnd) -> StoreFuture<u64> {
+        let mut inner = self.lock();
+        let result = inner.check_open().map(|()| inner.playban.add(&end));
+        ready(result)
+    }
+
+    fn playban_outcomes(
+        &self,
+        user: UserId,
+        since_ms: i64,
+        limit: u32,
+    ) -> StoreFuture<Vec<super::PlaybanEntry>> {
+        ready(Ok(self.lock().playban.of(user, since_ms, limit)))
     }
 }

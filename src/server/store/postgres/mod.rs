@@ -15,6 +15,7 @@ mod explorer;
 mod explorer_write;
 mod lease;
 mod lesson;
+mod playban;
 mod pipeline;
 mod puzzle;
 mod rows;
@@ -24,6 +25,7 @@ mod writer;
 
 pub use explorer::{EXAMPLES_SQL as EXPLORER_EXAMPLES_SQL, TURNS_SQL as EXPLORER_TURNS_SQL};
 pub use puzzle::{ATTEMPTS_SQL as PUZZLE_ATTEMPTS_SQL, near_sql as puzzle_near_sql};
+pub use playban::OUTCOMES_SQL as PLAYBAN_OUTCOMES_SQL;
 pub use schema::{SCHEMA_VERSION, TABLES, migrate_to};
 pub use writer::PostgresStats;
 
@@ -732,6 +734,19 @@ impl Store for PostgresStore {
 
     fn explorer_position(&self, key: i64) -> StoreFuture<super::ExplorerPosition> {
         self.explorer_read(key)
+    }
+
+    fn record_playban(&self, end: super::PlaybanEnd) -> StoreFuture<u64> {
+        self.playban_add(end)
+    }
+
+    fn playban_outcomes(
+        &self,
+        user: UserId,
+        since_ms: i64,
+        limit: u32,
+    ) -> StoreFuture<Vec<super::PlaybanEntry>> {
+        self.playban_read(user, since_ms, limit)
     }
 
     fn claim_game(&self, game: &str, node: &str, ttl: Duration) -> StoreFuture<Claim> {

@@ -602,6 +602,9 @@ async fn write_one(client: &Object, commit: &Commit) -> Result<(), UnitFailure> 
             .await
             .map_err(classify)?;
     }
+    if let Some(end) = &commit.playban {
+        super::playban::add(client, end).await.map_err(classify)?;
+    }
     if let Some(end) = &commit.rating {
         rate_game(client, commit, end).await?;
     }

@@ -12,6 +12,7 @@ mod checkpoint;
 mod connect;
 mod explorer;
 mod lesson;
+mod playban;
 mod next_seq;
 mod puzzle;
 mod rows;
@@ -22,6 +23,7 @@ mod writer;
 pub use connect::{DB_FILE_NAME, SqliteOptions};
 pub use explorer::{EXAMPLES_SQL as EXPLORER_EXAMPLES_SQL, TURNS_SQL as EXPLORER_TURNS_SQL};
 pub use puzzle::{ATTEMPTS_SQL as PUZZLE_ATTEMPTS_SQL, near_sql as puzzle_near_sql};
+pub use playban::OUTCOMES_SQL as PLAYBAN_OUTCOMES_SQL;
 pub use schema::SCHEMA_VERSION;
 pub use stats::StoreStats;
 
@@ -342,7 +344,8 @@ impl Store for SqliteStore {
                 | Done::ChatLine(_)
                 | Done::Arena(_)
                 | Done::Puzzle(_)
-                | Done::Explorer(_) => {
+                | Done::Explorer(_)
+                | Done::Playban(_) => {
                     Err(StoreError::Io("the writer returned no user id".to_owned()))
                 }
             }
@@ -510,7 +513,8 @@ impl Store for SqliteStore {
                 | Done::User(_)
                 | Done::Arena(_)
                 | Done::Puzzle(_)
-                | Done::Explorer(_) => Err(StoreError::Io(
+                | Done::Explorer(_)
+                | Done::Playban(_) => Err(StoreError::Io(
                     "the writer returned no chat line id".to_owned(),
                 )),
             }
@@ -740,6 +744,27 @@ impl Store for SqliteStore {
 
     fn explorer_position(&self, key: i64) -> StoreFuture<super::ExplorerPosition> {
         self.read(move |conn| explorer::position(conn, key))
+    }
+
+    fn record_playban(&self, end: super::PlaybanEnd) -> StoreFuture<u64> {
+        let written = self.write(Work::Playban(end));
+        Box::pin(async move {
+            match written.await? {
+                Done::Playban(added) => Ok(added),
+                other => Err(StoreError::Io(format!(
+                    "the writer answered playban outcomes with {other:?}"
+                ))),
+            }
+        })
+    }
+
+    fn playban_outcomes(
+        &self,
+        user: UserId,
+        since_ms: i64,
+        limit: u32,
+    ) -> StoreFuture<Vec<super::PlaybanEntry>> {
+        self.read(move |conn| playban::outcomes(conn, user, since_ms, limit))
     }
 
     fn close(&self) -> BoxFuture<'static, ()> {

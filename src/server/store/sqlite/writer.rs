@@ -30,6 +30,7 @@ use tokio::sync::{oneshot, watch};
 use super::arena::{self, ArenaWrite};
 use super::checkpoint::{self, Checkpointer};
 use super::explorer;
+use super::playban;
 use super::next_seq::NextSeqs;
 use super::puzzle::{self, PuzzleDone, PuzzleWrite};
 use super::stats::Counters;
@@ -100,6 +101,8 @@ pub(super) enum Work {
     },
     /// A slice of games for the opening explorer (issue 31).
     Explorer(Vec<crate::server::store::ExplorerGame>),
+    /// A finished game's playban outcomes (issue 32).
+    Playban(crate::server::store::PlaybanEnd),
 }
 
 /// What a unit of work gave back once stored.
@@ -114,6 +117,8 @@ pub(super) enum Done {
     Puzzle(PuzzleDone),
     /// How many of an explorer slice were new.
     Explorer(u64),
+    /// How many playban outcomes were new.
+    Playban(u64),
 }
 
 /// A failure while writing a batch: either it concerns one unit of work (the batch goes on
@@ -531,6 +536,9 @@ fn write_work(conn: &Connection, work: &Work) -> Result<Done, CommitFailure> {
             }
             Ok(Done::Explorer(added))
         }
+        Work::Playban(end) => playban::add(conn, end)
+            .map(Done::Playban)
+            .map_err(classify),
     }
 }
 
@@ -729,6 +737,9 @@ fn write_rows(conn: &Connection, commit: &Commit) -> Result<(), CommitFailure> {
     write_listing(conn, &commit.game_id, &commit.listing)?;
     if let Some(game) = &commit.explorer {
         explorer::add(conn, game).map_err(classify)?;
+    }
+    if let Some(end) = &commit.playban {
+        playban::add(conn, end).map_err(classify)?;
     }
     if let Some(end) = &commit.rating {
         rate_game(conn, commit, end)?;
