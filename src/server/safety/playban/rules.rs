@@ -211,3 +211,231 @@ fn reason_of(record: &[PlaybanOutcome]) -> PlaybanOutcome {
         .max_by_key(|&o| count(o))
         .unwrap_or(PlaybanOutcome::Abort)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Termination;
+    use PlaybanOutcome::{Abort, Good, Leave, Sitting};
+
+    const ALICE: UserId = UserId(1);
+    const BOB: UserId = UserId(2);
+    const END: i64 = 1_000_000;
+
+    /// Alice White, Bob Black, both seated, a 5+3 clock, White to move since 1 s before the end.
+    fn ending(outcome: Outcome) -> Ending {
+        Ending {
+            users: [Some(ALICE), Some(BOB)],
+            both_seated: true,
+            computer: false,
+            outcome,
+            ended_ms: END,
+            aborted_by: None,
+            clocked_end: true,
+            turn: Color::White,
+            turn_started_ms: Some(END - 1_000),
+            live_clock: Some((300, 3)),
+        }
+    }
+
+    fn aborted() -> Outcome {
+        Outcome::Draw {
+            reason: Termination::Aborted,
+        }
+    }
+
+    fn win(winner: Color, reason: Termination) -> Outcome {
+        Outcome::Win { winner, reason }
+    }
+
+    #[test]
+    fn the_player_who_aborts_on_their_own_turn_is_judged_abort_and_the_other_good() {
+        let mut e = ending(aborted());
+        e.aborted_by = Some(Color::White);
+        assert_eq!(judge(&e), [(ALICE, Abort), (BOB, Good)]);
+    }
+
+    #[test]
+    fn aborting_at_once_on_the_opponents_turn_is_still_an_abort() {
+        let mut e = ending(aborted());
+        e.aborted_by = Some(Color::Black);
+        assert_eq!(judge(&e), [(ALICE, Good), (BOB, Abort)]);
+    }
+
+    #[test]
+    fn aborting_a_game_whose_opponent_kept_you_waiting_is_no_fault() {
+        let mut e = ending(aborted());
+        e.aborted_by = Some(Color::Black);
+        e.turn_started_ms = Some(END - ABORT_WAIT_MS);
+        assert_eq!(judge(&e), [(ALICE, Good), (BOB, Good)]);
+        e.turn_started_ms = Some(END - ABORT_WAIT_MS + 1);
+        assert_eq!(judge(&e), [(ALICE, Good), (BOB, Abort)]);
+    }
+
+    #[test]
+    fn a_first_move_timeout_is_an_abort_of_the_side_that_never_moved() {
+        let mut e = ending(aborted());
+        e.turn = Color::Black;
+        assert_eq!(judge(&e), [(ALICE, Good), (BOB, Abort)]);
+    }
+
+    #[test]
+    fn an_expired_game_judges_nobody() {
+        let mut e = ending(aborted());
+        e.clocked_end = false;
+        assert!(judge(&e).is_empty());
+    }
+
+    #[test]
+    fn games_against_the_computer_or_never_joined_judge_nobody() {
+        let mut e = ending(aborted());
+        e.aborted_by = Some(Color::White);
+        e.computer = true;
+        assert!(judge(&e).is_empty());
+        e.computer = false;
+        e.both_seated = false;
+        assert!(judge(&e).is_empty());
+    }
+
+    #[test]
+    fn an_anonymous_seat_is_not_judged_but_the_account_opposite_is() {
+        let mut e = ending(aborted());
+        e.aborted_by = Some(Color::White);
+        e.users[1] = None;
+        assert_eq!(judge(&e), [(ALICE, Abort)]);
+    }
+
+    #[test]
+    fn losing_by_the_opponents_abandonment_claim_is_leave() {
+        let e = ending(win(Color::Black, Termination::Abandonment));
+        assert_eq!(judge(&e), [(ALICE, Leave), (BOB, Good)]);
+    }
+
+    #[test]
+    fn a_flag_after_a_long_turn_is_sitting_and_after_a_short_one_is_good() {
+        let mut e = ending(win(Color::Black, Termination::TimeForfeit));
+        assert_eq!(judge(&e), [(ALICE, Good), (BOB, Good)]);
+        // 5+3: 300 + 120 s estimated, a tenth is 42 s.
+        e.turn_started_ms = Some(END - 42_000);
+        assert_eq!(judge(&e), [(ALICE, Sitting), (BOB, Good)]);
+    }
+
+    #[test]
+    fn a_correspondence_timeout_is_never_sitting() {
+        let mut e = ending(win(Color::Black, Termination::TimeForfeit));
+        e.live_clock = None;
+        e.turn_started_ms = Some(END - 3 * 24 * 3600 * 1000);
+        assert_eq!(judge(&e), [(ALICE, Good), (BOB, Good)]);
+    }
+
+    #[test]
+    fn the_sitting_threshold_is_a_tenth_of_the_game_between_30_s_and_3_min() {
+        assert_eq!(sitting_threshold_ms(60, 0), 30_000);
+        assert_eq!(sitting_threshold_ms(600, 0), 60_000);
+        assert_eq!(sitting_threshold_ms(3600, 30), 180_000);
+    }
+
+    #[test]
+    fn resigning_or_being_mated_is_good() {
+        for reason in [Termination::Resignation, Termination::Checkmate] {
+            let e = ending(win(Color::Black, reason));
+            assert_eq!(judge(&e), [(ALICE, Good), (BOB, Good)]);
+        }
+    }
+
+    #[test]
+    fn three_bad_outcomes_in_a_row_or_four_making_30_percent_are_bannable() {
+        assert!(!bannable(&[Abort, Abort]));
+        assert!(bannable(&[Good, Abort, Leave, Sitting]));
+        assert!(!bannable(&[Abort, Abort, Abort, Good]), "the last is good");
+        let mut mixed = vec![Good; 9];
+        mixed.extend([Abort, Good, Abort, Good, Abort]);
+        assert!(!bannable(&mixed), "3 bad of 14");
+        mixed.extend([Good, Abort]);
+        assert!(!bannable(&mixed), "4 bad of 16 is 25 %");
+        let mut dense = vec![Good; 6];
+        dense.extend([Abort, Good, Abort, Good, Abort, Good, Abort]);
+        assert!(bannable(&dense), "4 bad of 13 is 30.8 %");
+    }
+
+    #[test]
+    fn pauses_grow_fifteen_minutes_times_three_up_to_a_day() {
+        assert_eq!(ban_length_ms(0), 15 * 60_000);
+        assert_eq!(ban_length_ms(1), 45 * 60_000);
+        assert_eq!(ban_length_ms(2), 135 * 60_000);
+        assert_eq!(ban_length_ms(10), MAX_BAN_MS);
+    }
+
+    fn entries(list: &[(i64, PlaybanOutcome)]) -> Vec<PlaybanEntry> {
+        list.iter()
+            .enumerate()
+            .map(|(i, &(at_ms, outcome))| PlaybanEntry {
+                game_id: format!("g{i}"),
+                outcome,
+                at_ms,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_third_abort_in_a_row_starts_a_fifteen_minute_pause() {
+        let e = entries(&[(1_000, Abort), (2_000, Abort), (3_000, Abort)]);
+        assert_eq!(
+            bans(&e),
+            [Ban {
+                start_ms: 3_000,
+                until_ms: 3_000 + FIRST_BAN_MS,
+                reason: Abort
+            }]
+        );
+        assert!(ban_at(&e, 3_000 + FIRST_BAN_MS - 1).is_some());
+        assert_eq!(ban_at(&e, 3_000 + FIRST_BAN_MS), None, "it ends");
+    }
+
+    #[test]
+    fn a_pause_pays_for_its_record_and_the_next_one_within_a_week_is_three_times_longer() {
+        let hour = 3_600_000;
+        let e = entries(&[
+            (0, Abort),
+            (1, Abort),
+            (2, Leave),
+            (hour, Abort),
+            (hour + 1, Abort),
+            (hour + 2, Abort),
+        ]);
+        let found = bans(&e);
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].reason, Abort, "2 aborts, 1 leave");
+        assert_eq!(found[1].until_ms - found[1].start_ms, 3 * FIRST_BAN_MS);
+    }
+
+    #[test]
+    fn a_pause_more_than_a_week_old_no_longer_lengthens_the_next() {
+        let week = WINDOW_MS;
+        let e = entries(&[
+            (0, Sitting),
+            (1, Sitting),
+            (2, Sitting),
+            (week, Abort),
+            (week + 1, Abort),
+            (week + 2, Abort),
+        ]);
+        let found = bans(&e);
+        assert_eq!(found[0].reason, Sitting);
+        assert_eq!(found[1].until_ms - found[1].start_ms, FIRST_BAN_MS);
+    }
+
+    #[test]
+    fn a_bad_outcome_while_a_pause_runs_starts_no_other() {
+        let e = entries(&[(0, Abort), (1, Abort), (2, Abort), (3, Leave)]);
+        assert_eq!(bans(&e).len(), 1);
+    }
+
+    #[test]
+    fn good_games_dilute_a_record_below_the_threshold() {
+        let mut list = vec![(0, Abort), (1, Abort)];
+        list.extend((2..20).map(|t| (t, Good)));
+        list.extend([(20, Abort), (21, Abort)]);
+        assert!(bans(&entries(&list)).is_empty(), "4 bad of 20 is 20 %");
+    }
+}
