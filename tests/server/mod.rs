@@ -28,6 +28,7 @@ mod lifecycle;
 mod lifecycle_limits;
 mod loadgen_smoke;
 mod my_games;
+mod playban;
 mod pools;
 mod profiles;
 mod protocol_examples;

@@ -8,6 +8,7 @@ mod memory;
 mod migrate_command;
 mod migration_explorer;
 mod migration_learn;
+mod migration_playban;
 mod migration_v3;
 mod migration_v4;
 mod migration_v5;

@@ -17,6 +17,7 @@ mod explorer;
 mod games;
 mod leases;
 mod lessons;
+mod playban;
 mod puzzle_search;
 mod puzzles;
 mod settings;
@@ -25,7 +26,7 @@ mod settings;
 #[allow(unused_imports)]
 pub use self::{
     accounts::*, arenas::*, chat::*, deadlines::*, explorer::*, games::*, leases::*, lessons::*,
-    puzzle_search::*, puzzles::*, settings::*,
+    playban::*, puzzle_search::*, puzzles::*, settings::*,
 };
 
 use std::time::Duration;
@@ -176,6 +177,9 @@ macro_rules! store_contract_tests {
             ref explorer_rows_are_apart_per_family_and_rated = check_explorer_rows_are_apart_per_family_and_rated;
             ref each_bucket_keeps_its_newest_examples_only = check_each_bucket_keeps_its_newest_examples_only;
             arc explorer_writes_fail_while_failing_and_count_nothing = check_explorer_writes_fail_while_failing_and_count_nothing;
+            ref a_games_playban_outcome_counts_once_per_player_whichever_way_it_comes = check_a_games_playban_outcome_counts_once_per_player_whichever_way_it_comes;
+            ref playban_outcomes_are_the_newest_of_a_window_oldest_first = check_playban_outcomes_are_the_newest_of_a_window_oldest_first;
+            arc playban_writes_fail_while_failing = check_playban_writes_fail_while_failing;
         }
     };
     // `ref`: the check takes `&dyn Store`; `arc`: an `Arc<dyn Store>` (it wraps or shares it).

@@ -15,8 +15,8 @@ mod explorer;
 mod explorer_write;
 mod lease;
 mod lesson;
-mod playban;
 mod pipeline;
+mod playban;
 mod puzzle;
 mod rows;
 mod schema;
@@ -24,8 +24,8 @@ mod unit;
 mod writer;
 
 pub use explorer::{EXAMPLES_SQL as EXPLORER_EXAMPLES_SQL, TURNS_SQL as EXPLORER_TURNS_SQL};
-pub use puzzle::{ATTEMPTS_SQL as PUZZLE_ATTEMPTS_SQL, near_sql as puzzle_near_sql};
 pub use playban::OUTCOMES_SQL as PLAYBAN_OUTCOMES_SQL;
+pub use puzzle::{ATTEMPTS_SQL as PUZZLE_ATTEMPTS_SQL, near_sql as puzzle_near_sql};
 pub use schema::{SCHEMA_VERSION, TABLES, migrate_to};
 pub use writer::PostgresStats;
 

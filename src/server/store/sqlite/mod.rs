@@ -12,8 +12,8 @@ mod checkpoint;
 mod connect;
 mod explorer;
 mod lesson;
-mod playban;
 mod next_seq;
+mod playban;
 mod puzzle;
 mod rows;
 mod schema;
@@ -22,8 +22,8 @@ mod writer;
 
 pub use connect::{DB_FILE_NAME, SqliteOptions};
 pub use explorer::{EXAMPLES_SQL as EXPLORER_EXAMPLES_SQL, TURNS_SQL as EXPLORER_TURNS_SQL};
-pub use puzzle::{ATTEMPTS_SQL as PUZZLE_ATTEMPTS_SQL, near_sql as puzzle_near_sql};
 pub use playban::OUTCOMES_SQL as PLAYBAN_OUTCOMES_SQL;
+pub use puzzle::{ATTEMPTS_SQL as PUZZLE_ATTEMPTS_SQL, near_sql as puzzle_near_sql};
 pub use schema::SCHEMA_VERSION;
 pub use stats::StoreStats;
 

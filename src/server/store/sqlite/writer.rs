@@ -30,8 +30,8 @@ use tokio::sync::{oneshot, watch};
 use super::arena::{self, ArenaWrite};
 use super::checkpoint::{self, Checkpointer};
 use super::explorer;
-use super::playban;
 use super::next_seq::NextSeqs;
+use super::playban;
 use super::puzzle::{self, PuzzleDone, PuzzleWrite};
 use super::stats::Counters;
 use crate::server::domain::chat_line::NewChatLine;
@@ -536,9 +536,7 @@ fn write_work(conn: &Connection, work: &Work) -> Result<Done, CommitFailure> {
             }
             Ok(Done::Explorer(added))
         }
-        Work::Playban(end) => playban::add(conn, end)
-            .map(Done::Playban)
-            .map_err(classify),
+        Work::Playban(end) => playban::add(conn, end).map(Done::Playban).map_err(classify),
     }
 }
 
