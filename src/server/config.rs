@@ -414,7 +414,8 @@ pub struct ClientLimitArgs {
     /// The flood rule's window.
     #[arg(long, env = "MARSEILLAIS_CHAT_FLOOD_SECS", default_value_t = 10.0)]
     pub chat_flood_secs: f64,
-    /// How long a writer who repeated a line or flooded stays silenced (`chat_silenced`).
+    /// How long a writer who repeated a line or flooded stays silenced (`chat_silenced`; 0
+    /// turns the flood rule off).
     #[arg(long, env = "MARSEILLAIS_CHAT_SILENCE_SECS", default_value_t = 60.0)]
     pub chat_silence_secs: f64,
 }
@@ -1055,6 +1056,29 @@ mod tests {
     struct Cli {
         #[command(flatten)]
         args: ServeArgs,
+    }
+
+    #[test]
+    fn a_chat_word_list_that_cannot_be_read_stops_the_start_and_one_that_can_is_loaded() {
+        let mut args = ServeArgs::from_defaults();
+        args.clients.chat_word_list = Some(PathBuf::from("/nonexistent/words.txt"));
+        assert!(matches!(
+            args.clone().into_config(),
+            Err(ConfigError::ChatWordList(why)) if why.contains("/nonexistent/words.txt")
+        ));
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("words.txt");
+        std::fs::write(&path, "# words\nidiot\n").expect("write");
+        args.clients.chat_word_list = Some(path);
+        let config = args.into_config().expect("config");
+        assert!(config.clients.chat_words.matches("you IDIOT"));
+        assert_eq!(
+            ServeArgs::from_defaults()
+                .into_config()
+                .map(|c| c.clients.chat_words.is_empty())
+                .ok(),
+            Some(true)
+        );
     }
 
     #[test]

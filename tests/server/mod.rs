@@ -10,6 +10,7 @@ mod analysis_board;
 mod arenas;
 mod challenges;
 mod chat;
+mod chat_rules;
 mod client_address;
 mod client_games;
 mod client_i18n;

@@ -75,6 +75,9 @@ impl ChatGuard {
         if self.words.matches(text) {
             return Err(ChatRefused::Word);
         }
+        if self.rule.is_off() {
+            return Ok(());
+        }
         let holder = match account {
             Some(user) => Holder::Account(user),
             None => Holder::Address(Client::from(ip)),
@@ -155,6 +158,19 @@ mod tests {
         );
         assert_eq!(guard.check(ip(1), Some(UserId(2)), "buy", now), Ok(()));
         assert_eq!(guard.check(ip(1), None, "buy", now), Ok(()));
+    }
+
+    #[test]
+    fn with_the_rule_off_only_the_word_list_refuses() {
+        let guard = ChatGuard::new(WordList::parse("idiot"), FloodRule::OFF);
+        let now = Instant::now();
+        for _ in 0..20 {
+            assert_eq!(guard.check(ip(1), None, "same", now), Ok(()));
+        }
+        assert_eq!(
+            guard.check(ip(1), None, "idiot", now),
+            Err(ChatRefused::Word)
+        );
     }
 
     #[test]

@@ -29,8 +29,21 @@ pub struct FloodRule {
     /// More lines than this within `window` silence the writer (0: no such limit).
     pub lines: u32,
     pub window: Duration,
-    /// How long a writer stays silenced.
+    /// How long a writer stays silenced; zero turns the whole rule off.
     pub silence: Duration,
+}
+
+impl FloodRule {
+    /// No flood rule (`--chat-silence-secs 0`).
+    pub const OFF: FloodRule = FloodRule {
+        lines: 0,
+        window: Duration::ZERO,
+        silence: Duration::ZERO,
+    };
+
+    pub fn is_off(&self) -> bool {
+        self.silence.is_zero()
+    }
 }
 
 impl Default for FloodRule {
