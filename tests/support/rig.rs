@@ -9,6 +9,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
 use std::sync::Arc;
 
+use marseillais::server::chat::repeat::FloodRule;
 use marseillais::server::config::Config;
 use marseillais::server::store::{MemoryStore, SqliteOptions, SqliteStore, Store};
 use marseillais::server::{ServerHandle, start, start_with_store};
