@@ -161,8 +161,23 @@ async fn the_lobby_chat_follows_the_same_rules() {
         }
         other => panic!("{other:?}"),
     }
-    match lobby_say(&mut other, "hello carol").await {
-        LobbyMsg::Chat(line) => assert_eq!(line.text, "hello carol", "dave is not silenced"),
+    let msg = json!({"t": "chat", "d": {"room": "lobby", "text": "hello carol"}});
+    other.send_text(&msg.to_string()).await;
+    // Dave sees Carol's first line go by, then his own: he is not silenced.
+    let answer = other
+        .until("dave's line or an error", |m| match m {
+            LobbyMsg::Chat(line) => line.text == "hello carol",
+            LobbyMsg::Error(_) => true,
+            _ => false,
+        })
+        .await;
+    assert!(matches!(answer, LobbyMsg::Chat(_)), "{answer:?}");
+    // Carol's refused line reached nobody: her page's next line is Dave's.
+    match page
+        .until("a chat line", |m| matches!(m, LobbyMsg::Chat(_)))
+        .await
+    {
+        LobbyMsg::Chat(line) => assert_eq!(line.text, "hello carol"),
         other => panic!("{other:?}"),
     }
 }
