@@ -78,9 +78,3 @@ pub fn entry_order(a: &PlaybanEntry, b: &PlaybanEntry) -> std::cmp::Ordering {
         .cmp(&b.at_ms)
         .then_with(|| a.game_id.cmp(&b.game_id))
 }
-
-/// The stored text of an outcome, read back; a value no version wrote is a store error.
-pub(crate) fn parse_stored(text: &str) -> Result<PlaybanOutcome, super::StoreError> {
-    PlaybanOutcome::parse(text)
-        .ok_or_else(|| super::StoreError::Io(format!("unknown playban outcome '{text}'")))
-}

@@ -17,6 +17,7 @@ mod lease;
 mod lesson;
 mod pipeline;
 mod playban;
+mod playban_write;
 mod puzzle;
 mod rows;
 mod schema;

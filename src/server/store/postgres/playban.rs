@@ -1,16 +1,14 @@
 //! Fair play by rule on PostgreSQL (schema v8, issue 32): the same table and promises as
-//! SQLite's (sqlite/playban.rs). [`add`] is shared by the writer (the commit that ends a game,
-//! in its transaction) and `record_playban` (its own transaction on the read pool).
+//! SQLite's (sqlite/playban.rs): the read of a user's outcomes, and `record_playban` (its own
+//! transaction on the read pool) through playban_write.rs, which the writer shares.
 
 use std::sync::Arc;
 
-use deadpool_postgres::GenericClient;
-
 use super::error::pg_error;
+use super::playban_write::add;
 use super::{PostgresStore, Shared};
 use crate::server::domain::user::UserId;
-use crate::server::store::playban::parse_stored;
-use crate::server::store::{PlaybanEnd, PlaybanEntry, StoreError, StoreFuture};
+use crate::server::store::{PlaybanEnd, PlaybanEntry, PlaybanOutcome, StoreError, StoreFuture};
 
 /// The newest `$3` outcomes of user `$1` at or after `$2`, oldest first.
 pub const OUTCOMES_SQL: &str = "SELECT game_id, outcome, at_ms FROM (
@@ -18,25 +16,6 @@ pub const OUTCOMES_SQL: &str = "SELECT game_id, outcome, at_ms FROM (
      WHERE user_id = $1 AND at_ms >= $2
      ORDER BY at_ms DESC, game_id DESC LIMIT $3
  ) AS newest ORDER BY at_ms, game_id";
-
-/// Inserts the outcomes not stored yet, in one statement; how many were new.
-pub(super) async fn add<C: GenericClient>(
-    client: &C,
-    end: &PlaybanEnd,
-) -> Result<u64, tokio_postgres::Error> {
-    let users: Vec<i64> = end.seats.iter().map(|(u, _)| u.0).collect();
-    let outcomes: Vec<&str> = end.seats.iter().map(|(_, o)| o.as_str()).collect();
-    let statement = client
-        .prepare_cached(
-            "INSERT INTO playban_outcomes (user_id, game_id, outcome, at_ms)
-             SELECT u, $1, o, $2 FROM unnest($3::bigint[], $4::text[]) AS s (u, o)
-             ON CONFLICT (user_id, game_id) DO NOTHING",
-        )
-        .await?;
-    client
-        .execute(&statement, &[&end.game_id, &end.at_ms, &users, &outcomes])
-        .await
-}
 
 impl PostgresStore {
     pub(super) fn playban_add(&self, end: PlaybanEnd) -> StoreFuture<u64> {
@@ -82,4 +61,10 @@ async fn add_alone(shared: &Shared, end: &PlaybanEnd) -> Result<u64, StoreError>
     let added = add(&tx, end).await.map_err(pg_error)?;
     tx.commit().await.map_err(pg_error)?;
     Ok(added)
+}
+
+/// The stored text of an outcome, read back; a value no version wrote is a store error.
+fn parse_stored(text: &str) -> Result<PlaybanOutcome, StoreError> {
+    PlaybanOutcome::parse(text)
+        .ok_or_else(|| StoreError::Io(format!("unknown playban outcome '{text}'")))
 }

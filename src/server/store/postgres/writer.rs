@@ -603,7 +603,9 @@ async fn write_one(client: &Object, commit: &Commit) -> Result<(), UnitFailure> 
             .map_err(classify)?;
     }
     if let Some(end) = &commit.playban {
-        super::playban::add(client, end).await.map_err(classify)?;
+        super::playban_write::add(client, end)
+            .await
+            .map_err(classify)?;
     }
     if let Some(end) = &commit.rating {
         rate_game(client, commit, end).await?;

@@ -6,8 +6,7 @@ use rusqlite::{Connection, params};
 
 use super::connect::io;
 use crate::server::domain::user::UserId;
-use crate::server::store::playban::parse_stored;
-use crate::server::store::{PlaybanEnd, PlaybanEntry, StoreError};
+use crate::server::store::{PlaybanEnd, PlaybanEntry, PlaybanOutcome, StoreError};
 
 /// The newest `limit` outcomes of a user at or after a time, oldest first (the caller's
 /// order is restored by the outer query).
@@ -56,4 +55,10 @@ pub(super) fn outcomes(
         });
     }
     Ok(entries)
+}
+
+/// The stored text of an outcome, read back; a value no version wrote is a store error.
+fn parse_stored(text: &str) -> Result<PlaybanOutcome, StoreError> {
+    PlaybanOutcome::parse(text)
+        .ok_or_else(|| StoreError::Io(format!("unknown playban outcome '{text}'")))
 }
