@@ -16,17 +16,15 @@ impl MemoryPlayban {
     pub(super) fn add(&mut self, end: &PlaybanEnd) -> u64 {
         let mut added = 0;
         for (user, outcome) in &end.seats {
-            let key = (*user, end.game_id.clone());
-            if !self.outcomes.contains_key(&key) {
+            if let std::collections::btree_map::Entry::Vacant(slot) =
+                self.outcomes.entry((*user, end.game_id.clone()))
+            {
                 added += 1;
-                self.outcomes.insert(
-                    key,
-                    PlaybanEntry {
-                        game_id: end.game_id.clone(),
-                        outcome: *outcome,
-                        at_ms: end.at_ms,
-                    },
-                );
+                slot.insert(PlaybanEntry {
+                    game_id: end.game_id.clone(),
+                    outcome: *outcome,
+                    at_ms: end.at_ms,
+                });
             }
         }
         added
