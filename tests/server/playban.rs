@@ -229,3 +229,62 @@ async fn the_playban_route_needs_a_session() {
     let (status, body) = rig.http("GET", "/api/playban", None).await;
     assert_eq!(status, 401, "{body}");
 }
+
+#[tokio::test]
+async fn leaving_a_game_is_recorded_as_leave_for_the_leaver_and_good_for_the_claimant() {
+    let store = Arc::new(MemoryStore::new());
+    let rig = Rig::builder()
+        .store(store.clone())
+        .config(|c| c.disconnect_grace = std::time::Duration::ZERO)
+        .start()
+        .await;
+    let addr = rig.addr();
+    let alice = Session::register(addr, "alice").await;
+    let bob = Session::register(addr, "bob").await;
+    let (status, created) = alice
+        .call(addr, "POST", "/api/games", Some(&json!({"color": "white"})))
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let id = s(&created["id"]);
+    let (status, joined) = bob
+        .call(addr, "POST", &format!("/api/games/{id}/join"), None)
+        .await;
+    assert_eq!(status, 200, "{joined}");
+    let mut white = alice.connect(addr, &id, "").await;
+    let mut black = bob.connect(addr, &id, "").await;
+    white.joined().await;
+    black.joined().await;
+    support::game::play_both_first_turns(&mut white, &mut black).await;
+    drop(black);
+    for _ in 0..20 {
+        if white.recv_type("presence").await.d["black"] == false {
+            break;
+        }
+    }
+    let mut end = None;
+    for _ in 0..20 {
+        white.send(json!({"t": "claim_victory"})).await;
+        let reply = white.next_non_presence().await;
+        if reply.t == "end" {
+            end = Some(reply);
+            break;
+        }
+    }
+    let end = end.expect("the claim ends the game");
+    assert_eq!(end.d["reason"], "abandonment", "{end}");
+    let outcomes = |name: &'static str| {
+        let store = store.clone();
+        async move {
+            let user = user_id(&*store, name).await;
+            store
+                .playban_outcomes(user, 0, 10)
+                .await
+                .expect("read")
+                .iter()
+                .map(|e| (e.game_id.clone(), e.outcome))
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(outcomes("bob").await, [(id.clone(), PlaybanOutcome::Leave)]);
+    assert_eq!(outcomes("alice").await, [(id, PlaybanOutcome::Good)]);
+}
