@@ -58,6 +58,7 @@ async fn committer(store: Arc<dyn Store>, game: String, until: Instant) -> Vec<D
             },
             rating: None,
             explorer: None,
+            playban: None,
             deadline: marseillais::server::store::DeadlineChange::Unchanged,
             fence: None,
         };

@@ -31,11 +31,14 @@ export const CHAT_ERRORS = {
   // (zero-width characters, fillers) or a letter under too many accents.
   bad_message: t('chat.bad_line', { max: MAX_MARKS }),
   offline: t('chat.offline'),
+  chat_silenced: t('chatrule.silenced'),
+  chat_word: t('chatrule.word'),
 };
 
 /** Whether an `error` code is a chat refusal. */
 export function isChatError(code) {
-  return code === 'too_long' || code === 'rate_limited' || code === 'not_allowed' || code === 'bad_message';
+  return code === 'too_long' || code === 'rate_limited' || code === 'not_allowed' || code === 'bad_message'
+    || code === 'chat_silenced' || code === 'chat_word';
 }
 
 /** The author of a line as shown: the username, "White" / "Black", or "Anonymous". */

@@ -17,6 +17,7 @@ import { poolsPanel } from './pools.js';
 import { arenasPanel } from './arena.js';
 import { dailyPanel } from './puzzle-themes.js';
 import { learnInvite } from './learn.js';
+import { playbanBanner, playbanText } from './playban.js';
 
 const PRESETS = [
   ['3+2', 180, 2], ['5+3', 300, 3], ['10+5', 600, 5], ['15+10', 900, 10],
@@ -104,7 +105,7 @@ export function lobbyPage(main, mePromise = Promise.resolve(null)) {
   let chatAt = null;
   const chat = new ChatPanel({ room: 'lobby', title: t('lobby.chat'), send: (room, text) => { chatAt = performance.now(); return sendLive('chat', { room, text }); } });
   main.replaceChildren(h('div', { class: 'lobby' },
-    h('div', { class: 'lobby-forms' }, learnInvite(mePromise), poolsPanel(mePromise), arenasPanel(mePromise), form, computerForm, dailyPanel(), toolsPanel()),
+    h('div', { class: 'lobby-forms' }, playbanBanner(mePromise), learnInvite(mePromise), poolsPanel(mePromise), arenasPanel(mePromise), form, computerForm, dailyPanel(), toolsPanel()),
     h('div', { class: 'lobby-side' },
       h('section', { class: 'panel' }, online,
         h('h2', {}, t('nav.mine')), myList,
@@ -519,6 +520,7 @@ function createErrorText(err) {
   const message = String(err.serverMessage || err.message || '');
   if (err.code === 'not_logged_in') return t('lobby.create_needs_login');
   if (err.code === 'rated_needs_clock') return t('lobby.create_needs_clock');
+  if (err.code === 'playban' && err.until_ms) return playbanText(err);
   if (err.code === 'bad_request') {
     // The FEN's fault is the server's English words (they quote the FEN itself).
     if (message.startsWith('fen:')) return t('lobby.bad_fen', { why: message.slice(4).trim() });

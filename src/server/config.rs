@@ -5,6 +5,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::server::chat::repeat::FloodRule;
+use crate::server::chat::words::WordList;
 use crate::server::cluster::{BusUrl, ClusterConfig, NodeId};
 use crate::server::game::HouseRules;
 use crate::server::game::expiry::Expiry;
@@ -398,6 +400,24 @@ pub struct ClientLimitArgs {
         default_value_t = 600.0
     )]
     pub spectator_chat_secs_after_end: f64,
+    /// A word list for chat (docs/fair-play.md, "Chat rules"): a file of one word or phrase a
+    /// line (`#` comments); a line that holds one (case and accents ignored, whole words) is
+    /// not sent and its writer gets `chat_word`. A file that cannot be read stops the start.
+    /// None by default.
+    #[arg(long, env = "MARSEILLAIS_CHAT_WORD_LIST")]
+    pub chat_word_list: Option<PathBuf>,
+    /// The flood rule: a writer (an account, or an anonymous address) saying more than this
+    /// many chat lines within `--chat-flood-secs` is silenced (0: no such limit; a repeated
+    /// line silences whatever this says).
+    #[arg(long, env = "MARSEILLAIS_CHAT_FLOOD_LINES", default_value_t = 5)]
+    pub chat_flood_lines: u32,
+    /// The flood rule's window.
+    #[arg(long, env = "MARSEILLAIS_CHAT_FLOOD_SECS", default_value_t = 10.0)]
+    pub chat_flood_secs: f64,
+    /// How long a writer who repeated a line or flooded stays silenced (`chat_silenced`; 0
+    /// turns the flood rule off).
+    #[arg(long, env = "MARSEILLAIS_CHAT_SILENCE_SECS", default_value_t = 60.0)]
+    pub chat_silence_secs: f64,
 }
 
 impl Default for ClientLimitArgs {
@@ -410,6 +430,10 @@ impl Default for ClientLimitArgs {
             chat_room_burst_per_client: 6,
             chat_burst_per_client: 15,
             spectator_chat_secs_after_end: 600.0,
+            chat_word_list: None,
+            chat_flood_lines: 5,
+            chat_flood_secs: 10.0,
+            chat_silence_secs: 60.0,
         }
     }
 }
@@ -424,6 +448,10 @@ pub struct ClientLimits {
     pub chat_room_burst: u32,
     pub chat_burst: u32,
     pub spectator_chat_after_end: Duration,
+    /// The chat word list (`--chat-word-list`, read at startup; empty by default).
+    pub chat_words: WordList,
+    /// The flood rule (`--chat-flood-lines`, `--chat-flood-secs`, `--chat-silence-secs`).
+    pub chat_flood: FloodRule,
 }
 
 /// `--public-url` reduced to its origin (`scheme://host[:port]`, lower case, no path).
@@ -584,6 +612,15 @@ impl ServeArgs {
                     "spectator-chat-secs-after-end",
                     self.clients.spectator_chat_secs_after_end,
                 )?,
+                chat_words: match &self.clients.chat_word_list {
+                    Some(path) => WordList::read(path).map_err(ConfigError::ChatWordList)?,
+                    None => WordList::default(),
+                },
+                chat_flood: FloodRule {
+                    lines: self.clients.chat_flood_lines,
+                    window: secs("chat-flood-secs", self.clients.chat_flood_secs)?,
+                    silence: secs("chat-silence-secs", self.clients.chat_silence_secs)?,
+                },
             },
             cluster,
             public_origin: self.public_url.as_deref().map(public_origin).transpose()?,
@@ -604,6 +641,8 @@ impl ServeArgs {
 /// A flag value that cannot be used.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ConfigError {
+    #[error("--chat-word-list: {0}")]
+    ChatWordList(String),
     #[error("--{name} must be a non-negative number of seconds, got {value}")]
     Duration { name: &'static str, value: f64 },
     #[error("--create-rate-per-sec must be a finite number (0 turns the limit off), got {value}")]
@@ -1017,6 +1056,29 @@ mod tests {
     struct Cli {
         #[command(flatten)]
         args: ServeArgs,
+    }
+
+    #[test]
+    fn a_chat_word_list_that_cannot_be_read_stops_the_start_and_one_that_can_is_loaded() {
+        let mut args = ServeArgs::from_defaults();
+        args.clients.chat_word_list = Some(PathBuf::from("/nonexistent/words.txt"));
+        assert!(matches!(
+            args.clone().into_config(),
+            Err(ConfigError::ChatWordList(why)) if why.contains("/nonexistent/words.txt")
+        ));
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("words.txt");
+        std::fs::write(&path, "# words\nidiot\n").expect("write");
+        args.clients.chat_word_list = Some(path);
+        let config = args.into_config().expect("config");
+        assert!(config.clients.chat_words.matches("you IDIOT"));
+        assert_eq!(
+            ServeArgs::from_defaults()
+                .into_config()
+                .map(|c| c.clients.chat_words.is_empty())
+                .ok(),
+            Some(true)
+        );
     }
 
     #[test]

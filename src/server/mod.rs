@@ -370,6 +370,12 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
                 accounts: Arc::clone(&accounts),
             },
         ))
+        .merge(safety::playban::routes::router(
+            safety::playban::routes::PlaybanState {
+                deps: deps.clone(),
+                accounts: Arc::clone(&accounts),
+            },
+        ))
         .merge(players::profile::router(
             deps.clone(),
             Arc::clone(&accounts),

@@ -555,6 +555,7 @@ async fn rated_win(store: &Arc<MemoryStore>, winner: &str, loser: &str, game_id:
             score_white: 1.0,
         }),
         explorer: None,
+        playban: None,
         deadline: marseillais::server::store::DeadlineChange::Unchanged,
         fence: None,
     };

@@ -438,6 +438,19 @@ impl Store for RefuseOneGame {
     fn explorer_position(&self, key: i64) -> StoreFuture<store::ExplorerPosition> {
         self.inner.explorer_position(key)
     }
+
+    fn record_playban(&self, end: store::PlaybanEnd) -> StoreFuture<u64> {
+        self.inner.record_playban(end)
+    }
+
+    fn playban_outcomes(
+        &self,
+        user: UserId,
+        since_ms: i64,
+        limit: u32,
+    ) -> StoreFuture<Vec<store::PlaybanEntry>> {
+        self.inner.playban_outcomes(user, since_ms, limit)
+    }
 }
 
 #[tokio::test]

@@ -131,6 +131,7 @@ impl World {
                 listing,
                 rating,
                 explorer: None,
+                playban: None,
                 deadline: marseillais::server::store::DeadlineChange::Unchanged,
                 fence: None,
             })
@@ -894,6 +895,19 @@ impl Store for ReadFailing {
 
     fn explorer_position(&self, key: i64) -> StoreFuture<store::ExplorerPosition> {
         self.inner.explorer_position(key)
+    }
+
+    fn record_playban(&self, end: store::PlaybanEnd) -> StoreFuture<u64> {
+        self.inner.record_playban(end)
+    }
+
+    fn playban_outcomes(
+        &self,
+        user: UserId,
+        since_ms: i64,
+        limit: u32,
+    ) -> StoreFuture<Vec<store::PlaybanEntry>> {
+        self.inner.playban_outcomes(user, since_ms, limit)
     }
 }
 

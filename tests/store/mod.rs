@@ -13,6 +13,7 @@ mod migration_blocks;
 mod migration_explorer;
 mod migration_learn;
 mod migration_moderation;
+mod migration_playban;
 mod migration_v3;
 mod migration_v4;
 mod migration_v5;

@@ -14,6 +14,7 @@ use crate::server::deps::Deps;
 use crate::server::domain::user::Username;
 use crate::server::game::now_ms;
 use crate::server::players::account::{Accounts, MaybeAccount, RequireAccount};
+use crate::server::safety::playban;
 use crate::server::web::{ApiError, assets, read_json_body};
 
 use super::error::ArenaError;
@@ -97,6 +98,7 @@ async fn join(
     RequireAccount(me): RequireAccount,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
+    playban::check::refuse_banned(&*app.deps.store, Some(&me)).await?;
     app.arenas.join(&me, &id).await?;
     let snapshot = app.arenas.fresh(&id).await?.ok_or(ArenaError::NotFound)?;
     Ok(Json(arena_view(&snapshot, now_ms(), Some(me.id), 1)).into_response())

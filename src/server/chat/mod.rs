@@ -12,11 +12,17 @@
 //! | a stored line's wire form | [`line`] |
 //! | a connection's chat rate | [`rate`] |
 //! | a client's chat lines over all its connections | [`flood`] |
+//! | the rules that need no moderator: the word list and the flood rule, over every line | [`guard`] |
+//! | a writer's repeated lines and lines per window, and its silence | [`repeat`] |
+//! | the word list, and the folding of case and accents | [`words`] |
 
 pub mod flood;
+pub mod guard;
 pub mod line;
 pub mod rate;
+pub mod repeat;
 pub mod rules;
+pub mod words;
 
 pub use crate::server::domain::chat::{ChatText, ChatTextError, MAX_CHAT_CHARS};
 pub use crate::server::domain::chat_line::{ChatLine, NewChatLine};

@@ -42,6 +42,11 @@ pub struct After<'a> {
     pub turn_deadline_ms: Option<i64>,
     /// The same deadline after the downtime grace ([`policy::Downtime`]): what is shown.
     pub effective_deadline_ms: Option<i64>,
+    /// When the side to move's turn began (the `joined` that started the game or the `move`
+    /// that ended the other side's turn); `None` before the game started.
+    pub turn_started_ms: Option<i64>,
+    /// The player whose `abort` request ends the game in the pending events, if one does.
+    pub aborted_by: Option<Color>,
 }
 
 impl GameState {
@@ -59,7 +64,9 @@ impl GameState {
         let mut updated_ms = self.updated_ms;
         let mut turn = self.game.position().side_to_move();
         let mut turn_started_ms = self.turn_started_ms;
+        let mut aborted_by = None;
         for checked in pending {
+            aborted_by = aborted_by.or(checked.aborted_by);
             let event = &checked.event;
             updated_ms = event.at_ms();
             match event {
@@ -130,6 +137,8 @@ impl GameState {
             turn,
             turn_deadline_ms,
             effective_deadline_ms: turn_deadline_ms.map(|d| self.downtime.effective(d)),
+            turn_started_ms,
+            aborted_by,
         }
     }
 }

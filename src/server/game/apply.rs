@@ -66,6 +66,7 @@ impl GameState {
                 Ok(Checked {
                     event,
                     preview: Some(preview),
+                    aborted_by: None,
                 })
             }
             Event::Takeback { .. } => {
@@ -110,7 +111,7 @@ impl GameState {
     /// Folds in one checked event (live, or replayed by [`GameState::replay`]).
     pub fn apply(&mut self, checked: Checked, now: Instant) {
         let index = self.events;
-        let Checked { event, preview } = checked;
+        let Checked { event, preview, .. } = checked;
         self.updated_ms = event.at_ms();
         match event {
             // `check` refuses a second one and the state is made from the first.

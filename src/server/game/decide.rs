@@ -184,6 +184,10 @@ impl Eq for MovePreview {}
 pub struct Checked {
     pub(super) event: Event,
     pub(super) preview: Option<MovePreview>,
+    /// The player whose `abort` request decided this `end` (fair play judges who aborted:
+    /// `crate::server::safety::playban`). Never logged: the event itself is as before, so
+    /// only the commit made from the decision sees it.
+    pub(super) aborted_by: Option<Color>,
 }
 
 impl Checked {
@@ -199,11 +203,17 @@ impl Checked {
             .map_or(std::time::Duration::ZERO, |c| c.compensation)
     }
 
+    /// The player whose `abort` request decided this event, if it was one.
+    pub fn aborted_by(&self) -> Option<Color> {
+        self.aborted_by
+    }
+
     /// An event that needs no judging against the position (offers, rematch, end, join).
     pub(super) fn plain(event: Event) -> Checked {
         Checked {
             event,
             preview: None,
+            aborted_by: None,
         }
     }
 }
@@ -319,7 +329,9 @@ impl GameState {
                 if !policy::abortable(self.turns_completed) {
                     return Err(Refused::AbortWindowOver);
                 }
-                one(self.end(policy::aborted(), now, at_ms))
+                let mut end = self.end(policy::aborted(), now, at_ms);
+                end.aborted_by = Some(color);
+                one(end)
             }
             Request::ClaimVictory { opponent_away } => {
                 self.require_playing()?;
@@ -460,6 +472,7 @@ impl GameState {
                 clock,
             },
             preview: Some(preview),
+            aborted_by: None,
         });
         if let Some(outcome) = outcome {
             decision.push(Checked::plain(Event::End {

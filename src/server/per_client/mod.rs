@@ -10,6 +10,8 @@
 //! | game sockets open at once | 64 | `--game-sockets-per-client` |
 //! | chat lines in one room | 6 per 5 s | `--chat-room-burst-per-client` |
 //! | chat lines over all rooms | 15 per 5 s | `--chat-burst-per-client` |
+//! | chat: a repeated line or more than 5 lines in 10 s silence the writer (its account, else its address) | 60 s | `--chat-flood-lines`, `--chat-flood-secs`, `--chat-silence-secs` |
+//! | chat: a line holding a word of the word list is not sent | no list | `--chat-word-list` |
 //! | open games (nobody joined yet) | 3 | `--open-games-per-client` |
 //! | games against the computer not finished | 4 | `--computer-games-per-client` |
 //!
@@ -28,6 +30,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use crate::server::chat::flood::{ChatFlood, FloodLimits};
+use crate::server::chat::guard::ChatGuard;
 use crate::server::config::Config;
 use crate::server::domain::user::UserId;
 use crate::server::metrics::Metrics;
@@ -49,6 +52,8 @@ const GAME_RETRY_SECS: u64 = 30;
 
 pub struct PerClient {
     pub chat: ChatFlood,
+    /// The chat rules that need no moderator (issue 32): the word list and the flood rule.
+    pub chat_rules: ChatGuard,
     lobby_sockets: Arc<Holdings<Holder<UserId>>>,
     game_sockets: Arc<Holdings<Holder<UserId>>>,
     /// The open games and the games against the computer of each client.
@@ -72,6 +77,7 @@ impl PerClient {
                 all_burst: limits.chat_burst,
                 window_secs: config.chat_window.as_secs_f64(),
             }),
+            chat_rules: ChatGuard::new(limits.chat_words.clone(), limits.chat_flood),
             lobby_sockets: Holdings::new(limits.lobby_sockets),
             game_sockets: Holdings::new(limits.game_sockets),
             games: GameHolds::new(limits.open_games, limits.computer_games),

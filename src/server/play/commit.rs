@@ -1,12 +1,13 @@
 //! The one builder of a [`Commit`]: the events a decision came to, with what the store writes
 //! beside them in the same transaction (the listing row, the turn-deadline index, the rating of
-//! a rated end, the opening explorer's count of a game that ends), all read from one [`GameState::after`] of the state they were decided against.
+//! a rated end, the opening explorer's count of a game that ends, the playban outcomes of its players), all read from one [`GameState::after`] of the state they were decided against.
 //! A room's move path, its timeouts, the registry's expiry passes and a new game's creation all
 //! commit through here, so a listing row can never disagree with the events it is stored with.
 
 use crate::server::explorer;
 use crate::server::game::{Checked, Event, GameState};
 use crate::server::play::{project, schedule};
+use crate::server::safety::playban;
 use crate::server::store::{Commit, Fence, codec};
 
 /// The commit of `events`, decided against `state` and not yet applied to it, under `fence`
@@ -60,6 +61,7 @@ fn build(
         listing: project::listing_of(state, &after),
         rating: project::rated_end_of(state, &after),
         explorer: explorer::extract::counted_game(state, &after, pending),
+        playban: playban::extract::playban_end(state, &after, pending),
         deadline: schedule::change_between(deadline_before, after.turn_deadline_ms),
         fence,
     }

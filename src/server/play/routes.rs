@@ -26,6 +26,7 @@ use crate::server::play::room::{Command, Room};
 use crate::server::play::rooms::Rooms;
 use crate::server::play::socket;
 use crate::server::players::account::{Accounts, MaybeAccount};
+use crate::server::safety::playban;
 use crate::server::store::GameStatus;
 use crate::server::web::ratelimit::AddressLimiter;
 use crate::server::web::serve::ConnectionSlot;
@@ -153,6 +154,7 @@ async fn create(
     } else {
         serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(e.to_string()))?
     };
+    playban::check::refuse_banned(&*app.deps.store, account.as_ref()).await?;
     // A client at its cap is refused before it spends a seat grant.
     let kind = GameKind::of_new(request.computer.is_some());
     let hold = app
@@ -187,6 +189,7 @@ async fn join(
     MaybeAccount(account): MaybeAccount,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
+    playban::check::refuse_banned(&*app.deps.store, account.as_ref()).await?;
     app.grant_seat(peer)?;
     let grant = ask(&app.rooms, &id, |reply| Command::Join {
         account: account.clone(),

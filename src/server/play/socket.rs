@@ -26,6 +26,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
 
 use crate::server::chat::flood::ChatPlace;
+use crate::server::chat::guard::ChatRefused;
 use crate::server::metrics::Metrics;
 use crate::server::play::protocol::{ClientMsg, ErrorCode, Refusal, ServerMsg, parse_client};
 use crate::server::play::room::{Command, ConnId, Outbox, Room, mailbox};
@@ -366,7 +367,8 @@ pub(crate) fn read_frame(message: Message, max_message_bytes: usize) -> Frame {
     }
 }
 
-/// A chat line over its client's share ([`crate::server::chat::flood`]), refused here: the
+/// A chat line the chat rules refuse ([`crate::server::chat::guard`]: the word list, the
+/// flood rule) or over its client's share ([`crate::server::chat::flood`]), refused here: the
 /// room never sees it. Anything else passes.
 fn over_client_chat(
     rooms: &Rooms,
@@ -375,12 +377,32 @@ fn over_client_chat(
     msg: &ClientMsg,
     now: Instant,
 ) -> Option<Refusal> {
-    let ClientMsg::Chat { room, .. } = msg else {
+    let ClientMsg::Chat { room, text } = msg else {
         return None;
     };
+    if let Err(refused) = rooms
+        .clients
+        .chat_rules
+        .check(ip, account, text.as_str(), now)
+    {
+        return Some(chat_rule_refusal(refused));
+    }
     let place = ChatPlace::game(game, *room);
     let limited = rooms.clients.chat.check(ip, account, &place, now).err()?;
     Some(client_chat_refusal(limited.retry_after_secs))
+}
+
+/// A line the chat rules that need no moderator refuse ([`ChatGuard`]): `chat_word`, or
+/// `chat_silenced` with the seconds of silence left as `retry_after_secs`.
+///
+/// [`ChatGuard`]: crate::server::chat::guard::ChatGuard
+pub(crate) fn chat_rule_refusal(refused: ChatRefused) -> Refusal {
+    match refused {
+        ChatRefused::Word => Refusal::new(ErrorCode::ChatWord, refused.message()),
+        ChatRefused::Silenced { secs, .. } => {
+            Refusal::new(ErrorCode::ChatSilenced, refused.message()).retry_after(secs)
+        }
+    }
 }
 
 /// `rate_limited` for a chat line over its client's share, with when to try again.

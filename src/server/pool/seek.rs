@@ -11,6 +11,7 @@ use tokio::sync::oneshot;
 use crate::server::play::protocol::Refusal;
 use crate::server::play::room::ConnId;
 use crate::server::players::account::Account;
+use crate::server::safety::playban;
 use crate::server::store::Store;
 
 use super::catalog::QueueKey;
@@ -70,6 +71,7 @@ impl PageSeek {
     ) -> Result<Option<PoolMsg>, Refusal> {
         match request {
             PoolRequest::In(key) => {
+                playban::check::ban_refusal(store, self.account.as_ref()).await?;
                 let waiting = match self.pools.remote_owner() {
                     Some((link, owner)) => {
                         let page = wire_page(&link, self.page());

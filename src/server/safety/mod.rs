@@ -5,6 +5,8 @@
 //! |---|---|
 //! | blocks between accounts and where they apply (chat, challenges, pairing, open games) | [`blocks`] |
 //! | reports, moderators and their actions, the moderation log, the leaderboard | [`moderation`] |
+//! | fair play by rule: outcomes of finished games, pauses from starting games | [`playban`] |
 
 pub mod blocks;
 pub mod moderation;
+pub mod playban;

@@ -21,6 +21,8 @@ use crate::server::game::speed::Speed;
 /// (`set_account_status`, `delete_other_sessions`, `set_password_hash`, `delete_account`),
 /// `append_chat`, `set_account_settings`,
 /// the arena writes, `import_puzzles`, `record_puzzle_round`) with `StoreError::Io("injected")`
+/// `create_user`, `create_session`, `delete_session`, `append_chat`, `set_account_settings`,
+/// the arena writes, `import_puzzles`, `record_puzzle_round`, `record_playban`) with `StoreError::Io("injected")`
 /// without passing it on (so nothing is stored). Reads and `close()` always go to the inner store (so does
 /// `session_account`, whose last-seen touch is best effort). The switch starts off.
 ///
@@ -426,6 +428,22 @@ impl Store for FailingStore {
 
     fn blocked_between(&self, a: UserId, b: UserId) -> StoreFuture<bool> {
         self.inner.blocked_between(a, b)
+    }
+
+    fn record_playban(&self, end: super::PlaybanEnd) -> StoreFuture<u64> {
+        if self.is_failing() {
+            return injected();
+        }
+        self.inner.record_playban(end)
+    }
+
+    fn playban_outcomes(
+        &self,
+        user: UserId,
+        since_ms: i64,
+        limit: u32,
+    ) -> StoreFuture<Vec<super::PlaybanEntry>> {
+        self.inner.playban_outcomes(user, since_ms, limit)
     }
 }
 

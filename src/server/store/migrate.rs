@@ -224,6 +224,12 @@ fn columns(table: &str) -> &'static [(&'static str, Kind)] {
             ("game_id", Text),
         ],
         "blocks" => &[("blocker", Int), ("blocked", Int), ("at_ms", Int)],
+        "playban_outcomes" => &[
+            ("user_id", Int),
+            ("game_id", Text),
+            ("outcome", Text),
+            ("at_ms", Int),
+        ],
         "chat_lines" => &[
             ("id", Int),
             ("game_id", OptText),

@@ -26,6 +26,7 @@ mod lesson;
 mod memory;
 pub mod migrate;
 mod moderation;
+mod playban;
 pub mod postgres;
 mod puzzle;
 pub mod sqlite;
@@ -44,6 +45,9 @@ pub use memory::MemoryStore;
 pub use moderation::{
     CONSOLE as MOD_CONSOLE, ChatBan, LeaderboardRow, Mark, MarkRecord, ModAction, ModActionKind,
     ModLogEntry, NewReport, Report, ReportFiled, ReportReason, ReportStatus,
+};
+pub use playban::{
+    PLAYBAN_READ_LIMIT, PlaybanEnd, PlaybanEntry, PlaybanOutcome, entry_order as playban_order,
 };
 pub use postgres::PostgresStore;
 pub use puzzle::{
@@ -111,6 +115,10 @@ pub struct Commit {
     /// `crate::server::explorer`): the store adds its turns in the same transaction, once per
     /// game id, like [`Commit::rating`].
     pub explorer: Option<ExplorerGame>,
+    /// Set on the commit that ends a game the playban rules judge (issue 32; which ones:
+    /// `crate::server::safety::playban`): the store records each seated account's outcome in
+    /// the same transaction, once per (user, game), like [`Commit::rating`].
+    pub playban: Option<PlaybanEnd>,
     /// What this commit does to the game's row in the turn-deadline index (schema v4): written
     /// in the commit's own transaction, so the index never disagrees with the events after a
     /// crash. Live and untimed games always pass [`DeadlineChange::Unchanged`] (no extra work).
@@ -606,6 +614,21 @@ pub trait Store: Send + Sync + 'static {
     fn block_relations(&self, user: UserId) -> StoreFuture<Vec<BlockRelation>>;
     /// Whether either of `a` and `b` blocks the other.
     fn blocked_between(&self, a: UserId, b: UserId) -> StoreFuture<bool>;
+    // Fair play by rule (SQLite schema v11, Postgres v8; issue 32): table `playban_outcomes`
+    // (store/playban.rs).
+
+    /// Records the outcomes of a finished game, each (user, game) once (one already stored
+    /// is left alone), and returns how many were new. The same writing as a commit's
+    /// [`Commit::playban`]; durable once `Ok`.
+    fn record_playban(&self, end: PlaybanEnd) -> StoreFuture<u64>;
+    /// The user's newest `limit` outcomes at or after `since_ms`, oldest first
+    /// ([`playban_order`]).
+    fn playban_outcomes(
+        &self,
+        user: UserId,
+        since_ms: i64,
+        limit: u32,
+    ) -> StoreFuture<Vec<PlaybanEntry>>;
 
     // Ownership leases of several nodes (issue 13): table `game_leases`, and `cluster_nodes`
     // for the nodes' own liveness. Times are the store's clock (Postgres `now()`), never a

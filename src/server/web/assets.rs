@@ -54,6 +54,7 @@ pub const ASSETS: &[(&str, &str, &[u8])] = &[
     asset!("puzzle-line.js", JS),
     asset!("puzzle-themes.js", JS),
     asset!("learn.js", JS),
+    asset!("playban.js", JS),
     asset!("explorer.js", JS),
     asset!("pieces.js", JS),
     asset!("premove.js", JS),

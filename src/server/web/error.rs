@@ -78,6 +78,9 @@ pub struct ApiError {
     pub code: Code,
     pub message: String,
     pub retry_after_secs: Option<u64>,
+    /// Fields a feature adds beside `code` and `message` in the body (a playban's
+    /// `until_ms` and `reason`); `None` for nearly every error.
+    pub extra: Option<Box<serde_json::Map<String, Value>>>,
 }
 
 impl ApiError {
@@ -88,6 +91,7 @@ impl ApiError {
             code: Code::of(code),
             message: message.into(),
             retry_after_secs: None,
+            extra: None,
         }
     }
 
@@ -128,12 +132,23 @@ impl ApiError {
         self.retry_after_secs = Some(secs);
         self
     }
+
+    /// The same error with one more field in its body (never `code` or `message`, which it
+    /// would shadow).
+    pub fn with_field(mut self, key: &str, value: impl Into<Value>) -> ApiError {
+        self.extra
+            .get_or_insert_with(Default::default)
+            .insert(key.to_owned(), value.into());
+        self
+    }
 }
 
 #[derive(Serialize)]
 struct ErrorBody<'a> {
     code: Code,
     message: &'a str,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    extra: Option<&'a serde_json::Map<String, Value>>,
 }
 
 impl IntoResponse for ApiError {
@@ -141,6 +156,7 @@ impl IntoResponse for ApiError {
         let body = ErrorBody {
             code: self.code,
             message: &self.message,
+            extra: self.extra.as_deref(),
         };
         let mut response = (self.status, axum::Json(body)).into_response();
         if let Some(secs) = self.retry_after_secs {

@@ -21,6 +21,7 @@ mod games;
 mod leases;
 mod lessons;
 mod moderation;
+mod playban;
 mod puzzle_search;
 mod puzzles;
 mod settings;
@@ -29,7 +30,8 @@ mod settings;
 #[allow(unused_imports)]
 pub use self::{
     account_controls::*, accounts::*, arenas::*, blocks::*, chat::*, deadlines::*, explorer::*,
-    games::*, leases::*, lessons::*, moderation::*, puzzle_search::*, puzzles::*, settings::*,
+    games::*, leases::*, lessons::*, moderation::*, playban::*, puzzle_search::*, puzzles::*,
+    settings::*,
 };
 
 use std::time::Duration;
@@ -76,6 +78,7 @@ pub fn commit(game: &str, first_seq: u64, count: u64) -> Commit {
         listing: listing(game, GameStatus::Playing, 2_000 + first_seq as i64),
         rating: None,
         explorer: None,
+        playban: None,
         deadline: DeadlineChange::Unchanged,
         fence: None,
     }
@@ -190,6 +193,9 @@ macro_rules! store_contract_tests {
             arc account_control_writes_fail_under_failure_injection_and_after_close = check_account_control_writes_fail_while_failing_and_after_close;
             ref blocks_are_kept_once_listed_newest_first_and_related_both_ways = check_blocks_are_kept_once_listed_newest_first_and_related_both_ways;
             arc block_writes_fail_while_failing_and_after_close = check_block_writes_fail_while_failing_and_after_close;
+            ref a_games_playban_outcome_counts_once_per_player_whichever_way_it_comes = check_a_games_playban_outcome_counts_once_per_player_whichever_way_it_comes;
+            ref playban_outcomes_are_the_newest_of_a_window_oldest_first = check_playban_outcomes_are_the_newest_of_a_window_oldest_first;
+            arc playban_writes_fail_while_failing = check_playban_writes_fail_while_failing;
         }
     };
     // `ref`: the check takes `&dyn Store`; `arc`: an `Arc<dyn Store>` (it wraps or shares it).

@@ -19,6 +19,7 @@ use crate::server::cluster::lobby_wire::Op;
 use crate::server::lobby::channel;
 use crate::server::per_client::SocketKind;
 use crate::server::players::account::{MaybeAccount, RequireAccount};
+use crate::server::safety::playban;
 use crate::server::web::serve::ConnectionSlot;
 use crate::server::web::upgrade;
 use crate::server::web::{ApiError, read_json_body};
@@ -38,6 +39,7 @@ async fn make(
     RequireAccount(me): RequireAccount,
     request: Request,
 ) -> Result<Response, ApiError> {
+    playban::check::refuse_banned(&*app.deps.store, Some(&me)).await?;
     let config = &app.deps.config;
     let body = read_json_body(request, MAX_CHALLENGE_BYTES, config.body_read_timeout).await?;
     let request: ChallengeRequest =
@@ -71,6 +73,7 @@ async fn accept(
     RequireAccount(me): RequireAccount,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
+    playban::check::refuse_banned(&*app.deps.store, Some(&me)).await?;
     let op = || Op::Accept {
         me: (&me).into(),
         id: id.clone(),

@@ -34,8 +34,8 @@ use crate::server::lobby::challenge::Lobby;
 use crate::server::play::protocol::{ClientMsg, ErrorCode, Refusal, ServerMsg};
 use crate::server::play::room::{ConnId, Outbox, mailbox};
 use crate::server::play::socket::{
-    Counted, Frame, TRY_AGAIN_LATER, client_chat_refusal, close, close_code, close_for, read_frame,
-    send, send_queued, send_texts,
+    Counted, Frame, TRY_AGAIN_LATER, chat_rule_refusal, client_chat_refusal, close, close_code,
+    close_for, read_frame, send, send_queued, send_texts,
 };
 use crate::server::players::account::Account;
 use crate::server::pool::Pools;
@@ -180,9 +180,12 @@ pub async fn run(
                     Frame::Nothing => {}
                     Frame::Forward(ClientMsg::Chat { room, text }) => {
                         let place = ChatPlace::lobby();
-                        let said = match deps.clients.chat.check(ip, user, &place, Instant::now()) {
-                            Err(limited) => Err(client_chat_refusal(limited.retry_after_secs)),
-                            Ok(()) => lobby
+                        let now = Instant::now();
+                        let ruled = deps.clients.chat_rules.check(ip, user, text.as_str(), now);
+                        let said = match ruled.map(|()| deps.clients.chat.check(ip, user, &place, now)) {
+                            Err(refused) => Err(chat_rule_refusal(refused)),
+                            Ok(Err(limited)) => Err(client_chat_refusal(limited.retry_after_secs)),
+                            Ok(Ok(())) => lobby
                                 .chat
                                 .say(
                                     &*deps.store,

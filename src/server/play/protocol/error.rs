@@ -47,6 +47,14 @@ pub enum ErrorCode {
     /// A block between the two accounts stands in the way (issue 32): a challenge, a join,
     /// said only as "this is not possible", never why (docs/protocol.md, "Blocks").
     NotPossible,
+    /// HTTP 403 (and a pool seek's refusal): the account may not start games until its fair
+    /// play pause ends (`crate::server::safety::playban`).
+    Playban,
+    /// A chat line refused because its writer repeated a line or wrote too fast: silenced for
+    /// a while (`crate::server::chat::guard`).
+    ChatSilenced,
+    /// A chat line refused because it holds a word of the server's word list.
+    ChatWord,
 }
 
 /// `error`: the refusal, and the ack id of the move it refuses (the key is
@@ -131,6 +139,9 @@ mod tests {
             (ErrorCode::NotAllowed, "not_allowed"),
             (ErrorCode::ChatBanned, "chat_banned"),
             (ErrorCode::NotPossible, "not_possible"),
+            (ErrorCode::Playban, "playban"),
+            (ErrorCode::ChatSilenced, "chat_silenced"),
+            (ErrorCode::ChatWord, "chat_word"),
         ];
         for (code, name) in names {
             let text = format!("\"{name}\"");

@@ -16,6 +16,7 @@ impl From<Refusal> for ApiError {
             ErrorCode::StoreFailure => StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::NotPossible => StatusCode::FORBIDDEN,
+            ErrorCode::Playban => StatusCode::FORBIDDEN,
             _ => StatusCode::BAD_REQUEST,
         };
         let retry_after = refusal.retry_after_secs;

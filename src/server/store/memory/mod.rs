@@ -6,6 +6,7 @@ mod blocks;
 mod explorer;
 mod lessons;
 mod moderation;
+mod playban;
 mod puzzles;
 
 use std::collections::HashMap;
@@ -17,6 +18,7 @@ use self::blocks::MemoryBlocks;
 use self::explorer::MemoryExplorer;
 use self::lessons::MemoryLessons;
 use self::moderation::{KeptReport, MemoryModeration};
+use self::playban::MemoryPlayban;
 use self::puzzles::MemoryPuzzles;
 use super::{
     ArenaPlayer, ArenaRange, ArenaRecord, BlockEntry, BlockRelation, Commit, DeadlineChange,
@@ -68,6 +70,7 @@ struct MemoryInner {
     explorer: MemoryExplorer,
     moderation: MemoryModeration,
     blocks: MemoryBlocks,
+    playban: MemoryPlayban,
     closed: bool,
 }
 
@@ -223,6 +226,9 @@ impl MemoryStore {
             inner.rate(&commit);
             if let Some(game) = &commit.explorer {
                 inner.explorer.add(game);
+            }
+            if let Some(end) = &commit.playban {
+                inner.playban.add(end);
             }
             match commit.deadline {
                 DeadlineChange::Unchanged => {}
@@ -919,5 +925,20 @@ impl Store for MemoryStore {
 
     fn blocked_between(&self, a: UserId, b: UserId) -> StoreFuture<bool> {
         ready(Ok(self.lock().blocks.between(a, b)))
+    }
+
+    fn record_playban(&self, end: super::PlaybanEnd) -> StoreFuture<u64> {
+        let mut inner = self.lock();
+        let result = inner.check_open().map(|()| inner.playban.add(&end));
+        ready(result)
+    }
+
+    fn playban_outcomes(
+        &self,
+        user: UserId,
+        since_ms: i64,
+        limit: u32,
+    ) -> StoreFuture<Vec<super::PlaybanEntry>> {
+        ready(Ok(self.lock().playban.of(user, since_ms, limit)))
     }
 }

@@ -19,6 +19,8 @@ mod lease;
 mod lesson;
 mod moderation;
 mod pipeline;
+mod playban;
+mod playban_write;
 mod puzzle;
 mod rows;
 mod schema;
@@ -26,6 +28,7 @@ mod unit;
 mod writer;
 
 pub use explorer::{EXAMPLES_SQL as EXPLORER_EXAMPLES_SQL, TURNS_SQL as EXPLORER_TURNS_SQL};
+pub use playban::OUTCOMES_SQL as PLAYBAN_OUTCOMES_SQL;
 pub use puzzle::{ATTEMPTS_SQL as PUZZLE_ATTEMPTS_SQL, near_sql as puzzle_near_sql};
 pub use schema::{SCHEMA_VERSION, TABLES, migrate_to};
 pub use writer::PostgresStats;
@@ -850,6 +853,19 @@ impl Store for PostgresStore {
 
     fn blocked_between(&self, a: UserId, b: UserId) -> StoreFuture<bool> {
         self.block_between(a, b)
+    }
+
+    fn record_playban(&self, end: super::PlaybanEnd) -> StoreFuture<u64> {
+        self.playban_add(end)
+    }
+
+    fn playban_outcomes(
+        &self,
+        user: UserId,
+        since_ms: i64,
+        limit: u32,
+    ) -> StoreFuture<Vec<super::PlaybanEntry>> {
+        self.playban_read(user, since_ms, limit)
     }
 
     fn claim_game(&self, game: &str, node: &str, ttl: Duration) -> StoreFuture<Claim> {

@@ -40,15 +40,15 @@ use tokio_postgres::types::ToSql;
 use super::unit::{Done, Pending, UnitFailure, Work, classify, fence_holds};
 use crate::server::store::{Commit, DeadlineChange, GameListing, StoreError};
 
-/// Whether a unit can go down the fast path: commits without a rated end and without an
-/// explorer count. (A rated end reads the players' ratings and computes the new ones before
+/// Whether a unit can go down the fast path: commits without a rated end, an explorer count
+/// or playban outcomes. (A rated end reads the players' ratings and computes the new ones before
 /// writing; an explorer count writes only if the game was not counted yet: data-dependent
 /// round trips. Both come once per game, with its end.)
 pub(super) fn pipelinable(work: &Work) -> bool {
     match work {
         Work::Commits(commits) => commits
             .iter()
-            .all(|c| c.rating.is_none() && c.explorer.is_none()),
+            .all(|c| c.rating.is_none() && c.explorer.is_none() && c.playban.is_none()),
         _ => false,
     }
 }

@@ -20,7 +20,7 @@ use crate::server::store::StoreError;
 
 /// The schema this program writes. A database at a newer version was written by a newer program
 /// and is refused rather than misread.
-pub const SCHEMA_VERSION: i32 = 10;
+pub const SCHEMA_VERSION: i32 = 11;
 
 /// The key of the advisory lock taken while migrating (any constant unique to this program:
 /// "MRSL" in ASCII).
@@ -334,16 +334,29 @@ CREATE TABLE blocks (
 CREATE INDEX blocks_by_blocked ON blocks (blocked, blocker);
 ";
 
+/// Version 11: fair play by rule (issue 32; SQLite's version 14, whose comment says what the
+/// table is for).
+const SCHEMA_V11: &str = r#"
+CREATE TABLE playban_outcomes (
+    user_id  BIGINT NOT NULL REFERENCES users (id),
+    game_id  TEXT COLLATE "C" NOT NULL,
+    outcome  TEXT NOT NULL,
+    at_ms    BIGINT NOT NULL,
+    PRIMARY KEY (user_id, game_id)
+);
+CREATE INDEX playban_outcomes_by_time ON playban_outcomes (user_id, at_ms, game_id);
+"#;
+
 /// `MIGRATIONS[n]` takes the database from version `n` to `n + 1` (version 0: empty).
-const MIGRATIONS: [&str; 10] = [
+const MIGRATIONS: [&str; 11] = [
     SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8,
-    SCHEMA_V9, SCHEMA_V10,
+    SCHEMA_V9, SCHEMA_V10, SCHEMA_V11,
 ];
 
 /// The tables `marseillais migrate` copies and counts, in an order that satisfies the foreign
 /// keys (users before what refers to them). Not the leases (`game_leases`, `cluster_nodes`):
 /// they are no one-node data, a SQLite database has none, and they start empty.
-pub const TABLES: [&str; 25] = [
+pub const TABLES: [&str; 26] = [
     "users",
     "sessions",
     "ratings",
@@ -369,6 +382,7 @@ pub const TABLES: [&str; 25] = [
     "chat_bans",
     "mod_log",
     "blocks",
+    "playban_outcomes",
 ];
 
 /// Brings the database to [`SCHEMA_VERSION`] in one transaction under the migration lock.

@@ -613,6 +613,11 @@ async fn write_one(client: &Object, commit: &Commit) -> Result<(), UnitFailure> 
             .await
             .map_err(classify)?;
     }
+    if let Some(end) = &commit.playban {
+        super::playban_write::add(client, end)
+            .await
+            .map_err(classify)?;
+    }
     if let Some(end) = &commit.rating {
         rate_game(client, commit, end).await?;
     }

@@ -16,6 +16,7 @@ mod explorer;
 mod lesson;
 mod moderation;
 mod next_seq;
+mod playban;
 mod puzzle;
 mod rows;
 mod schema;
@@ -24,6 +25,7 @@ mod writer;
 
 pub use connect::{DB_FILE_NAME, SqliteOptions};
 pub use explorer::{EXAMPLES_SQL as EXPLORER_EXAMPLES_SQL, TURNS_SQL as EXPLORER_TURNS_SQL};
+pub use playban::OUTCOMES_SQL as PLAYBAN_OUTCOMES_SQL;
 pub use puzzle::{ATTEMPTS_SQL as PUZZLE_ATTEMPTS_SQL, near_sql as puzzle_near_sql};
 pub use schema::SCHEMA_VERSION;
 pub use stats::StoreStats;
@@ -358,7 +360,8 @@ impl Store for SqliteStore {
                 | Done::Puzzle(_)
                 | Done::Explorer(_)
                 | Done::Moderation(_)
-                | Done::Block(_) => {
+                | Done::Block(_)
+                | Done::Playban(_) => {
                     Err(StoreError::Io("the writer returned no user id".to_owned()))
                 }
             }
@@ -571,7 +574,8 @@ impl Store for SqliteStore {
                 | Done::Puzzle(_)
                 | Done::Explorer(_)
                 | Done::Moderation(_)
-                | Done::Block(_) => Err(StoreError::Io(
+                | Done::Block(_)
+                | Done::Playban(_) => Err(StoreError::Io(
                     "the writer returned no chat line id".to_owned(),
                 )),
             }
@@ -898,6 +902,18 @@ impl Store for SqliteStore {
         })
     }
 
+    fn record_playban(&self, end: super::PlaybanEnd) -> StoreFuture<u64> {
+        let written = self.write(Work::Playban(end));
+        Box::pin(async move {
+            match written.await? {
+                Done::Playban(added) => Ok(added),
+                other => Err(StoreError::Io(format!(
+                    "the writer answered playban outcomes with {other:?}"
+                ))),
+            }
+        })
+    }
+
     fn blocks_of(&self, user: UserId) -> StoreFuture<Vec<super::BlockEntry>> {
         self.read(move |conn| block::of(conn, user))
     }
@@ -908,6 +924,15 @@ impl Store for SqliteStore {
 
     fn blocked_between(&self, a: UserId, b: UserId) -> StoreFuture<bool> {
         self.read(move |conn| block::between(conn, a, b))
+    }
+
+    fn playban_outcomes(
+        &self,
+        user: UserId,
+        since_ms: i64,
+        limit: u32,
+    ) -> StoreFuture<Vec<super::PlaybanEntry>> {
+        self.read(move |conn| playban::outcomes(conn, user, since_ms, limit))
     }
 
     fn close(&self) -> BoxFuture<'static, ()> {

@@ -8,7 +8,7 @@ use crate::server::store::StoreError;
 /// The schema this program writes (`PRAGMA user_version`). A database with a newer version was
 /// written by a newer program and is refused rather than misread; an older one is migrated
 /// ([`MIGRATIONS`]).
-pub const SCHEMA_VERSION: i64 = 13;
+pub const SCHEMA_VERSION: i64 = 14;
 
 /// Version 1: the games' listing rows and their event logs.
 const SCHEMA_V1: &str = "
@@ -374,11 +374,27 @@ CREATE TABLE blocks (
 CREATE INDEX blocks_by_blocked ON blocks (blocked, blocker);
 ";
 
+/// Version 14: fair play by rule (issue 32; store/playban.rs). `playban_outcomes` holds each
+/// finished game's outcome for each account judged, keyed (user, game): a game counts once per
+/// player (`ON CONFLICT DO NOTHING`), and a user's recent outcomes are one range of
+/// `playban_outcomes_by_time`. Bans are not stored: they follow from the outcomes by the rules
+/// (`crate::server::safety::playban`), so every node computes the same ones.
+const SCHEMA_V14: &str = "
+CREATE TABLE playban_outcomes (
+    user_id  INTEGER NOT NULL REFERENCES users (id),
+    game_id  TEXT NOT NULL,
+    outcome  TEXT NOT NULL,
+    at_ms    INTEGER NOT NULL,
+    PRIMARY KEY (user_id, game_id)
+) WITHOUT ROWID;
+CREATE INDEX playban_outcomes_by_time ON playban_outcomes (user_id, at_ms, game_id);
+";
+
 /// `MIGRATIONS[n]` takes a database from version `n` to `n + 1` (version 0: empty). Each runs in
 /// the same transaction as the version bump, so a crash mid-migration leaves the old version.
-pub(super) const MIGRATIONS: [&str; 13] = [
+pub(super) const MIGRATIONS: [&str; 14] = [
     SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8,
-    SCHEMA_V9, SCHEMA_V10, SCHEMA_V11, SCHEMA_V12, SCHEMA_V13,
+    SCHEMA_V9, SCHEMA_V10, SCHEMA_V11, SCHEMA_V12, SCHEMA_V13, SCHEMA_V14,
 ];
 
 /// Brings the database to [`SCHEMA_VERSION`]: creates the schema in an empty database, runs the

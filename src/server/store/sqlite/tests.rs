@@ -66,6 +66,7 @@ mod checkpoints {
             },
             rating: None,
             explorer: None,
+            playban: None,
             deadline: crate::server::store::DeadlineChange::Unchanged,
             fence: None,
         }

@@ -32,6 +32,7 @@ use super::checkpoint::{self, Checkpointer};
 use super::explorer;
 use super::moderation::{self, ModDone, ModWrite};
 use super::next_seq::NextSeqs;
+use super::playban;
 use super::puzzle::{self, PuzzleDone, PuzzleWrite};
 use super::stats::Counters;
 use crate::server::domain::chat_line::NewChatLine;
@@ -107,6 +108,8 @@ pub(super) enum Work {
     Account(super::account::AccountWrite),
     /// A block made or ended (issue 32).
     Block(super::block::BlockWrite),
+    /// A finished game's playban outcomes (issue 32).
+    Playban(crate::server::store::PlaybanEnd),
 }
 
 /// What a unit of work gave back once stored.
@@ -124,6 +127,8 @@ pub(super) enum Done {
     Moderation(ModDone),
     /// Whether a block write changed a row.
     Block(bool),
+    /// How many playban outcomes were new.
+    Playban(u64),
 }
 
 /// A failure while writing a batch: either it concerns one unit of work (the batch goes on
@@ -550,6 +555,7 @@ fn write_work(conn: &Connection, work: &Work) -> Result<Done, CommitFailure> {
         Work::Block(write) => super::block::write(conn, *write)
             .map(Done::Block)
             .map_err(classify),
+        Work::Playban(end) => playban::add(conn, end).map(Done::Playban).map_err(classify),
     }
 }
 
@@ -749,6 +755,9 @@ fn write_rows(conn: &Connection, commit: &Commit) -> Result<(), CommitFailure> {
     write_listing(conn, &commit.game_id, &commit.listing)?;
     if let Some(game) = &commit.explorer {
         explorer::add(conn, game).map_err(classify)?;
+    }
+    if let Some(end) = &commit.playban {
+        playban::add(conn, end).map_err(classify)?;
     }
     if let Some(end) = &commit.rating {
         rate_game(conn, commit, end)?;
