@@ -19,7 +19,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
-use super::controls::small_body;
+use super::control_request::small_body;
 use super::error;
 use super::extract::RequireAccount;
 use super::session;

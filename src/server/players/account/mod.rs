@@ -12,9 +12,10 @@
 //!
 //! The account's own controls (issue 32) are `controls.rs` (their routes) over
 //! `password_change.rs`, `session_list.rs`, `deletion.rs`, `archive.rs` and `page.rs` (the
-//! `/account` page).
+//! `/account` page), and `control_request.rs` (what they share).
 
 pub mod archive;
+pub mod control_request;
 pub mod controls;
 pub mod deletion;
 pub mod error;

@@ -11,7 +11,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
-use super::controls::{own_session, small_body};
+use super::control_request::{own_session, small_body};
 use super::error;
 use super::extract::RequireAccount;
 use super::state::AccountState;

@@ -34,7 +34,6 @@ pub fn router(state: AccountState) -> Router {
             "/api/account/settings",
             get(super::settings::get_settings).put(super::settings::put_settings),
         )
-        .merge(super::controls::routes())
         .with_state(state)
 }
 

@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use super::controls::own_session;
+use super::control_request::own_session;
 use super::error;
 use super::extract::RequireAccount;
 use super::state::AccountState;
