@@ -10,11 +10,16 @@ let current = null;
 
 /**
  * The signed-in account (`{username, ratings}`) or null, asked once per page.
- * Any failure (401 `not_logged_in`, a server without accounts, offline)
- * counts as signed out: the page then works as it always did, anonymously.
+ * A visitor gets `200 {"account": null}` (issue 32: no HTTP error in the
+ * console on every page); any failure (a server without accounts, offline)
+ * also counts as signed out: the page then works as it always did, anonymously.
  */
 export function account() {
-  if (!current) current = request('GET', '/api/account').catch(() => null);
+  if (!current) {
+    current = request('GET', '/api/account')
+      .then((body) => (body && body.username ? body : null))
+      .catch(() => null);
+  }
   return current;
 }
 

@@ -2,7 +2,7 @@
 // the header, the live channel (players online, challenges, your turn), then
 // the page chosen from the address (`/`, `/game/{id}`, `/games/mine`,
 // `/replay`, `/@/{name}`, `/arena/{id}`, `/puzzles`, `/puzzles/{id}`, `/puzzles/themes`,
-// `/learn`, `/learn/{lesson}`, `/analysis`).
+// `/learn`, `/learn/{lesson}`, `/analysis`, `/account`).
 
 // First: its top-level await loads the catalogue before any page draws.
 import { t } from './i18n.js';
@@ -17,6 +17,7 @@ import { themesPage } from './puzzle-themes.js';
 import { learnPage } from './learn.js';
 import { boardPage } from './board-page.js';
 import { accountHeader } from './account.js';
+import { accountPage } from './account-page.js';
 import { startLive } from './live.js';
 import { startNotify, alertsButton } from './notify.js';
 import { h, heldSeats } from './api.js';
@@ -46,6 +47,13 @@ me.then((account) => {
     const box = document.getElementById('account');
     if (alerts && box) box.prepend(alerts);
   }
+  // The account page (issue 32), for a signed-in user.
+  if (account && account.username) {
+    const nav = document.querySelector('header.top nav');
+    if (nav && !nav.querySelector('#nav-account')) {
+      nav.append(h('a', { href: '/account', id: 'nav-account' }, t('acct.nav')));
+    }
+  }
   markActive();
 });
 markActive();
@@ -58,6 +66,7 @@ else if (path === '/puzzles/themes' || path === '/puzzles/themes/') themesPage(m
 else if (puzzle) puzzlePage(main, puzzle[1] || null, me);
 else if (learn) learnPage(main, learn[1] || null);
 else if (path === '/analysis' || path === '/analysis/') boardPage(main);
+else if (path === '/account' || path === '/account/') accountPage(main, me);
 else lobbyPage(main, me);
 
 function markActive() {

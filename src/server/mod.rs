@@ -349,6 +349,12 @@ async fn compose(deps: &Deps, rooms: &Arc<Rooms>) -> Result<axum::Router, StartE
                 accounts: Arc::clone(&accounts),
             },
         ))
+        .merge(players::account::controls::router(
+            players::account::state::AccountState {
+                deps: deps.clone(),
+                accounts: Arc::clone(&accounts),
+            },
+        ))
         .merge(puzzles::routes::router(puzzles::routes::PuzzleState {
             deps: deps.clone(),
             puzzles,

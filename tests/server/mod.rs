@@ -3,6 +3,7 @@
 //! protocol's documented examples, the golden JSON messages, the client's translations and the
 //! load generator's smoke test.
 
+mod account_controls;
 mod accounts;
 mod agent;
 mod analysis;

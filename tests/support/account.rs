@@ -116,6 +116,12 @@ pub fn body_json(reply: &Reply) -> Value {
         .unwrap_or_else(|e| panic!("{}: not JSON {:?}: {e}", reply.status, reply.body))
 }
 
+/// Whether a `GET /api/account` reply is a signed-in account (`200 {"username", ...}`), not a
+/// visitor's `200 {"account": null}` (issue 32) nor an error.
+pub fn signed_in(reply: &Reply) -> bool {
+    reply.status == 200 && body_json(reply)["username"].is_string()
+}
+
 /// A reply's `code` field.
 pub fn code(reply: &Reply) -> String {
     body_json(reply)["code"]

@@ -20,6 +20,7 @@ use axum::routing::get;
 use serde::{Deserialize, Serialize};
 
 use crate::server::deps::Deps;
+use crate::server::domain::user::AccountStatus;
 use crate::server::game;
 use crate::server::game::{GameState, TimeControl, Variant};
 use crate::server::play::export;
@@ -122,6 +123,8 @@ async fn user(store: &Arc<dyn Store>, name: &str) -> Result<UserRecord, ProfileE
     store
         .find_user(&username)
         .await?
+        // A deleted account (issue 32) has no profile: its name only stays taken.
+        .filter(|user| user.status != AccountStatus::Deleted)
         .ok_or(ProfileError::UnknownUser)
 }
 
@@ -590,8 +593,13 @@ impl PgnExport {
     }
 }
 
-/// A stored game's PGN, with a blank line after it (the separator of a multi-game file).
-fn pgn_of_stored(id: &str, texts: &[String], first_move: std::time::Duration) -> Option<String> {
+/// A stored game's PGN, with a blank line after it (the separator of a multi-game file). Also
+/// the data archive's (`account/archive.rs`).
+pub fn pgn_of_stored(
+    id: &str,
+    texts: &[String],
+    first_move: std::time::Duration,
+) -> Option<String> {
     let events = match texts
         .iter()
         .map(|t| codec::decode(t))

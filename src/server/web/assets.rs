@@ -29,6 +29,7 @@ pub const ASSETS: &[(&str, &str, &[u8])] = &[
     asset!("profile.html", "text/html; charset=utf-8"),
     asset!("app.js", JS),
     asset!("account.js", JS),
+    asset!("account-page.js", JS),
     asset!("live.js", JS),
     asset!("profile.js", JS),
     asset!("api.js", JS),

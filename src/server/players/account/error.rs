@@ -31,6 +31,8 @@ pub enum AccountCode {
     GamesInProgress,
     /// 404: no session of this account has that id (issue 32).
     NoSuchSession,
+    /// 403: the password given to confirm a change of the account is not its password.
+    WrongPassword,
 }
 
 fn error(status: StatusCode, code: AccountCode, message: &str) -> ApiError {
@@ -99,6 +101,14 @@ pub fn games_in_progress() -> ApiError {
     )
 }
 
+pub fn wrong_password() -> ApiError {
+    error(
+        StatusCode::FORBIDDEN,
+        AccountCode::WrongPassword,
+        "this is not your password",
+    )
+}
+
 pub fn no_such_session() -> ApiError {
     error(
         StatusCode::NOT_FOUND,
@@ -156,6 +166,7 @@ mod tests {
             AccountCode::AccountClosed,
             AccountCode::GamesInProgress,
             AccountCode::NoSuchSession,
+            AccountCode::WrongPassword,
         ]
         .iter()
         .map(|code| serde_json::to_value(Code::of(*code)).unwrap().to_string())
@@ -172,7 +183,8 @@ mod tests {
                 "\"bad_setting\"",
                 "\"account_closed\"",
                 "\"games_in_progress\"",
-                "\"no_such_session\""
+                "\"no_such_session\"",
+                "\"wrong_password\""
             ]
         );
     }

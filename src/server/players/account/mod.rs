@@ -9,15 +9,26 @@
 //! rate limit), `origin.rs` (the CSRF layer), `extract.rs` (the [`MaybeAccount`] /
 //! [`RequireAccount`] extractors other routes use), `routes.rs` (`/api/account/*`), `settings.rs` (the personal settings kept in the account) and
 //! `error.rs` (their typed errors).
+//!
+//! The account's own controls (issue 32) are `controls.rs` (their routes) over
+//! `password_change.rs`, `session_list.rs`, `deletion.rs`, `archive.rs` and `page.rs` (the
+//! `/account` page), and `control_request.rs` (what they share).
 
+pub mod archive;
+pub mod control_request;
+pub mod controls;
+pub mod deletion;
 pub mod error;
 pub mod extract;
 pub mod limits;
 pub mod origin;
+pub mod page;
 pub mod password;
+pub mod password_change;
 pub mod routes;
 pub mod service;
 pub mod session;
+pub mod session_list;
 pub mod settings;
 pub mod state;
 

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::error;
-use super::extract::RequireAccount;
+use super::extract::MaybeAccount;
 use super::service::NewSession;
 use super::session;
 use super::state::AccountState;
@@ -135,9 +135,15 @@ async fn logout(State(app): State<AccountState>, headers: HeaderMap) -> Result<R
     Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, cookie)]).into_response())
 }
 
+/// The signed-in account (`{"username", "ratings"}`), or `200 {"account": null}` for a
+/// visitor without a live session (issue 32: not a 401, which every browser's console shows
+/// as an error on every page of a visitor).
 async fn me(
     State(app): State<AccountState>,
-    RequireAccount(account): RequireAccount,
+    MaybeAccount(account): MaybeAccount,
 ) -> Result<Response, ApiError> {
-    Ok(axum::Json(with_ratings(&app, &account).await?).into_response())
+    match account {
+        Some(account) => Ok(axum::Json(with_ratings(&app, &account).await?).into_response()),
+        None => Ok(axum::Json(json!({ "account": null })).into_response()),
+    }
 }

@@ -12,7 +12,7 @@ use super::limits::KeyedLimiter;
 use super::password::{Password, Passwords};
 use super::session::{self, SessionId};
 use crate::server::config::AccountLimits;
-use crate::server::domain::user::{Account, AccountStatus, Username, UsernameError};
+use crate::server::domain::user::{Account, AccountStatus, UserId, Username, UsernameError};
 use crate::server::game::now_ms;
 use crate::server::store::{SessionHash, Store, StoreError};
 use crate::server::web::ApiError;
@@ -30,7 +30,14 @@ pub struct Accounts {
     public_origin: Option<String>,
     /// Whether cookies get `Secure` (the site is served over https).
     secure_cookies: bool,
+    /// Data archives per account (issue 32): each one replays every game of the account.
+    archives_by_user: KeyedLimiter<UserId>,
 }
+
+/// Data archives an account may download at once, and how fast the allowance comes back
+/// (one an hour): enough for a user, too few to turn the replay of every game into a load.
+pub const ARCHIVE_BURST: f64 = 2.0;
+pub const ARCHIVES_PER_SEC: f64 = 1.0 / 3600.0;
 
 /// A new session, to be set as the cookie.
 pub struct NewSession {
@@ -64,6 +71,7 @@ impl Accounts {
             ),
             public_origin,
             secure_cookies,
+            archives_by_user: KeyedLimiter::new(ARCHIVES_PER_SEC, ARCHIVE_BURST),
         }
     }
 
@@ -197,6 +205,59 @@ impl Accounts {
             None => Ok(None),
             Some(id) => self.store.session_account(id.hash(), now_ms()).await,
         }
+    }
+
+    /// Checks a signed-in user's own password (issue 32: a password change, a deletion),
+    /// under the same limits as a login (per address and per username), with the same Argon2
+    /// verification. A wrong one is 403 `wrong_password` (not 401: the session is fine).
+    pub async fn check_own_password(
+        &self,
+        peer: IpAddr,
+        account: &Account,
+        password: &str,
+    ) -> Result<(), ApiError> {
+        let now = Instant::now();
+        self.login_by_address.check(peer, now).map_err(|l| {
+            error::rate_limited("password attempts from your address", l.retry_after_secs)
+        })?;
+        self.login_by_username
+            .check(&account.name.key(), now)
+            .map_err(|l| {
+                error::rate_limited("password attempts for this account", l.retry_after_secs)
+            })?;
+        let hash = self
+            .store
+            .user_by_id(account.id)
+            .await
+            .map_err(error::store_failure)?
+            .map(|user| user.password_hash);
+        let password = Password::parse(password).unwrap_or_else(|_| Password::placeholder());
+        let matches = self
+            .passwords
+            .verify(password, hash)
+            .await
+            .map_err(error::store_failure)?;
+        if matches {
+            Ok(())
+        } else {
+            Err(error::wrong_password())
+        }
+    }
+
+    /// The PHC hash of a new password, checked like a registration's.
+    pub async fn hash_new_password(&self, password: &str) -> Result<String, ApiError> {
+        let password = Password::parse(password).map_err(|_| error::weak_password())?;
+        self.passwords
+            .hash(password)
+            .await
+            .map_err(error::store_failure)
+    }
+
+    /// Takes one data archive of the account's allowance.
+    pub fn take_archive(&self, user: UserId) -> Result<(), ApiError> {
+        self.archives_by_user
+            .check(&user, Instant::now())
+            .map_err(|l| error::rate_limited("data archives", l.retry_after_secs))
     }
 
     /// Forgets the request's session, if it has one.
