@@ -454,10 +454,14 @@ async fn closing_an_account_ends_its_sessions_refuses_its_login_and_is_logged() 
     let reply = browser.login("bob", support::session::PASSWORD).await;
     assert_eq!(reply.status, 403, "{}", reply.body);
     assert!(reply.body.contains("account_closed"), "{}", reply.body);
-    let (_, log) = moderator.call(rig.addr(), "GET", "/api/mod/log", None).await;
+    let (_, log) = moderator
+        .call(rig.addr(), "GET", "/api/mod/log", None)
+        .await;
     assert_eq!(log["log"][0]["action"], "close");
     assert_eq!(log["log"][0]["reason"], "cheating account");
-    let (_, mine) = alice.call(rig.addr(), "GET", "/api/reports/mine", None).await;
+    let (_, mine) = alice
+        .call(rig.addr(), "GET", "/api/reports/mine", None)
+        .await;
     assert_eq!(mine["reports"][0]["status"], "handled");
     rig.stop().await;
 }
