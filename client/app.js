@@ -2,7 +2,7 @@
 // the header, the live channel (players online, challenges, your turn), then
 // the page chosen from the address (`/`, `/game/{id}`, `/games/mine`,
 // `/replay`, `/@/{name}`, `/arena/{id}`, `/puzzles`, `/puzzles/{id}`, `/puzzles/themes`,
-// `/learn`, `/learn/{lesson}`, `/analysis`, `/account`).
+// `/learn`, `/learn/{lesson}`, `/analysis`, `/account`, `/mod`, `/leaderboard`).
 
 // First: its top-level await loads the catalogue before any page draws.
 import { t } from './i18n.js';
@@ -16,6 +16,8 @@ import { puzzlePage } from './puzzles.js';
 import { themesPage } from './puzzle-themes.js';
 import { learnPage } from './learn.js';
 import { boardPage } from './board-page.js';
+import { modPage, leaderboardPage } from './mod.js';
+import { gameReport } from './report.js';
 import { accountHeader } from './account.js';
 import { accountPage } from './account-page.js';
 import { startLive } from './live.js';
@@ -57,7 +59,7 @@ me.then((account) => {
   markActive();
 });
 markActive();
-if (game) gamePage(main, game[1], me);
+if (game) { gamePage(main, game[1], me); gameReport(main, game[1], me); }
 else if (path === '/replay' || path === '/replay/') replayPage(main);
 else if (path === '/games/mine' || path === '/games/mine/') minePage(main, me);
 else if (profile) profilePage(main, safeDecode(profile[1]), me);
@@ -67,6 +69,8 @@ else if (puzzle) puzzlePage(main, puzzle[1] || null, me);
 else if (learn) learnPage(main, learn[1] || null);
 else if (path === '/analysis' || path === '/analysis/') boardPage(main);
 else if (path === '/account' || path === '/account/') accountPage(main, me);
+else if (path === '/mod' || path === '/mod/') modPage(main);
+else if (path === '/leaderboard' || path === '/leaderboard/') leaderboardPage(main);
 else lobbyPage(main, me);
 
 function markActive() {

@@ -38,7 +38,7 @@ export const CHAT_ERRORS = {
 /** Whether an `error` code is a chat refusal. */
 export function isChatError(code) {
   return code === 'too_long' || code === 'rate_limited' || code === 'not_allowed' || code === 'bad_message'
-    || code === 'chat_silenced' || code === 'chat_word';
+    || code === 'chat_silenced' || code === 'chat_word' || code === 'chat_banned';
 }
 
 /** The author of a line as shown: the username, "White" / "Black", or "Anonymous". */
@@ -171,9 +171,12 @@ export class ChatPanel {
   }
 
   /** A refusal of the last line sent, in words near the input (the line is put back to edit). */
-  showError(code) {
-    this.error.textContent = CHAT_ERRORS[code] || t('chat.refused', { code });
-    if (code !== 'not_allowed' && this.lastSent && !this.input.value) this.input.value = this.lastSent;
+  showError(code, message) {
+    // A moderator's chat ban: the server's message says why and until when.
+    this.error.textContent = code === 'chat_banned' && message
+      ? t('mod.chat_banned', { message })
+      : CHAT_ERRORS[code] || t('chat.refused', { code });
+    if (code !== 'not_allowed' && code !== 'chat_banned' && this.lastSent && !this.input.value) this.input.value = this.lastSent;
     this.lastSent = null;
   }
 
@@ -312,8 +315,8 @@ export class GameChat {
   }
 
   /** A chat refusal (`error` with a chat code): said in the room last written to. */
-  onError(code) {
+  onError(code, message) {
     const panel = this.rooms[this.lastRoom] || Object.values(this.rooms).find((p) => p.writable);
-    if (panel) panel.showError(code);
+    if (panel) panel.showError(code, message);
   }
 }

@@ -79,7 +79,7 @@ export const gameState = {
         if (this.pending && String(this.pending.id) === String(d.id)) this.pending = null;
         break;
       case 'error':
-        if (this.chat.claims(d)) { this.chat.onError(d.code); break; }
+        if (this.chat.claims(d)) { this.chat.onError(d.code, d.message); break; }
         if (this.pending && d.id !== undefined && d.id !== null && String(this.pending.id) === String(d.id)) this.pending = null;
         this.premoves.refused(d.id);
         if (d.code === 'stale') {

@@ -181,7 +181,7 @@ export function lobbyPage(main, mePromise = Promise.resolve(null)) {
     const d = msg.d || {};
     if (msg.t === 'chat' && d.room === 'lobby') chat.add(d);
     if (msg.t === 'chat_history' && d.room === 'lobby') chat.history(d.lines);
-    if (msg.t === 'error' && isChatError(d.code) && chatAt !== null && performance.now() - chatAt < 10000) chat.showError(d.code);
+    if (msg.t === 'error' && isChatError(d.code) && chatAt !== null && performance.now() - chatAt < 10000) chat.showError(d.code, d.message);
     if (msg.t === 'online' && msg.d && typeof msg.d.count === 'number') {
       online.textContent = t('lobby.online', { n: msg.d.count });
     }

@@ -13,6 +13,7 @@ import { trackOutgoing, nameOf } from './live.js';
 import { fillArenas } from './arena.js';
 import { themeName, themeLink } from './puzzle-themes.js';
 import { blockButton } from './blocks.js';
+import { reportBox } from './report.js';
 
 const PAGE = 20;
 
@@ -43,12 +44,14 @@ export async function profilePage(main, name, mePromise = Promise.resolve(null))
     challengeBox.append(h('button', { type: 'button', id: 'btn-challenge', class: 'primary', onclick: () => openChallenge(challengeBox, username) }, t('profile.challenge', { name: username })));
   }
   const blockBox = me && me.username && !self ? blockButton(username, user.blocked === true) : null;
+  const report = me && me.username && !self ? reportBox(username) : null;
+  const marked = user.marked ? h('p', { class: 'marked', id: 'profile-marked' }, t(`mod.marked_${user.marked}`)) : null;
   const graph = h('div', { class: 'rating-graph', id: 'rating-graph' });
   const games = h('div', { class: 'profile-games', id: 'profile-games' });
   const arenas = h('ul', { class: 'games arenas', id: 'profile-arenas' });
   const puzzles = h('div', { class: 'puzzle-dashboard', id: 'puzzle-dashboard' }, h('p', { class: 'summary' }, t('page.loading')));
   main.replaceChildren(h('div', { class: 'profile' },
-    h('section', { class: 'panel' }, header, challengeBox, blockBox, ratingTable(ratings)),
+    h('section', { class: 'panel' }, header, marked, challengeBox, blockBox, report, ratingTable(ratings)),
     h('section', { class: 'panel' }, h('h2', {}, t('profile.rating_history')), graph),
     h('section', { class: 'panel' }, h('h2', {}, t('puzzle.dashboard')), puzzles),
     h('section', { class: 'panel' }, h('h2', {}, t('profile.games')), games),

@@ -11,6 +11,7 @@ mod explorer;
 mod game;
 mod i18n;
 mod learn;
+mod moderation;
 mod premove;
 mod puzzles;
 mod settings;

@@ -57,6 +57,8 @@ pub const ASSETS: &[(&str, &str, &[u8])] = &[
     asset!("learn.js", JS),
     asset!("playban.js", JS),
     asset!("explorer.js", JS),
+    asset!("report.js", JS),
+    asset!("mod.js", JS),
     asset!("pieces.js", JS),
     asset!("premove.js", JS),
     asset!("replay.js", JS),
