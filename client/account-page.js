@@ -1,12 +1,12 @@
 // The account page, `/account` (issue 32; docs/protocol.md, "Account controls"): the
 // signed-in user changes their password (the other sessions end), sees their live sessions
 // and ends them, downloads their data as one archive, and deletes the account (confirmed with
-// the password). `#account-blocks` is the place of the blocked users' list
-// (`client/account-blocks.js`, wired by the lead).
+// the password), and lists the users they block (`client/account-blocks.js`).
 
 import { request, h } from './api.js';
 import { t, language } from './i18n.js';
 import { accountErrorText } from './account.js';
+import { mountBlocks } from './account-blocks.js';
 
 /** Draws the page into `main` once the account is known (`me` resolves to it or null). */
 export async function accountPage(main, me) {
@@ -18,14 +18,16 @@ export async function accountPage(main, me) {
     return;
   }
   const sessions = h('section', { class: 'panel', id: 'acct-sessions' });
+  const blocks = h('section', { class: 'panel', id: 'account-blocks' });
   main.replaceChildren(h('div', { id: 'account-page', class: 'account-page' },
     h('h1', {}, t('acct.title_of', { name: account.username })),
     passwordSection(() => loadSessions(sessions)),
     sessions,
-    h('section', { class: 'panel', id: 'account-blocks' }),
+    blocks,
     archiveSection(),
     deleteSection()));
   loadSessions(sessions);
+  mountBlocks(blocks);
 }
 
 function when(ms) {

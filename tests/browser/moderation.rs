@@ -1,11 +1,10 @@
 //! THE browser test of issue 32, in real headless Chromium against the real server: alice
-//! reports bob from bob's profile (the Report button, a reason, a text); a moderator, made one
-//! by the command line (`marseillais admin grant-mod`, on the running server's database), opens
-//! `/mod`, sees the report and bans bob from chat for 15 minutes, the action in the log; then
-//! bob's lobby chat line is refused with the ban's reason and end, and nobody got it.
-//!
-//! Blocking from the profile is helper A's (branch `blocks`), not merged into this branch when
-//! this test was written: the lead adds the Block click here at the merge.
+//! blocks bob from his profile (the button turns to "Unblock" and her account page lists him),
+//! then reports him from the same profile (the Report button, a reason, a text); a moderator,
+//! made one by the command line (`marseillais admin grant-mod`, on the running server's
+//! database), opens `/mod`, sees the report and bans bob from chat for 15 minutes, the action
+//! in the log; then bob's lobby chat line is refused with the ban's reason and end, and nobody
+//! got it.
 
 use crate::support::browser;
 
@@ -14,8 +13,9 @@ use browser::{
 };
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_player_reports_from_a_profile_and_a_moderator_bans_the_reported_player_from_chat() {
-    if !browser_available("a_player_reports_from_a_profile_and_a_moderator_bans...") {
+async fn a_player_blocks_and_reports_from_a_profile_and_a_moderator_bans_the_reported_player_from_chat()
+{
+    if !browser_available("a_player_blocks_and_reports_from_a_profile_and_a_moderator_bans...") {
         return;
     }
     let _serial = SERIAL.lock().await;
@@ -37,8 +37,17 @@ async fn a_player_reports_from_a_profile_and_a_moderator_bans_the_reported_playe
         String::from_utf8_lossy(&granted.stderr)
     );
 
-    // Alice reports bob from his profile.
+    // Alice blocks bob from his profile; her account page lists him.
     alice.goto(&rig.url("/@/bob")).await;
+    wait_text(&alice, "#btn-block", "Block").await;
+    click(&alice, "#btn-block").await;
+    wait_text(&alice, "#btn-block", "Unblock").await;
+    alice.goto(&rig.url("/account")).await;
+    wait_text(&alice, "#blocks-list", "bob").await;
+
+    // Then she reports him from his profile.
+    alice.goto(&rig.url("/@/bob")).await;
+    wait_text(&alice, "#btn-block", "Unblock").await;
     click(&alice, "#btn-report").await;
     wait_for(
         &alice,
