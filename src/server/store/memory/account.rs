@@ -30,7 +30,7 @@ impl MemoryInner {
                 last_seen_ms: s.last_seen_ms,
             })
             .collect();
-        sessions.sort_by(|a, b| (b.created_ms, b.hash).cmp(&(a.created_ms, a.hash)));
+        sessions.sort_by_key(|s| std::cmp::Reverse((s.created_ms, s.hash)));
         sessions
     }
 
