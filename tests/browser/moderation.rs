@@ -14,7 +14,7 @@ use browser::{
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_player_blocks_and_reports_from_a_profile_and_a_moderator_bans_the_reported_player_from_chat()
-{
+ {
     if !browser_available("a_player_blocks_and_reports_from_a_profile_and_a_moderator_bans...") {
         return;
     }

@@ -117,11 +117,13 @@ async fn a_database_at_its_size_limit_refuses_moves_and_keeps_every_acknowledged
     // schema's arena tables and indexes, plus the 7 pages (28 KiB) of the v8 schema's puzzle
     // tables and indexes, plus the 1 page (4 KiB) of the v9 schema's lesson table (WITHOUT
     // ROWID: no index beside it), the 3 pages (12 KiB) of the v10 schema's explorer tables
-    // the 1 page (4 KiB) of the v11 schema's index of chat lines by account, and the 2 pages
-    // (8 KiB) of the v13 schema's block table and its index.
+    // the 1 page (4 KiB) of the v11 schema's index of chat lines by account, the 9 pages
+    // (36 KiB) of the v12 schema's moderation tables and indexes, the 2 pages (8 KiB) of the
+    // v13 schema's block table and its index, and the 2 pages (8 KiB) of the v14 schema's
+    // fair-play outcomes and their index.
     // No puzzle set: its rows would take the room the games need.
     let options = SqliteOptions {
-        max_db_bytes: Some((48 + 40 + 24 + 28 + 4 + 12 + 4 + 8) * 1024),
+        max_db_bytes: Some((48 + 40 + 24 + 28 + 4 + 12 + 4 + 36 + 8 + 8) * 1024),
     };
     let mut server = Rig::builder()
         .config(|c| {

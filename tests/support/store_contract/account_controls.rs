@@ -9,7 +9,8 @@ use marseillais::server::chat::{ChatRoom, ChatText, NewChatLine};
 use marseillais::server::domain::user::{AccountStatus, DELETED_LABEL};
 use marseillais::server::players::account::UserId;
 use marseillais::server::store::{
-    ExplorerResult, FailingStore, GameStatus, SESSION_IDLE_MS, Store, StoreError,
+    ExplorerResult, FailingStore, GameStatus, ModAction, ModActionKind, PlaybanEnd, PlaybanOutcome,
+    SESSION_IDLE_MS, Store, StoreError,
 };
 
 use super::accounts::{session_hash, username};
@@ -259,8 +260,63 @@ pub async fn check_a_deletion_keeps_the_games_without_the_name_or_the_data(store
         .create_session(session_hash(1), alice, 2_000)
         .await
         .expect("session");
+    // Issue 32's rows of hers: a block either way, a fair-play outcome, a chat ban.
+    let carol = store
+        .create_user(username("carol"), "hash".to_owned(), 1_000)
+        .await
+        .expect("carol");
+    store
+        .block(alice, bob, 2_000)
+        .await
+        .expect("she blocks bob");
+    store
+        .block(carol, alice, 2_000)
+        .await
+        .expect("carol blocks her");
+    store
+        .block(carol, bob, 2_000)
+        .await
+        .expect("carol blocks bob");
+    store
+        .record_playban(PlaybanEnd {
+            game_id: "g1".to_owned(),
+            at_ms: 5_000,
+            seats: vec![(alice, PlaybanOutcome::Abort), (bob, PlaybanOutcome::Good)],
+        })
+        .await
+        .expect("outcomes");
+    store
+        .moderate(ModAction {
+            moderator: "console".to_owned(),
+            target: alice,
+            kind: ModActionKind::ChatBan { until_ms: None },
+            reason: "insults".to_owned(),
+            at_ms: 3_000,
+        })
+        .await
+        .expect("a chat ban");
 
     store.delete_account(alice, 6_000).await.expect("delete");
+    assert!(!store.blocked_between(alice, bob).await.expect("read"));
+    assert!(!store.blocked_between(carol, alice).await.expect("read"));
+    assert!(
+        store.blocked_between(carol, bob).await.expect("read"),
+        "others' blocks stay"
+    );
+    assert_eq!(
+        store.playban_outcomes(alice, 0, 10).await.expect("read"),
+        []
+    );
+    assert_eq!(
+        store
+            .playban_outcomes(bob, 0, 10)
+            .await
+            .expect("read")
+            .len(),
+        1,
+        "the other player's outcome stays"
+    );
+    assert_eq!(store.chat_ban(alice, 6_000).await.expect("read"), None);
 
     let row = store.user_by_id(alice).await.expect("read").expect("kept");
     assert_eq!(row.status, AccountStatus::Deleted);

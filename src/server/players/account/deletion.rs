@@ -61,9 +61,8 @@ pub async fn delete_account(
     {
         return Err(error::games_in_progress());
     }
-    // lead: the other helpers' rows of the user (blocks both ways, reports, marks, chat bans,
-    // playban) are removed in the store's `delete_account` transaction (sqlite/account.rs,
-    // postgres/account.rs, memory/account.rs): add their tables there.
+    // Everything of the account goes in the store's one `delete_account` transaction (what
+    // stays and what goes: docs/protocol.md, "Account controls").
     store
         .delete_account(account.id, now_ms())
         .await

@@ -59,8 +59,12 @@ impl MemoryInner {
         self.ratings.retain(|(owner, _), _| *owner != user);
         self.lessons.forget(user);
         self.puzzles.forget(user);
-        // lead: clear the other helpers' rows of the user here too (blocks, reports?, marks,
-        // chat bans, playban), as in sqlite/account.rs.
+        // Issue 32's own rows, as in sqlite/account.rs (reports, marks and the moderation
+        // log stay).
+        self.blocks.forget(user);
+        self.playban.forget(user);
+        self.moderation.bans.remove(&user);
+        self.moderation.moderators.remove(&user);
         for line in self.chat.values_mut().flatten() {
             if line.user_id == Some(user) {
                 line.user_id = None;

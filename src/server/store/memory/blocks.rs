@@ -16,6 +16,12 @@ impl MemoryBlocks {
         self.rows.entry((blocker, blocked)).or_insert(at_ms);
     }
 
+    /// Every block `user` is in, either way (a deleted account).
+    pub(super) fn forget(&mut self, user: UserId) {
+        self.rows
+            .retain(|(blocker, blocked), _| *blocker != user && *blocked != user);
+    }
+
     pub(super) fn unblock(&mut self, blocker: UserId, blocked: UserId) -> bool {
         self.rows.remove(&(blocker, blocked)).is_some()
     }

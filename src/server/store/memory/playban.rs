@@ -13,6 +13,11 @@ pub(super) struct MemoryPlayban {
 }
 
 impl MemoryPlayban {
+    /// Every outcome of `user` (a deleted account).
+    pub(super) fn forget(&mut self, user: UserId) {
+        self.outcomes.retain(|(owner, _), _| *owner != user);
+    }
+
     pub(super) fn add(&mut self, end: &PlaybanEnd) -> u64 {
         let mut added = 0;
         for (user, outcome) in &end.seats {

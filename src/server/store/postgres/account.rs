@@ -152,8 +152,13 @@ async fn delete(shared: &Shared, user: UserId, at_ms: i64) -> Result<(), StoreEr
         "DELETE FROM lesson_steps WHERE user_id = $1",
         "DELETE FROM puzzle_rounds WHERE user_id = $1",
         "DELETE FROM puzzle_players WHERE user_id = $1",
-        // lead: clear the other helpers' rows of the user here (blocks both ways, reports
-        // by the user?, marks, chat bans, playban rows), as in sqlite/account.rs.
+        // Issue 32's own rows, as in sqlite/account.rs (reports, marks and the moderation
+        // log stay).
+        "DELETE FROM blocks WHERE blocker = $1",
+        "DELETE FROM blocks WHERE blocked = $1",
+        "DELETE FROM playban_outcomes WHERE user_id = $1",
+        "DELETE FROM chat_bans WHERE user_id = $1",
+        "DELETE FROM moderators WHERE user_id = $1",
     ] {
         run(&tx, sql, &[&user.0]).await?;
     }

@@ -95,9 +95,14 @@ fn delete(conn: &Connection, user: UserId, at_ms: i64) -> rusqlite::Result<()> {
         "DELETE FROM lesson_steps WHERE user_id = ?1",
         "DELETE FROM puzzle_rounds WHERE user_id = ?1",
         "DELETE FROM puzzle_players WHERE user_id = ?1",
-        // lead: clear the other helpers' rows of the user here (blocks both ways, reports
-        // by the user?, marks, chat bans, playban rows), and in postgres/account.rs and
-        // memory/account.rs.
+        // Issue 32's own rows: blocks either way, fair-play outcomes, a chat ban, the
+        // moderator role. Reports, marks and the moderation log are moderators' records and
+        // stay (docs/moderation.md, "Deleted accounts").
+        "DELETE FROM blocks WHERE blocker = ?1",
+        "DELETE FROM blocks WHERE blocked = ?1",
+        "DELETE FROM playban_outcomes WHERE user_id = ?1",
+        "DELETE FROM chat_bans WHERE user_id = ?1",
+        "DELETE FROM moderators WHERE user_id = ?1",
     ] {
         conn.prepare_cached(sql)?.execute(params![user.0])?;
     }
