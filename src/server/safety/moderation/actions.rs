@@ -18,10 +18,10 @@ use crate::server::store::{ModAction, ModActionKind, Report};
 use crate::server::web::{ApiError, read_json_body};
 
 use super::error::ModError;
-use super::routes::ModerationState;
 use super::rules::{
     CONTEXT_CHAT_LINES, CONTEXT_GAMES, LOG_ROWS, OPEN_REPORTS_LISTED, ban_length, mod_reason,
 };
+use super::state::ModerationState;
 use super::view::{self, ReportContext, ReportView};
 
 /// The longest action body: a reason of 300 characters and a word or two.

@@ -8,7 +8,7 @@ use crate::server::game::now_ms;
 use crate::server::web::ApiError;
 
 use super::error::ModError;
-use super::routes::ModerationState;
+use super::state::ModerationState;
 
 pub(super) async fn close_account(app: &ModerationState, user: UserId) -> Result<(), ApiError> {
     app.deps

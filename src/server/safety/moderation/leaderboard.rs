@@ -12,7 +12,7 @@ use crate::server::game::speed::Speed;
 use crate::server::web::ApiError;
 
 use super::error::ModError;
-use super::routes::ModerationState;
+use super::state::ModerationState;
 
 /// Rows a leaderboard shows.
 pub const LEADERBOARD_ROWS: u32 = 50;

@@ -15,6 +15,8 @@ pub mod leaderboard;
 pub mod reports;
 pub mod routes;
 pub mod rules;
+pub mod state;
 pub mod view;
 
-pub use routes::{ModerationState, router};
+pub use routes::router;
+pub use state::ModerationState;

@@ -18,10 +18,10 @@ use crate::server::store::{NewReport, Report, ReportFiled, ReportStatus};
 use crate::server::web::{ApiError, read_json_body};
 
 use super::error::ModError;
-use super::routes::ModerationState;
 use super::rules::{
     MAX_OPEN_REPORTS, MY_REPORTS, REPORT_WINDOW_MS, report_game, report_reason, report_text,
 };
+use super::state::ModerationState;
 
 /// The longest report body: the text's 500 characters (up to 4 bytes each) and the rest.
 const MAX_REPORT_BYTES: usize = 4096;
