@@ -1,7 +1,5 @@
-//! What the moderation room's handlers share: [`ModerationState`] (the dependencies, the
-//! accounts service, the per-address report limit) and its two checks every moderator route
-//! starts with. Apart from the routes so that the handlers (reports.rs, actions.rs,
-//! leaderboard.rs, close.rs) and the router can all name it without importing each other.
+//! The moderation room's state: the services its handlers use, with the two checks every
+//! moderator route and report starts with (a moderator? a known user?).
 
 use std::sync::Arc;
 
