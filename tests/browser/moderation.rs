@@ -84,7 +84,6 @@ async fn a_player_blocks_and_reports_from_a_profile_and_a_moderator_bans_the_rep
     )
     .await;
     click(&moderator, ".mod-report[data-reported='bob'] .mod-ban-15m").await;
-    wait_text(&moderator, "#mod-status", "Done.").await;
     wait_text(&moderator, "#mod-log", "chat_ban").await;
     wait_text(&moderator, "#mod-log", "insults in the lobby").await;
 
