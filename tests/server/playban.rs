@@ -21,8 +21,8 @@ use support::session::Session;
 const MINUTE: i64 = 60_000;
 
 /// `aborter` makes a game as White, `other` joins it, `aborter` aborts it at once (on their own
-/// first turn); returns when the end is seen (it is stored before it is sent).
-async fn abort_one(rig: &Rig, aborter: &Session, other: &Session) {
+/// first turn); returns the game's id when the end is seen (it is stored before it is sent).
+async fn abort_one(rig: &Rig, aborter: &Session, other: &Session) -> String {
     let addr = rig.addr();
     let (status, created) = aborter
         .call(addr, "POST", "/api/games", Some(&json!({"color": "white"})))
@@ -36,6 +36,7 @@ async fn abort_one(rig: &Rig, aborter: &Session, other: &Session) {
     let mut socket = aborter.connect(addr, &id, "").await;
     socket.send(json!({"t": "abort"})).await;
     assert_eq!(socket.recv_type("end").await.d["reason"], "aborted");
+    id
 }
 
 /// The body of a 403 `playban`, checked.
@@ -99,8 +100,21 @@ async fn three_aborts_pause_the_aborter_for_15_minutes_from_every_way_into_a_gam
         "two are not enough"
     );
     let before = now_ms();
-    abort_one(&rig, &alice, &bob).await;
+    let last = abort_one(&rig, &alice, &bob).await;
     let after = now_ms();
+
+    // A rematch starts a game too: neither offered nor accepted while paused.
+    let (_, created) = bob
+        .call(addr, "POST", "/api/games", Some(&json!({"color": "white"})))
+        .await;
+    let id = s(&created["id"]);
+    let (status, joined) = alice
+        .call(addr, "POST", &format!("/api/games/{id}/join"), None)
+        .await;
+    assert_eq!(status, 403, "a paused player joins nothing: {joined}");
+    let mut socket = alice.connect(addr, &last, "").await;
+    socket.send(json!({"t": "rematch_offer"})).await;
+    assert_eq!(socket.skip_to("error").await.d["code"], "playban");
 
     let (status, body) = create(&rig, &alice, json!({"color": "white"})).await;
     let (until, reason) = refused(status, &body);

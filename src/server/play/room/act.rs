@@ -125,10 +125,16 @@ impl RoomTask {
                     .crowd
                     .abandoned(!color, self.deps.config.disconnect_grace, now),
             },
-            ClientMsg::RematchOffer => Request::RematchOffer {
-                seat_hash: self.rematch_seat_hash(conn)?,
-            },
-            ClientMsg::RematchAccept => Request::RematchAccept,
+            ClientMsg::RematchOffer => {
+                refuse_paused(Arc::clone(&self.deps.store), self.seat_account(color)).await?;
+                Request::RematchOffer {
+                    seat_hash: self.rematch_seat_hash(conn)?,
+                }
+            }
+            ClientMsg::RematchAccept => {
+                refuse_paused(Arc::clone(&self.deps.store), self.seat_account(color)).await?;
+                Request::RematchAccept
+            }
             ClientMsg::Hello { .. }
             | ClientMsg::Ping
             | ClientMsg::Chat { .. }
@@ -199,6 +205,14 @@ impl RoomTask {
             ErrorCode::RateLimited,
             "too many actions in this game; nothing was changed, try again in a moment",
         ))
+    }
+
+    /// The account seated as `color`, if any.
+    fn seat_account(&self, color: Color) -> Option<Account> {
+        self.state.user(color).map(|u| Account {
+            id: u.id,
+            name: u.name.clone(),
+        })
     }
 
     /// The hash of the rematch token of the player on `conn` (the computer, which has no
@@ -399,4 +413,11 @@ pub async fn rating_now(store: &dyn Store, user: UserId, speed: Speed) -> Result
         .into_iter()
         .find(|(s, _)| *s == speed)
         .map_or(Rating::INITIAL, |(_, rating)| rating))
+}
+
+/// A rematch starts a game, so a player under a fair-play pause may neither offer nor accept
+/// one (`crate::server::safety::playban`); an anonymous seat is never paused. Owns what it
+/// reads: the room's task must stay `Send` across the store read.
+async fn refuse_paused(store: Arc<dyn Store>, account: Option<Account>) -> Result<(), Refusal> {
+    crate::server::safety::playban::check::ban_refusal(store.as_ref(), account.as_ref()).await
 }
