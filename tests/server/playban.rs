@@ -302,3 +302,55 @@ async fn leaving_a_game_is_recorded_as_leave_for_the_leaver_and_good_for_the_cla
     assert_eq!(outcomes("bob").await, [(id.clone(), PlaybanOutcome::Leave)]);
     assert_eq!(outcomes("alice").await, [(id, PlaybanOutcome::Good)]);
 }
+
+#[tokio::test]
+async fn an_arena_joined_before_a_pause_does_not_pair_the_paused_player_while_it_lasts() {
+    use marseillais::server::config::ArenaScheduleChoice;
+    use std::time::Duration;
+    use support::arena::{arena_now, join, paired, show, white_mates};
+    let store = Arc::new(MemoryStore::new());
+    let rig = Rig::builder()
+        .store(store.clone())
+        .config(|c| {
+            c.arena.pairing_every = Duration::from_millis(20);
+            c.arena.schedule = ArenaScheduleChoice::Off;
+        })
+        .start()
+        .await;
+    let addr = rig.addr();
+    let ann = Session::register(addr, "ann").await;
+    let ben = Session::register(addr, "ben").await;
+    let cid = Session::register(addr, "cid").await;
+    let dee = Session::register(addr, "dee").await;
+    // Ben and Cid, alone in, are paired; Ann joins, is paused, and Dee joins.
+    let id = arena_now(addr, &ben, 60).await;
+    join(addr, &ben, &id).await;
+    join(addr, &cid, &id).await;
+    let (game, ben_color) = paired(addr, &ben, &id).await;
+    join(addr, &ann, &id).await;
+    past_aborts(&*store, user_id(&*store, "ann").await, now_ms()).await;
+    join(addr, &dee, &id).await;
+    let (white, black) = if ben_color == "white" {
+        (&ben, &cid)
+    } else {
+        (&cid, &ben)
+    };
+    white_mates(addr, white, black, &game).await;
+    // Four wait; Ben and Cid may not meet again at once. Unpaused, Ann would be paired in the
+    // step that pairs Dee (or earlier, with Dee alone): paused, she is left waiting.
+    let (dees, _) = paired(addr, &dee, &id).await;
+    let page = show(addr, &ann, &id).await;
+    assert!(page["me"]["game"].is_null(), "ann was paired: {page}");
+    assert!(
+        page["games"]
+            .as_array()
+            .expect("games")
+            .iter()
+            .all(|g| g["white"] != "ann" && g["black"] != "ann"),
+        "{page}"
+    );
+    assert_ne!(dees, game);
+    // She is still in, with her place: the pause does not withdraw her.
+    assert_eq!(support::arena::standing(&page, "ann")["withdrawn"], false);
+    rig.stop().await;
+}

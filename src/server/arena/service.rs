@@ -19,6 +19,7 @@ use crate::server::play::room::rating_now;
 use crate::server::play::rooms::Rooms;
 use crate::server::players::rating::Speed;
 use crate::server::safety::blocks::check as blocks;
+use crate::server::safety::playban::check as playban;
 use crate::server::store::{ArenaPlayer, ArenaRange, Store, StoreError};
 
 use super::error::ArenaError;
@@ -38,8 +39,9 @@ const START_SLACK_MS: i64 = 60_000;
 
 /// Most arenas the lists and the pairing task look at.
 const LIST_LIMIT: u32 = 100;
-/// Rounds of a pairing step that find a block among its pairs and pair again without it.
-const BLOCK_ROUNDS: usize = 6;
+/// Rounds of a pairing step that find a block or a paused player among its pairs and pair
+/// again without them.
+const PAIRING_ROUNDS: usize = 6;
 
 /// A `POST /api/arenas` body.
 #[derive(Clone, Debug, Deserialize)]
@@ -301,32 +303,46 @@ impl Arenas {
             .collect())
     }
 
-    /// The step's pairs, none with a block between its players (issue 32) while another
-    /// pairing exists: the pairs are made, each pair's block read from the store, and made
-    /// again without the blocked ones, a few rounds at most (a step that still finds new
-    /// blocks then makes no game; the next step reads again).
-    async fn pairs_without_blocks(&self, snapshot: &Snapshot) -> Vec<(UserId, UserId)> {
-        let (entrants, games) = (snapshot.entrants(), snapshot.arena_games());
+    /// The step's pairs: none with a paused player (a fair-play pause, issue 32: they stay in
+    /// the arena but wait until it ends), none with a block between its players while another
+    /// pairing exists. The pairs are made, each new player's pause and each pair's block read
+    /// from the store, and made again without them, a few rounds at most (a step that still
+    /// finds new ones then makes no game; the next step reads again). Only the players a round
+    /// would pair are read, so a step costs reads in proportion to the games it makes.
+    async fn pairs_for_step(&self, snapshot: &Snapshot) -> Vec<(UserId, UserId)> {
+        let now = now_ms();
+        let (mut entrants, games) = (snapshot.entrants(), snapshot.arena_games());
         let mut avoid: HashSet<(UserId, UserId)> = HashSet::new();
-        for _ in 0..BLOCK_ROUNDS {
+        let mut free: HashSet<UserId> = HashSet::new();
+        for _ in 0..PAIRING_ROUNDS {
             let blocked = |a, b| avoid.contains(&(a, b)) || avoid.contains(&(b, a));
-            let tournament = &snapshot.tournament;
             let pairs = step::games_to_start_avoiding(
-                tournament,
+                &snapshot.tournament,
                 &entrants,
                 &games,
-                now_ms(),
+                now,
                 ids::coin_flip,
                 &blocked,
             );
-            let unread: Vec<(UserId, UserId)> = pairs
+            let unread: Vec<UserId> = pairs
+                .iter()
+                .flat_map(|&(a, b)| [a, b])
+                .filter(|user| !free.contains(user))
+                .collect();
+            let paused = playban::paused_among(&*self.store, unread.iter().copied(), now).await;
+            let unread_pairs: Vec<(UserId, UserId)> = pairs
                 .iter()
                 .copied()
                 .filter(|&(a, b)| !blocked(a, b))
                 .collect();
-            let found = blocks::blocked_pairs(&*self.store, &unread).await;
-            if found.is_empty() {
+            let found = blocks::blocked_pairs(&*self.store, &unread_pairs).await;
+            if paused.is_empty() && found.is_empty() {
                 return pairs;
+            }
+            free.extend(unread.into_iter().filter(|user| !paused.contains(user)));
+            // A paused player is out of this step's pairing, as one who withdrew would be.
+            for entrant in entrants.iter_mut().filter(|e| paused.contains(&e.user)) {
+                entrant.withdrawn = true;
             }
             avoid.extend(found);
         }
@@ -341,7 +357,7 @@ impl Arenas {
             return Ok(0);
         };
         let started = Instant::now();
-        let pairs = self.pairs_without_blocks(&snapshot).await;
+        let pairs = self.pairs_for_step(&snapshot).await;
         if pairs.is_empty() {
             return Ok(0);
         }

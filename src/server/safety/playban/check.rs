@@ -7,6 +7,8 @@
 //! drops at will (a private window, cleared storage), so a pause would bind nobody and an
 //! address-wide one would pause strangers behind the same NAT (docs/fair-play.md).
 
+use std::collections::HashSet;
+
 use axum::http::StatusCode;
 
 use crate::server::domain::user::{Account, UserId};
@@ -84,6 +86,30 @@ pub async fn ban_refusal(store: &dyn Store, account: Option<&Account>) -> Result
             ))
         }
     }
+}
+
+/// Which of `users` are paused at `now_ms`: those a game must not be made for without their
+/// asking (an arena's pairing step). A record the store cannot read counts as paused, as a
+/// pause must not lapse by a failed read; the next step reads again.
+pub async fn paused_among(
+    store: &dyn Store,
+    users: impl IntoIterator<Item = UserId>,
+    now_ms: i64,
+) -> HashSet<UserId> {
+    let mut paused = HashSet::new();
+    for user in users {
+        match current_ban(store, user, now_ms).await {
+            Ok(None) => {}
+            Ok(Some(_)) => {
+                paused.insert(user);
+            }
+            Err(error) => {
+                tracing::warn!(%error, "playban: could not read a record");
+                paused.insert(user);
+            }
+        }
+    }
+    paused
 }
 
 fn store_failure(error: &StoreError) -> ApiError {
