@@ -29,7 +29,8 @@ pub use level::Level;
 use ordering::Heuristics;
 pub use search::Features;
 use search::{MATE, MATE_BOUND, Search};
-use time::{Budget, Clock};
+pub use time::Pace;
+use time::{Budget, Clock, Signals};
 use tt::Tt;
 
 /// The deepest iteration when nothing else limits the search.
@@ -51,6 +52,8 @@ pub struct Limits {
     pub binc: Duration,
     /// Search until stopped, and report only when stopped.
     pub infinite: bool,
+    /// How a clock is spent: as an engine (UCI, the harness) or as a person (the server).
+    pub pace: Pace,
 }
 
 impl Limits {
@@ -286,8 +289,14 @@ impl Engine {
                 limits.clock(root.side_to_move()),
                 root.phase(),
                 left_of_turn,
+                limits.pace,
             )
         };
+        // A person plays a lone legal sub-move at once; an engine still reports its score.
+        let lone = limits.pace == Pace::Human
+            && excluded.is_empty()
+            && limits.movetime.is_none()
+            && root.legal_submoves().len() == 1;
         let max_depth = [
             limits.depth.map(|d| d.clamp(1, MAX_DEPTH as u32) as i32),
             params.max_depth,
@@ -325,6 +334,7 @@ impl Engine {
         }
         let mut best: Option<search::Iteration> = None;
         let mut info = None;
+        let mut signals = Signals::default();
         for depth in 1..=max_depth {
             let Some(iteration) = search.iterate(&root, depth) else {
                 break;
@@ -341,13 +351,12 @@ impl Engine {
             info = Some(report);
             let mate_found =
                 iteration.score.abs() >= MATE_BOUND && (MATE - iteration.score.abs()) < depth;
+            signals = next_signals(signals, best.as_ref(), &iteration);
             best = Some(iteration);
-            if search.aborted || mate_found && !limits.infinite {
+            if search.aborted || mate_found && !limits.infinite || lone {
                 break;
             }
-            if let Some(soft) = budget.soft
-                && search.start.elapsed() >= soft
-            {
+            if !time::next_iteration(search.start.elapsed(), &budget, signals, limits.pace) {
                 break;
             }
         }
@@ -388,5 +397,28 @@ impl Engine {
             best: Some(mv),
             info,
         }
+    }
+}
+
+/// The signals after `iteration`, from the ones before and the previous iteration.
+fn next_signals(
+    before: Signals,
+    previous: Option<&search::Iteration>,
+    iteration: &search::Iteration,
+) -> Signals {
+    let Some(previous) = previous else {
+        return Signals {
+            stable_iterations: 1,
+            score_drop: 0,
+        };
+    };
+    let same = previous.pv.first() == iteration.pv.first();
+    Signals {
+        stable_iterations: if same {
+            before.stable_iterations + 1
+        } else {
+            1
+        },
+        score_drop: previous.score.saturating_sub(iteration.score).max(0),
     }
 }

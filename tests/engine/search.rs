@@ -209,3 +209,26 @@ fn finds_every_mate_in_one_turn_within_a_few_thousand_nodes() {
         assert!(matches!(score(&result), Score::Mate(1 | 2)), "{fen}");
     }
 }
+
+/// At the human pace a lone legal sub-move is played at once (one iteration); the engine pace
+/// still searches it for its score.
+#[test]
+fn at_the_human_pace_a_lone_legal_submove_is_played_at_once() {
+    use marseillais::engine::Pace;
+    use std::time::Duration;
+    // White's king can only take the loose rook.
+    let position = pos("k7/8/8/8/8/8/1r6/K7 w - - 0 1");
+    assert_eq!(position.legal_submoves().len(), 1);
+    let clock = |pace| Limits {
+        wtime: Some(Duration::from_secs(60)),
+        btime: Some(Duration::from_secs(60)),
+        depth: Some(3),
+        pace,
+        ..Limits::default()
+    };
+    let (_, human) = search(position, clock(Pace::Human));
+    assert_eq!(human.info.as_ref().map(|i| i.depth), Some(1));
+    let (_, engine) = search(position, clock(Pace::Engine));
+    assert_eq!(engine.info.as_ref().map(|i| i.depth), Some(3));
+    assert_eq!(human.best, engine.best);
+}

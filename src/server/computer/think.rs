@@ -4,8 +4,9 @@
 //! - Timed game: the live readings (`wtime/btime/winc/binc`), the mover's own time less what
 //!   elapsed since the reading was received, and less a [`reserve`] for what happens after
 //!   the search (sending, deciding and committing the move: a disk write). The engine's time
-//!   manager then gives a turn about 1/25 of that plus most of the increment, and never more
-//!   than a fifth of it to one sub-move, so a sane clock (1+0 and up) is never lost on time.
+//!   manager then spends it at a person's pace ([`Pace::Human`]: a typical turn of about
+//!   (clock + 40 increments) / 140, 3 s at 5+3, a long one 8/3 of that), and never more than a
+//!   fifth of it on one sub-move, so a sane clock (1+0 and up) is never lost on time.
 //! - Untimed game: a fixed think time per level ([`untimed_think`]). Levels 1 to 7 are capped
 //!   by nodes as well (docs/engine.md), so they answer much sooner than that.
 //! - While the first-turn timer runs (the first turns, before the clocks start), a sub-move
@@ -18,7 +19,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::engine::{Level, Limits};
+use crate::engine::{Level, Limits, Pace};
 use crate::rules::Color;
 
 /// What the room said about the clocks in its last message, and when it was received.
@@ -82,6 +83,7 @@ pub fn limits(
                 btime: Some(left(Color::Black)),
                 winc: increment,
                 binc: increment,
+                pace: Pace::Human,
                 ..Limits::default()
             }
         }
@@ -189,5 +191,42 @@ mod tests {
             at,
         );
         assert_eq!(timed.movetime, Some(Duration::from_secs(2)));
+    }
+
+    /// A fake clock: 1+0, the computer playing 100 turns (a long bullet game) where every
+    /// sub-move searches to its hard limit and a further 20 ms pass between the clock's
+    /// reading and the search and after it (the room's messages, the commit). The budgets are
+    /// the real ones: these limits through the engine's time manager at the human pace.
+    #[test]
+    fn at_1_plus_0_with_delays_the_computer_never_loses_on_time() {
+        use crate::engine::time::{Clock, budget};
+        use crate::rules::Phase;
+        let delay = Duration::from_millis(20);
+        let start = Instant::now();
+        let mut left = Duration::from_secs(60);
+        for turn in 0..100 {
+            let mut left_of_turn = None;
+            for phase in [Phase::First, Phase::Second] {
+                let read = reading(left.as_millis() as u64, 60_000, Some(Color::White), start);
+                let limits = limits(Color::White, Level::new(8), Some(read), None, start + delay);
+                assert_eq!(limits.pace, Pace::Human);
+                let clock = Clock {
+                    time: limits.wtime,
+                    inc: limits.winc,
+                };
+                let b = budget(None, clock, phase, left_of_turn, limits.pace);
+                let spent = b.hard.expect("hard") + delay * 2;
+                assert!(
+                    spent < left,
+                    "flagged at turn {turn}: {spent:?} of {left:?}"
+                );
+                left -= spent;
+                left_of_turn = b.turn.map(|t| t.saturating_sub(b.hard.expect("hard")));
+            }
+        }
+        assert!(
+            left > Duration::from_secs(1),
+            "{left:?} left after 100 turns"
+        );
     }
 }
