@@ -3,5 +3,6 @@
 //! [`rules`] is the game itself, pure and synchronous; the server builds on it.
 
 pub mod engine;
+pub mod harness;
 pub mod rules;
 pub mod server;

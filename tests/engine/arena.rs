@@ -44,3 +44,72 @@ fn a_bad_player_name_is_refused_with_exit_code_2() {
     let out = run(env!("CARGO_BIN_EXE_arena"), &["--a", "level:9"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A short SPRT at fixed nodes from the shipped book, run through the binary: the LLR leaves
+/// its bounds, the report names the Elo, its interval, the LLR and the pairs, and the same
+/// seed decides the same at any concurrency.
+fn sprt(concurrency: &str) -> String {
+    let book = concat!(env!("CARGO_MANIFEST_DIR"), "/data/openings.fen");
+    let out = run(
+        env!("CARGO_BIN_EXE_arena"),
+        &[
+            "--sprt",
+            "--a",
+            "level:5",
+            "--b",
+            "level:1",
+            "--elo0",
+            "0",
+            "--elo1",
+            "100",
+            "--nodes",
+            "3000",
+            "--book",
+            book,
+            "--max-pairs",
+            "40",
+            "--concurrency",
+            concurrency,
+            "--seed",
+            "5",
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// The report's last two lines, without the elapsed time.
+fn verdict(report: &str) -> Vec<String> {
+    let lines: Vec<&str> = report.lines().collect();
+    lines[lines.len().saturating_sub(2)..]
+        .iter()
+        .map(|l| l.to_string())
+        .collect()
+}
+
+#[test]
+fn a_short_sprt_from_the_book_decides_and_decides_the_same_at_any_concurrency() {
+    let one = sprt("1");
+    let last = verdict(&one);
+    assert!(last[0].starts_with("Elo +"), "{one}");
+    assert!(
+        last[0].contains("(95%)") && last[0].contains("LLR "),
+        "{one}"
+    );
+    assert_eq!(
+        last[1], "SPRT [0, 100] alpha 0.05 beta 0.05: H1 accepted (passed)",
+        "{one}"
+    );
+    assert_eq!(verdict(&sprt("2")), last);
+}
+
+#[test]
+fn sprt_terms_that_cannot_decide_are_refused_with_exit_code_2() {
+    let out = run(
+        env!("CARGO_BIN_EXE_arena"),
+        &["--sprt", "--elo0", "5", "--elo1", "0"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(env!("CARGO_BIN_EXE_arena"), &["--tc", "0+1"]);
+    assert_eq!(out.status.code(), Some(2));
+}
