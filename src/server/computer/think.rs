@@ -5,7 +5,7 @@
 //!   elapsed since the reading was received, and less a [`reserve`] for what happens after
 //!   the search (sending, deciding and committing the move: a disk write). The engine's time
 //!   manager then spends it at a person's pace ([`Pace::Human`]: a typical turn of about
-//!   (clock + 40 increments) / 140, 3 s at 5+3, a long one 8/3 of that), and never more than a
+//!   (clock + 40 increments) / 170, 2.5 s at 5+3, a long one 8/3 of that), and never more than a
 //!   fifth of it on one sub-move, so a sane clock (1+0 and up) is never lost on time.
 //! - Untimed game: a fixed think time per level ([`untimed_think`]). Levels 1 to 7 are capped
 //!   by nodes as well (docs/engine.md), so they answer much sooner than that.
