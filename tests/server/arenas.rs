@@ -7,7 +7,6 @@ use crate::support;
 
 use std::time::Duration;
 
-use marseillais::server::config::{ArenaScheduleChoice, Config};
 use serde_json::{Value, json};
 use support::arena::{
     arena_for_two, arena_now, join, next_game, paired, show, standing, until, white_mates,
@@ -16,13 +15,12 @@ use support::rig::Rig;
 use support::s;
 use support::session::Session;
 
-fn fast(c: &mut Config) {
-    c.arena.pairing_every = Duration::from_millis(20);
-    c.arena.schedule = ArenaScheduleChoice::Off;
-}
-
 async fn rig() -> Rig {
-    Rig::builder().config(fast).keep_port().start().await
+    Rig::builder()
+        .config(support::arena::fast_pairing)
+        .keep_port()
+        .start()
+        .await
 }
 
 #[tokio::test]

@@ -485,15 +485,8 @@ async fn a_pool_never_pairs_two_users_in_a_block() {
 
 #[tokio::test]
 async fn an_arena_does_not_pair_two_players_in_a_block_while_others_can_be_met() {
-    use marseillais::server::config::ArenaScheduleChoice;
-    use support::arena::{arena_now, join, paired, white_mates};
-    let rig = Rig::builder()
-        .config(|c| {
-            c.arena.pairing_every = Duration::from_millis(20);
-            c.arena.schedule = ArenaScheduleChoice::Off;
-        })
-        .start()
-        .await;
+    use support::arena::{arena_now, fast_pairing, join, paired, white_mates};
+    let rig = Rig::builder().config(fast_pairing).start().await;
     let addr = rig.addr();
     let ann = Session::register(addr, "ann").await;
     let ben = Session::register(addr, "ben").await;

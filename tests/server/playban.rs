@@ -305,16 +305,11 @@ async fn leaving_a_game_is_recorded_as_leave_for_the_leaver_and_good_for_the_cla
 
 #[tokio::test]
 async fn an_arena_joined_before_a_pause_does_not_pair_the_paused_player_while_it_lasts() {
-    use marseillais::server::config::ArenaScheduleChoice;
-    use std::time::Duration;
-    use support::arena::{arena_now, join, paired, show, white_mates};
+    use support::arena::{arena_now, fast_pairing, join, paired, show, white_mates};
     let store = Arc::new(MemoryStore::new());
     let rig = Rig::builder()
         .store(store.clone())
-        .config(|c| {
-            c.arena.pairing_every = Duration::from_millis(20);
-            c.arena.schedule = ArenaScheduleChoice::Off;
-        })
+        .config(fast_pairing)
         .start()
         .await;
     let addr = rig.addr();

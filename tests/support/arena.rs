@@ -5,12 +5,20 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use marseillais::server::config::{ArenaScheduleChoice, Config};
 use marseillais::server::game::now_ms;
 use serde_json::{Value, json};
 
 use super::game::play_until_white_mates_in_one;
 use super::s;
 use super::session::Session;
+
+/// A server whose arenas pair every 20 ms and that makes no arena of its own: what every
+/// arena test runs on (`Rig::builder().config(fast_pairing)`).
+pub fn fast_pairing(c: &mut Config) {
+    c.arena.pairing_every = Duration::from_millis(20);
+    c.arena.schedule = ArenaScheduleChoice::Off;
+}
 
 /// An arena of `minutes` on 3+2 that starts now, made by `who` through `addr`; its id.
 pub async fn arena_now(addr: SocketAddr, who: &Session, minutes: u32) -> String {
