@@ -1,9 +1,9 @@
 //! Makes the match harness's opening book (src/harness/book.rs, docs/engine.md "Measuring a
 //! change"): random games of a few turns, kept when the full engine's search scores them
-//! within a margin of equal. The book shipped in `data/openings.fen` was made by
+//! within a margin of equal. The book shipped in `assets/openings.fen` was made by
 //!
 //! ```text
-//! cargo run --release --bin book -- --out data/openings.fen
+//! cargo run --release --bin book -- --out assets/openings.fen
 //! ```
 //!
 //! with the defaults below; the same terms make the same file on any machine.

@@ -49,7 +49,7 @@ fn a_bad_player_name_is_refused_with_exit_code_2() {
 /// its bounds, the report names the Elo, its interval, the LLR and the pairs, and the same
 /// seed decides the same at any concurrency.
 fn sprt(concurrency: &str) -> String {
-    let book = concat!(env!("CARGO_MANIFEST_DIR"), "/data/openings.fen");
+    let book = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/openings.fen");
     let out = run(
         env!("CARGO_BIN_EXE_arena"),
         &[
