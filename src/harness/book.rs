@@ -144,7 +144,9 @@ pub fn make(terms: &BookTerms) -> (Vec<Kept>, u64) {
                 .collect();
             let mut all: Vec<(u64, Option<Kept>)> = workers
                 .into_iter()
-                .flat_map(|w| w.join().unwrap_or_default())
+                // A worker's panic is the harness's own bug: raised here, never a book made
+                // silently without that worker's candidates.
+                .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
                 .collect();
             all.sort_by_key(|(index, _)| *index);
             all.into_iter().map(|(_, k)| k).collect()

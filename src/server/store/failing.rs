@@ -16,15 +16,14 @@ use crate::server::domain::rating::Rating;
 use crate::server::domain::user::{Account, AccountStatus, UserId, Username};
 use crate::server::game::speed::Speed;
 
-/// Wraps a store and, while its shared switch is on, fails every commit (and every other write:
-/// `create_user`, `create_session`, `delete_session`, the account controls' writes
-/// (`set_account_status`, `delete_other_sessions`, `set_password_hash`, `delete_account`),
-/// `append_chat`, `set_account_settings`,
-/// the arena writes, `import_puzzles`, `record_puzzle_round`) with `StoreError::Io("injected")`
-/// `create_user`, `create_session`, `delete_session`, `append_chat`, `set_account_settings`,
-/// the arena writes, `import_puzzles`, `record_puzzle_round`, `record_playban`) with `StoreError::Io("injected")`
-/// without passing it on (so nothing is stored). Reads and `close()` always go to the inner store (so does
-/// `session_account`, whose last-seen touch is best effort). The switch starts off.
+/// Wraps a store and, while its shared switch is on, fails every commit and every other write
+/// with `StoreError::Io("injected")` without passing it on (so nothing is stored):
+/// `create_user`, `create_session`, `delete_session`; the account controls' writes
+/// (`set_account_status`, `delete_other_sessions`, `set_password_hash`, `delete_account`);
+/// `append_chat`, `set_account_settings`; the arena writes; `import_puzzles`,
+/// `record_puzzle_round`; `file_report`, `moderate`; `block`, `unblock`; `record_playban`.
+/// Reads and `close()` always go to the inner store (so does `session_account`, whose
+/// last-seen touch is best effort). The switch starts off.
 ///
 /// Used to prove the server never acknowledges a move the store did not take.
 #[derive(Clone)]
