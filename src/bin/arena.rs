@@ -22,9 +22,10 @@ use clap::Parser;
 use marseillais::engine::Pace;
 use marseillais::harness::book::Book;
 use marseillais::harness::game::{Control, Ending, TimeControl};
-use marseillais::harness::player::Spec;
+use marseillais::harness::player::{Player, Spec};
 use marseillais::harness::runner::{self, MatchTerms, Openings, PairRecord, Standing};
 use marseillais::harness::sprt::{GameScore, Sprt};
+use marseillais::rules::Color;
 
 #[derive(Parser)]
 #[command(
@@ -32,7 +33,9 @@ use marseillais::harness::sprt::{GameScore, Sprt};
     about = "Bounded, seeded matches between engine levels and vchess, fixed or decided by SPRT"
 )]
 struct Args {
-    /// First player (the change under test): `level:N` (1-8), `level:N+lmr`, or `vchess`.
+    /// First player (the change under test): `level:N` (1-8) with `+name`/`-name` switching a
+    /// technique (lmr, nmp, rfp, lmp, asp) on or off against the defaults, `vchess`, or
+    /// `uci:PATH` (another build's binary, run as `PATH uci`).
     #[arg(long, default_value = "level:8")]
     a: Spec,
     /// Second player (the base), same forms.
@@ -132,10 +135,13 @@ fn terms(args: &Args) -> Result<MatchTerms, String> {
     } else {
         None
     };
+    for spec in [&args.a, &args.b] {
+        Player::check(spec).map_err(|e| e.to_string())?;
+    }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     Ok(MatchTerms {
-        a: args.a,
-        b: args.b,
+        a: args.a.clone(),
+        b: args.b.clone(),
         control,
         pace: match args.pace {
             PaceArg::Engine => Pace::Engine,
@@ -158,8 +164,15 @@ fn terms(args: &Args) -> Result<MatchTerms, String> {
 fn play(args: &Args, terms: &MatchTerms) {
     let started = Instant::now();
     let mut pace = PaceTally::default();
+    let mut forfeits = [0u64; 2];
     let standing = runner::run(terms, |pair, standing| {
         pace.add(pair);
+        for game in &pair.games {
+            if let Ending::Forfeit(side, _) = game.ending {
+                let by_a = (side == Color::White) == game.a_white;
+                forfeits[usize::from(!by_a)] += 1;
+            }
+        }
         if !args.sprt || args.verbose {
             print_games(args, pair);
         }
@@ -182,6 +195,12 @@ fn play(args: &Args, terms: &MatchTerms) {
         started.elapsed().as_secs_f64()
     );
     println!("{}", status(args, &standing));
+    if forfeits != [0, 0] {
+        println!(
+            "forfeits (no move or an illegal one): {} {}, {} {}",
+            args.a, forfeits[0], args.b, forfeits[1]
+        );
+    }
     if matches!(terms.control, Control::Clock(_)) {
         println!("{}", pace.report(&args.a.to_string(), true));
         println!("{}", pace.report(&args.b.to_string(), false));
@@ -261,7 +280,7 @@ impl PaceTally {
                 self.turns[usize::from(!by_a)].push(time);
             }
             if let Ending::Time(side) = game.ending {
-                let a_flagged = (side == marseillais::rules::Color::White) == game.a_white;
+                let a_flagged = (side == Color::White) == game.a_white;
                 self.flags[usize::from(!a_flagged)] += 1;
             }
         }

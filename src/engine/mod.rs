@@ -12,6 +12,7 @@
 
 pub mod bounds;
 pub mod eval;
+pub mod features;
 pub mod level;
 pub mod ordering;
 pub mod search;
@@ -25,9 +26,9 @@ use std::time::{Duration, Instant};
 
 use crate::rules::{Color, Game, Phase, Position, SubMove};
 
+pub use features::{Feature, Features};
 pub use level::Level;
 use ordering::Heuristics;
-pub use search::Features;
 use search::{MATE, MATE_BOUND, Search};
 pub use time::Pace;
 use time::{Budget, Clock, Signals};

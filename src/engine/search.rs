@@ -24,10 +24,11 @@ use std::time::{Duration, Instant};
 
 use arrayvec::ArrayVec;
 
-use crate::rules::{Phase, Position, SubMove};
+use crate::rules::{Color, Phase, Piece, Position, SubMove};
 
 pub use super::bounds::{INF, MATE, MATE_BOUND, MAX_PLY};
 use super::eval::evaluate;
+use super::features::{Feature, Features};
 use super::level::noise;
 use super::ordering::{Heuristics, Picker, is_tactical};
 use super::tt::{Bound, Tt};
@@ -35,12 +36,25 @@ use super::tt::{Bound, Tt};
 /// How many plies of check evasions quiescence follows.
 const QS_EVASION_PLIES: usize = 6;
 
-/// Optional techniques, each measured before being enabled (see docs/engine.md).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Features {
-    /// Late-move reductions of quiet sub-moves.
-    pub lmr: bool,
-}
+/// Reverse futility: the deepest node it cuts, and its margin per sub-move of depth. The
+/// opponent answers with two sub-moves, so a lead must survive a double threat: the margin is
+/// a pawn per sub-move where an orthodox engine uses about 0.8.
+const RFP_MAX_DEPTH: i32 = 6;
+const RFP_MARGIN: i32 = 100;
+
+/// Null move: the shallowest node it is tried at. The null child searches `depth - 4 -
+/// depth / 4` sub-moves: the two sub-moves of the turn passed, and a reduction of 2 + depth/4
+/// (an orthodox engine's R = 3 + depth/3 plies is about that many sub-moves of a turn).
+const NMP_MIN_DEPTH: i32 = 3;
+
+/// Late-move pruning: at depth d (sub-moves) at most `LMP_QUIETS[d]` quiet sub-moves are
+/// searched at a node that is neither on the principal variation nor in check.
+const LMP_QUIETS: [usize; 5] = [0, 6, 9, 14, 21];
+
+/// Aspiration: the first window's half-width around the last iteration's score (cp), and
+/// the shallowest iteration that uses one.
+const ASPIRATION_DELTA: i32 = 30;
+const ASPIRATION_MIN_DEPTH: i32 = 5;
 
 /// One search's working state; lives for one `go`.
 pub struct Search<'a> {
@@ -65,6 +79,11 @@ pub struct Search<'a> {
     pv: Vec<ArrayVec<SubMove, MAX_PLY>>,
     /// The best root score among fully searched root moves this iteration.
     root_partial_score: i32,
+    /// The last completed iteration's score, around which the next one aspires.
+    last_score: Option<i32>,
+    /// The path length at the innermost null move: repetitions are not looked for across
+    /// a passed turn, and a null move does not answer a null move.
+    null_floor: usize,
     /// Root sub-moves left out of the search ([`Search::exclude_at_root`]): what finds the
     /// second-best turn for the puzzle generator. Empty for every ordinary search.
     excluded: Vec<SubMove>,
@@ -108,6 +127,8 @@ impl<'a> Search<'a> {
             path: history,
             pv: vec![ArrayVec::new(); MAX_PLY + 2],
             root_partial_score: -INF,
+            last_score: None,
+            null_floor: 0,
             excluded: Vec::new(),
         }
     }
@@ -125,8 +146,22 @@ impl<'a> Search<'a> {
     pub fn iterate(&mut self, root: &Position, depth: i32) -> Option<Iteration> {
         self.can_abort = depth > 1;
         self.seldepth = 0;
-        self.root_partial_score = -INF;
-        let score = self.negamax(root, depth, 0, -INF, INF);
+        let score = match self.last_score {
+            Some(last)
+                if self.features.has(Feature::Aspiration)
+                    && depth >= ASPIRATION_MIN_DEPTH
+                    && last.abs() < MATE_BOUND =>
+            {
+                self.aspire(root, depth, last)
+            }
+            _ => {
+                self.root_partial_score = -INF;
+                self.negamax(root, depth, 0, -INF, INF)
+            }
+        };
+        if !self.aborted {
+            self.last_score = Some(score);
+        }
         let pv: Vec<SubMove> = self.pv[0].iter().copied().collect();
         if pv.is_empty() {
             return None;
@@ -140,6 +175,29 @@ impl<'a> Search<'a> {
             score
         };
         Some(Iteration { depth, score, pv })
+    }
+
+    /// The root searched in a window around `last`, widened (doubling) on the side it fails
+    /// until the score falls inside: most iterations end in the first, narrow window.
+    fn aspire(&mut self, root: &Position, depth: i32, last: i32) -> i32 {
+        let mut delta = ASPIRATION_DELTA;
+        let (mut alpha, mut beta) = (last - delta, last + delta);
+        loop {
+            self.root_partial_score = -INF;
+            let score = self.negamax(root, depth, 0, alpha, beta);
+            if self.aborted {
+                return score;
+            }
+            delta = delta.saturating_mul(2);
+            // Bounded: delta doubles until a bound reaches the infinite one.
+            if score <= alpha && alpha > -INF {
+                alpha = alpha.saturating_sub(delta).max(-INF);
+            } else if score >= beta && beta < INF {
+                beta = beta.saturating_add(delta).min(INF);
+            } else {
+                return score;
+            }
+        }
     }
 
     fn out_of_budget(&mut self) -> bool {
@@ -180,7 +238,7 @@ impl<'a> Search<'a> {
     /// last capture or pawn move, in the game or on the path.
     fn is_repetition(&self, key: u64, halfmove: u32) -> bool {
         let n = self.path.len();
-        let back = (halfmove as usize).min(n);
+        let back = (halfmove as usize).min(n - self.null_floor);
         self.path[n - back..].iter().rev().any(|&k| k == key)
     }
 
@@ -273,28 +331,78 @@ impl<'a> Search<'a> {
             }
         }
 
+        let side = pos.side_to_move();
+        let prunable = !pv_node && !in_check && ply > 0 && beta.abs() < MATE_BOUND;
+        let static_eval = if prunable { Some(self.eval(pos)) } else { None };
+        if let Some(eval) = static_eval {
+            // Reverse futility: so far above beta that the opponent's best turn will not bring
+            // it back.
+            if self.features.has(Feature::ReverseFutility)
+                && depth <= RFP_MAX_DEPTH
+                && eval - RFP_MARGIN * depth >= beta
+            {
+                return eval;
+            }
+            // Null move: pass the whole turn; if the opponent's turn played at once still
+            // leaves us at beta, a real turn of ours would too. Not in pawn endings (zugzwang).
+            if self.features.has(Feature::NullMove)
+                && pos.phase() == Phase::First
+                && depth >= NMP_MIN_DEPTH
+                && eval >= beta
+                && self.path.len() > self.null_floor
+                && has_pieces(pos, side)
+                && let Some(passed) = pos.pass_turn()
+            {
+                let reduced = depth - 4 - depth / 4;
+                self.path.push(0);
+                let floor = std::mem::replace(&mut self.null_floor, self.path.len());
+                let score = -self.negamax(&passed, reduced, ply + 1, -beta, -beta + 1);
+                self.null_floor = floor;
+                self.path.pop();
+                if self.aborted {
+                    return 0;
+                }
+                if score >= beta {
+                    return if score >= MATE_BOUND { beta } else { score };
+                }
+            }
+        }
+        let lmp_quiets = if self.features.has(Feature::LateMovePruning) && prunable {
+            LMP_QUIETS.get(depth as usize).copied()
+        } else {
+            None
+        };
+
         let alpha_orig = alpha;
         self.path.push(if turn_start { key } else { 0 });
         let mut best = -INF;
         let mut best_move = None;
         let mut quiets: ArrayVec<SubMove, 256> = ArrayVec::new();
         let picker = Picker::new(pos, moves, tt_move, self.heur, ply);
-        let side = pos.side_to_move();
         for (i, mv) in picker.enumerate() {
             let child = pos.play_unchecked(mv);
             let same = child.side_to_move() == side;
             let tactical = is_tactical(pos, mv);
+            if let Some(most) = lmp_quiets
+                && !tactical
+                && quiets.len() >= most
+                && best > -MATE_BOUND
+                && !child.is_check()
+            {
+                continue;
+            }
             let score = if i == 0 {
                 self.child(&child, same, depth - 1, ply + 1, alpha, beta)
             } else {
-                let reduction = if self.features.lmr
+                let reduction = if self.features.has(Feature::Lmr)
                     && depth >= 3
-                    && i >= 4
+                    && i >= 3
                     && !tactical
                     && !in_check
                     && !child.is_check()
                 {
-                    if i >= 12 { 2 } else { 1 }
+                    let r = lmr_reduction(depth, i) - i32::from(pv_node);
+                    r.clamp(0, depth - 2)
                 } else {
                     0
                 };
@@ -423,6 +531,21 @@ impl<'a> Search<'a> {
         }
         best
     }
+}
+
+/// How many sub-moves a quiet sub-move late in the order is reduced by: the logarithmic rule
+/// of the strongest engines, `0.75 + ln(depth) ln(index) / 2.25`, in sub-moves.
+fn lmr_reduction(depth: i32, index: usize) -> i32 {
+    let (d, i) = (f64::from(depth.max(1)), index.max(1) as f64);
+    (0.75 + d.ln() * i.ln() / 2.25) as i32
+}
+
+/// Whether `side` has a piece other than pawns and its king: a side with only pawns is where
+/// zugzwang lives, and passing would be a lie there.
+fn has_pieces(pos: &Position, side: Color) -> bool {
+    [Piece::Knight, Piece::Bishop, Piece::Rook, Piece::Queen]
+        .into_iter()
+        .any(|piece| !pos.board().colored_pieces(side, piece).is_empty())
 }
 
 /// The exact score of a position without legal sub-moves, for its mover.

@@ -6,7 +6,8 @@
 //! | concept | module |
 //! |---|---|
 //! | the pentanomial SPRT and the Elo estimate, pure | [`sprt`] |
-//! | who plays: a level with its features, or vchess | [`player`] |
+//! | who plays: a level with its techniques, vchess, or another build | [`player`] |
+//! | another build's engine process, driven over UCI | [`uci_player`] |
 //! | one game to its end, under nodes, a move time or a clock | [`game`] |
 //! | the opening book: reading it, making it | [`book`] |
 //! | a match: pairs on threads, counted in order, stopped by the test | [`runner`] |
@@ -16,3 +17,4 @@ pub mod game;
 pub mod player;
 pub mod runner;
 pub mod sprt;
+pub mod uci_player;

@@ -156,8 +156,8 @@ pub fn play_pair(terms: &MatchTerms, index: u64) -> PairRecord {
     };
     let games = [true, false].map(|a_white| {
         let game_seed = splitmix(pair_seed ^ u64::from(a_white));
-        let mut a = Player::new(terms.a, game_seed, terms.hash_mb);
-        let mut b = Player::new(terms.b, splitmix(game_seed), terms.hash_mb);
+        let mut a = Player::new(&terms.a, game_seed, terms.hash_mb);
+        let mut b = Player::new(&terms.b, splitmix(game_seed), terms.hash_mb);
         let (white, black) = if a_white {
             (&mut a, &mut b)
         } else {

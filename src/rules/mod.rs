@@ -25,6 +25,7 @@ pub mod game;
 pub mod generations;
 pub mod movegen;
 pub mod outcome;
+mod pass;
 pub mod perft;
 pub mod pgn;
 pub mod position;

@@ -113,3 +113,35 @@ fn sprt_terms_that_cannot_decide_are_refused_with_exit_code_2() {
     let out = run(env!("CARGO_BIN_EXE_arena"), &["--tc", "0+1"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Another build as a player (`uci:PATH`): this build's own binary over UCI against the same
+/// engine in process, at fixed nodes. The two are the same player, so each pair's second game
+/// is its first with the colours swapped and every pair splits 1-1 (pentanomial `[0, 0, N, 0,
+/// 0]`). A lost option, start position, move or turn plan on the pipe would break a mirror.
+#[test]
+fn this_build_over_uci_plays_the_same_games_as_in_process() {
+    let book = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/openings.fen");
+    let uci = format!("uci:{}", env!("CARGO_BIN_EXE_marseillais"));
+    let out = run(
+        env!("CARGO_BIN_EXE_arena"),
+        &[
+            "--a", "level:8", "--b", &uci, "--games", "8", "--nodes", "4000", "--book", book,
+            "--seed", "3",
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(text.contains("pairs 4 [0, 0, 4, 0, 0]"), "{text}");
+    assert!(!text.contains("forfeit"), "{text}");
+}
+
+#[test]
+fn a_uci_player_that_cannot_start_is_refused_with_exit_code_2() {
+    let out = run(
+        env!("CARGO_BIN_EXE_arena"),
+        &["--b", "uci:/nonexistent/marseillais", "--games", "2"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("/nonexistent/marseillais"), "{err}");
+}

@@ -4,7 +4,7 @@
 
 use std::sync::atomic::AtomicBool;
 
-use marseillais::engine::{Engine, Limits, Score, SearchResult};
+use marseillais::engine::{Engine, Feature, Features, Limits, Score, SearchResult};
 use marseillais::rules::{Game, Outcome, Position, Rules, SubMove, Termination};
 
 fn pos(fen: &str) -> Position {
@@ -12,7 +12,12 @@ fn pos(fen: &str) -> Position {
 }
 
 fn search(position: Position, limits: Limits) -> (Engine, SearchResult) {
+    search_with(position, limits, Features::default())
+}
+
+fn search_with(position: Position, limits: Limits, features: Features) -> (Engine, SearchResult) {
     let mut engine = Engine::new();
+    engine.set_features(features);
     let stop = AtomicBool::new(false);
     let result = engine.search(&Game::new(position), &limits, &stop, |_| {});
     (engine, result)
@@ -231,4 +236,48 @@ fn at_the_human_pace_a_lone_legal_submove_is_played_at_once() {
     let (_, engine) = search(position, clock(Pace::Engine));
     assert_eq!(engine.info.as_ref().map(|i| i.depth), Some(3));
     assert_eq!(human.best, engine.best);
+}
+
+/// The pruning techniques the harness switches (null move, reverse futility, late-move
+/// reductions and pruning, aspiration) cut lines on the bet that they do not matter; none
+/// of them may cut a forced mate. Each alone, and all together, still finds the mates of
+/// the tests above with the distances brute force allows.
+#[test]
+fn every_search_technique_keeps_the_mates_brute_force_confirms() {
+    let all = Feature::ALL
+        .into_iter()
+        .fold(Features::NONE, |set, f| set.with(f, true));
+    let sets = Feature::ALL
+        .map(|f| Features::NONE.with(f, true))
+        .into_iter()
+        .chain([all]);
+    for features in sets {
+        let (_, result) = search_with(
+            pos("7k/8/8/4K3/8/8/8/1R6 w - - 0 5"),
+            Limits::depth(6),
+            features,
+        );
+        assert!(
+            matches!(score(&result), Score::Mate(3..=6)),
+            "{features:?}: mate in two turns, got {:?}",
+            score(&result)
+        );
+        let (_, result) = search_with(
+            pos("7k/8/5K2/8/8/8/8/Q7 b - - 0 5"),
+            Limits::depth(6),
+            features,
+        );
+        assert!(
+            matches!(score(&result), Score::Mate(-5..=-3)),
+            "{features:?}: mated in two turns, got {:?}",
+            score(&result)
+        );
+        for fen in MATES_IN_ONE_TURN {
+            let (_, result) = search_with(pos(fen), Limits::nodes(5_000), features);
+            assert!(
+                matches!(score(&result), Score::Mate(1 | 2)),
+                "{features:?}: {fen}"
+            );
+        }
+    }
 }
