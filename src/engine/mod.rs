@@ -20,6 +20,7 @@ pub mod time;
 pub mod tt;
 pub mod uci;
 pub mod vchess;
+pub mod weights;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};

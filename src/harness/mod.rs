@@ -11,10 +11,12 @@
 //! | one game to its end, under nodes, a move time or a clock | [`game`] |
 //! | the opening book: reading it, making it | [`book`] |
 //! | a match: pairs on threads, counted in order, stopped by the test | [`runner`] |
+//! | Texel's tuning of the evaluation's numbers, pure | [`texel`] |
 
 pub mod book;
 pub mod game;
 pub mod player;
 pub mod runner;
 pub mod sprt;
+pub mod texel;
 pub mod uci_player;
