@@ -4,7 +4,7 @@
 //! ```text
 //! cargo run --release --bin arena -- --a level:8 --b level:7 --games 40 --nodes 150000
 //! cargo run --release --bin arena -- --a level:8 --b vchess --games 40 --movetime 500
-//! cargo run --release --bin arena -- --sprt --a level:8+lmr --b level:8 \
+//! cargo run --release --bin arena -- --sprt --a level:8+rfp --b level:8 \
 //!     --elo0 0 --elo1 5 --book assets/openings.fen --tc 10+0.1
 //! ```
 //!

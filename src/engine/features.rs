@@ -58,6 +58,10 @@ impl Default for Features {
     /// The techniques the SPRTs accepted.
     fn default() -> Features {
         Features::NONE
+            .with(Feature::Lmr, true)
+            .with(Feature::ReverseFutility, true)
+            .with(Feature::LateMovePruning, true)
+            .with(Feature::Aspiration, true)
     }
 }
 

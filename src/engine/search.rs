@@ -16,8 +16,10 @@
 //! a repetition of a turn-start position (one repetition is enough inside the
 //! search) score 0.
 //!
-//! Pruning that assumes one move per turn is left out: see `docs/engine.md`
-//! for null move, futility and late-move reductions and what was measured.
+//! The selective techniques (late-move reductions and pruning, reverse futility, the null
+//! move as a passed turn, aspiration windows) are switched by [`Features`], each adapted to
+//! the double move; one is on only once an SPRT accepted it (`docs/engine.md`, "Techniques
+//! switched by name" and "Changes and their tests").
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};

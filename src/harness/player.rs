@@ -138,14 +138,22 @@ mod tests {
 
     #[test]
     fn a_player_name_reads_back_as_written() {
-        for name in [
-            "level:8",
-            "level:1+lmr",
-            "level:8+nmp+rfp",
-            "vchess",
-            "uci:/tmp/old/marseillais",
-        ] {
-            let spec: Spec = name.parse().expect(name);
+        let mut names = vec![
+            "level:8".to_string(),
+            "vchess".to_string(),
+            "uci:/tmp/old/marseillais".to_string(),
+        ];
+        // Each technique switched against the defaults, whichever they are.
+        for feature in Feature::ALL {
+            let sign = if Features::default().has(feature) {
+                '-'
+            } else {
+                '+'
+            };
+            names.push(format!("level:3{sign}{}", feature.name()));
+        }
+        for name in names {
+            let spec: Spec = name.parse().expect(&name);
             assert_eq!(spec.to_string(), name);
         }
     }

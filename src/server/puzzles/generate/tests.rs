@@ -16,11 +16,21 @@ fn tiny_run(seed: u64, games: u64) -> (Vec<CsvPuzzle>, Figures) {
     generator.finish(Duration::ZERO)
 }
 
+/// The first seed whose first three games give what `wanted` asks of their figures. Which seeds
+/// do depends on the engine (a stronger search finds other lines), so the tests look for one
+/// instead of naming it; bounded, and a few milliseconds a seed.
+fn seed_where(wanted: impl Fn(&Figures) -> bool) -> u64 {
+    (1..=200)
+        .find(|&seed| wanted(&tiny_run(seed, 3).1))
+        .expect("a seed in 1..=200 whose three games give such lines")
+}
+
 #[test]
 fn the_same_seed_writes_the_same_csv() {
-    // Seed 12's first three games give lines at 3 000 nodes, some kept, some refuted.
-    let (first, figures) = tiny_run(12, 3);
-    let (second, again) = tiny_run(12, 3);
+    // Lines at 3 000 nodes, some kept, some refuted.
+    let seed = seed_where(|f| f.kept > 0 && f.refuted > 0);
+    let (first, figures) = tiny_run(seed, 3);
+    let (second, again) = tiny_run(seed, 3);
     assert_eq!(csv_of(&first), csv_of(&second));
     assert_eq!(figures.games, 3);
     assert!(figures.positions > 0);
@@ -36,13 +46,14 @@ fn the_same_seed_writes_the_same_csv() {
 
 #[test]
 fn every_puzzle_kept_is_a_checked_line_from_self_play() {
-    let (puzzles, _) = tiny_run(12, 3);
+    let seed = seed_where(|f| f.kept > 0);
+    let (puzzles, _) = tiny_run(seed, 3);
     assert!(!puzzles.is_empty());
     for puzzle in &puzzles {
         let line = crate::server::puzzles::line::PuzzleLine::parse(&puzzle.fen, &puzzle.moves)
             .expect("a line");
         assert!((1..=4).contains(&line.solver_turns()));
-        assert!(puzzle.source.starts_with("selfplay:12:"));
+        assert!(puzzle.source.starts_with(&format!("selfplay:{seed}:")));
         assert!(!puzzle.themes.is_empty());
         assert_eq!(puzzle.id, puzzle_id(&puzzle.fen, &puzzle.moves));
         assert!((600..=2600).contains(&puzzle.rating));
