@@ -34,7 +34,7 @@ use marseillais::rules::Color;
 )]
 struct Args {
     /// First player (the change under test): `level:N` (1-8) with `+name`/`-name` switching a
-    /// technique (lmr, nmp, rfp, lmp, asp) on or off against the defaults, `vchess`, or
+    /// technique (lmr, nmp, rfp, lmp, asp, fp, se, caph, conth) on or off against the defaults, `vchess`, or
     /// `uci:PATH` (another build's binary, run as `PATH uci`).
     #[arg(long, default_value = "level:8")]
     a: Spec,

@@ -19,15 +19,30 @@ pub enum Feature {
     LateMovePruning,
     /// Aspiration windows around the previous iteration's score.
     Aspiration,
+    /// Futility pruning: at a shallow S2 (the sub-move that ends the turn) far below alpha,
+    /// quiet sub-moves are not searched.
+    Futility,
+    /// Singular extensions: the table's move is searched one sub-move deeper when every
+    /// other sub-move falls clearly short of it.
+    Singular,
+    /// Capture history orders captures of equal MVV-LVA by what cut before.
+    CaptureHistory,
+    /// Continuation history orders quiet sub-moves by what cut after the two sub-moves
+    /// before.
+    ContinuationHistory,
 }
 
 impl Feature {
-    pub const ALL: [Feature; 5] = [
+    pub const ALL: [Feature; 9] = [
         Feature::Lmr,
         Feature::NullMove,
         Feature::ReverseFutility,
         Feature::LateMovePruning,
         Feature::Aspiration,
+        Feature::Futility,
+        Feature::Singular,
+        Feature::CaptureHistory,
+        Feature::ContinuationHistory,
     ];
 
     /// The name on the harness's command line.
@@ -38,6 +53,10 @@ impl Feature {
             Feature::ReverseFutility => "rfp",
             Feature::LateMovePruning => "lmp",
             Feature::Aspiration => "asp",
+            Feature::Futility => "fp",
+            Feature::Singular => "se",
+            Feature::CaptureHistory => "caph",
+            Feature::ContinuationHistory => "conth",
         }
     }
 

@@ -319,7 +319,7 @@ impl Engine {
             .collect();
 
         self.tt.new_search();
-        self.heur.age();
+        self.heur.age(self.features);
         let mut search = Search::new(
             &mut self.tt,
             &mut self.heur,

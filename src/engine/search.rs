@@ -16,23 +16,24 @@
 //! a repetition of a turn-start position (one repetition is enough inside the
 //! search) score 0.
 //!
-//! The selective techniques (late-move reductions and pruning, reverse futility, the null
-//! move as a passed turn, aspiration windows) are switched by [`Features`], each adapted to
-//! the double move; one is on only once an SPRT accepted it (`docs/engine.md`, "Techniques
-//! switched by name" and "Changes and their tests").
+//! The selective techniques (late-move reductions and pruning, reverse futility and futility,
+//! the null move as a passed turn, aspiration windows, singular extensions) and the capture
+//! and continuation histories are switched by [`Features`], each adapted to the double move;
+//! one is on only once an SPRT accepted it (`docs/engine.md`, "Techniques switched by name"
+//! and "Changes and their tests").
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use arrayvec::ArrayVec;
 
-use crate::rules::{Color, Phase, Piece, Position, SubMove};
+use crate::rules::{Color, Phase, Piece, Position, SubMove, SubMoveList};
 
 pub use super::bounds::{INF, MATE, MATE_BOUND, MAX_PLY};
 use super::eval::evaluate;
 use super::features::{Feature, Features};
 use super::level::noise;
-use super::ordering::{Heuristics, Picker, is_tactical};
+use super::ordering::{Context, Heuristics, Picker, PieceTo, is_tactical};
 use super::tt::{Bound, Tt};
 
 /// How many plies of check evasions quiescence follows.
@@ -52,6 +53,18 @@ const NMP_MIN_DEPTH: i32 = 3;
 /// Late-move pruning: at depth d (sub-moves) at most `LMP_QUIETS[d]` quiet sub-moves are
 /// searched at a node that is neither on the principal variation nor in check.
 const LMP_QUIETS: [usize; 5] = [0, 6, 9, 14, 21];
+
+/// Futility: the deepest S2 whose quiet sub-moves it skips, and its margin per sub-move of
+/// depth. Only at S2: after a quiet S1 the same side moves again and may capture, so a quiet
+/// S1's gain is not bounded by a margin; a quiet S2 hands the turn over, the orthodox case.
+const FP_MAX_DEPTH: i32 = 4;
+const FP_MARGIN: i32 = 80;
+
+/// Singular extensions: the shallowest node tried, how far the table's entry may be shallower
+/// than the node, and the margin below the table's score per sub-move of depth.
+const SE_MIN_DEPTH: i32 = 6;
+const SE_TT_DEPTH_SLACK: i32 = 3;
+const SE_MARGIN: i32 = 2;
 
 /// Aspiration: the first window's half-width around the last iteration's score (cp), and
 /// the shallowest iteration that uses one.
@@ -89,6 +102,10 @@ pub struct Search<'a> {
     /// Root sub-moves left out of the search ([`Search::exclude_at_root`]): what finds the
     /// second-best turn for the puzzle generator. Empty for every ordinary search.
     excluded: Vec<SubMove>,
+    /// The sub-move played at each ply of the current line (for continuation history).
+    played: [Option<PieceTo>; MAX_PLY + 1],
+    /// The table's move left out at a ply while a singular extension tests it.
+    singular_skip: [Option<SubMove>; MAX_PLY + 1],
 }
 
 /// The result of one completed (or usefully interrupted) iteration.
@@ -132,6 +149,8 @@ impl<'a> Search<'a> {
             last_score: None,
             null_floor: 0,
             excluded: Vec::new(),
+            played: [None; MAX_PLY + 1],
+            singular_skip: [None; MAX_PLY + 1],
         }
     }
 
@@ -288,7 +307,15 @@ impl<'a> Search<'a> {
         if moves.is_empty() {
             return terminal_score(pos, ply);
         }
-        let restricted = ply == 0 && !self.excluded.is_empty();
+        let skip = self.singular_skip[ply];
+        if let Some(skipped) = skip {
+            // A singular test: the node without its table move (what the parent measures).
+            moves.retain(|mv| *mv != skipped);
+            if moves.is_empty() {
+                return alpha;
+            }
+        }
+        let restricted = (ply == 0 && !self.excluded.is_empty()) || skip.is_some();
         if restricted {
             moves.retain(|mv| !self.excluded.contains(mv));
             if moves.is_empty() {
@@ -321,6 +348,7 @@ impl<'a> Search<'a> {
         if let Some(e) = entry
             && ply > 0
             && !pv_node
+            && skip.is_none()
             && e.depth as i32 >= depth
         {
             let cut = match e.bound {
@@ -334,7 +362,8 @@ impl<'a> Search<'a> {
         }
 
         let side = pos.side_to_move();
-        let prunable = !pv_node && !in_check && ply > 0 && beta.abs() < MATE_BOUND;
+        let prunable =
+            !pv_node && !in_check && ply > 0 && skip.is_none() && beta.abs() < MATE_BOUND;
         let static_eval = if prunable { Some(self.eval(pos)) } else { None };
         if let Some(eval) = static_eval {
             // Reverse futility: so far above beta that the opponent's best turn will not bring
@@ -374,27 +403,70 @@ impl<'a> Search<'a> {
         } else {
             None
         };
+        let futile = self.features.has(Feature::Futility)
+            && pos.phase() == Phase::Second
+            && depth <= FP_MAX_DEPTH
+            && static_eval.is_some_and(|eval| eval + FP_MARGIN * depth <= alpha);
+
+        // Singular extension: when every sub-move but the table's falls short of its score by
+        // a margin, the table's is the only move here and is searched a sub-move deeper; when
+        // even the others reach beta, the node is cut (several moves refute it).
+        let mut singular = None;
+        if self.features.has(Feature::Singular)
+            && ply > 0
+            && skip.is_none()
+            && depth >= SE_MIN_DEPTH
+            && let Some(mv) = tt_move
+            && let Some(e) = entry
+            && e.bound != Bound::Upper
+            && e.depth as i32 >= depth - SE_TT_DEPTH_SLACK
+            && e.score.abs() < MATE_BOUND
+        {
+            let singular_beta = e.score - SE_MARGIN * depth;
+            self.singular_skip[ply] = Some(mv);
+            let score = self.negamax(pos, (depth - 1) / 2, ply, singular_beta - 1, singular_beta);
+            self.singular_skip[ply] = None;
+            self.pv[ply].clear();
+            if self.aborted {
+                return 0;
+            }
+            if score < singular_beta {
+                singular = Some(mv);
+            } else if singular_beta >= beta && !pv_node {
+                return singular_beta;
+            }
+        }
 
         let alpha_orig = alpha;
         self.path.push(if turn_start { key } else { 0 });
         let mut best = -INF;
         let mut best_move = None;
         let mut quiets: ArrayVec<SubMove, 256> = ArrayVec::new();
-        let picker = Picker::new(pos, moves, tt_move, self.heur, ply);
+        let mut captures: ArrayVec<SubMove, 256> = ArrayVec::new();
+        let context = Context {
+            ply,
+            previous: [
+                ply.checked_sub(1).and_then(|p| self.played[p]),
+                ply.checked_sub(2).and_then(|p| self.played[p]),
+            ],
+            features: self.features,
+        };
+        let picker = Picker::new(pos, moves, tt_move, self.heur, &context);
         for (i, mv) in picker.enumerate() {
             let child = pos.play_unchecked(mv);
             let same = child.side_to_move() == side;
             let tactical = is_tactical(pos, mv);
-            if let Some(most) = lmp_quiets
-                && !tactical
-                && quiets.len() >= most
+            if !tactical
                 && best > -MATE_BOUND
+                && (futile || lmp_quiets.is_some_and(|most| quiets.len() >= most))
                 && !child.is_check()
             {
                 continue;
             }
+            self.played[ply] = Some(PieceTo::of(pos, mv));
             let score = if i == 0 {
-                self.child(&child, same, depth - 1, ply + 1, alpha, beta)
+                let extension = i32::from(singular == Some(mv));
+                self.child(&child, same, depth - 1 + extension, ply + 1, alpha, beta)
             } else {
                 let reduction = if self.features.has(Feature::Lmr)
                     && depth >= 3
@@ -445,13 +517,22 @@ impl<'a> Search<'a> {
                     }
                     if score >= beta {
                         if !tactical {
-                            self.heur.reward(side, ply, mv, depth, &quiets);
+                            self.heur.reward(pos, &context, mv, depth, &quiets);
+                        }
+                        if self.features.has(Feature::CaptureHistory) {
+                            if tactical {
+                                captures.push(mv);
+                            }
+                            let cut = Some(mv).filter(|_| tactical);
+                            self.heur.reward_captures(pos, cut, depth, &captures);
                         }
                         break;
                     }
                 }
             }
-            if !tactical {
+            if tactical {
+                captures.push(mv);
+            } else {
                 quiets.push(mv);
             }
         }
@@ -489,18 +570,31 @@ impl<'a> Search<'a> {
         if pos.is_turn_start() && pos.is_insufficient_material() {
             return 0;
         }
-        let moves = pos.legal_submoves();
-        if moves.is_empty() {
+        let evading = pos.is_check() && qply < QS_EVASION_PLIES;
+        // Every evasion when evading; otherwise only the tactical sub-moves are generated
+        // (with the answer to whether there is any sub-move, for the endings).
+        let mut moves = SubMoveList::new();
+        let any = if evading {
+            pos.generate(&mut moves);
+            !moves.is_empty()
+        } else {
+            pos.generate_tactical(&mut moves)
+        };
+        if !any {
             return terminal_score(pos, ply);
         }
         if ply >= MAX_PLY - 1 {
             return self.eval(pos);
         }
-        let evading = pos.is_check() && qply < QS_EVASION_PLIES;
         let mut best;
         let picker = if evading {
             best = -INF;
-            Picker::new(pos, moves, None, self.heur, ply)
+            let context = Context {
+                ply,
+                previous: [None; 2],
+                features: self.features,
+            };
+            Picker::new(pos, moves, None, self.heur, &context)
         } else {
             let stand = self.eval(pos);
             if stand >= beta {
@@ -508,7 +602,7 @@ impl<'a> Search<'a> {
             }
             alpha = alpha.max(stand);
             best = stand;
-            Picker::tactical(pos, &moves)
+            Picker::tactical(pos, &moves, self.heur, self.features)
         };
         let side = pos.side_to_move();
         for mv in picker {

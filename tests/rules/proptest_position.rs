@@ -10,7 +10,7 @@ use crate::reference;
 use std::collections::BTreeSet;
 
 use marseillais::rules::perft::perft_bulk;
-use marseillais::rules::{PlayError, Position, Square, SubMove};
+use marseillais::rules::{PlayError, Position, Square, SubMove, SubMoveList};
 use proptest::prelude::*;
 
 /// Starting points: the initial position (single first turn), the same with
@@ -99,6 +99,18 @@ fn check_position(position: &Position) -> Result<(), TestCaseError> {
     prop_assert_eq!(reread.repetition_key(), position.repetition_key());
     prop_assert_eq!(reread.checkers(), position.checkers());
     prop_assert_eq!(sorted_moves(&reread), sorted_moves(position));
+
+    // The tactical generator is the full list filtered, in the same order.
+    let all = position.legal_submoves();
+    let mut tactical = SubMoveList::new();
+    let any = position.generate_tactical(&mut tactical);
+    let filtered: Vec<SubMove> = all
+        .iter()
+        .copied()
+        .filter(|&mv| mv.promotion.is_some() || position.is_capture(mv))
+        .collect();
+    prop_assert_eq!(tactical.to_vec(), filtered, "tactical sub-moves of {}", fen);
+    prop_assert_eq!(any, !all.is_empty(), "any legal sub-move at {}", fen);
     Ok(())
 }
 
