@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::server::chat::repeat::FloodRule;
 use crate::server::chat::words::WordList;
 use crate::server::cluster::{BusUrl, ClusterConfig, NodeId};
+use crate::server::computer::think::ComputerPace;
 use crate::server::game::HouseRules;
 use crate::server::game::expiry::Expiry;
 use crate::server::game::policy::TakebackLimits;
@@ -174,6 +175,15 @@ pub struct ServeArgs {
     /// whole budget of their level instead of sharing it).
     #[arg(long, env = "MARSEILLAIS_ENGINE_MAX_WAIT_SECS", default_value_t = 5.0)]
     pub engine_max_wait_secs: f64,
+    /// How the computer paces its answers: `human` (levels 1-7 take a share of a typical
+    /// turn, as a person of their level would) or `instant` (as soon as the search ends).
+    #[arg(
+        long,
+        env = "MARSEILLAIS_COMPUTER_PACE",
+        value_enum,
+        default_value_t = ComputerPace::Human
+    )]
+    pub computer_pace: ComputerPace,
     /// An untimed game against the computer in which the person has not played a sub-move
     /// within this long of its creation (nobody opened it, or left at once) ends as aborted.
     #[arg(
@@ -575,6 +585,7 @@ impl ServeArgs {
                 n => n,
             },
             engine_max_wait: secs("engine-max-wait-secs", self.engine_max_wait_secs)?,
+            computer_pace: self.computer_pace,
             unplayed_computer_game_ttl: secs(
                 "unplayed-computer-game-ttl-secs",
                 self.unplayed_computer_game_ttl_secs,
@@ -762,6 +773,8 @@ pub struct Config {
     pub engine_threads: usize,
     /// See [`ServeArgs::engine_max_wait_secs`].
     pub engine_max_wait: Duration,
+    /// See [`ServeArgs::computer_pace`].
+    pub computer_pace: ComputerPace,
     /// See [`ServeArgs::unplayed_computer_game_ttl_secs`].
     pub unplayed_computer_game_ttl: Duration,
     /// `/api/analysis` budget, limits and rate (see [`AnalysisLimits`]).
@@ -1021,6 +1034,7 @@ impl ServeArgs {
             correspondence_grace_secs: 3600.0,
             engine_threads: 0,
             engine_max_wait_secs: 5.0,
+            computer_pace: ComputerPace::Human,
             unplayed_computer_game_ttl_secs: 600.0,
             analysis_budget_secs: 20.0,
             analysis_position_max_ms: 500,

@@ -18,6 +18,7 @@ mod client_games;
 mod client_i18n;
 mod client_limits;
 mod computer;
+mod computer_pace;
 mod correspondence;
 mod correspondence_schedule;
 mod errors;

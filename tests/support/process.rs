@@ -175,6 +175,9 @@ impl Spawn {
             .arg(&self.data_dir)
             .args(&self.flags)
             .env_remove("RUST_LOG")
+            // Games against levels 1-7 answer as soon as searched (as in the rig); a test
+            // that wants the human pace passes `--computer-pace human` (a flag beats this).
+            .env("MARSEILLAIS_COMPUTER_PACE", "instant")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .kill_on_drop(true);

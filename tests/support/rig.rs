@@ -10,6 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use marseillais::server::chat::repeat::FloodRule;
+use marseillais::server::computer::think::ComputerPace;
 use marseillais::server::config::Config;
 use marseillais::server::store::{MemoryStore, SqliteOptions, SqliteStore, Store};
 use marseillais::server::{ServerHandle, start, start_with_store};
@@ -76,6 +77,10 @@ impl RigBuilder {
         // Every anonymous client of a test is 127.0.0.1, one writer for the chat's flood rule
         // (issue 32): off here, on in tests/server/chat_rules.rs.
         config.clients.chat_flood = FloodRule::OFF;
+        // The computer answers as soon as it has searched: tests play whole games against
+        // levels 1-7, whose human pace would add a second a turn (on in
+        // tests/server/computer_pace.rs).
+        config.computer_pace = ComputerPace::Instant;
         for tune in self.tunes {
             tune(&mut config);
         }

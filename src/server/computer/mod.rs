@@ -33,6 +33,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 pub use seat::ComputerProof;
+use think::ComputerPace;
 use thread_engine::GameMemory;
 use view::View;
 
@@ -73,6 +74,7 @@ pub fn spawn(
     metrics: Arc<Metrics>,
     seat: ComputerSeat,
     queue: usize,
+    pace: ComputerPace,
 ) {
     let memory = GameMemory::new(seat.level, game_seed(&room.id));
     let driver = Driver {
@@ -81,6 +83,7 @@ pub fn spawn(
         metrics,
         seat,
         queue,
+        pace,
         memory: Some(memory),
         moves_sent: 0,
     };
@@ -108,6 +111,7 @@ struct Driver {
     metrics: Arc<Metrics>,
     seat: ComputerSeat,
     queue: usize,
+    pace: ComputerPace,
     /// What the game keeps between searches (with the search during one; a fresh one if that
     /// search was given up).
     memory: Option<GameMemory>,
@@ -331,11 +335,19 @@ impl Driver {
             .memory
             .take()
             .unwrap_or_else(|| GameMemory::new(level, game_seed(&self.room.id)));
+        // A person's pace for the level, counted from now (the search's time included).
+        let answer_at = tokio::time::Instant::now()
+            + match self.pace {
+                ComputerPace::Human => {
+                    think::least_think(me, level, clock, first_move, game.position().hash())
+                }
+                ComputerPace::Instant => Duration::ZERO,
+            };
         let engines = Arc::clone(&self.engines);
         engines.searching(&self.room.id);
         let metrics = Arc::clone(&self.metrics);
         Box::pin(async move {
-            engines
+            let searched = engines
                 .run(move |stop| {
                     // Read the clocks when the search starts, not when it was asked for:
                     // the wait for a free engine thread is time off the computer's clock.
@@ -346,7 +358,11 @@ impl Driver {
                     metrics.computer_nodes.fetch_add(nodes, Ordering::Relaxed);
                     (memory, result)
                 })
-                .await
+                .await;
+            if searched.is_ok() {
+                tokio::time::sleep_until(answer_at).await;
+            }
+            searched
         })
     }
 }

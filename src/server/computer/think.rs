@@ -12,6 +12,11 @@
 //! - While the first-turn timer runs (the first turns, before the clocks start), a sub-move
 //!   gets at most a quarter of what is left of it: a turn has at most two sub-moves, so the
 //!   timer cannot fall on the computer.
+//! - Levels 1 to 7 answer at a person's pace for their level ([`least_think`]): their node
+//!   caps end a search in milliseconds, and an instant answer is not what a person across the
+//!   board does. A sub-move takes at least a share of a typical turn that grows with the level
+//!   (fast at level 1), varied by the position (a quick one now and then); level 8 paces
+//!   itself through the time manager. `--computer-pace instant` switches this off (tests).
 //! - However many searches wait for an engine thread, the computer thinks for the whole of
 //!   this (issue 35: a level keeps its promise under load). The wait itself is time off the
 //!   clock (the clocks are read when the search starts); it is bounded by refusing new
@@ -19,8 +24,20 @@
 
 use std::time::{Duration, Instant};
 
+use crate::engine::level::splitmix;
+use crate::engine::time::human_turn;
 use crate::engine::{Level, Limits, Pace};
 use crate::rules::Color;
+
+/// How the server's computer paces its answers (`--computer-pace`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ComputerPace {
+    /// As a person of its level ([`least_think`]).
+    #[default]
+    Human,
+    /// As soon as the search ends: for tests and benchmarks that play many computer games.
+    Instant,
+}
 
 /// What the room said about the clocks in its last message, and when it was received.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,6 +71,47 @@ pub fn untimed_think(level: Level) -> Duration {
 /// room and its commit. 50 ms, plus 2% of what is left (an fsync on a busy disk).
 pub fn reserve(left: Duration) -> Duration {
     Duration::from_millis(50) + left / 50
+}
+
+/// A typical turn of an untimed game, for [`least_think`]: what a person spends on a turn
+/// when no clock presses (a typical 10+0 turn).
+const UNTIMED_TYPICAL_TURN: Duration = Duration::from_secs(4);
+
+/// The share of a typical turn ([`human_turn`]) that a turn of each level takes at least,
+/// levels 1 to 7: a beginner answers in a third of a typical turn, a club player in most of it.
+const LEVEL_TURN_SHARE_PERCENT: [u32; 7] = [30, 40, 50, 60, 70, 80, 90];
+
+/// The least wall time the computer at `level` takes over a sub-move, from the moment the
+/// position reached it (its search included): half of its level's share of a typical turn
+/// (each turn has two sub-moves), times a factor of the position between 0.25 and 1.75 (mean
+/// 1: some answers come quickly, some after a longer look). Level 8 paces itself (zero).
+/// Never more than a tenth of the computer's clock, nor a quarter of the first-turn timer.
+pub fn least_think(
+    me: Color,
+    level: Level,
+    clock: Option<ClockReading>,
+    first_move: Option<FirstMoveReading>,
+    position_hash: u64,
+) -> Duration {
+    let Some(&share) = LEVEL_TURN_SHARE_PERCENT.get(usize::from(level.get()) - 1) else {
+        return Duration::ZERO;
+    };
+    let (typical, cap) = match clock {
+        None => (UNTIMED_TYPICAL_TURN, Duration::MAX),
+        Some(reading) => {
+            let left = Duration::from_millis(reading.left_ms[me as usize]);
+            let inc = Duration::from_millis(reading.increment_ms);
+            (human_turn(left, inc, Duration::MAX).typical, left / 10)
+        }
+    };
+    let cap = match first_move {
+        Some(timer) => cap.min(Duration::from_millis(timer.left_ms) / 4),
+        None => cap,
+    };
+    // The factor in 1/1000: 250..=1750.
+    let factor = 250 + (splitmix(position_hash) % 1_501) as u32;
+    let sub_move = typical * share / 200;
+    (sub_move * factor / 1_000).min(cap)
 }
 
 /// The limits of the computer's next search, playing `me` at `level`, at `now`.
@@ -108,6 +166,76 @@ mod tests {
             increment_ms: 0,
             running,
             at,
+        }
+    }
+
+    /// The mean least think of a level over many positions.
+    fn mean_least_think(level: u8, clock: Option<ClockReading>) -> Duration {
+        let total: Duration = (0..1_000u64)
+            .map(|hash| least_think(Color::White, Level::new(level.into()), clock, None, hash))
+            .sum();
+        total / 1_000
+    }
+
+    #[test]
+    fn a_higher_level_takes_longer_over_a_sub_move_and_none_answers_at_once() {
+        let blitz = Some(reading(
+            300_000,
+            300_000,
+            Some(Color::White),
+            Instant::now(),
+        ));
+        for clock in [None, blitz] {
+            let means: Vec<Duration> = (1..=7)
+                .map(|level| mean_least_think(level, clock))
+                .collect();
+            assert!(means.windows(2).all(|w| w[0] < w[1]), "{means:?}");
+            // At 5+3 a typical turn is 2.5 s: level 1 takes about 0.37 s a sub-move on average.
+            assert!(means[0] > Duration::from_millis(100), "{means:?}");
+        }
+        assert_eq!(mean_least_think(8, blitz), Duration::ZERO);
+    }
+
+    #[test]
+    fn the_least_think_varies_with_the_position_within_a_quarter_and_seven_quarters() {
+        let blitz = Some(reading(
+            300_000,
+            300_000,
+            Some(Color::White),
+            Instant::now(),
+        ));
+        let mean = mean_least_think(4, blitz);
+        let thinks: Vec<Duration> = (0..1_000u64)
+            .map(|hash| least_think(Color::White, Level::new(4), blitz, None, hash))
+            .collect();
+        let (least, most) = (thinks.iter().min().unwrap(), thinks.iter().max().unwrap());
+        assert!(
+            *least >= mean / 5 && *least < mean / 2,
+            "{least:?} of {mean:?}"
+        );
+        assert!(
+            *most <= mean * 2 && *most > mean * 3 / 2,
+            "{most:?} of {mean:?}"
+        );
+    }
+
+    #[test]
+    fn the_least_think_stays_within_a_tenth_of_the_clock_and_a_quarter_of_the_first_turn_timer() {
+        let at = Instant::now();
+        for left_ms in [200, 1_000, 10_000, 60_000] {
+            for inc in [0, 1_000, 30_000] {
+                let mut clock = reading(left_ms, left_ms, Some(Color::Black), at);
+                clock.increment_ms = inc;
+                for hash in 0..200 {
+                    let think = least_think(Color::Black, Level::new(7), Some(clock), None, hash);
+                    assert!(think <= Duration::from_millis(left_ms) / 10);
+                }
+            }
+        }
+        let timer = FirstMoveReading { left_ms: 2_000, at };
+        for hash in 0..200 {
+            let think = least_think(Color::White, Level::new(7), None, Some(timer), hash);
+            assert!(think <= Duration::from_millis(500));
         }
     }
 

@@ -224,6 +224,7 @@ impl Rooms {
                 Arc::clone(&self.metrics),
                 seat,
                 self.config.outgoing_queue,
+                self.config.computer_pace,
             );
         }
         room
