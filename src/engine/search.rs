@@ -453,16 +453,18 @@ impl<'a> Search<'a> {
         };
         let picker = Picker::new(pos, moves, tt_move, self.heur, &context);
         for (i, mv) in picker.enumerate() {
-            let child = pos.play_unchecked(mv);
-            let same = child.side_to_move() == side;
             let tactical = is_tactical(pos, mv);
+            // Pruned without being played: asking whether it gives check costs less than
+            // making it (late-move pruning made every skipped sub-move: 2.89 -> 2.20 Mnps).
             if !tactical
                 && best > -MATE_BOUND
                 && (futile || lmp_quiets.is_some_and(|most| quiets.len() >= most))
-                && !child.is_check()
+                && !pos.gives_check(mv)
             {
                 continue;
             }
+            let child = pos.play_unchecked(mv);
+            let same = child.side_to_move() == side;
             self.played[ply] = Some(PieceTo::of(pos, mv));
             let score = if i == 0 {
                 let extension = i32::from(singular == Some(mv));

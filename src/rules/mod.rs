@@ -8,6 +8,7 @@
 //! | piece placement | [`board`] |
 //! | turn state: side, phase S1/S2/single, castling, en-passant targets, counters | [`position`] |
 //! | legal sub-moves, check, pins, en passant across sub-moves | [`movegen`] |
+//! | whether a sub-move gives check, before it is played (for the engine's pruning) | `gives_check` |
 //! | how a sub-move changes the turn state (check ends the turn, rights lapse) | [`position`] |
 //! | results and their reasons | [`outcome`] |
 //! | results and draws judged on one position | [`ending`] |
@@ -23,6 +24,7 @@ pub mod ending;
 pub mod fen;
 pub mod game;
 pub mod generations;
+mod gives_check;
 pub mod movegen;
 pub mod outcome;
 mod pass;

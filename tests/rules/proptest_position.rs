@@ -111,6 +111,15 @@ fn check_position(position: &Position) -> Result<(), TestCaseError> {
         .collect();
     prop_assert_eq!(tactical.to_vec(), filtered, "tactical sub-moves of {}", fen);
     prop_assert_eq!(any, !all.is_empty(), "any legal sub-move at {}", fen);
+    for &mv in &all {
+        prop_assert_eq!(
+            position.gives_check(mv),
+            position.play_unchecked(mv).is_check(),
+            "whether {} gives check at {}",
+            mv,
+            fen
+        );
+    }
     Ok(())
 }
 
