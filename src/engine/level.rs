@@ -38,16 +38,17 @@ impl Level {
     }
 
     pub fn params(self) -> LevelParams {
-        // (depth, nodes, noise): each step about triples the nodes and
-        // halves the noise. Level 7 is capped at 40 000 nodes (a few tens of
-        // milliseconds); level 8 has no cap: the clock decides.
+        // (depth, nodes, noise), tuned so that neighbouring levels stand 285-392 Elo apart
+        // (200-game matches at 150 000 nodes, docs/engine.md "Levels"; level 1 is -2390
+        // against level 8). Level 7 is capped at 40 000 nodes (a few tens of milliseconds);
+        // level 8 has no cap: the clock decides.
         let (depth, nodes, noise) = match self.0 {
             1 => (Some(1), Some(30), 600),
-            2 => (Some(2), Some(150), 200),
-            3 => (Some(3), Some(500), 120),
-            4 => (Some(4), Some(1_500), 70),
-            5 => (Some(5), Some(5_000), 40),
-            6 => (Some(6), Some(12_000), 25),
+            2 => (Some(2), Some(100), 260),
+            3 => (Some(3), Some(400), 160),
+            4 => (Some(4), Some(1_000), 95),
+            5 => (Some(5), Some(3_000), 60),
+            6 => (Some(6), Some(10_000), 30),
             7 => (None, Some(40_000), 10),
             _ => (None, None, 0),
         };
