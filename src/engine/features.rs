@@ -81,6 +81,8 @@ impl Default for Features {
             .with(Feature::ReverseFutility, true)
             .with(Feature::LateMovePruning, true)
             .with(Feature::Aspiration, true)
+            .with(Feature::Futility, true)
+            .with(Feature::CaptureHistory, true)
     }
 }
 
