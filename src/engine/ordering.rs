@@ -272,27 +272,26 @@ impl Picker {
         }
     }
 
-    /// Only the tactical moves, by MVV-LVA (quiescence), and capture history when on.
+    /// The tactical sub-moves (as `Position::generate_tactical` lists them), by MVV-LVA and
+    /// capture history when on (quiescence).
     pub fn tactical(
         pos: &Position,
-        all: &SubMoveList,
+        moves: SubMoveList,
         heur: &Heuristics,
         features: Features,
     ) -> Picker {
         let capture_history = features.has(Feature::CaptureHistory);
-        let mut moves = SubMoveList::new();
-        let mut scores = arrayvec::ArrayVec::new();
-        for &mv in all {
-            if is_tactical(pos, mv) {
-                moves.push(mv);
+        let scores = moves
+            .iter()
+            .map(|&mv| {
                 let learnt = if capture_history {
                     heur.capture_score(pos, mv)
                 } else {
                     0
                 };
-                scores.push(mvv_lva(pos, mv) + learnt);
-            }
-        }
+                mvv_lva(pos, mv) + learnt
+            })
+            .collect();
         Picker {
             moves,
             scores,
@@ -402,11 +401,13 @@ mod tests {
             let mut heur = Heuristics::default();
             heur.reward_captures(&board, Some(cut), 6, &[other, cut]);
             let moves = board.legal_submoves();
+            let mut tactical = SubMoveList::new();
+            board.generate_tactical(&mut tactical);
             assert_eq!(
-                first(Picker::tactical(&board, &moves, &heur, features)),
+                first(Picker::tactical(&board, tactical.clone(), &heur, features)),
                 Some(cut)
             );
-            let plain = first(Picker::tactical(&board, &moves, &heur, Features::NONE));
+            let plain = first(Picker::tactical(&board, tactical, &heur, Features::NONE));
             let context = Context {
                 ply: 0,
                 previous: [None; 2],

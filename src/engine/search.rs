@@ -315,13 +315,16 @@ impl<'a> Search<'a> {
                 return alpha;
             }
         }
-        let restricted = (ply == 0 && !self.excluded.is_empty()) || skip.is_some();
-        if restricted {
+        // Root exclusions apply at the root only (a singular test deeper down must not drop
+        // them from its node); either kind of restriction keeps the node out of the table.
+        let excluding = ply == 0 && !self.excluded.is_empty();
+        if excluding {
             moves.retain(|mv| !self.excluded.contains(mv));
             if moves.is_empty() {
                 return -INF;
             }
         }
+        let restricted = excluding || skip.is_some();
         if ply >= MAX_PLY - 1 {
             return self.eval(pos);
         }
@@ -604,7 +607,7 @@ impl<'a> Search<'a> {
             }
             alpha = alpha.max(stand);
             best = stand;
-            Picker::tactical(pos, &moves, self.heur, self.features)
+            Picker::tactical(pos, moves, self.heur, self.features)
         };
         let side = pos.side_to_move();
         for mv in picker {
