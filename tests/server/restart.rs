@@ -190,6 +190,33 @@ async fn sigterm_closes_sockets_with_1001_and_the_binary_exits_cleanly() {
     assert!(exit.success(), "{exit:?}");
 }
 
+/// A SIGTERM that arrives while the server is still starting (here: after the games were
+/// restored, while the features are being composed, before the address is printed) is kept and
+/// stops the server gracefully once it has started, instead of killing it with the signal's
+/// default action. Without the early registration this run dies of signal 15 unless the whole
+/// composition takes less than the log poll.
+#[tokio::test]
+async fn sigterm_during_startup_is_a_graceful_stop_once_started() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("server.log");
+    let starting = Spawn::new(&dir.path().join("data")).log(&log).launch();
+    // Polled closely: what follows that line (the features composed) takes tens of ms.
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while !std::fs::read_to_string(&log).is_ok_and(|text| text.contains("server started")) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the server logs its start"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+    }
+    assert!(starting.sigterm(), "kill -TERM");
+    let exit = starting
+        .wait_exit(WAIT)
+        .await
+        .expect("the server exits in time");
+    assert!(exit.success(), "{exit:?}");
+}
+
 #[tokio::test]
 async fn a_flag_that_cannot_be_saved_is_retried_until_the_store_recovers() {
     use marseillais::server::store::{FailingStore, MemoryStore};

@@ -162,6 +162,12 @@ impl Spawn {
     /// Starts the binary and waits (bounded) for its address; panics with
     /// its log if it does not start.
     pub async fn spawn(self) -> ServerProcess {
+        self.launch().announced().await
+    }
+
+    /// Starts the binary without waiting for anything: for a test that acts while the server
+    /// is still starting.
+    pub fn launch(self) -> Launched {
         let exe = self
             .exe
             .clone()
@@ -207,7 +213,41 @@ impl Spawn {
         }
         let mut child = command.spawn().expect("spawn the server binary");
         let stdout = child.stdout.take().expect("piped stdout");
-        let mut stdout = BufReader::new(stdout);
+        Launched {
+            child,
+            stdout: BufReader::new(stdout),
+            log: self.log,
+        }
+    }
+}
+
+/// A server binary started by [`Spawn::launch`] that may not have announced its address yet.
+pub struct Launched {
+    child: Child,
+    stdout: BufReader<ChildStdout>,
+    log: Option<PathBuf>,
+}
+
+impl Launched {
+    /// Sends SIGTERM; true if sent.
+    pub fn sigterm(&self) -> bool {
+        send_sigterm(&self.child)
+    }
+
+    /// Waits (bounded) for the process to exit; `None` if it still runs after `wait` (it is
+    /// then killed).
+    pub async fn wait_exit(mut self, wait: Duration) -> Option<ExitStatus> {
+        bounded_wait(&mut self.child, wait).await
+    }
+
+    /// Waits (bounded) for the address the server prints once it serves; panics with its log
+    /// if it does not come.
+    pub async fn announced(self) -> ServerProcess {
+        let Launched {
+            mut child,
+            mut stdout,
+            log,
+        } = self;
         let mut line = String::new();
         let read = tokio::time::timeout(STARTUP, stdout.read_line(&mut line)).await;
         let addr = match read {
@@ -219,8 +259,7 @@ impl Spawn {
         };
         let Some(addr) = addr else {
             let _ = child.start_kill();
-            let logs = self
-                .log
+            let logs = log
                 .as_ref()
                 .and_then(|log| std::fs::read_to_string(log).ok())
                 .unwrap_or_default();
@@ -279,25 +318,13 @@ impl ServerProcess {
 
     /// Sends SIGTERM (a graceful shutdown) without waiting; true if sent.
     pub fn sigterm(&self) -> bool {
-        let Some(pid) = self.child.id() else {
-            return false;
-        };
-        std::process::Command::new("kill")
-            .args(["-TERM", &pid.to_string()])
-            .status()
-            .is_ok_and(|s| s.success())
+        send_sigterm(&self.child)
     }
 
     /// Waits (bounded) for the process to exit; `None` if it is still
     /// running after `wait` (it is then killed).
     pub async fn wait_exit(mut self, wait: Duration) -> Option<ExitStatus> {
-        match tokio::time::timeout(wait, self.child.wait()).await {
-            Ok(Ok(status)) => Some(status),
-            _ => {
-                let _ = self.child.start_kill();
-                None
-            }
-        }
+        bounded_wait(&mut self.child, wait).await
     }
 
     /// SIGTERM and wait for the exit; true if it exited 0.
@@ -337,5 +364,27 @@ impl ServerProcess {
 
     pub async fn metric(&self, name: &str) -> Option<f64> {
         super::http::metric(self.addr, name).await
+    }
+}
+
+/// `kill -TERM` to a child still running; true if sent.
+fn send_sigterm(child: &Child) -> bool {
+    let Some(pid) = child.id() else {
+        return false;
+    };
+    std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The child's exit status within `wait`; `None` (and the child killed) past it.
+async fn bounded_wait(child: &mut Child, wait: Duration) -> Option<ExitStatus> {
+    match tokio::time::timeout(wait, child.wait()).await {
+        Ok(Ok(status)) => Some(status),
+        _ => {
+            let _ = child.start_kill();
+            None
+        }
     }
 }
