@@ -6,7 +6,8 @@
 //! cargo run --release --bin tune -- fit --data /tmp/positions.txt > /tmp/weights.rs
 //! ```
 //!
-//! `gen` plays level 8 against itself at fixed nodes from the book's openings (reproducible
+//! `gen` plays level 8 against itself (the second player with continuation history, so that the
+//! two games of a pair differ) at fixed nodes from the book's openings (reproducible
 //! from the seed at any concurrency) and writes the quiet positions of each game with its
 //! result for White. `fit` fits K, then moves each number of `Weights` while the error falls,
 //! and prints the tuned `Weights` as Rust for `src/engine/weights.rs`; the change is kept only
@@ -26,6 +27,7 @@ use marseillais::harness::game::Control;
 use marseillais::harness::runner::{self, MatchTerms, Openings};
 use marseillais::harness::sprt::GameScore;
 use marseillais::harness::texel;
+use marseillais::harness::texel_gradient::Linearised;
 use marseillais::rules::Game;
 
 #[derive(Parser)]
@@ -41,7 +43,8 @@ enum Command {
     Gen {
         #[arg(long)]
         out: PathBuf,
-        /// Games (rounded up to an even number: each opening twice, colours swapped).
+        /// Games (rounded up to an even number: each opening twice, colours swapped; a second
+        /// game that repeats the first is not sampled again).
         #[arg(long, default_value_t = 20_000)]
         games: u64,
         /// Node budget per sub-move.
@@ -54,6 +57,12 @@ enum Command {
         /// Default: every core.
         #[arg(long)]
         concurrency: Option<usize>,
+        /// Open each pair with this many random sub-moves from the initial position instead
+        /// of the book: as many different games as pairs (the book's 3,000 openings give at
+        /// most 6,000 different games at fixed nodes, about 330,000 positions). The random
+        /// sub-moves themselves are not sampled.
+        #[arg(long)]
+        random_submoves: Option<u32>,
     },
     /// Fits the numbers to the positions; prints the tuned `Weights` as Rust.
     Fit {
@@ -65,7 +74,24 @@ enum Command {
         /// Most rounds (each moves every number once at most).
         #[arg(long, default_value_t = 40)]
         rounds: u32,
+        /// `local`: Texel's local search (every number, up to `--rounds`). `gradient`: the
+        /// evaluation linearised once and Adam for `--epochs` (the king-danger numbers held):
+        /// for millions of positions.
+        #[arg(long, value_enum, default_value_t = Method::Local)]
+        method: Method,
+        /// Gradient only: full passes over the positions.
+        #[arg(long, default_value_t = 2_000)]
+        epochs: u32,
+        /// Gradient only: Adam's learning rate (about the most a number moves in an epoch).
+        #[arg(long, default_value_t = 1.0)]
+        rate: f64,
     },
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Method {
+    Local,
+    Gradient,
 }
 
 fn main() -> ExitCode {
@@ -77,8 +103,22 @@ fn main() -> ExitCode {
             book,
             seed,
             concurrency,
-        } => generate(&out, games, nodes, &book, seed, concurrency),
-        Command::Fit { data, step, rounds } => fit(&data, step, rounds),
+            random_submoves,
+        } => {
+            let openings = match random_submoves {
+                Some(submoves) => Ok(Openings::Random { submoves }),
+                None => read_book(&book).map(Openings::Book),
+            };
+            openings.and_then(|openings| generate(&out, games, nodes, openings, seed, concurrency))
+        }
+        Command::Fit {
+            data,
+            step,
+            rounds,
+            method,
+            epochs,
+            rate,
+        } => fit(&data, method, step, rounds, epochs, rate),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -89,23 +129,29 @@ fn main() -> ExitCode {
     }
 }
 
+fn read_book(path: &PathBuf) -> Result<Book, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Book::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
 fn generate(
     out: &PathBuf,
     games: u64,
     nodes: u64,
-    book: &PathBuf,
+    openings: Openings,
     seed: u64,
     concurrency: Option<usize>,
 ) -> Result<(), String> {
-    let text = std::fs::read_to_string(book).map_err(|e| format!("{}: {e}", book.display()))?;
-    let book = Book::parse(&text).map_err(|e| format!("{}: {e}", book.display()))?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let terms = MatchTerms {
         a: "level:8".parse().map_err(|e| format!("{e}"))?,
-        b: "level:8".parse().map_err(|e| format!("{e}"))?,
+        // One switch apart (continuation history, within noise of the default in its SPRT),
+        // so that the game with the colours swapped is a new game, not the first one replayed:
+        // twice the positions for the same time.
+        b: "level:8+conth".parse().map_err(|e| format!("{e}"))?,
         control: Control::Nodes(nodes.max(1)),
         pace: Pace::Engine,
-        openings: Openings::Book(book.clone()),
+        openings,
         seed,
         max_pairs: games.div_ceil(2),
         concurrency: concurrency.unwrap_or(cores).clamp(1, 256),
@@ -119,8 +165,12 @@ fn generate(
     let mut written = 0u64;
     let mut failure = None;
     runner::run(&terms, |pair, _| {
-        let start = book.opening(seed, pair.index);
-        for record in &pair.games {
+        let start = *runner::pair_start(&terms, pair.index).position();
+        for (k, record) in pair.games.iter().enumerate() {
+            // A game that repeats the pair's first (a forced line) is not counted twice.
+            if k == 1 && record.moves == pair.games[0].moves {
+                continue;
+            }
             let mut game = Game::new(start);
             for &mv in &record.moves {
                 if game.play(mv).is_err() {
@@ -166,7 +216,14 @@ fn generate(
     Ok(())
 }
 
-fn fit(data: &PathBuf, step: i32, rounds: u32) -> Result<(), String> {
+fn fit(
+    data: &PathBuf,
+    method: Method,
+    step: i32,
+    rounds: u32,
+    epochs: u32,
+    rate: f64,
+) -> Result<(), String> {
     let text = std::fs::read_to_string(data).map_err(|e| format!("{}: {e}", data.display()))?;
     let data = texel::parse(&text).map_err(|e| e.to_string())?;
     if data.is_empty() {
@@ -180,16 +237,36 @@ fn fit(data: &PathBuf, step: i32, rounds: u32) -> Result<(), String> {
         "{} positions, K {k:.4}, error {before:.6} at the defaults",
         data.len()
     );
-    let tuned = texel::tune(&data, &start, k, step.clamp(1, 256), rounds, |r| {
-        eprintln!(
-            "round {}: step {}, {} numbers moved, error {:.6} ({:.0} s)",
-            r.round,
-            r.step,
-            r.moved,
-            r.error,
-            started.elapsed().as_secs_f64()
-        );
-    });
+    let tuned = match method {
+        Method::Local => texel::tune(&data, &start, k, step.clamp(1, 256), rounds, |r| {
+            eprintln!(
+                "round {}: step {}, {} numbers moved, error {:.6} ({:.0} s)",
+                r.round,
+                r.step,
+                r.moved,
+                r.error,
+                started.elapsed().as_secs_f64()
+            );
+        }),
+        Method::Gradient => {
+            let model = Linearised::measure(&data, &start);
+            eprintln!(
+                "linearised: {} coefficients ({:.1} a position, {:.0} s)",
+                model.coefficients(),
+                model.coefficients() as f64 / model.len().max(1) as f64,
+                started.elapsed().as_secs_f64()
+            );
+            model.fit(&start, k, epochs, rate, 100, |epoch, error| {
+                eprintln!(
+                    "epoch {epoch}: model error {error:.6} ({:.0} s)",
+                    started.elapsed().as_secs_f64()
+                );
+            })
+        }
+    };
+    if !texel::sane(&tuned) {
+        return Err(format!("the fit left a piece worth nothing: {tuned:#?}"));
+    }
     println!(
         "// Tuned by `tune fit` over {} positions: K {k:.4}, error {before:.6} -> {:.6}.",
         data.len(),

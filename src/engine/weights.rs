@@ -179,6 +179,34 @@ impl Weights {
         let _ = danger_cap;
         out
     }
+
+    /// For each of [`Weights::numbers`], in that order, whether the evaluation is linear in it
+    /// (a count times the number, blended by the phase). The king-danger numbers are not: the
+    /// attack units are squared and the danger is capped. The gradient tuner fits only the
+    /// linear ones and holds the others.
+    pub fn linear_numbers() -> Vec<bool> {
+        let mut probe = Weights::DEFAULT;
+        let king_danger: Vec<*const i32> = {
+            let Weights {
+                attack_now,
+                attack_next,
+                danger_many,
+                danger_one,
+                ..
+            } = &probe;
+            attack_now
+                .iter()
+                .chain(attack_next.iter())
+                .chain([danger_many, danger_one])
+                .map(|n| n as *const i32)
+                .collect()
+        };
+        probe
+            .numbers()
+            .into_iter()
+            .map(|n| !king_danger.contains(&(n as *const i32)))
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -198,6 +226,14 @@ mod tests {
         assert_eq!(w.tempo_second, Weights::DEFAULT.tempo_second + 1);
         // 1 + 8 + 8 + 12 + 2 + 12 + 14 + 24 + 8 + 7 + 4 + 5 + 4 + 5.
         assert_eq!(count, 114);
+        let linear = Weights::linear_numbers();
+        assert_eq!(linear.len(), count);
+        // Held by the gradient tuner: 5 + 4 attack units, the two danger factors.
+        assert_eq!(linear.iter().filter(|&&l| !l).count(), 11);
+        assert!(
+            linear[0] && linear[count - 1],
+            "pawn end game and tempo are linear"
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! | the opening book: reading it, making it | [`book`] |
 //! | a match: pairs on threads, counted in order, stopped by the test | [`runner`] |
 //! | Texel's tuning of the evaluation's numbers, pure | [`texel`] |
+//! | the same error minimised by gradient descent, for millions of positions | [`texel_gradient`] |
 
 pub mod book;
 pub mod game;
@@ -19,4 +20,5 @@ pub mod player;
 pub mod runner;
 pub mod sprt;
 pub mod texel;
+pub mod texel_gradient;
 pub mod uci_player;

@@ -149,11 +149,8 @@ fn count(terms: &MatchTerms, standing: &mut Standing, pair: &PairRecord) {
 
 /// Pair `index`: its opening, then a game with each colour; each player seeded from the pair.
 pub fn play_pair(terms: &MatchTerms, index: u64) -> PairRecord {
-    let pair_seed = splitmix(terms.seed ^ index.wrapping_mul(0xA24B_AED4_963E_E407));
-    let start = match &terms.openings {
-        Openings::Book(book) => Game::new(book.opening(terms.seed, index)),
-        Openings::Random { submoves } => random_opening(pair_seed, *submoves),
-    };
+    let pair_seed = pair_seed(terms, index);
+    let start = pair_start(terms, index);
     let games = [true, false].map(|a_white| {
         let game_seed = splitmix(pair_seed ^ u64::from(a_white));
         let mut a = Player::new(&terms.a, game_seed, terms.hash_mb);
@@ -189,6 +186,19 @@ pub fn play_pair(terms: &MatchTerms, index: u64) -> PairRecord {
         }
     });
     PairRecord { index, games }
+}
+
+fn pair_seed(terms: &MatchTerms, index: u64) -> u64 {
+    splitmix(terms.seed ^ index.wrapping_mul(0xA24B_AED4_963E_E407))
+}
+
+/// The opening pair `index` of a match starts from (both of its games): what a reader of the
+/// pair's sub-moves replays them from.
+pub fn pair_start(terms: &MatchTerms, index: u64) -> Game {
+    match &terms.openings {
+        Openings::Book(book) => Game::new(book.opening(terms.seed, index)),
+        Openings::Random { submoves } => random_opening(pair_seed(terms, index), *submoves),
+    }
 }
 
 /// A random opening of `submoves` sub-moves, the same for both games of a pair. Openings

@@ -210,7 +210,7 @@ pub fn tune(
 }
 
 /// What the search must not produce: a piece worth nothing, a negative attack weight.
-fn sane(w: &Weights) -> bool {
+pub fn sane(w: &Weights) -> bool {
     w.material.iter().all(|&(m, e)| m > 0 && e > 0)
         && w.attack_now.iter().chain(&w.attack_next).all(|&u| u >= 0)
         && w.danger_many >= 0
