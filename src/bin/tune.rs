@@ -7,10 +7,10 @@
 //! ```
 //!
 //! `gen` plays level 8 against itself (the second player with continuation history, so that the
-//! two games of a pair differ) at fixed nodes from the book's openings (reproducible
-//! from the seed at any concurrency) and writes the quiet positions of each game with its
-//! result for White. `fit` fits K, then moves each number of `Weights` while the error falls,
-//! and prints the tuned `Weights` as Rust for `src/engine/weights.rs`; the change is kept only
+//! two games of a pair differ) at fixed nodes from the book's openings or from random ones
+//! (reproducible from the seed at any concurrency) and writes the quiet positions of each game
+//! with its result for White. `fit` fits K, then lowers the error by Texel's local search or,
+//! with `--method gradient`, by gradient descent on the linearised evaluation, and prints the tuned `Weights` as Rust for `src/engine/weights.rs`; the change is kept only
 //! if it wins its SPRT (docs/engine.md, "Changes and their tests").
 
 use std::fs::File;
@@ -224,6 +224,9 @@ fn fit(
     epochs: u32,
     rate: f64,
 ) -> Result<(), String> {
+    if !(rate.is_finite() && rate > 0.0) {
+        return Err(format!("--rate {rate}: expected a positive number"));
+    }
     let text = std::fs::read_to_string(data).map_err(|e| format!("{}: {e}", data.display()))?;
     let data = texel::parse(&text).map_err(|e| e.to_string())?;
     if data.is_empty() {

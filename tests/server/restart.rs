@@ -200,21 +200,11 @@ async fn sigterm_during_startup_is_a_graceful_stop_once_started() {
     let dir = tempfile::tempdir().expect("temp dir");
     let log = dir.path().join("server.log");
     let starting = Spawn::new(&dir.path().join("data")).log(&log).launch();
-    // Polled closely: what follows that line (the features composed) takes tens of ms.
-    let deadline = tokio::time::Instant::now() + WAIT;
-    while !std::fs::read_to_string(&log).is_ok_and(|text| text.contains("server started")) {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the server logs its start"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
-    }
-    assert!(starting.sigterm(), "kill -TERM");
-    let exit = starting
-        .wait_exit(WAIT)
-        .await
-        .expect("the server exits in time");
-    assert!(exit.success(), "{exit:?}");
+    assert!(
+        starting.until_logged("server started").await,
+        "the server logs its start"
+    );
+    assert!(starting.terminate().await, "a graceful exit, status 0");
 }
 
 #[tokio::test]

@@ -229,15 +229,29 @@ pub struct Launched {
 }
 
 impl Launched {
-    /// Sends SIGTERM; true if sent.
-    pub fn sigterm(&self) -> bool {
-        send_sigterm(&self.child)
+    /// Waits (within the startup bound) until the server's log holds `text`; false if it never
+    /// does. Polled every millisecond: a test that acts between two startup steps has only
+    /// the tens of ms between them. Needs [`Spawn::log`].
+    pub async fn until_logged(&self, text: &str) -> bool {
+        let Some(log) = &self.log else {
+            return false;
+        };
+        let deadline = tokio::time::Instant::now() + STARTUP;
+        while tokio::time::Instant::now() < deadline {
+            if std::fs::read_to_string(log).is_ok_and(|logged| logged.contains(text)) {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        false
     }
 
-    /// Waits (bounded) for the process to exit; `None` if it still runs after `wait` (it is
-    /// then killed).
-    pub async fn wait_exit(mut self, wait: Duration) -> Option<ExitStatus> {
-        bounded_wait(&mut self.child, wait).await
+    /// SIGTERM and wait (within the shutdown bound) for the exit; true if it exited 0.
+    pub async fn terminate(mut self) -> bool {
+        send_sigterm(&self.child)
+            && bounded_wait(&mut self.child, SHUTDOWN)
+                .await
+                .is_some_and(|status| status.success())
     }
 
     /// Waits (bounded) for the address the server prints once it serves; panics with its log
