@@ -303,30 +303,45 @@ impl<'a> Search<'a> {
         {
             return 0;
         }
-        let mut moves = pos.legal_submoves();
-        if moves.is_empty() {
-            return terminal_score(pos, ply);
-        }
+        // Sub-moves are listed only once the node is searched: a node the table, reverse
+        // futility or the null move cuts never generates them. Every other early return asks
+        // first whether the node is an ending, which scores exactly as before any pruning (the
+        // tree is the one a list at the top would give, node for node). A node restricted by a
+        // singular test or root exclusions lists them at once: it needs them to know what is
+        // left.
         let skip = self.singular_skip[ply];
-        if let Some(skipped) = skip {
-            // A singular test: the node without its table move (what the parent measures).
-            moves.retain(|mv| *mv != skipped);
-            if moves.is_empty() {
-                return alpha;
-            }
-        }
         // Root exclusions apply at the root only (a singular test deeper down must not drop
         // them from its node); either kind of restriction keeps the node out of the table.
         let excluding = ply == 0 && !self.excluded.is_empty();
-        if excluding {
-            moves.retain(|mv| !self.excluded.contains(mv));
-            if moves.is_empty() {
-                return -INF;
-            }
-        }
         let restricted = excluding || skip.is_some();
+        let mut listed = None;
+        if restricted {
+            let mut moves = pos.legal_submoves();
+            if moves.is_empty() {
+                return terminal_score(pos, ply);
+            }
+            if let Some(skipped) = skip {
+                // A singular test: the node without its table move (what the parent measures).
+                moves.retain(|mv| *mv != skipped);
+                if moves.is_empty() {
+                    return alpha;
+                }
+            }
+            if excluding {
+                moves.retain(|mv| !self.excluded.contains(mv));
+                if moves.is_empty() {
+                    return -INF;
+                }
+            }
+            listed = Some(moves);
+        }
+        // What a node without a legal sub-move scores, if it is one: asked before a return
+        // that would otherwise take its place (rare: ply limit, mate distance, a futile eval).
+        let ending = |pos: &Position| {
+            (listed.is_none() && !pos.has_legal_submove()).then(|| terminal_score(pos, ply))
+        };
         if ply >= MAX_PLY - 1 {
-            return self.eval(pos);
+            return ending(pos).unwrap_or_else(|| self.eval(pos));
         }
         let in_check = pos.is_check();
         // Check extension: a check costs the checker its whole turn (check
@@ -337,17 +352,19 @@ impl<'a> Search<'a> {
             depth
         };
         if depth <= 0 {
+            // Quiescence finds the ending itself, from the same lists.
             return self.quiesce(pos, ply, alpha, beta, 0);
         }
         // Mate-distance pruning: no line from here beats a mate already found closer.
         let mate_here = MATE - ply as i32;
         let (alpha_md, beta_md) = (alpha.max(-mate_here), beta.min(mate_here - 1));
         if ply > 0 && alpha_md >= beta_md {
-            return alpha_md;
+            return ending(pos).unwrap_or(alpha_md);
         }
         let pv_node = beta - alpha > 1;
         let entry = self.tt.probe(key, ply);
-        let tt_move = entry.and_then(|e| e.mv).filter(|m| moves.contains(m));
+        // The table holds no ending (they return before the store below), so its cut needs
+        // no list.
         if let Some(e) = entry
             && ply > 0
             && !pv_node
@@ -375,7 +392,7 @@ impl<'a> Search<'a> {
                 && depth <= RFP_MAX_DEPTH
                 && eval - RFP_MARGIN * depth >= beta
             {
-                return eval;
+                return ending(pos).unwrap_or(eval);
             }
             // Null move: pass the whole turn; if the opponent's turn played at once still
             // leaves us at beta, a real turn of ours would too. Not in pawn endings (zugzwang).
@@ -385,22 +402,37 @@ impl<'a> Search<'a> {
                 && eval >= beta
                 && self.path.len() > self.null_floor
                 && has_pieces(pos, side)
-                && let Some(passed) = pos.pass_turn()
             {
-                let reduced = depth - 4 - depth / 4;
-                self.path.push(0);
-                let floor = std::mem::replace(&mut self.null_floor, self.path.len());
-                let score = -self.negamax(&passed, reduced, ply + 1, -beta, -beta + 1);
-                self.null_floor = floor;
-                self.path.pop();
-                if self.aborted {
-                    return 0;
+                if let Some(score) = ending(pos) {
+                    return score;
                 }
-                if score >= beta {
-                    return if score >= MATE_BOUND { beta } else { score };
+                if let Some(passed) = pos.pass_turn() {
+                    let reduced = depth - 4 - depth / 4;
+                    self.path.push(0);
+                    let floor = std::mem::replace(&mut self.null_floor, self.path.len());
+                    let score = -self.negamax(&passed, reduced, ply + 1, -beta, -beta + 1);
+                    self.null_floor = floor;
+                    self.path.pop();
+                    if self.aborted {
+                        return 0;
+                    }
+                    if score >= beta {
+                        return if score >= MATE_BOUND { beta } else { score };
+                    }
                 }
             }
         }
+        let moves = match listed {
+            Some(moves) => moves,
+            None => {
+                let moves = pos.legal_submoves();
+                if moves.is_empty() {
+                    return terminal_score(pos, ply);
+                }
+                moves
+            }
+        };
+        let tt_move = entry.and_then(|e| e.mv).filter(|m| moves.contains(m));
         let lmp_quiets = if self.features.has(Feature::LateMovePruning) && prunable {
             LMP_QUIETS.get(depth as usize).copied()
         } else {
@@ -660,3 +692,7 @@ pub fn terminal_score(pos: &Position, ply: usize) -> i32 {
         0
     }
 }
+
+#[cfg(test)]
+#[path = "search_tests.rs"]
+mod tests;
