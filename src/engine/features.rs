@@ -83,6 +83,7 @@ impl Default for Features {
             .with(Feature::Aspiration, true)
             .with(Feature::Futility, true)
             .with(Feature::CaptureHistory, true)
+            .with(Feature::Singular, true)
     }
 }
 
