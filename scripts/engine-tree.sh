@@ -26,11 +26,12 @@ coproc ENGINE { exec "$bin" uci; }
 engine_pid=$ENGINE_PID
 
 # search FEN NODES: one search from an empty table; prints its last info line (without time
-# and nps, which vary run to run) and its bestmove. Bounded: the engine answers every `go`.
+# and nps, which vary run to run) and its bestmove. Bounded: a line that does not come within
+# 120 s (a search of these sizes takes a few seconds) ends the script.
 search() {
   printf 'ucinewgame\nposition fen %s\ngo nodes %s\n' "$1" "$2" >&"${ENGINE[1]}"
   local line last=""
-  while IFS= read -r line <&"${ENGINE[0]}"; do
+  while IFS= read -r -t 120 line <&"${ENGINE[0]}"; do
     case $line in
       "info depth"*) last=$line ;;
       bestmove*)
@@ -40,7 +41,7 @@ search() {
         ;;
     esac
   done
-  echo "the engine ended before its bestmove" >&2
+  echo "the engine ended, or was silent for 120 s, before its bestmove" >&2
   exit 1
 }
 

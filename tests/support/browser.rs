@@ -287,8 +287,8 @@ fn truthy(v: &Value) -> bool {
 }
 
 /// How long one in-page wait lasts before it answers (the test then asks again until
-/// [`WAIT`]): short enough that a page left for another one (a navigation ends the script) is
-/// noticed at once, long enough that most waits are one round trip.
+/// [`WAIT`]): well under WebDriver's 30 s script timeout, and long enough that most waits are
+/// one round trip.
 const WAIT_SLICE_MS: u64 = 1_000;
 
 /// Waits until a JavaScript expression is truthy (deadline [`WAIT`]) and returns its value.
@@ -304,16 +304,16 @@ pub async fn wait_for(s: &Session, expr: &str, what: &str) -> Value {
     let script = format!(
         "const done = arguments[arguments.length - 1];
          const until = Date.now() + {WAIT_SLICE_MS};
-         let finished = false, observer = null, timer = null;
+         let finished = false, observer = null, timer = null, failure = null;
          const check = () => {{
            if (finished) return;
            let value = null;
-           try {{ value = ({expr}); }} catch (e) {{ value = null; }}
+           try {{ value = ({expr}); failure = null; }} catch (e) {{ value = null; failure = String(e); }}
            if (value || Date.now() >= until) {{
              finished = true;
              if (observer) observer.disconnect();
              clearTimeout(timer);
-             done(value === undefined ? null : value);
+             done(value ? value : failure === null ? null : {{waitFailed: failure}});
              return;
            }}
            clearTimeout(timer);
@@ -325,7 +325,11 @@ pub async fn wait_for(s: &Session, expr: &str, what: &str) -> Value {
     );
     loop {
         let value = s.client.execute_async(&script, vec![]).await;
+        // An expression that threw comes back as `{waitFailed: message}`: not what was awaited,
+        // and the message is in the timeout's panic.
+        let threw = matches!(&value, Ok(Value::Object(o)) if o.contains_key("waitFailed"));
         if let Ok(v) = &value
+            && !threw
             && truthy(v)
         {
             return v.clone();

@@ -332,8 +332,9 @@ impl<'a> Search<'a> {
             }
             listed = Some(moves);
         }
-        // What a node without a legal sub-move scores, if it is one: asked before a return
-        // that would otherwise take its place (rare: ply limit, mate distance, a futile eval).
+        // What a node without a legal sub-move scores, if it is one: asked only before a return
+        // that would otherwise take its place (the ply limit, mate distance, reverse futility,
+        // the null move), so a node searched in full asks nothing more.
         let ending = |pos: &Position| {
             (listed.is_none() && !pos.has_legal_submove()).then(|| terminal_score(pos, ply))
         };
