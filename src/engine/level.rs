@@ -38,8 +38,8 @@ impl Level {
     }
 
     pub fn params(self) -> LevelParams {
-        // (depth, nodes, noise), tuned so that neighbouring levels stand 291-430 Elo apart
-        // (200-game matches at 150 000 nodes, docs/engine.md "Levels"; level 1 is -2404
+        // (depth, nodes, noise), tuned so that neighbouring levels stand 288-430 Elo apart
+        // (200-game matches at 150 000 nodes, docs/engine.md "Levels"; level 1 is -2457
         // against level 8). Level 7 is capped at 40 000 nodes (a few tens of milliseconds);
         // level 8 has no cap: the clock decides.
         let (depth, nodes, noise) = match self.0 {
