@@ -372,6 +372,10 @@ mod tests {
                     .await
             })
         };
+        // The one thread is busy with the first search before the second asks: two spawned
+        // tasks start in no set order, and a second search queued ahead of the first would
+        // run at once and leave nothing waiting (1 run in 150 on a loaded machine).
+        wait_until(|| metrics.engine_running.load(Ordering::Relaxed) == 1).await;
         let started = Arc::new(AtomicBool::new(false));
         let given_up = {
             let (pool, started) = (Arc::clone(&pool), Arc::clone(&started));
