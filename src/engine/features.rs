@@ -133,4 +133,17 @@ mod tests {
         }
         assert_eq!(Feature::from_name("nope"), None);
     }
+
+    /// A technique is on by default only once its SPRT accepted it (docs/engine.md, "Changes
+    /// and their tests"): switching one on or off here without a test must fail.
+    #[test]
+    fn the_defaults_are_the_techniques_the_sprts_accepted() {
+        let mut on: Vec<&str> = Feature::ALL
+            .into_iter()
+            .filter(|&f| Features::default().has(f))
+            .map(Feature::name)
+            .collect();
+        on.sort_unstable();
+        assert_eq!(on, ["asp", "caph", "fp", "lmp", "lmr", "rfp", "se"]);
+    }
 }
