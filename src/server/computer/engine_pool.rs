@@ -238,7 +238,8 @@ mod tests {
 
     use super::*;
 
-    /// Waits until `ready` holds, polling for at most 10 s; fails the test otherwise.
+    /// Waits until `ready` holds, polling at most 10,000 times 1 ms apart (10 s on a quiet
+    /// machine, longer on a loaded one); fails the test otherwise.
     async fn wait_until(ready: impl Fn() -> bool) {
         for _ in 0..10_000 {
             if ready() {
